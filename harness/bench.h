@@ -1,0 +1,90 @@
+/* bench.h - the benchmark descriptor every family fills in.
+ *
+ * A benchmark is data: a designated-initialiser table entry in bench/<family>.c
+ * naming its axes, its work model and four hooks. Benchmarks never time
+ * themselves: `run` only enqueues work on the stream it is given (host
+ * benchmarks do the work in `run`), and the runner owns warm-up, batching,
+ * L2 flushing, NVTX ranges, events and statistics.
+ *
+ * Order of calls for one point:
+ *   setup -> run -> (sync) -> verify -> run x warm-up -> run x samples -> teardown
+ * `setup` must poison every output so that `verify` catches unwritten data, and
+ * fill inputs with random (never zero) values.
+ */
+#ifndef CB_BENCH_H
+#define CB_BENCH_H
+
+#include "device.h"
+#include "point.h"
+
+#include <cuda_runtime_api.h>
+
+typedef enum cb_target {
+    CB_TARGET_CUDA, /* needs a CUDA device; timed with CUDA events by default */
+    CB_TARGET_HOST, /* plain CPU code; timed with the host monotonic clock    */
+} cb_target;
+
+/* Which timer measures a sample. CUDA benchmarks default to events; a CUDA
+ * benchmark whose `run` blocks the host (synchronous cudaMemcpy from pageable
+ * memory) may ask for the host clock around `run` + stream sync instead. */
+typedef enum cb_timer_kind {
+    CB_TIMER_DEFAULT = 0, /* events for CUDA, host clock for HOST            */
+    CB_TIMER_EVENT,
+    CB_TIMER_HOST,
+} cb_timer_kind;
+
+/* Which theoretical peak `pct_peak` in results.csv is taken against. */
+typedef enum cb_peak_kind {
+    CB_PEAK_NONE = 0,
+    CB_PEAK_DRAM,  /* GB/s: 2 x memory clock x bus width / 8 (device attributes) */
+    CB_PEAK_PCIE,  /* GB/s: link generation rate x width x encoding efficiency  */
+    CB_PEAK_FP32,  /* TFLOP/s: SMs x FP32 lanes/SM x 2 x max SM clock           */
+} cb_peak_kind;
+
+/* What the runner gives `setup`. */
+typedef struct cb_bench_ctx {
+    const cb_device_info *dev; /* NULL for host benchmarks                    */
+    cudaStream_t stream;       /* the runner's dedicated stream (CUDA only)    */
+    uint64_t seed;             /* for the benchmark's random inputs            */
+    int host_threads;          /* threads a host benchmark may use             */
+} cb_bench_ctx;
+
+/* What `setup` may report about a point besides its status. */
+typedef struct cb_point_info {
+    double occupancy; /* theoretical occupancy 0..1 of the launch; < 0 if none */
+    char note[160];   /* one line for the results' `note` column, or ""       */
+    /* CUPTI memcpy kinds (CUpti_ActivityMemoryKind: 1 pageable, 2 pinned,
+     * 3 device) that every copy of a run must show; 0 means not checked. */
+    int memcpy_src_kind, memcpy_dst_kind;
+} cb_point_info;
+
+typedef struct cb_bench {
+    const char *name;    /* "family/variant", e.g. "vecadd/grid_stride"      */
+    const char *summary; /* one line for `cubench list`                       */
+    cb_target target;
+    cb_timer_kind timer;
+    const cb_axis_def *axes;
+    int n_axes;
+    cb_peak_kind peak;
+    /* Optional: name of a benchmark with the same axes whose median at the
+     * same point gives `pct_ref` (e.g. cuBLAS for the matmul ladder). */
+    const char *ref_bench;
+    /* Work model: the minimum bytes moved (what GB/s counts) and the flops of
+     * ONE run. Either may be NULL when it means nothing for the benchmark. */
+    double (*bytes)(const cb_point *p);
+    double (*flops)(const cb_point *p);
+    /* Allocate, fill inputs, poison outputs. CB_SKIP with a reason when the
+     * point cannot run here (limits, memory, missing library). */
+    cb_status (*setup)(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                       cb_point_info *info, cb_msg *why);
+    /* Enqueue one run on `stream` (host: do it). Returns CB_FAIL with a
+     * message when a launch or call fails. Must not synchronize the stream
+     * unless the API it measures is itself synchronous. */
+    cb_status (*run)(void *state, cudaStream_t stream, cb_msg *why);
+    /* Check the output of the run that came before. *error is the measured
+     * error (0 for exact checks). CB_FAIL with a message when wrong. */
+    cb_status (*verify)(void *state, double *error, cb_msg *why);
+    void (*teardown)(void *state);
+} cb_bench;
+
+#endif

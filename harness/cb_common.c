@@ -1,0 +1,24 @@
+/* cb_common.c - status names and message formatting. */
+#include "cb_common.h"
+
+#include <stdio.h>
+
+const char *cb_status_name(cb_status s)
+{
+    switch (s) {
+    case CB_OK: return "ok";
+    case CB_NOISY: return "noisy";
+    case CB_SKIP: return "skip";
+    case CB_FAIL: return "fail";
+    }
+    return "?";
+}
+
+void cb_msg_set(cb_msg *m, const char *fmt, ...)
+{
+    if (!m) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->text, sizeof m->text, fmt, ap);
+    va_end(ap);
+}

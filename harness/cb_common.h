@@ -1,0 +1,85 @@
+/* cb_common.h - status codes, messages and the one-per-API check macros.
+ *
+ * Every CUDA, cuBLAS and CUPTI call in cubench goes through a check that names
+ * the call, the file and the line, and the library's own error name. Inside a
+ * benchmark the checks turn an error into a cb_status plus a message, so the
+ * runner can write a `fail` or `skip` row and go on with the sweep.
+ */
+#ifndef CB_COMMON_H
+#define CB_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Outcome of one point, and of each benchmark hook. */
+typedef enum cb_status {
+    CB_OK = 0,    /* ran, verified and timed within the stopping rule     */
+    CB_NOISY = 1, /* timed, but the time budget ran out before the CI held */
+    CB_SKIP = 2,  /* cannot run here: a reason says why                   */
+    CB_FAIL = 3,  /* ran but was wrong, or an API call failed             */
+} cb_status;
+
+const char *cb_status_name(cb_status s);
+
+/* A short human-readable message, filled by whoever reports a problem. */
+#define CB_MSG_LEN 256
+typedef struct cb_msg {
+    char text[CB_MSG_LEN];
+} cb_msg;
+
+/* printf into a message; a NULL message is allowed and ignored. */
+void cb_msg_set(cb_msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Exit codes of the cubench binary (documented in the README). */
+enum {
+    CB_EXIT_OK = 0,          /* every point ran (ok, noisy or skip)             */
+    CB_EXIT_FAILURES = 1,    /* at least one point failed, or compare: slower   */
+    CB_EXIT_USAGE = 2,       /* bad command line, axis value, file or directory */
+    CB_EXIT_NO_DEVICE = 3,   /* `cubench env`: no usable CUDA device            */
+    CB_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; files are valid     */
+};
+
+/* Check a CUDA runtime call inside a function that returns cb_status and has a
+ * `cb_msg *why` in scope: on error, describe it and return CB_FAIL. */
+#define CB_CUDA(call)                                                                              \
+    do {                                                                                           \
+        cudaError_t cb_err_ = (call);                                                              \
+        if (cb_err_ != cudaSuccess) {                                                              \
+            cb_msg_set(why, "%s failed at %s:%d: %s (%s)", #call, __FILE__, __LINE__,              \
+                       cudaGetErrorName(cb_err_), cudaGetErrorString(cb_err_));                    \
+            return cb_err_ == cudaErrorMemoryAllocation ? CB_SKIP : CB_FAIL;                       \
+        }                                                                                          \
+    } while (0)
+
+/* The same for cuBLAS; needs cublas_api.h. */
+#define CB_CUBLAS(call)                                                                            \
+    do {                                                                                           \
+        cublasStatus_t cb_st_ = (call);                                                            \
+        if (cb_st_ != CUBLAS_STATUS_SUCCESS) {                                                     \
+            cb_msg_set(why, "%s failed at %s:%d: %s", #call, __FILE__, __LINE__,                   \
+                       cublasGetStatusName(cb_st_));                                               \
+            return CB_FAIL;                                                                        \
+        }                                                                                          \
+    } while (0)
+
+/* The same for CUPTI; needs cupti.h. */
+#define CB_CUPTI(call)                                                                             \
+    do {                                                                                           \
+        CUptiResult cb_cr_ = (call);                                                               \
+        if (cb_cr_ != CUPTI_SUCCESS) {                                                             \
+            const char *cb_cs_ = "?";                                                              \
+            cuptiGetResultString(cb_cr_, &cb_cs_);                                                 \
+            cb_msg_set(why, "%s failed at %s:%d: %s", #call, __FILE__, __LINE__, cb_cs_);          \
+            return CB_FAIL;                                                                        \
+        }                                                                                          \
+    } while (0)
+
+/* A launcher in kernels/ returns the launch error through this: it checks
+ * the configuration error of the launch it just made. */
+#define CB_LAUNCH_RESULT() cudaGetLastError()
+
+#define CB_ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+#endif
