@@ -1,0 +1,221 @@
+/* vecadd.c - the vector add family on the GPU: c = a + b, float32.
+ *
+ * Work model: 12 bytes per element (a and b read once, c written once); the
+ * GB/s column is those bytes over the median time, against the DRAM peak.
+ * Inputs come from the counter-based generator (kernels/cb_random.h), so the
+ * check recomputes every expected element on the device from its index, and
+ * a CPU spot check recomputes a sample of them on the host. */
+#include "bench.h"
+#include "cb_random.h"
+#include "common_kernels.h"
+#include "vecadd.h"
+#include "vecadd_host.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct vecadd_state {
+    cb_vecadd_variant variant;
+    float *a, *b, *c;
+    void *scratch;
+    size_t n;
+    int grid, block, ilp;
+    uint64_t seed_a, seed_b;
+} vecadd_state;
+
+static double vecadd_bytes(const cb_point *p) { return 12.0 * (double)cb_point_int(p, "n"); }
+static double vecadd_flops(const cb_point *p) { return (double)cb_point_int(p, "n"); }
+
+static void vecadd_teardown(void *state)
+{
+    vecadd_state *st = state;
+    cudaFree(st->a);
+    cudaFree(st->b);
+    cudaFree(st->c);
+    cudaFree(st->scratch);
+    free(st);
+}
+
+static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, const cb_bench_ctx *ctx,
+                              void **state, cb_point_info *info, cb_msg *why)
+{
+    const cb_device_info *dev = ctx->dev;
+    int64_t n = cb_point_int(p, "n");
+    int block = (int)cb_point_int(p, "block");
+    if (block > dev->max_threads_per_block) {
+        cb_msg_set(why, "block %d exceeds the device limit of %d threads", block,
+                   dev->max_threads_per_block);
+        return CB_SKIP;
+    }
+    int ilp = variant == CB_VECADD_FLOAT4 ? (int)cb_point_int(p, "ilp") : 1;
+    if (ilp != 1 && ilp != 2 && ilp != 4) {
+        cb_msg_set(why, "ilp %d is not compiled (1, 2 or 4)", ilp);
+        return CB_SKIP;
+    }
+    size_t bytes = 3 * (size_t)n * sizeof(float);
+    size_t free_b = 0, total_b = 0;
+    CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    if (bytes + ((size_t)256 << 20) > free_b) {
+        cb_msg_set(why, "needs %.2f GiB of device memory, %.2f GiB free", bytes / 1073741824.0,
+                   free_b / 1073741824.0);
+        return CB_SKIP;
+    }
+
+    int per_sm = 0;
+    CB_CUDA(cb_vecadd_blocks_per_sm(variant, block, ilp, &per_sm));
+    info->occupancy = (double)per_sm * block / dev->max_threads_per_sm;
+
+    int grid = 0;
+    if (variant != CB_VECADD_THREAD_PER_ELEM) {
+        int64_t g = cb_point_int(p, "grid");
+        /* auto: exactly one full wave of resident blocks. */
+        grid = g == CB_AXIS_WORD ? per_sm * dev->sm_count : (int)g;
+        if (g > 0x7fffffff) {
+            cb_msg_set(why, "grid %lld exceeds 2^31-1 blocks", (long long)g);
+            return CB_SKIP;
+        }
+        snprintf(info->note, sizeof info->note, "grid %d blocks (%.3g per SM)", grid,
+                 (double)grid / dev->sm_count);
+    } else if ((n + block - 1) / block > 0x7fffffff) {
+        cb_msg_set(why, "n / block exceeds 2^31-1 blocks");
+        return CB_SKIP;
+    }
+
+    vecadd_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        cb_msg_set(why, "out of host memory");
+        return CB_SKIP;
+    }
+    *state = st;
+    st->variant = variant;
+    st->n = (size_t)n;
+    st->grid = grid;
+    st->block = block;
+    st->ilp = ilp;
+    st->seed_a = cb_mix64(ctx->seed ^ 0xa);
+    st->seed_b = cb_mix64(ctx->seed ^ 0xb);
+    CB_CUDA(cudaMalloc((void **)&st->a, st->n * sizeof(float)));
+    CB_CUDA(cudaMalloc((void **)&st->b, st->n * sizeof(float)));
+    CB_CUDA(cudaMalloc((void **)&st->c, st->n * sizeof(float)));
+    CB_CUDA(cudaMalloc(&st->scratch, sizeof(cb_vecadd_check)));
+    CB_CUDA(cb_launch_fill_random(st->a, st->n, st->seed_a, ctx->stream));
+    CB_CUDA(cb_launch_fill_random(st->b, st->n, st->seed_b, ctx->stream));
+    /* Poison: all-ones bytes are NaN, so an unwritten element cannot pass. */
+    CB_CUDA(cudaMemsetAsync(st->c, 0xff, st->n * sizeof(float), ctx->stream));
+    CB_CUDA(cudaStreamSynchronize(ctx->stream));
+    return CB_OK;
+}
+
+static cb_status vecadd_run(void *state, cudaStream_t s, cb_msg *why)
+{
+    vecadd_state *st = state;
+    CB_CUDA(cb_launch_vecadd(st->variant, st->a, st->b, st->c, st->n, st->grid, st->block,
+                             st->ilp, s));
+    return CB_OK;
+}
+
+/* Host-side reference for one element, from the generator alone. */
+static float reference_element(const vecadd_state *st, size_t i)
+{
+    return cb_random_value(st->seed_a, i) + cb_random_value(st->seed_b, i);
+}
+
+static cb_status vecadd_verify(void *state, double *error, cb_msg *why)
+{
+    vecadd_state *st = state;
+    cb_vecadd_check chk;
+    CB_CUDA(cb_check_vecadd(st->c, st->n, st->seed_a, st->seed_b, st->scratch, &chk, NULL));
+    *error = chk.max_abs_error;
+    if (chk.mismatches) {
+        cb_msg_set(why, "%llu of %zu elements wrong, first at index %llu (max |error| %g)",
+                   chk.mismatches, st->n, chk.first_bad, (double)chk.max_abs_error);
+        return CB_FAIL;
+    }
+    /* Independent CPU spot check: ends of the vector and scattered indices. */
+    enum { SPOTS = 96 };
+    for (int k = 0; k < SPOTS; k++) {
+        size_t i = k < 32    ? (size_t)k
+                   : k < 64 ? st->n - 1 - (size_t)(k - 32) % st->n
+                            : (size_t)(cb_mix64((uint64_t)k) % st->n);
+        if (i >= st->n) continue;
+        float got;
+        CB_CUDA(cudaMemcpy(&got, st->c + i, sizeof got, cudaMemcpyDeviceToHost));
+        float want = reference_element(st, i);
+        if (got != want) {
+            cb_msg_set(why, "CPU spot check: c[%zu] = %.9g, expected %.9g", i, (double)got,
+                       (double)want);
+            *error = isfinite(got) ? fabs((double)got - want) : INFINITY;
+            return CB_FAIL;
+        }
+    }
+    return CB_OK;
+}
+
+#define VECADD_SETUP(fn, variant)                                                                  \
+    static cb_status fn(const cb_point *p, const cb_bench_ctx *ctx, void **state,                  \
+                        cb_point_info *info, cb_msg *why)                                          \
+    {                                                                                              \
+        return vecadd_setup(variant, p, ctx, state, info, why);                                    \
+    }
+VECADD_SETUP(setup_thread_per_elem, CB_VECADD_THREAD_PER_ELEM)
+VECADD_SETUP(setup_grid_stride, CB_VECADD_GRID_STRIDE)
+VECADD_SETUP(setup_float4, CB_VECADD_FLOAT4)
+
+#define N_AXIS                                                                                     \
+    {.name = "n", .kind = CB_AXIS_INT, .defaults = "2^10:2^28:x4", .min_value = 1,                 \
+     .help = "elements per vector (float32)"}
+#define BLOCK_AXIS(def)                                                                            \
+    {.name = "block", .kind = CB_AXIS_INT, .defaults = def, .min_value = 1,                        \
+     .help = "threads per block"}
+#define GRID_AXIS(def)                                                                             \
+    {.name = "grid", .kind = CB_AXIS_INT, .defaults = def, .choices = "auto", .min_value = 1,      \
+     .help = "blocks; `auto` = one full wave (resident blocks per SM x SMs), `4sm` = 4 x SMs"}
+
+static const cb_axis_def axes_thread_per_elem[] = {N_AXIS, BLOCK_AXIS("32:1024:x2")};
+static const cb_axis_def axes_grid_stride[] = {N_AXIS, BLOCK_AXIS("128:1024:x2"),
+                                               GRID_AXIS("auto,2sm,8sm,32sm")};
+static const cb_axis_def axes_float4[] = {
+    N_AXIS, BLOCK_AXIS("256,1024"), GRID_AXIS("auto,8sm,32sm"),
+    {.name = "ilp", .kind = CB_AXIS_INT, .defaults = "1,4", .min_value = 1,
+     .help = "float4 pairs loaded per thread before the first store (1, 2, 4)"}};
+
+#define VECADD_COMMON                                                                              \
+    .target = CB_TARGET_CUDA, .peak = CB_PEAK_DRAM, .bytes = vecadd_bytes, .flops = vecadd_flops,  \
+    .run = vecadd_run, .verify = vecadd_verify, .teardown = vecadd_teardown
+
+const cb_bench cb_family_vecadd[] = {
+    {.name = "vecadd/thread_per_elem",
+     .summary = "c = a + b, one element per thread (grid = ceil(n / block))",
+     .axes = axes_thread_per_elem,
+     .n_axes = CB_ARRAY_LEN(axes_thread_per_elem),
+     .setup = setup_thread_per_elem,
+     VECADD_COMMON},
+    {.name = "vecadd/grid_stride",
+     .summary = "c = a + b, grid-stride loop over floats; the grid is an axis",
+     .axes = axes_grid_stride,
+     .n_axes = CB_ARRAY_LEN(axes_grid_stride),
+     .setup = setup_grid_stride,
+     VECADD_COMMON},
+    {.name = "vecadd/grid_stride_float4",
+     .summary = "c = a + b, grid-stride loop over float4 with ilp loads in flight",
+     .axes = axes_float4,
+     .n_axes = CB_ARRAY_LEN(axes_float4),
+     .setup = setup_float4,
+     VECADD_COMMON},
+    {.name = "vecadd/host",
+     .summary = "c = a + b on the CPU with threads: the baseline that runs anywhere",
+     .target = CB_TARGET_HOST,
+     .axes = cb_vecadd_host_axes,
+     .n_axes = CB_VECADD_HOST_N_AXES,
+     .peak = CB_PEAK_NONE,
+     .bytes = vecadd_bytes,
+     .flops = vecadd_flops,
+     .setup = cb_vecadd_host_setup,
+     .run = cb_vecadd_host_run,
+     .verify = cb_vecadd_host_verify,
+     .teardown = cb_vecadd_host_teardown},
+};
+const int cb_family_vecadd_count = CB_ARRAY_LEN(cb_family_vecadd);

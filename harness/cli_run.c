@@ -1,0 +1,328 @@
+/* cli_run.c - `cubench run`: parse, plan, open the output, run, finalise.
+ *
+ * Everything that can be wrong with the command line (options, globs, axis
+ * values, the output directory) is checked before the first point runs, and
+ * answered with a message and exit code 2. */
+#include "cli.h"
+#include "cupti_timer.h"
+#include "meta.h"
+#include "nvtx_ranges.h"
+#include "fit.h"
+#include "plan.h"
+#include "profile_point.h"
+#include "registry.h"
+
+#include <cuda_runtime_api.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_OVERRIDES 32
+#define MAX_POINTS 200000
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: cubench run [GLOB...] [options]\n"
+        "  Runs every benchmark matching a GLOB ('vecadd*', 'matmul/smem_tiled', or a family\n"
+        "  name); with none, the whole default suite. Without a GPU, CUDA benchmarks are\n"
+        "  skipped (left out of the default suite) and the CPU baseline runs.\n"
+        "\n"
+        "options:\n"
+        "  --axis NAME=VALUES      override an axis of every selected benchmark that has it;\n"
+        "                          repeatable. VALUES: lists 32,64,128; ranges START:STOP[:STEP]\n"
+        "                          with STEP xK (multiply) or +K; powers 2^20; units k M G,\n"
+        "                          Ki Mi Gi (KiB MiB GiB); SM multiples 4sm; words like auto\n"
+        "  --out DIR               write here (new or empty directory; default\n"
+        "                          results/<UTC time>-<host>); a run never overwrites another\n"
+        "  --device N              CUDA device ordinal (default 0)\n"
+        "  --cache cold|hot        cold: flush L2 before every sample, one run per sample\n"
+        "                          (default); hot: batch runs into samples >= 100 us\n"
+        "  --max-time-per-point S  sampling budget per point in seconds (default 1)\n"
+        "  --min-samples N         samples before the stopping rule may stop (default 10)\n"
+        "  --target-ci PCT         stop when the 95%% CI of the median is within +-PCT %%\n"
+        "                          of it (default 0.5)\n"
+        "  --quick                 smoke run: 5 samples, +-2%% target, 0.05 s per point\n"
+        "  --seed N                seed of the random inputs (default fixed)\n"
+        "  --threads N             threads for host benchmarks (default: all cores)\n"
+        "  --timer event|cupti     what the statistics use (default event; CUPTI times\n"
+        "                          are recorded next to events whenever CUPTI is on)\n"
+        "  --no-cupti              no CUPTI subscriber (use under nsys or ncu)\n"
+        "  --no-nvtx               no NVTX ranges\n"
+        "  --profile               bracket the sampling with cudaProfilerStart/Stop; needs\n"
+        "                          exactly one point. Prints the ncu/nsys command lines\n"
+        "  --dry-run               print the points and exit\n"
+        "  --quiet                 no progress line\n"
+        "\n"
+        "exit codes: 0 all points ran (ok, noisy or skip); 1 at least one point failed;\n"
+        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n");
+}
+
+typedef struct run_args {
+    cb_run_config cfg;
+    const char *out_dir;
+    int device;
+    cb_axis_override overrides[MAX_OVERRIDES];
+    int n_overrides;
+    bool dry_run, quiet;
+    const char **globs;
+    int n_globs;
+} run_args;
+
+/* Parse options into `a`; returns -1 to go on, else an exit code. */
+static int parse_run_args(int argc, char **argv, run_args *a)
+{
+    enum { O_AXIS = 256, O_OUT, O_DEVICE, O_CACHE, O_MAXT, O_MINS, O_CI, O_QUICK, O_SEED,
+           O_THREADS, O_TIMER, O_NOCUPTI, O_NONVTX, O_PROFILE, O_DRY, O_QUIET };
+    static const struct option opts[] = {
+        {"axis", required_argument, NULL, O_AXIS},
+        {"out", required_argument, NULL, O_OUT},
+        {"device", required_argument, NULL, O_DEVICE},
+        {"cache", required_argument, NULL, O_CACHE},
+        {"max-time-per-point", required_argument, NULL, O_MAXT},
+        {"min-samples", required_argument, NULL, O_MINS},
+        {"target-ci", required_argument, NULL, O_CI},
+        {"quick", no_argument, NULL, O_QUICK},
+        {"seed", required_argument, NULL, O_SEED},
+        {"threads", required_argument, NULL, O_THREADS},
+        {"timer", required_argument, NULL, O_TIMER},
+        {"no-cupti", no_argument, NULL, O_NOCUPTI},
+        {"no-nvtx", no_argument, NULL, O_NONVTX},
+        {"profile", no_argument, NULL, O_PROFILE},
+        {"dry-run", no_argument, NULL, O_DRY},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    cb_run_config_defaults(&a->cfg);
+    bool quick = false, set_time = false, set_min = false, set_ci = false;
+    long long iv;
+    double dv;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_AXIS: {
+            if (a->n_overrides == MAX_OVERRIDES) {
+                fprintf(stderr, "cubench run: at most %d --axis options\n", MAX_OVERRIDES);
+                return CB_EXIT_USAGE;
+            }
+            cb_msg err;
+            if (!cb_axis_override_parse(optarg, &a->overrides[a->n_overrides], &err)) {
+                fprintf(stderr, "cubench run: %s\n", err.text);
+                return CB_EXIT_USAGE;
+            }
+            a->n_overrides++;
+            break;
+        }
+        case O_OUT: a->out_dir = optarg; break;
+        case O_DEVICE:
+            if (!cb_cli_parse_int("run", "--device", optarg, 0, 1024, &iv)) return CB_EXIT_USAGE;
+            a->device = (int)iv;
+            break;
+        case O_CACHE:
+            if (strcmp(optarg, "cold") == 0) a->cfg.cache = CB_CACHE_COLD;
+            else if (strcmp(optarg, "hot") == 0) a->cfg.cache = CB_CACHE_HOT;
+            else {
+                fprintf(stderr, "cubench run: --cache: '%s' is not cold or hot\n", optarg);
+                return CB_EXIT_USAGE;
+            }
+            break;
+        case O_MAXT:
+            if (!cb_cli_parse_double("run", "--max-time-per-point", optarg, 0, 86400, &dv))
+                return CB_EXIT_USAGE;
+            a->cfg.stop.max_time_s = dv;
+            set_time = true;
+            break;
+        case O_MINS:
+            if (!cb_cli_parse_int("run", "--min-samples", optarg, 1, 10000, &iv))
+                return CB_EXIT_USAGE;
+            a->cfg.stop.min_samples = (int)iv;
+            set_min = true;
+            break;
+        case O_CI:
+            if (!cb_cli_parse_double("run", "--target-ci", optarg, 0.001, 100, &dv))
+                return CB_EXIT_USAGE;
+            a->cfg.stop.target_rel = dv / 100.0;
+            set_ci = true;
+            break;
+        case O_QUICK: quick = true; break;
+        case O_SEED:
+            if (!cb_cli_parse_int("run", "--seed", optarg, 0, (long long)1 << 62, &iv))
+                return CB_EXIT_USAGE;
+            a->cfg.seed = (uint64_t)iv;
+            break;
+        case O_THREADS:
+            if (!cb_cli_parse_int("run", "--threads", optarg, 1, 256, &iv)) return CB_EXIT_USAGE;
+            a->cfg.host_threads = (int)iv;
+            break;
+        case O_TIMER:
+            if (strcmp(optarg, "event") == 0) a->cfg.cupti_primary = false;
+            else if (strcmp(optarg, "cupti") == 0) a->cfg.cupti_primary = true;
+            else {
+                fprintf(stderr, "cubench run: --timer: '%s' is not event or cupti\n", optarg);
+                return CB_EXIT_USAGE;
+            }
+            break;
+        case O_NOCUPTI: a->cfg.use_cupti = false; break;
+        case O_NONVTX: a->cfg.nvtx = false; break;
+        case O_PROFILE: a->cfg.profile = true; break;
+        case O_DRY: a->dry_run = true; break;
+        case O_QUIET: a->quiet = true; break;
+        case 'h': run_usage(stdout); return CB_EXIT_OK;
+        default: run_usage(stderr); return CB_EXIT_USAGE;
+        }
+    }
+    if (a->cfg.cupti_primary && !a->cfg.use_cupti) {
+        fprintf(stderr, "cubench run: --timer cupti and --no-cupti contradict each other\n");
+        return CB_EXIT_USAGE;
+    }
+    if (quick) {
+        if (!set_min) a->cfg.stop.min_samples = 5;
+        if (!set_time) a->cfg.stop.max_time_s = 0.05;
+        if (!set_ci) a->cfg.stop.target_rel = 0.02;
+        a->cfg.warmup_runs = 1;
+    }
+    a->globs = (const char **)argv + optind;
+    a->n_globs = argc - optind;
+    return -1;
+}
+
+static void print_points(const cb_plan *plan)
+{
+    for (int i = 0; i < plan->n; i++) {
+        char axes[CB_POINT_TEXT] = "";
+        if (plan->points[i].point.n_axes) cb_point_format(&plan->points[i].point, axes, sizeof axes);
+        printf("%s %s%s%s\n", plan->points[i].bench->name, axes,
+               plan->points[i].skip_reason[0] ? "  (skip: " : "", plan->points[i].skip_reason[0]
+                                                                     ? plan->points[i].skip_reason
+                                                                     : "");
+    }
+}
+
+int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    run_args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse_run_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+
+    /* The device, so that `sm` axis values and device limits can be used. */
+    cb_device_info dev;
+    cb_msg why = {{0}};
+    int n_dev = cb_device_count(&why);
+    if (n_dev > 0 && a.device >= n_dev) {
+        fprintf(stderr, "cubench run: --device %d: only %d device(s)\n", a.device, n_dev);
+        return CB_EXIT_USAGE;
+    }
+    if (n_dev > 0) {
+        if (cb_device_query(a.device, &dev, &why) != CB_OK) {
+            fprintf(stderr, "cubench run: cannot query device %d: %s\n", a.device, why.text);
+            n_dev = 0;
+        } else {
+            a.cfg.dev = &dev;
+        }
+    }
+    if (!a.cfg.dev) {
+        snprintf(a.cfg.no_device_reason, sizeof a.cfg.no_device_reason, "%s", why.text);
+        fprintf(stderr, "cubench: no CUDA device (%s)%s\n", why.text,
+                a.n_globs == 0 ? "; running the CPU baseline only" : "; GPU points are skipped");
+    }
+
+    cb_plan_request req = {.globs = a.globs,
+                           .n_globs = a.n_globs,
+                           .overrides = a.overrides,
+                           .n_overrides = a.n_overrides,
+                           .dev = a.cfg.dev,
+                           .no_device_reason = a.cfg.no_device_reason,
+                           .omit_cuda_without_device = a.n_globs == 0,
+                           .max_points = MAX_POINTS};
+    cb_plan plan;
+    if (!cb_plan_build(&req, &plan, &why)) {
+        fprintf(stderr, "cubench run: %s\n", why.text);
+        return CB_EXIT_USAGE;
+    }
+    if (a.dry_run) {
+        print_points(&plan);
+        fprintf(stderr, "%d points in %d benchmarks\n", plan.n, plan.n_benches);
+        cb_plan_free(&plan);
+        return CB_EXIT_OK;
+    }
+    if (a.cfg.profile && plan.n != 1) {
+        fprintf(stderr,
+                "cubench run: --profile needs exactly one point, the selection has %d; narrow it "
+                "with a benchmark name and one value per --axis (see --dry-run)\n",
+                plan.n);
+        cb_plan_free(&plan);
+        return CB_EXIT_USAGE;
+    }
+
+    cb_sink sink;
+    if (!cb_sink_open(&sink, a.out_dir, &why)) {
+        fprintf(stderr, "cubench run: %s\n", why.text);
+        cb_plan_free(&plan);
+        return CB_EXIT_USAGE;
+    }
+    cb_meta meta = {.argc = full_argc, .argv = full_argv, .started = time(NULL), .cfg = &a.cfg};
+    snprintf(meta.cupti_state, sizeof meta.cupti_state, "%s",
+             a.cfg.use_cupti ? "not started" : "off (--no-cupti)");
+    if (!a.cfg.use_cupti) cb_cupti_set_off("--no-cupti");
+    if (a.cfg.dev && a.cfg.use_cupti) {
+        /* NVTX injection must be configured before the first NVTX call. */
+        if (a.cfg.nvtx) cb_nvtx_init(true);
+        (void)cudaSetDevice(a.cfg.dev->ordinal);
+        if (cb_cupti_start(&why)) {
+            snprintf(meta.cupti_state, sizeof meta.cupti_state, "active");
+        } else {
+            snprintf(meta.cupti_state, sizeof meta.cupti_state, "unavailable: %.200s", why.text);
+            fprintf(stderr, "cubench: CUPTI unavailable (%s); timing with CUDA events only\n",
+                    why.text);
+            if (a.cfg.cupti_primary) {
+                fprintf(stderr, "cubench: --timer cupti falls back to events\n");
+                a.cfg.cupti_primary = false;
+            }
+        }
+    } else if (a.cfg.nvtx) {
+        cb_nvtx_init(false);
+    }
+    if (!cb_meta_write(sink.dir, &meta, &why)) {
+        fprintf(stderr, "cubench run: %s\n", why.text);
+        cb_sink_close(&sink);
+        cb_plan_free(&plan);
+        return CB_EXIT_USAGE;
+    }
+    fprintf(stderr, "cubench: %d points in %d benchmarks -> %s/\n", plan.n, plan.n_benches,
+            sink.dir);
+    if (a.cfg.profile) {
+        char axes[CB_POINT_TEXT];
+        cb_point_format(&plan.points[0].point, axes, sizeof axes);
+        const char *cache_args[] = {"--cache", "hot"};
+        cb_profile_target target = {.program = full_argv[0],
+                                    .bench = plan.points[0].bench->name,
+                                    .axes = axes,
+                                    .hot = a.cfg.cache == CB_CACHE_HOT,
+                                    .n_extra = a.cfg.cache == CB_CACHE_HOT ? 2 : 0,
+                                    .extra = cache_args};
+        cb_profile_print_commands(stderr, &target);
+    }
+
+    cb_install_signal_handlers();
+    cb_result *results = NULL;
+    cb_runner_run(&a.cfg, plan.points, plan.n, &sink, &results, &meta.totals);
+    int n_results = meta.totals.ok + meta.totals.noisy + meta.totals.skip + meta.totals.fail;
+    cb_fits_write(sink.dir, results, n_results);
+    if (cb_cupti_active()) cb_cupti_stop();
+
+    meta.finished = time(NULL);
+    meta.complete = !meta.totals.interrupted && !meta.totals.context_lost;
+    if (!cb_meta_write(sink.dir, &meta, &why)) fprintf(stderr, "cubench run: %s\n", why.text);
+    cb_sink_close(&sink);
+    fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; wrote %s/results.csv\n",
+            meta.totals.ok, meta.totals.noisy, meta.totals.skip, meta.totals.fail,
+            meta.totals.interrupted ? " (interrupted)" : "", sink.dir);
+    free(results);
+    cb_plan_free(&plan);
+    if (meta.totals.interrupted) return CB_EXIT_INTERRUPTED;
+    return (meta.totals.fail || meta.totals.context_lost) ? CB_EXIT_FAILURES : CB_EXIT_OK;
+}

@@ -1,0 +1,51 @@
+/* main.c - `cubench <command>`: parse the command name and dispatch.
+ * No CUDA call happens before a subcommand has parsed its options. */
+#include "build_info.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "cubench %s - CUDA benchmarking and profiling suite\n"
+            "\n"
+            "usage: cubench <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  run [GLOB...]      run benchmarks (default: the whole suite) and write\n"
+            "                     results.csv, samples.csv and meta.json to a new directory\n"
+            "  list [GLOB]        list benchmarks with their axes and defaults\n"
+            "  env                the environment doctor: driver, runtime, devices, CUPTI\n"
+            "  compare BASE NEW   decide regressions between two run directories\n"
+            "  help               this text; `cubench <command> --help` for each command\n"
+            "\n"
+            "exit codes: 0 success; 1 a point failed (run) or a slowdown (compare);\n"
+            "            2 bad usage or input; 3 no CUDA device (env); 130 interrupted\n",
+            CB_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CB_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0) return cb_cli_run(argc - 1, argv + 1, argc, argv);
+    if (strcmp(cmd, "list") == 0) return cb_cli_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "env") == 0) return cb_cli_env(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0) return cb_compare_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return CB_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("cubench %s (%s)\n", CB_VERSION, CB_GIT_SHA);
+        return CB_EXIT_OK;
+    }
+    fprintf(stderr, "cubench: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return CB_EXIT_USAGE;
+}

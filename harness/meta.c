@@ -1,0 +1,190 @@
+/* meta.c - writes meta.json (schema in docs/schema.md). */
+#include "meta.h"
+
+#include "build_info.h"
+#include "cupti_timer.h"
+#include "host_info.h"
+#include "json_writer.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+static void iso_time(time_t t, char *buf, size_t len)
+{
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void version_text(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static void write_device(cb_json *j, const cb_run_config *cfg)
+{
+    const cb_device_info *d = cfg->dev;
+    if (!d) {
+        cb_json_key(j, "device");
+        cb_json_null(j);
+        cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
+        return;
+    }
+    cb_json_key(j, "device");
+    cb_json_object_begin(j);
+    cb_json_kv_int(j, "ordinal", d->ordinal);
+    cb_json_kv_str(j, "name", d->name);
+    cb_json_kv_str(j, "uuid", d->uuid);
+    cb_json_kv_str(j, "pci_bus_id", d->pci_bus_id);
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+    cb_json_kv_str(j, "compute_capability", cc);
+    cb_json_kv_int(j, "sm_count", d->sm_count);
+    cb_json_kv_int(j, "max_threads_per_block", d->max_threads_per_block);
+    cb_json_kv_int(j, "max_threads_per_sm", d->max_threads_per_sm);
+    cb_json_kv_int(j, "shared_mem_per_block_optin_bytes", (long long)d->smem_per_block_optin);
+    cb_json_kv_int(j, "shared_mem_per_sm_bytes", (long long)d->smem_per_sm);
+    cb_json_kv_int(j, "registers_per_sm", d->regs_per_sm);
+    cb_json_kv_int(j, "l2_bytes", (long long)d->l2_bytes);
+    cb_json_kv_int(j, "global_mem_bytes", (long long)d->global_mem_bytes);
+    cb_json_kv_int(j, "memory_bus_width_bits", d->mem_bus_width_bits);
+    cb_json_kv_int(j, "memory_clock_khz", d->mem_clock_khz);
+    cb_json_kv_int(j, "sm_clock_khz", d->sm_clock_khz);
+    cb_json_kv_int(j, "async_engines", d->async_engines);
+    cb_json_key(j, "pcie");
+    cb_json_object_begin(j);
+    cb_json_kv_int(j, "generation", d->pcie_gen);
+    cb_json_kv_int(j, "width", d->pcie_width);
+    cb_json_kv_int(j, "max_generation", d->pcie_max_gen);
+    cb_json_kv_int(j, "max_width", d->pcie_max_width);
+    cb_json_kv_str(j, "source", d->pcie_gen ? "sysfs current_link_speed/width" : "unknown");
+    cb_json_object_end(j);
+    cb_json_key(j, "peaks");
+    cb_json_object_begin(j);
+    cb_json_kv_num(j, "dram_gbps", cb_device_peak_dram_gbps(d));
+    cb_json_kv_str(j, "dram_formula", "2 x memory_clock_khz x 1e3 x bus_width_bits / 8 / 1e9");
+    cb_json_kv_num(j, "pcie_gbps", cb_device_peak_pcie_gbps(d));
+    cb_json_kv_str(j, "pcie_formula", "GT/s(gen) x width x encoding efficiency / 8, per direction");
+    cb_json_kv_num(j, "fp32_tflops", cb_device_peak_fp32_tflops(d));
+    cb_json_kv_int(j, "fp32_lanes_per_sm", cb_device_fp32_lanes_per_sm(d->cc_major, d->cc_minor));
+    cb_json_kv_str(j, "fp32_formula", "sm_count x fp32_lanes_per_sm x 2 x sm_clock_khz x 1e3 / 1e12");
+    cb_json_object_end(j);
+    cb_json_object_end(j);
+}
+
+static void write_body(cb_json *j, const cb_meta *m)
+{
+    const cb_run_config *cfg = m->cfg;
+    cb_json_kv_int(j, "schema_version", CB_SCHEMA_VERSION);
+    cb_json_kv_str(j, "cubench_version", CB_VERSION);
+    cb_json_kv_str(j, "git_sha", CB_GIT_SHA);
+    cb_json_key(j, "build");
+    cb_json_object_begin(j);
+    cb_json_kv_str(j, "type", CB_BUILD_TYPE);
+    cb_json_kv_str(j, "c_compiler", CB_C_COMPILER);
+    cb_json_kv_str(j, "cuda_compiler", CB_CUDA_COMPILER);
+    cb_json_kv_str(j, "c_flags", CB_C_FLAGS);
+    cb_json_kv_str(j, "cuda_flags", CB_CUDA_FLAGS);
+    cb_json_kv_str(j, "cuda_architectures", CB_CUDA_ARCHITECTURES);
+    cb_json_object_end(j);
+
+    cb_json_key(j, "command_line");
+    cb_json_array_begin(j);
+    for (int i = 0; i < m->argc; i++) cb_json_str(j, m->argv[i]);
+    cb_json_array_end(j);
+
+    char t[40];
+    iso_time(m->started, t, sizeof t);
+    cb_json_kv_str(j, "started", t);
+    if (m->finished) {
+        iso_time(m->finished, t, sizeof t);
+        cb_json_kv_str(j, "finished", t);
+    } else {
+        cb_json_key(j, "finished");
+        cb_json_null(j);
+    }
+    cb_json_kv_bool(j, "complete", m->complete);
+    cb_json_kv_bool(j, "interrupted", m->totals.interrupted);
+    cb_json_key(j, "totals");
+    cb_json_object_begin(j);
+    cb_json_kv_int(j, "ok", m->totals.ok);
+    cb_json_kv_int(j, "noisy", m->totals.noisy);
+    cb_json_kv_int(j, "skip", m->totals.skip);
+    cb_json_kv_int(j, "fail", m->totals.fail);
+    cb_json_object_end(j);
+
+    cb_host_info h;
+    cb_host_info_read(&h);
+    cb_json_key(j, "host");
+    cb_json_object_begin(j);
+    cb_json_kv_str(j, "hostname", h.hostname);
+    cb_json_kv_str(j, "os", h.os);
+    cb_json_kv_str(j, "kernel", h.kernel);
+    cb_json_kv_str(j, "cpu", h.cpu);
+    cb_json_kv_int(j, "cores", h.cores);
+    cb_json_kv_int(j, "memory_bytes", h.mem_bytes);
+    cb_json_object_end(j);
+
+    cb_json_key(j, "cuda");
+    cb_json_object_begin(j);
+    char v[32];
+    if (cfg->dev) {
+        version_text(cfg->dev->driver_version, v, sizeof v);
+        cb_json_kv_str(j, "driver_api_version", v);
+        version_text(cfg->dev->runtime_version, v, sizeof v);
+        cb_json_kv_str(j, "runtime_version", v);
+    } else {
+        cb_json_kv_str(j, "driver_api_version", NULL);
+        cb_json_kv_str(j, "runtime_version", NULL);
+    }
+    cb_cublas_version(v, sizeof v);
+    cb_json_kv_str(j, "cublas_version", v);
+    char cupti[128];
+    cb_cupti_describe(cupti, sizeof cupti);
+    cb_json_kv_str(j, "cupti_version", cupti);
+    cb_json_kv_str(j, "cupti_state", m->cupti_state);
+    cb_json_object_end(j);
+
+    write_device(j, cfg);
+
+    cb_json_key(j, "settings");
+    cb_json_object_begin(j);
+    cb_json_kv_str(j, "cache", cfg->cache == CB_CACHE_COLD ? "cold" : "hot");
+    cb_json_kv_num(j, "hot_min_sample_s", cfg->hot_min_sample_s);
+    cb_json_kv_int(j, "min_samples", cfg->stop.min_samples);
+    cb_json_kv_int(j, "max_samples", cfg->stop.max_samples);
+    cb_json_kv_num(j, "target_ci_rel_half", cfg->stop.target_rel);
+    cb_json_kv_num(j, "ci_level", 0.95);
+    cb_json_kv_num(j, "max_time_per_point_s", cfg->stop.max_time_s);
+    cb_json_kv_int(j, "warmup_runs", cfg->warmup_runs);
+    cb_json_kv_int(j, "seed", (long long)cfg->seed);
+    cb_json_kv_int(j, "host_threads", cfg->host_threads);
+    cb_json_kv_str(j, "timer", cfg->cupti_primary ? "cupti" : "event");
+    cb_json_kv_bool(j, "nvtx", cfg->nvtx);
+    cb_json_object_end(j);
+}
+
+bool cb_meta_write(const char *dir, const cb_meta *m, cb_msg *err)
+{
+    char tmp[PATH_MAX + 32], final[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s/.meta.json.tmp", dir);
+    snprintf(final, sizeof final, "%s/meta.json", dir);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        cb_msg_set(err, "cannot write '%s': %s", tmp, strerror(errno));
+        return false;
+    }
+    cb_json j;
+    cb_json_begin(&j, f);
+    write_body(&j, m);
+    cb_json_end(&j);
+    bool ok = fflush(f) == 0 && ferror(f) == 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, final) != 0) {
+        cb_msg_set(err, "cannot write '%s': %s", final, strerror(errno));
+        return false;
+    }
+    return true;
+}

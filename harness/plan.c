@@ -1,0 +1,156 @@
+/* plan.c - select benchmarks, expand axes, take the cartesian product. */
+#include "plan.h"
+
+#include "registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || eq[1] == '\0') {
+        cb_msg_set(err, "--axis '%s': expected NAME=VALUES, e.g. --axis n=2^20:2^28:x4", arg);
+        return false;
+    }
+    size_t len = (size_t)(eq - arg);
+    if (len >= sizeof out->name) {
+        cb_msg_set(err, "--axis '%s': axis name too long", arg);
+        return false;
+    }
+    memcpy(out->name, arg, len);
+    out->name[len] = '\0';
+    out->spec = eq + 1;
+    return true;
+}
+
+static bool selected(const cb_plan_request *req, const cb_bench *b)
+{
+    if (req->n_globs == 0) return true;
+    for (int g = 0; g < req->n_globs; g++)
+        if (cb_registry_matches(req->globs[g], b->name)) return true;
+    return false;
+}
+
+static const char *spec_for(const cb_plan_request *req, const cb_axis_def *def, bool *used)
+{
+    const char *spec = def->defaults;
+    for (int o = 0; o < req->n_overrides; o++) {
+        if (strcmp(req->overrides[o].name, def->name) == 0) {
+            spec = req->overrides[o].spec;
+            used[o] = true;
+        }
+    }
+    return spec;
+}
+
+static bool push_point(cb_plan *out, int *cap, const cb_planned_point *pp, cb_msg *err)
+{
+    if (out->n == *cap) {
+        int ncap = *cap ? 2 * *cap : 64;
+        cb_planned_point *np = realloc(out->points, sizeof *np * (size_t)ncap);
+        if (!np) {
+            cb_msg_set(err, "out of memory planning the sweep");
+            return false;
+        }
+        out->points = np;
+        *cap = ncap;
+    }
+    out->points[out->n++] = *pp;
+    return true;
+}
+
+/* Expand one benchmark into `out`. */
+static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used, cb_plan *out,
+                       int *cap, cb_msg *err)
+{
+    cb_planned_point pp;
+    memset(&pp, 0, sizeof pp);
+    pp.bench = b;
+    if (b->target == CB_TARGET_CUDA && !req->dev) {
+        /* Mark the overrides this benchmark would have taken as used, so a
+         * CUDA-only axis is not reported as unknown on a machine without a GPU. */
+        for (int a = 0; a < b->n_axes; a++) (void)spec_for(req, &b->axes[a], used);
+        snprintf(pp.skip_reason, sizeof pp.skip_reason, "%s", req->no_device_reason);
+        return push_point(out, cap, &pp, err);
+    }
+    cb_axis_context ctx = {.sm_count = req->dev ? req->dev->sm_count : 0};
+    static cb_axis_values values[CB_MAX_AXES];
+    long long total = 1;
+    for (int a = 0; a < b->n_axes; a++) {
+        const char *spec = spec_for(req, &b->axes[a], used);
+        cb_msg inner;
+        if (!cb_axis_expand(&b->axes[a], spec, &ctx, &values[a], &inner)) {
+            cb_msg_set(err, "%s: %s", b->name, inner.text);
+            return false;
+        }
+        total *= values[a].count;
+        if (total + out->n > req->max_points) {
+            cb_msg_set(err, "the sweep has more than %d points; narrow it with --axis or a glob",
+                       req->max_points);
+            return false;
+        }
+    }
+    int idx[CB_MAX_AXES] = {0};
+    pp.point.n_axes = b->n_axes;
+    pp.point.defs = b->axes;
+    for (;;) {
+        for (int a = 0; a < b->n_axes; a++) pp.point.values[a] = values[a].v[idx[a]];
+        if (!push_point(out, cap, &pp, err)) return false;
+        /* Odometer: the last axis turns fastest. */
+        int a = b->n_axes - 1;
+        while (a >= 0 && ++idx[a] == values[a].count) idx[a--] = 0;
+        if (a < 0) break;
+    }
+    return true;
+}
+
+bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err)
+{
+    memset(out, 0, sizeof *out);
+    for (int g = 0; g < req->n_globs; g++) {
+        bool any = false;
+        for (int i = 0; i < cb_registry_count() && !any; i++)
+            any = cb_registry_matches(req->globs[g], cb_registry_get(i)->name);
+        if (!any) {
+            cb_msg_set(err, "no benchmark matches '%s' (see `cubench list`)", req->globs[g]);
+            return false;
+        }
+    }
+    bool *used = calloc((size_t)req->n_overrides + 1, sizeof *used);
+    if (!used) {
+        cb_msg_set(err, "out of memory");
+        return false;
+    }
+    int cap = 0;
+    bool ok = true;
+    for (int i = 0; i < cb_registry_count() && ok; i++) {
+        const cb_bench *b = cb_registry_get(i);
+        if (!selected(req, b)) continue;
+        if (b->target == CB_TARGET_CUDA && !req->dev && req->omit_cuda_without_device) continue;
+        out->n_benches++;
+        ok = plan_bench(req, b, used, out, &cap, err);
+    }
+    for (int o = 0; ok && o < req->n_overrides; o++) {
+        if (!used[o]) {
+            cb_msg_set(err, "--axis %s: no selected benchmark has an axis named '%s'",
+                       req->overrides[o].name, req->overrides[o].name);
+            ok = false;
+        }
+    }
+    if (ok && out->n == 0) {
+        cb_msg_set(err, "nothing to run");
+        ok = false;
+    }
+    free(used);
+    if (!ok) cb_plan_free(out);
+    return ok;
+}
+
+void cb_plan_free(cb_plan *p)
+{
+    free(p->points);
+    p->points = NULL;
+    p->n = 0;
+}

@@ -1,0 +1,38 @@
+/* plan.h - from globs and --axis overrides to the ordered list of points. */
+#ifndef CB_PLAN_H
+#define CB_PLAN_H
+
+#include "runner.h"
+
+typedef struct cb_axis_override {
+    char name[32];    /* axis name                                    */
+    const char *spec; /* the VALUES part of NAME=VALUES (not copied)  */
+} cb_axis_override;
+
+/* Split "NAME=VALUES" into an override. False with a message when malformed. */
+bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err);
+
+typedef struct cb_plan_request {
+    const char *const *globs; /* benchmark name globs; none = every benchmark   */
+    int n_globs;
+    const cb_axis_override *overrides;
+    int n_overrides;
+    const cb_device_info *dev;     /* NULL without a device                   */
+    const char *no_device_reason;  /* why dev is NULL                         */
+    bool omit_cuda_without_device; /* default suite: leave CUDA benches out   */
+    int max_points;                /* refuse sweeps larger than this          */
+} cb_plan_request;
+
+typedef struct cb_plan {
+    cb_planned_point *points;
+    int n;
+    int n_benches;
+} cb_plan;
+
+/* Build the plan. Fails (false, message; the CLI exits 2) when a glob
+ * matches nothing, an override names an axis no selected benchmark has, a
+ * value is malformed, or the sweep exceeds max_points. */
+bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err);
+void cb_plan_free(cb_plan *p);
+
+#endif

@@ -1,0 +1,69 @@
+/* progress.c - "[ 12/240] vecadd/grid_stride n=...  ok 3812 GB/s  ETA 0:35" */
+#include "progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+double cb_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void cb_progress_begin(cb_progress *p, int total, bool quiet)
+{
+    p->total = total;
+    p->started_s = cb_now_s();
+    p->tty = isatty(fileno(stderr));
+    p->quiet = quiet;
+}
+
+static void format_eta(double s, char *buf, size_t len)
+{
+    if (!isfinite(s) || s < 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    int t = (int)(s + 0.5);
+    snprintf(buf, len, "%d:%02d", t / 60, t % 60);
+}
+
+void cb_progress_point(cb_progress *p, int index, const char *bench, const char *axes)
+{
+    if (p->quiet || !p->tty) return;
+    fprintf(stderr, "\r\033[K[%*d/%d] %s %s ...", p->total >= 1000 ? 4 : 3, index + 1, p->total,
+            bench, axes);
+    fflush(stderr);
+}
+
+void cb_progress_done(cb_progress *p, int index, const cb_result *r)
+{
+    if (p->quiet) return;
+    double elapsed = cb_now_s() - p->started_s;
+    double eta = elapsed / (index + 1) * (p->total - index - 1);
+    char eta_text[16], figure[64] = "";
+    format_eta(eta, eta_text, sizeof eta_text);
+    if (r->summary.n > 0) {
+        if (r->bench->peak == CB_PEAK_FP32 && isfinite(r->tflops))
+            snprintf(figure, sizeof figure, "%.3g TFLOP/s", r->tflops);
+        else if (isfinite(r->gbps))
+            snprintf(figure, sizeof figure, "%.4g GB/s", r->gbps);
+        else
+            snprintf(figure, sizeof figure, "%.4g us", r->summary.median * 1e6);
+    }
+    fprintf(stderr, "%s[%*d/%d] %s %s  %s %s%s%s  ETA %s%s", p->tty ? "\r\033[K" : "",
+            p->total >= 1000 ? 4 : 3, index + 1, p->total, r->bench->name, r->axes,
+            cb_status_name(r->status), figure, r->reason[0] ? "  " : "", r->reason, eta_text,
+            p->tty && r->status == CB_OK ? "" : "\n");
+    fflush(stderr);
+}
+
+void cb_progress_end(cb_progress *p)
+{
+    if (p->quiet) return;
+    if (p->tty) fprintf(stderr, "\r\033[K");
+    fprintf(stderr, "%d points in %.1f s\n", p->total, cb_now_s() - p->started_s);
+}

@@ -1,0 +1,58 @@
+/* runner.h - runs a list of points and times them.
+ *
+ * The runner owns every piece of timing hygiene: verification before timing,
+ * warm-up, batching (hot) or L2 flushing (cold), the event or host timer,
+ * NVTX ranges, CUPTI attribution, the stopping rule and the derived figures.
+ * Benchmarks only enqueue work. */
+#ifndef CB_RUNNER_H
+#define CB_RUNNER_H
+
+#include "results.h"
+#include "sink.h"
+
+typedef enum cb_cache_mode {
+    CB_CACHE_COLD, /* flush L2 before every sample; one run per sample */
+    CB_CACHE_HOT,  /* batch runs back to back into >= hot_min_sample_s */
+} cb_cache_mode;
+
+typedef struct cb_run_config {
+    cb_stop_rule stop;
+    cb_cache_mode cache;
+    double hot_min_sample_s; /* hot samples last at least this long (1e-4)  */
+    int warmup_runs;         /* runs after the verified one (default 3)     */
+    double warmup_max_s;     /* ... unless they take longer than this        */
+    uint64_t seed;
+    int host_threads;
+    bool use_cupti;          /* CUPTI activity records next to the events   */
+    bool cupti_primary;      /* --timer cupti: CUPTI times feed the statistics */
+    bool nvtx;
+    bool profile;            /* bracket the (single) point with cudaProfilerStart/Stop */
+    const cb_device_info *dev; /* NULL without a device                     */
+    char no_device_reason[CB_MSG_LEN];
+} cb_run_config;
+
+typedef struct cb_planned_point {
+    const cb_bench *bench;
+    cb_point point; /* n_axes == 0 for a benchmark that cannot be expanded */
+    char skip_reason[CB_MSG_LEN]; /* non-empty: write a skip row, do not run */
+} cb_planned_point;
+
+typedef struct cb_run_totals {
+    int ok, noisy, skip, fail;
+    bool interrupted;
+    bool context_lost; /* a sticky CUDA error ended the sweep early */
+} cb_run_totals;
+
+/* Default configuration (10 samples, +-0.5% CI, 1 s per point, cold). */
+void cb_run_config_defaults(cb_run_config *cfg);
+
+/* Run the points in order, writing each finished point to `sink`. The
+ * results stay in *results (allocated, n entries) for summaries. */
+void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
+                   cb_sink *sink, cb_result **results, cb_run_totals *totals);
+
+/* Set by SIGINT/SIGTERM (signals.c); the runner stops between samples. */
+bool cb_interrupted(void);
+void cb_install_signal_handlers(void);
+
+#endif

@@ -1,0 +1,112 @@
+/* vecadd.cu - the vector-add ladder.
+ *
+ *   thread_per_elem  one thread per element: the textbook kernel; the grid
+ *                    grows with n, so large n launches millions of blocks.
+ *   grid_stride      a fixed grid walks the vector: fewer blocks, each thread
+ *                    does several elements; the grid is an axis.
+ *   float4           the grid-stride loop with 16-byte loads and stores (a
+ *                    quarter of the memory instructions) and `ilp` independent
+ *                    float4 pairs in flight per thread before the first store,
+ *                    so each warp keeps more bytes outstanding to HBM.
+ * Each moves 12 bytes per element: two 4-byte reads, one 4-byte write.
+ */
+#include "vecadd.h"
+
+static __global__ void vecadd_thread_per_elem(const float *__restrict__ a,
+                                              const float *__restrict__ b, float *__restrict__ c,
+                                              size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+static __global__ void vecadd_grid_stride(const float *__restrict__ a, const float *__restrict__ b,
+                                          float *__restrict__ c, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        c[i] = a[i] + b[i];
+}
+
+static __device__ __forceinline__ float4 add4(float4 x, float4 y)
+{
+    return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+}
+
+template <int ILP>
+static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                     float4 *__restrict__ c, size_t n4, const float *__restrict__ at,
+                                     const float *__restrict__ bt, float *__restrict__ ct,
+                                     size_t tail)
+{
+    size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = tid;
+    /* Main trips: ILP loads of a and b issued before any add or store. */
+    for (; i + (ILP - 1) * stride < n4; i += ILP * stride) {
+        float4 va[ILP], vb[ILP];
+#pragma unroll
+        for (int k = 0; k < ILP; k++) {
+            va[k] = a[i + k * stride];
+            vb[k] = b[i + k * stride];
+        }
+#pragma unroll
+        for (int k = 0; k < ILP; k++) c[i + k * stride] = add4(va[k], vb[k]);
+    }
+    for (; i < n4; i += stride) c[i] = add4(a[i], b[i]);
+    /* The last n % 4 floats. */
+    if (tid < tail) ct[tid] = at[tid] + bt[tid];
+}
+
+static size_t blocks_for(size_t n, int block) { return (n + (size_t)block - 1) / (size_t)block; }
+
+extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, const float *b,
+                                        float *c, size_t n, int grid, int block, int ilp,
+                                        cudaStream_t s)
+{
+    switch (v) {
+    case CB_VECADD_THREAD_PER_ELEM: {
+        size_t blocks = blocks_for(n, block);
+        if (blocks > 0x7fffffffu) return cudaErrorInvalidConfiguration;
+        vecadd_thread_per_elem<<<(unsigned)blocks, block, 0, s>>>(a, b, c, n);
+        break;
+    }
+    case CB_VECADD_GRID_STRIDE: vecadd_grid_stride<<<grid, block, 0, s>>>(a, b, c, n); break;
+    case CB_VECADD_FLOAT4: {
+        size_t n4 = n / 4, tail = n % 4, off = n4 * 4;
+        const float4 *a4 = (const float4 *)a, *b4 = (const float4 *)b;
+        float4 *c4 = (float4 *)c;
+        if (ilp == 1)
+            vecadd_float4<1><<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
+        else if (ilp == 2)
+            vecadd_float4<2><<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
+        else if (ilp == 4)
+            vecadd_float4<4><<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
+        else
+            return cudaErrorInvalidValue;
+        break;
+    }
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp,
+                                               int *blocks)
+{
+    switch (v) {
+    case CB_VECADD_THREAD_PER_ELEM:
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_thread_per_elem, block, 0);
+    case CB_VECADD_GRID_STRIDE:
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_grid_stride, block, 0);
+    case CB_VECADD_FLOAT4:
+        if (ilp == 1)
+            return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4<1>, block, 0);
+        if (ilp == 2)
+            return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4<2>, block, 0);
+        if (ilp == 4)
+            return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4<4>, block, 0);
+        return cudaErrorInvalidValue;
+    }
+    return cudaErrorInvalidValue;
+}

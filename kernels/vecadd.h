@@ -1,0 +1,31 @@
+/* vecadd.h - vector add kernels, c = a + b in float32, three ways. */
+#ifndef CB_VECADD_H
+#define CB_VECADD_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cb_vecadd_variant {
+    CB_VECADD_THREAD_PER_ELEM, /* one element per thread, grid = ceil(n / block) */
+    CB_VECADD_GRID_STRIDE,     /* a grid-stride loop over floats                  */
+    CB_VECADD_FLOAT4,          /* a grid-stride loop over float4, `ilp` per trip   */
+} cb_vecadd_variant;
+
+/* Launch one vector add. `grid` is ignored by THREAD_PER_ELEM; `ilp` (1, 2 or
+ * 4 float4 per thread per loop trip) only matters for FLOAT4, whose pointers
+ * must be 16-byte aligned (cudaMalloc's are). Returns the launch error. */
+cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, const float *b, float *c,
+                             size_t n, int grid, int block, int ilp, cudaStream_t s);
+
+/* Resident blocks per SM for this kernel at `block` threads (occupancy API). */
+cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp, int *blocks);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
