@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# setup.sh - install what cubench needs on a fresh Debian/Ubuntu machine:
+#   - build tools (cmake >= 3.25, ninja, a C compiler) from the distribution,
+#     when missing; the CUDA toolkit itself must already be installed
+#   - gnuplot (reports without Python)
+#   - a Python virtual environment at .venv with reports/requirements.txt
+# Idempotent: each step is skipped when its result is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+apt_install() {
+    local missing=()
+    for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    if ! command -v apt-get >/dev/null; then
+        say "apt-get not found; please install: ${missing[*]}"
+        return 1
+    fi
+    say "installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+command -v cmake >/dev/null || apt_install cmake
+command -v ninja >/dev/null || apt_install ninja-build
+command -v cc >/dev/null || apt_install gcc
+command -v gnuplot >/dev/null || apt_install gnuplot-nox || say "gnuplot unavailable: the gnuplot reports will be skipped"
+
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH=/usr/local/cuda/bin:$PATH
+fi
+command -v nvcc >/dev/null || { say "nvcc not found: install the CUDA toolkit (12.x or 13.x) first"; exit 2; }
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+    say "creating .venv"
+    "$PY" -m venv .venv 2>/dev/null || { apt_install python3-venv && "$PY" -m venv .venv; }
+fi
+if ! .venv/bin/python -c 'import matplotlib, numpy, pytest' 2>/dev/null ||
+   [ reports/requirements.txt -nt .venv/.requirements-installed ]; then
+    say "installing reports/requirements.txt into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r reports/requirements.txt
+    touch .venv/.requirements-installed
+fi
+say "ready"

@@ -1,0 +1,207 @@
+"""The cubench CLI as a user meets it: exit codes, messages, and what a run
+writes (results.csv, samples.csv, meta.json), checked against docs/schema.md."""
+import csv
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(cubench, *args, **kw):
+    return subprocess.run([cubench, *args], capture_output=True, text=True, timeout=300, **kw)
+
+
+def documented_columns(section):
+    """Column names from a table in docs/schema.md (first cell, back-quoted)."""
+    text = (ROOT / "docs" / "schema.md").read_text()
+    body = text.split(f"## {section}")[1].split("\n## ")[0]
+    cols = []
+    for line in body.splitlines():
+        m = re.match(r"\|\s*(`[^|]+`)\s*\|", line)
+        if m:
+            cols += re.findall(r"`([a-z0-9_]+)`", m.group(1))
+    return cols
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((), "usage: cubench"),
+        (("frobnicate",), "unknown command 'frobnicate'"),
+        (("run", "nosuch*"), "no benchmark matches 'nosuch*'"),
+        (("run", "vecadd/host", "--axis", "n=abc"), "axis 'n': 'abc' is not a number"),
+        (("run", "vecadd/host", "--axis", "n=64:32"), "below its start"),
+        (("run", "vecadd/host", "--axis", "colour=red"), "no selected benchmark has an axis named 'colour'"),
+        (("run", "vecadd/host", "--axis", "n"), "expected NAME=VALUES"),
+        (("run", "--cache", "warm"), "--cache: 'warm' is not cold or hot"),
+        (("run", "--max-time-per-point", "-1"), "--max-time-per-point"),
+        (("run", "--min-samples", "ten"), "--min-samples: 'ten' is not an integer"),
+        (("run", "--timer", "cupti", "--no-cupti"), "contradict"),
+        (("run", "--bogus"), "usage: cubench run"),
+        (("list", "nosuch"), "no benchmark matches"),
+        (("env", "extra"), "unexpected argument"),
+        (("run", "vecadd/host", "--profile"), "--profile needs exactly one point"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(cubench, args, message, tmp_path):
+    p = run(cubench, *args, cwd=tmp_path)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert message in p.stderr
+    assert not (tmp_path / "results").exists(), "nothing is written for bad input"
+
+
+def test_help_on_every_subcommand(cubench):
+    for sub in ("run", "list", "env", "compare"):
+        p = run(cubench, sub, "--help")
+        assert p.returncode == 0, sub
+        assert f"cubench {sub}" in p.stdout
+    assert "exit codes" in run(cubench, "help").stdout
+
+
+def test_list_shows_axes_and_defaults(cubench):
+    p = run(cubench, "list", "vecadd*")
+    assert p.returncode == 0
+    assert "vecadd/grid_stride_float4" in p.stdout
+    assert re.search(r"n\s+= 2\^10:2\^28:x4", p.stdout)
+    names = run(cubench, "list", "--names").stdout.split()
+    assert "vecadd/host" in names and len(names) == len(set(names))
+
+
+def test_dry_run_lists_the_product(cubench):
+    p = run(cubench, "run", "vecadd/host", "--axis", "n=2^10:2^14:x2", "--axis", "threads=1,2",
+            "--dry-run")
+    assert p.returncode == 0
+    lines = p.stdout.splitlines()
+    assert len(lines) == 10
+    assert lines[0] == "vecadd/host n=1024;threads=1"
+
+
+def test_refuses_to_overwrite_a_run(cubench, tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.csv").write_text("precious\n")
+    p = run(cubench, "run", "vecadd/host", "--quick", "--out", str(out))
+    assert p.returncode == 2 and "never overwrites" in p.stderr
+    assert (out / "results.csv").read_text() == "precious\n"
+
+
+def test_unwritable_output_directory(cubench, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    p = run(cubench, "run", "vecadd/host", "--quick", "--out", str(blocker / "sub"))
+    assert p.returncode == 2 and "cannot create directory" in p.stderr
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_host_run_end_to_end(cubench, tmp_path):
+    out = tmp_path / "run"
+    p = run(cubench, "run", "vecadd/host", "--axis", "n=2^10:2^18:x4", "--axis", "threads=1,2",
+            "--max-time-per-point", "0.2", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    with open(out / "results.csv", newline="") as f:
+        header = next(csv.reader(f))
+    assert header == documented_columns("results.csv"), "results.csv columns match docs/schema.md"
+    with open(out / "samples.csv", newline="") as f:
+        assert next(csv.reader(f)) == documented_columns("samples.csv")
+    rows = read_csv(out / "results.csv")
+    assert len(rows) == 10
+    samples = read_csv(out / "samples.csv")
+    for r in rows:
+        assert r["schema_version"] == "1" and r["family"] == "vecadd"
+        assert r["status"] in ("ok", "noisy"), r
+        n = int(re.search(r"n=(\d+)", r["axes"]).group(1))
+        assert float(r["bytes"]) == 12 * n
+        med = float(r["median_s"])
+        assert float(r["min_s"]) <= float(r["q1_s"]) <= med <= float(r["q3_s"]) <= float(r["max_s"])
+        assert float(r["ci_lo_s"]) <= med <= float(r["ci_hi_s"])
+        assert float(r["gbps"]) == pytest.approx(12 * n / med / 1e9, rel=1e-6)
+        assert r["verify_error"] == "0" and r["timer"] == "host" and r["cache"] == "n/a"
+        mine = [s for s in samples if s["benchmark"] == r["benchmark"] and s["axes"] == r["axes"]]
+        assert len(mine) == int(r["samples"]) >= 10
+        times = sorted(float(s["time_s"]) for s in mine)
+        assert times[0] == pytest.approx(float(r["min_s"]), rel=1e-6)
+        if r["status"] == "ok":
+            assert float(r["ci_rel_half"]) <= 0.005
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["schema_version"] == 1 and meta["complete"] is True
+    assert meta["command_line"][1:3] == ["run", "vecadd/host"]
+    assert meta["totals"]["ok"] + meta["totals"]["noisy"] == 10
+    assert meta["host"]["cores"] >= 1 and meta["settings"]["min_samples"] == 10
+    assert not (out / ".meta.json.tmp").exists()
+
+
+def test_default_suite_without_gpu_runs_the_cpu_baseline(cubench, has_gpu, tmp_path):
+    if has_gpu:
+        pytest.skip("this machine has a GPU: the default suite would run it all")
+    p = run(cubench, "run", "--quick", "--out", str(tmp_path / "r"))
+    assert p.returncode == 0, p.stderr
+    assert "no CUDA device" in p.stderr and "CPU baseline" in p.stderr
+    rows = read_csv(tmp_path / "r" / "results.csv")
+    assert rows and all(r["timer"] == "host" for r in rows)
+    meta = json.loads((tmp_path / "r" / "meta.json").read_text())
+    assert meta["device"] is None and meta["no_device_reason"]
+
+
+def test_gpu_glob_without_gpu_is_a_skip_row(cubench, has_gpu, tmp_path):
+    if has_gpu:
+        pytest.skip("this machine has a GPU")
+    p = run(cubench, "run", "vecadd/grid_stride", "--out", str(tmp_path / "r"))
+    assert p.returncode == 0
+    rows = read_csv(tmp_path / "r" / "results.csv")
+    assert [r["status"] for r in rows] == ["skip"]
+    assert "no usable CUDA device" in rows[0]["reason"] or "no devices" in rows[0]["reason"]
+
+
+def test_env_without_gpu_says_so(cubench, has_gpu):
+    p = run(cubench, "env", "--no-cupti")
+    if has_gpu:
+        assert p.returncode == 0 and "compute capability" in p.stdout
+    else:
+        assert p.returncode == 3 and "devices: none" in p.stdout
+
+
+def test_ctrl_c_keeps_every_finished_point(cubench, tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [cubench, "run", "vecadd/host", "--axis", "n=2^10:2^12:x2,2^20", "--axis", "threads=1",
+         "--min-samples", "100000", "--max-time-per-point", "0.1", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = out / "results.csv"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if results.exists() and len(results.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    rows = read_csv(results)
+    assert 2 <= len(rows) < 4
+    assert all(r["status"] in ("ok", "noisy") and r["median_s"] for r in rows)
+    names = {(r["benchmark"], r["axes"]) for r in rows}
+    sampled = {(s["benchmark"], s["axes"]) for s in read_csv(out / "samples.csv")}
+    assert sampled == names, "no samples of the abandoned point"
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["interrupted"] is True and meta["complete"] is False
+    assert "interrupted" in err
+
+
+@pytest.mark.skipif(os.environ.get("CUBENCH_GPU_E2E") != "1", reason="set CUBENCH_GPU_E2E=1 on a GPU machine")
+def test_gpu_vecadd_quick_run(cubench, tmp_path):
+    p = run(cubench, "run", "vecadd*", "--quick", "--axis", "n=2^10,2^20", "--out", str(tmp_path / "g"))
+    assert p.returncode == 0, p.stderr
+    rows = read_csv(tmp_path / "g" / "results.csv")
+    gpu = [r for r in rows if r["timer"] == "event"]
+    assert gpu and all(r["status"] in ("ok", "noisy", "skip") for r in gpu)
+    assert all(0 < float(r["occupancy"]) <= 1 for r in gpu if r["status"] != "skip")
