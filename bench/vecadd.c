@@ -23,6 +23,7 @@ typedef struct vecadd_state {
     void *scratch;
     size_t n;
     int grid, block, ilp;
+    bool stream_hint;
     uint64_t seed_a, seed_b;
 } vecadd_state;
 
@@ -55,6 +56,7 @@ static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, cons
         cb_msg_set(why, "ilp %d is not compiled (1, 2 or 4)", ilp);
         return CB_SKIP;
     }
+    bool stream_hint = variant == CB_VECADD_FLOAT4 && cb_point_is(p, "hint", "stream");
     size_t bytes = 3 * (size_t)n * sizeof(float);
     size_t free_b = 0, total_b = 0;
     CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -65,7 +67,7 @@ static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, cons
     }
 
     int per_sm = 0;
-    CB_CUDA(cb_vecadd_blocks_per_sm(variant, block, ilp, &per_sm));
+    CB_CUDA(cb_vecadd_blocks_per_sm(variant, block, ilp, stream_hint, &per_sm));
     info->occupancy = (double)per_sm * block / dev->max_threads_per_sm;
 
     int grid = 0;
@@ -95,6 +97,7 @@ static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, cons
     st->grid = grid;
     st->block = block;
     st->ilp = ilp;
+    st->stream_hint = stream_hint;
     st->seed_a = cb_mix64(ctx->seed ^ 0xa);
     st->seed_b = cb_mix64(ctx->seed ^ 0xb);
     CB_CUDA(cudaMalloc((void **)&st->a, st->n * sizeof(float)));
@@ -113,7 +116,7 @@ static cb_status vecadd_run(void *state, cudaStream_t s, cb_msg *why)
 {
     vecadd_state *st = state;
     CB_CUDA(cb_launch_vecadd(st->variant, st->a, st->b, st->c, st->n, st->grid, st->block,
-                             st->ilp, s));
+                             st->ilp, st->stream_hint, s));
     return CB_OK;
 }
 
@@ -178,9 +181,11 @@ static const cb_axis_def axes_thread_per_elem[] = {N_AXIS, BLOCK_AXIS("32:1024:x
 static const cb_axis_def axes_grid_stride[] = {N_AXIS, BLOCK_AXIS("128:1024:x2"),
                                                GRID_AXIS("auto,2sm,8sm,32sm")};
 static const cb_axis_def axes_float4[] = {
-    N_AXIS, BLOCK_AXIS("256,1024"), GRID_AXIS("auto,8sm,32sm"),
+    N_AXIS, BLOCK_AXIS("256,1024"), GRID_AXIS("auto,32sm"),
     {.name = "ilp", .kind = CB_AXIS_INT, .defaults = "1,4", .min_value = 1,
-     .help = "float4 pairs loaded per thread before the first store (1, 2, 4)"}};
+     .help = "float4 pairs loaded per thread before the first store (1, 2, 4)"},
+    {.name = "hint", .kind = CB_AXIS_ENUM, .defaults = "none,stream", .choices = "none,stream",
+     .help = "cache hint of loads and stores: none, or stream (evict-first, __ldcs/__stcs)"}};
 
 #define VECADD_COMMON                                                                              \
     .target = CB_TARGET_CUDA, .peak = CB_PEAK_DRAM, .bytes = vecadd_bytes, .flops = vecadd_flops,  \

@@ -201,7 +201,23 @@ static void print_points(const cb_plan *plan)
     }
 }
 
+static int run_command(int argc, char **argv, int full_argc, char **full_argv);
+
 int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+    /* getopt_long permutes argv in place; meta.json records the command line
+     * as typed, so keep a copy of the original order first. */
+    char **typed = malloc(sizeof(char *) * (size_t)(full_argc + 1));
+    if (!typed) return CB_EXIT_FAILURES;
+    memcpy(typed, full_argv, sizeof(char *) * (size_t)full_argc);
+    typed[full_argc] = NULL;
+    full_argv = typed;
+    int rc = run_command(argc, argv, full_argc, full_argv);
+    free(typed);
+    return rc;
+}
+
+static int run_command(int argc, char **argv, int full_argc, char **full_argv)
 {
     run_args a;
     memset(&a, 0, sizeof a);
@@ -275,9 +291,8 @@ int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv)
         if (cb_cupti_start(&why)) {
             snprintf(meta.cupti_state, sizeof meta.cupti_state, "active");
         } else {
-            snprintf(meta.cupti_state, sizeof meta.cupti_state, "unavailable: %.200s", why.text);
-            fprintf(stderr, "cubench: CUPTI unavailable (%s); timing with CUDA events only\n",
-                    why.text);
+            snprintf(meta.cupti_state, sizeof meta.cupti_state, "%s", cb_cupti_state());
+            fprintf(stderr, "cubench: %s; timing with CUDA events only\n", why.text);
             if (a.cfg.cupti_primary) {
                 fprintf(stderr, "cubench: --timer cupti falls back to events\n");
                 a.cfg.cupti_primary = false;

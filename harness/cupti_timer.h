@@ -18,7 +18,7 @@
  *       event start; run x batch; event stop
  *       cb_cupti_sample_end()              after the stop event is recorded
  *     stream synchronize
- *     cb_cupti_collect(first_id, n, &pt, &why)   every point, even a failed one
+ *     cb_cupti_collect(first_id, n, &pt, &why)   once per point that sampled
  *     ... pt.gpu_s[s] / batch is the GPU-only time of one run ...
  *     cb_cupti_point_free(&pt)
  *   cb_cupti_stop()                        at exit
@@ -31,13 +31,13 @@
 /* What CUPTI saw for one point, joined by sample. */
 typedef struct cb_cupti_point {
     int n_samples;
-    double *gpu_s; /* [n_samples]: sum of the kernel, memcpy and memset durations
-                    * attributed to the sample, seconds (whole sample, not per
-                    * run); NAN when no record was attributed to the sample */
-    int *records;  /* [n_samples]: how many GPU records were attributed      */
-    long dropped;  /* records CUPTI dropped or cubench could not store       */
-    char kernels[256]; /* distinct kernel names, '|'-separated, demangled, in
-                        * order of first execution; "...|" cut when too long */
+    double *gpu_s;       /* [n_samples]: sum of the kernel, memcpy and memset durations
+                          * attributed to the sample, seconds (whole sample, not per
+                          * run); NAN when no record was attributed to the sample */
+    int *records;        /* [n_samples]: how many GPU records were attributed      */
+    long dropped;        /* records CUPTI dropped or cubench could not store       */
+    char kernels[256];   /* distinct kernel names, '|'-separated, demangled, in
+                          * order of first execution; ends "|..." when cut     */
     int kernel_count;    /* kernel records attributed to the point's samples  */
     int memcpy_count;    /* memcpy records likewise                            */
     int memset_count;    /* memset records likewise                            */
@@ -68,10 +68,11 @@ void cb_cupti_sample_end(void);
  * first_id .. first_id + n_samples - 1 into `out` (arrays allocated here,
  * freed by cb_cupti_point_free, also on failure). Records of other ids and
  * records not made inside a sample are discarded, and the store is emptied,
- * so call it once per point. CB_FAIL with a reason when records were dropped,
- * lost, or lack timestamps (the CUPTI figures of the point are then not to be
- * trusted; `out` is still filled as far as possible). CB_SKIP when CUPTI is
- * not active. */
+ * so call it once per point (a point that stops before collecting leaves
+ * records that the next collect discards: ids never repeat). CB_FAIL with
+ * a reason when records were dropped, lost, or lack timestamps (the CUPTI
+ * figures of the point are then not to be trusted; `out` is still filled as
+ * far as possible). CB_SKIP when CUPTI is not active. */
 cb_status cb_cupti_collect(uint64_t first_id, int n_samples, cb_cupti_point *out, cb_msg *why);
 void cb_cupti_point_free(cb_cupti_point *p);
 

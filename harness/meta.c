@@ -141,10 +141,8 @@ static void write_body(cb_json *j, const cb_meta *m)
     }
     cb_cublas_version(v, sizeof v);
     cb_json_kv_str(j, "cublas_version", v);
-    char cupti[128];
-    cb_cupti_describe(cupti, sizeof cupti);
-    cb_json_kv_str(j, "cupti_version", cupti);
-    cb_json_kv_str(j, "cupti_state", m->cupti_state);
+    cb_json_kv_int(j, "cupti_api_version", cb_cupti_api_version());
+    cb_json_kv_str(j, "cupti_state", m->cupti_state[0] ? m->cupti_state : cb_cupti_state());
     cb_json_object_end(j);
 
     write_device(j, cfg);

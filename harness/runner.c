@@ -10,6 +10,7 @@
  */
 #include "runner.h"
 
+#include "common_kernels.h"
 #include "cupti_timer.h"
 #include "nvtx_ranges.h"
 #include "profile_point.h"
@@ -47,7 +48,7 @@ typedef struct cb_timing {
     cudaEvent_t start, stop;
     void *flush_buf;
     size_t flush_bytes;
-    unsigned flush_value;
+    float *flush_sink;
     uint64_t next_sample_id;
 } cb_timing;
 
@@ -60,9 +61,13 @@ static cb_status timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *wh
     CB_CUDA(cudaStreamCreate(&t->stream));
     CB_CUDA(cudaEventCreate(&t->start));
     CB_CUDA(cudaEventCreate(&t->stop));
-    /* Writing twice the L2 size evicts whatever a point left there. */
+    /* Reading twice the L2 size evicts whatever a point left there (dirty
+     * lines are written back during the flush, not the timed run). */
     t->flush_bytes = dev->l2_bytes ? 2 * dev->l2_bytes : (size_t)64 << 20;
+    t->flush_bytes &= ~(size_t)15;
     CB_CUDA(cudaMalloc(&t->flush_buf, t->flush_bytes));
+    CB_CUDA(cudaMalloc((void **)&t->flush_sink, sizeof(float)));
+    CB_CUDA(cudaMemset(t->flush_buf, 0, t->flush_bytes));
     t->next_sample_id = 1;
     t->ready = true;
     return CB_OK;
@@ -72,6 +77,7 @@ static void timing_free(cb_timing *t)
 {
     if (!t->ready) return;
     cudaFree(t->flush_buf);
+    cudaFree(t->flush_sink);
     cudaEventDestroy(t->start);
     cudaEventDestroy(t->stop);
     cudaStreamDestroy(t->stream);
@@ -86,8 +92,7 @@ static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, bool 
 {
     bool cuda = b->target == CB_TARGET_CUDA;
     cudaStream_t s = cuda ? t->stream : NULL;
-    if (cuda && flush)
-        CB_CUDA(cudaMemsetAsync(t->flush_buf, (int)(t->flush_value++ & 0xff), t->flush_bytes, s));
+    if (cuda && flush) CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
     if (cuda && host_timer) CB_CUDA(cudaStreamSynchronize(s));
     if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
     double h0 = cb_now_s();
@@ -128,11 +133,27 @@ static void result_init(cb_result *r, const cb_planned_point *pp, const cb_run_c
     r->peak_unit = "";
 }
 
+/* Does `p` hold the reference point `ref`'s value on every axis the
+ * reference declares? Extra axes of `p` (a tile size, a config) are free:
+ * the reference is the same problem solved another way. */
+static bool same_ref_point(const cb_point *ref, const cb_point *p)
+{
+    for (int a = 0; a < ref->n_axes; a++) {
+        bool found = false;
+        for (int b = 0; b < p->n_axes && !found; b++)
+            found = strcmp(ref->defs[a].name, p->defs[b].name) == 0 &&
+                    strcmp(ref->values[a].text, p->values[b].text) == 0;
+        if (!found) return false;
+    }
+    return ref->n_axes > 0;
+}
+
 /* Fill the figures that follow from the median and the work model. */
 static void derive_figures(cb_result *r, const cb_run_config *cfg, const cb_result *done,
                            int n_done)
 {
     const cb_bench *b = r->bench;
+    if (r->point.n_axes == 0) return; /* a benchmark skipped before expansion */
     if (b->bytes) r->bytes = b->bytes(&r->point);
     if (b->flops) r->flops = b->flops(&r->point);
     double med = r->summary.median;
@@ -166,7 +187,7 @@ static void derive_figures(cb_result *r, const cb_run_config *cfg, const cb_resu
         for (int i = n_done - 1; i >= 0; i--) {
             const cb_result *ref = &done[i];
             if (ref->summary.n > 0 && strcmp(ref->bench->name, b->ref_bench) == 0 &&
-                strcmp(ref->axes, r->axes) == 0) {
+                same_ref_point(&ref->point, &r->point)) {
                 r->ref_benchmark = b->ref_bench;
                 r->pct_ref = 100.0 * ref->summary.median / med;
                 break;
@@ -265,10 +286,11 @@ static void run_point(const cb_run_config *cfg, const cb_planned_point *pp, cb_t
         double want = ceil(cfg->hot_min_sample_s / single);
         batch = want > 100000 ? 100000 : (int)want;
     }
+    /* Profile mode: the profiler sees exactly one run (ncu replays every
+     * kernel in its range, so a batch would multiply its work). */
+    if (cfg->profile && cuda) batch = 1;
     r->batch = batch;
 
-    if (cfg->profile && cuda && cb_profile_start(&why) != CB_OK)
-        fprintf(stderr, "cubench: %s\n", why.text);
     uint64_t first_id = t->next_sample_id;
     bool use_cupti = cuda && cb_cupti_active();
     double sample_start = cb_now_s();
@@ -280,7 +302,10 @@ static void run_point(const cb_run_config *cfg, const cb_planned_point *pp, cb_t
             break;
         }
         uint64_t id = use_cupti ? t->next_sample_id++ : 0;
+        bool profiled = cfg->profile && cuda && n == 0;
+        if (profiled && cb_profile_start(&why) != CB_OK) fprintf(stderr, "cubench: %s\n", why.text);
         st = time_sample(b, state, t, host_timer, cuda && !hot, batch, id, &elapsed, &why);
+        if (profiled && cb_profile_stop(&why) != CB_OK) fprintf(stderr, "cubench: %s\n", why.text);
         if (st != CB_OK) break;
         samples[n++] = elapsed / batch;
         cb_stop_verdict v = cb_stop_check(&cfg->stop, samples, n, cb_now_s() - sample_start);
@@ -295,8 +320,6 @@ static void run_point(const cb_run_config *cfg, const cb_planned_point *pp, cb_t
         }
         break;
     }
-    if (cfg->profile && cuda && cb_profile_stop(&why) != CB_OK)
-        fprintf(stderr, "cubench: %s\n", why.text);
     *n_samples = (st == CB_OK || st == CB_NOISY) ? n : 0;
     if (*n_samples > 0) {
         for (int i = 0; i < n; i++) cupti_s[i] = NAN;

@@ -7,7 +7,8 @@
  *   float4           the grid-stride loop with 16-byte loads and stores (a
  *                    quarter of the memory instructions) and `ilp` independent
  *                    float4 pairs in flight per thread before the first store,
- *                    so each warp keeps more bytes outstanding to HBM.
+ *                    so each warp keeps more bytes outstanding to HBM; `hint`
+ *                    optionally marks the traffic evict-first (__ldcs/__stcs).
  * Each moves 12 bytes per element: two 4-byte reads, one 4-byte write.
  */
 #include "vecadd.h"
@@ -33,7 +34,21 @@ static __device__ __forceinline__ float4 add4(float4 x, float4 y)
     return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
 }
 
-template <int ILP>
+/* STREAM: loads and stores with the evict-first ("cache streaming") hint, so
+ * data touched once does not push other lines out of L2. */
+template <bool STREAM> static __device__ __forceinline__ float4 load4(const float4 *p)
+{
+    return STREAM ? __ldcs(p) : *p;
+}
+template <bool STREAM> static __device__ __forceinline__ void store4(float4 *p, float4 v)
+{
+    if (STREAM)
+        __stcs(p, v);
+    else
+        *p = v;
+}
+
+template <int ILP, bool STREAM>
 static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 *__restrict__ b,
                                      float4 *__restrict__ c, size_t n4, const float *__restrict__ at,
                                      const float *__restrict__ bt, float *__restrict__ ct,
@@ -47,22 +62,39 @@ static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 
         float4 va[ILP], vb[ILP];
 #pragma unroll
         for (int k = 0; k < ILP; k++) {
-            va[k] = a[i + k * stride];
-            vb[k] = b[i + k * stride];
+            va[k] = load4<STREAM>(a + i + k * stride);
+            vb[k] = load4<STREAM>(b + i + k * stride);
         }
 #pragma unroll
-        for (int k = 0; k < ILP; k++) c[i + k * stride] = add4(va[k], vb[k]);
+        for (int k = 0; k < ILP; k++) store4<STREAM>(c + i + k * stride, add4(va[k], vb[k]));
     }
-    for (; i < n4; i += stride) c[i] = add4(a[i], b[i]);
+    for (; i < n4; i += stride) store4<STREAM>(c + i, add4(load4<STREAM>(a + i), load4<STREAM>(b + i)));
     /* The last n % 4 floats. */
     if (tid < tail) ct[tid] = at[tid] + bt[tid];
+}
+
+typedef void (*float4_kernel)(const float4 *, const float4 *, float4 *, size_t, const float *,
+                              const float *, float *, size_t);
+
+/* The compiled (ilp, hint) combinations; NULL for anything else. */
+static float4_kernel pick_float4(int ilp, bool stream)
+{
+    switch (ilp * 2 + (stream ? 1 : 0)) {
+    case 2: return vecadd_float4<1, false>;
+    case 3: return vecadd_float4<1, true>;
+    case 4: return vecadd_float4<2, false>;
+    case 5: return vecadd_float4<2, true>;
+    case 8: return vecadd_float4<4, false>;
+    case 9: return vecadd_float4<4, true>;
+    default: return NULL;
+    }
 }
 
 static size_t blocks_for(size_t n, int block) { return (n + (size_t)block - 1) / (size_t)block; }
 
 extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, const float *b,
                                         float *c, size_t n, int grid, int block, int ilp,
-                                        cudaStream_t s)
+                                        bool stream, cudaStream_t s)
 {
     switch (v) {
     case CB_VECADD_THREAD_PER_ELEM: {
@@ -76,14 +108,9 @@ extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, con
         size_t n4 = n / 4, tail = n % 4, off = n4 * 4;
         const float4 *a4 = (const float4 *)a, *b4 = (const float4 *)b;
         float4 *c4 = (float4 *)c;
-        if (ilp == 1)
-            vecadd_float4<1><<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
-        else if (ilp == 2)
-            vecadd_float4<2><<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
-        else if (ilp == 4)
-            vecadd_float4<4><<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
-        else
-            return cudaErrorInvalidValue;
+        float4_kernel k = pick_float4(ilp, stream);
+        if (!k) return cudaErrorInvalidValue;
+        k<<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
         break;
     }
     default: return cudaErrorInvalidValue;
@@ -92,21 +119,18 @@ extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, con
 }
 
 extern "C" cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp,
-                                               int *blocks)
+                                               bool stream, int *blocks)
 {
     switch (v) {
     case CB_VECADD_THREAD_PER_ELEM:
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_thread_per_elem, block, 0);
     case CB_VECADD_GRID_STRIDE:
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_grid_stride, block, 0);
-    case CB_VECADD_FLOAT4:
-        if (ilp == 1)
-            return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4<1>, block, 0);
-        if (ilp == 2)
-            return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4<2>, block, 0);
-        if (ilp == 4)
-            return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4<4>, block, 0);
-        return cudaErrorInvalidValue;
+    case CB_VECADD_FLOAT4: {
+        float4_kernel k = pick_float4(ilp, stream);
+        if (!k) return cudaErrorInvalidValue;
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k, block, 0);
+    }
     }
     return cudaErrorInvalidValue;
 }

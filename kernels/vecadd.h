@@ -3,6 +3,7 @@
 #define CB_VECADD_H
 
 #include <cuda_runtime_api.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -16,13 +17,15 @@ typedef enum cb_vecadd_variant {
 } cb_vecadd_variant;
 
 /* Launch one vector add. `grid` is ignored by THREAD_PER_ELEM; `ilp` (1, 2 or
- * 4 float4 per thread per loop trip) only matters for FLOAT4, whose pointers
- * must be 16-byte aligned (cudaMalloc's are). Returns the launch error. */
+ * 4 float4 per thread per loop trip) and `stream` (evict-first cache hints)
+ * only matter for FLOAT4, whose pointers must be 16-byte aligned (cudaMalloc's
+ * are). Returns the launch error. */
 cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, const float *b, float *c,
-                             size_t n, int grid, int block, int ilp, cudaStream_t s);
+                             size_t n, int grid, int block, int ilp, bool stream, cudaStream_t s);
 
 /* Resident blocks per SM for this kernel at `block` threads (occupancy API). */
-cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp, int *blocks);
+cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp, bool stream,
+                                    int *blocks);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,8 @@ int main(void)
             const char *size = strcmp(sizes[n], "2^22+3") == 0 ? "4194307" : sizes[n];
             for (int k = 0; k < CB_ARRAY_LEN(blocks); k++) {
                 for (int g = 0; g < CB_ARRAY_LEN(grids); g++) {
-                    const char *values[4] = {size, blocks[k], grids[g], g == 1 ? "4" : "1"};
+                    const char *values[5] = {size, blocks[k], grids[g], g == 1 ? "4" : "1",
+                                             k == 1 ? "stream" : "none"};
                     cb_point p;
                     if (b->n_axes == 2 && g > 0) continue; /* no grid axis */
                     CB_CHECK(cb_test_point(b, &dev, values, &p));
@@ -39,7 +40,7 @@ int main(void)
             }
         }
         /* Planted fault: without the run, the poisoned output must fail. */
-        const char *values[4] = {"4096", "256", "auto", "1"};
+        const char *values[5] = {"4096", "256", "auto", "1", "none"};
         cb_point p;
         CB_CHECK(cb_test_point(b, &dev, values, &p));
         double err = 0;
@@ -47,7 +48,7 @@ int main(void)
         CB_CHECK_EQ_INT(cb_test_run_point(b, &p, &dev, s, false, &err, &why), CB_FAIL);
         CB_CHECK(strstr(why.text, "4096 of 4096 elements wrong") != NULL);
         /* A block beyond the device limit is a skip with its reason. */
-        const char *too_big[4] = {"4096", "2048", "auto", "1"};
+        const char *too_big[5] = {"4096", "2048", "auto", "1", "none"};
         CB_CHECK(cb_test_point(b, &dev, too_big, &p));
         CB_CHECK_EQ_INT(cb_test_run_point(b, &p, &dev, s, true, &err, &why), CB_SKIP);
         CB_CHECK(strstr(why.text, "exceeds the device limit") != NULL);

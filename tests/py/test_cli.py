@@ -175,7 +175,7 @@ def test_ctrl_c_keeps_every_finished_point(cubench, tmp_path):
     out = tmp_path / "run"
     proc = subprocess.Popen(
         [cubench, "run", "vecadd/host", "--axis", "n=2^10:2^12:x2,2^20", "--axis", "threads=1",
-         "--min-samples", "100000", "--max-time-per-point", "0.1", "--out", str(out)],
+         "--min-samples", "10000", "--max-time-per-point", "0.1", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = out / "results.csv"
     deadline = time.time() + 60

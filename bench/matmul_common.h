@@ -1,0 +1,114 @@
+/* matmul_common.h - what the matmul family's rungs share: the point's
+ * shape, the per-point state of the GPU rungs, and their setup / verify /
+ * teardown. bench/matmul.c holds the table; matmul_cublas.c and
+ * matmul_host.c the rungs that are not hand-written kernels. */
+#ifndef CB_MATMUL_COMMON_H
+#define CB_MATMUL_COMMON_H
+
+#include "bench.h"
+#include "matmul.h"
+#include "matmul_ref.h"
+
+#include <cublas_api.h>
+
+/* Full FP64 verification on the CPU up to this many multiply-adds (about a
+ * second on a few cores); larger points are checked against cuBLAS
+ * pedantic FP32 plus an FP64 spot check of CB_MATMUL_SPOT_SAMPLES entries. */
+#define CB_MATMUL_FULL_REF_MAX_FMA   (1ull << 30)
+#define CB_MATMUL_FULL_REF_MAX_ELEMS (1ull << 25) /* doubles held for C */
+#define CB_MATMUL_SPOT_SAMPLES       512
+
+/* m, n, k of a point. The axes n and k accept the word `m` ("same as m"),
+ * which is their default, so a plain run sweeps square matrices. */
+cb_status cb_matmul_point_shape(const cb_point *p, int *m, int *n, int *k, cb_msg *why);
+
+/* Work model of one run: 2 m n k flops; 4 (mk + kn + 2mn) bytes, i.e. A
+ * and B read once and C read and written once, the minimum traffic of the
+ * general C = alpha A B + beta C (the points run beta = 0, where C is only
+ * written: the true minimum is then 4 (mk + kn + mn); the general figure
+ * is kept so GB/s means the same for every point). */
+double cb_matmul_flops(const cb_point *p);
+double cb_matmul_bytes(const cb_point *p);
+
+/* A hand-written kernel rung: its launcher, its query and how the point
+ * selects its template instance (`variant`, see kernels/matmul.h). */
+typedef struct cb_matmul_kernel_rung {
+    cb_matmul_launch_fn launch;
+    cb_matmul_query_fn query;
+    cb_status (*variant)(const cb_point *p, const cb_bench_ctx *ctx, int m, int n, int *variant,
+                         cb_msg *why);
+} cb_matmul_kernel_rung;
+
+/* How a GPU rung computes. */
+typedef enum cb_matmul_engine {
+    CB_MATMUL_ENGINE_KERNEL,
+    CB_MATMUL_ENGINE_CUBLAS,
+} cb_matmul_engine;
+
+typedef struct cb_matmul_state {
+    int m, n, k;
+    float alpha, beta;
+    cb_matmul_precision precision;
+    cb_matmul_engine engine;
+    uint64_t seed;
+    cudaStream_t stream;
+    float *h_a, *h_b, *h_c; /* inputs (kept for the reference), C read back */
+    float *d_a, *d_b, *d_c;
+    /* kernel rungs */
+    const cb_matmul_kernel_rung *rung;
+    int variant;
+    /* cuBLAS: the rung itself, and the reference of large points */
+    cublasHandle_t blas;
+    void *d_workspace;
+    float *d_ref;
+    void *d_a16, *d_b16;    /* BF16 copies of A and B (cublas_bf16)        */
+    cudaDataType_t in_type; /* CUDA_R_32F, or CUDA_R_16BF for cublas_bf16 */
+    cublasComputeType_t compute;
+} cb_matmul_state;
+
+/* Allocate and fill everything a GPU rung needs (inputs uniform in
+ * [-1, 1), C poisoned with NaN bytes, cuBLAS for the reference of large
+ * points). On failure everything is freed and *out is NULL. */
+cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_matmul_precision prec,
+                              cb_matmul_engine engine, cb_matmul_state **out, cb_msg *why);
+
+/* Create st->blas on st->stream with a workspace (once). */
+cb_status cb_matmul_blas_init(cb_matmul_state *st, cb_msg *why);
+
+/* The hooks of every hand-written GPU rung (setup through the rung). */
+cb_status cb_matmul_kernel_setup(const cb_matmul_kernel_rung *rung, const cb_point *p,
+                                 const cb_bench_ctx *ctx, void **state, cb_point_info *info,
+                                 cb_msg *why);
+cb_status cb_matmul_kernel_run(void *state, cudaStream_t stream, cb_msg *why);
+
+/* Verify and teardown of every GPU rung, hand-written or cuBLAS. */
+cb_status cb_matmul_verify(void *state, double *error, cb_msg *why);
+void cb_matmul_teardown(void *state);
+
+/* The cuBLAS rungs (matmul_cublas.c). */
+cb_status cb_matmul_cublas_fp32_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                      cb_point_info *info, cb_msg *why);
+cb_status cb_matmul_cublas_tf32_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                      cb_point_info *info, cb_msg *why);
+cb_status cb_matmul_cublas_bf16_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                      cb_point_info *info, cb_msg *why);
+cb_status cb_matmul_cublas_run(void *state, cudaStream_t stream, cb_msg *why);
+double cb_matmul_bytes_bf16(const cb_point *p);
+
+/* Row-major C = alpha A B + beta C through cuBLAS (column-major) as
+ * C^T = B^T A^T, with inputs of `in_type` and the given compute type. */
+cb_status cb_matmul_cublas_gemm(cublasHandle_t h, int m, int n, int k, float alpha, const void *a,
+                                const void *b, cudaDataType_t in_type, float beta, float *c,
+                                cublasComputeType_t compute, cb_msg *why);
+
+/* The host rungs (matmul_host.c). */
+cb_status cb_matmul_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                               cb_point_info *info, cb_msg *why);
+cb_status cb_matmul_host_cblas_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                     cb_point_info *info, cb_msg *why);
+cb_status cb_matmul_host_blocked_run(void *state, cudaStream_t stream, cb_msg *why);
+cb_status cb_matmul_host_cblas_run(void *state, cudaStream_t stream, cb_msg *why);
+cb_status cb_matmul_host_verify(void *state, double *error, cb_msg *why);
+void cb_matmul_host_teardown(void *state);
+
+#endif

@@ -1,0 +1,224 @@
+/* matmul_ref.c - inputs, FP64 references and the error metric (see
+ * matmul_ref.h for the metric and why the tolerances are what they are). */
+#include "matmul_ref.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t cb_splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void cb_matmul_fill_uniform(float *x, size_t count, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < count; i++) {
+        /* 24 random bits: every value is an exact float in [-1, 1). */
+        const int32_t r = (int32_t)(cb_splitmix64(&s) >> 40);
+        x[i] = (float)(r - (1 << 23)) * (1.0f / (float)(1 << 23));
+    }
+}
+
+uint16_t cb_matmul_float_to_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu) != 0)
+        return (uint16_t)((u >> 16) | 0x0040u); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u);            /* round to nearest, ties to even */
+    return (uint16_t)(u >> 16);
+}
+
+float cb_matmul_bf16_to_float(uint16_t bits)
+{
+    const uint32_t u = (uint32_t)bits << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* Rows [row0, row1) of the reference: i-k-j order so the inner loop runs
+ * over contiguous rows of B and of the accumulator (and vectorizes). */
+typedef struct cb_ref_job {
+    const cb_matmul_problem *p;
+    double *ref;
+    int row0, row1;
+} cb_ref_job;
+
+static void *cb_ref_rows(void *arg)
+{
+    const cb_ref_job *job = arg;
+    const cb_matmul_problem *p = job->p;
+    const size_t n = (size_t)p->n;
+    for (int i = job->row0; i < job->row1; i++) {
+        double *acc = job->ref + (size_t)i * n;
+        for (size_t j = 0; j < n; j++)
+            acc[j] = 0.0;
+        const float *arow = p->a + (size_t)i * p->k;
+        for (int q = 0; q < p->k; q++) {
+            const double av = arow[q];
+            const float *brow = p->b + (size_t)q * n;
+            for (size_t j = 0; j < n; j++)
+                acc[j] += av * (double)brow[j];
+        }
+        for (size_t j = 0; j < n; j++) {
+            acc[j] *= p->alpha;
+            if (p->beta != 0.0) acc[j] += p->beta * (double)p->c0[(size_t)i * n + j];
+        }
+    }
+    return NULL;
+}
+
+#define CB_REF_MAX_THREADS 64
+
+void cb_matmul_ref_full(const cb_matmul_problem *p, double *ref, int threads)
+{
+    if (threads > CB_REF_MAX_THREADS) threads = CB_REF_MAX_THREADS;
+    if (threads > p->m) threads = p->m;
+    if (threads < 1) threads = 1;
+    cb_ref_job jobs[CB_REF_MAX_THREADS];
+    pthread_t tids[CB_REF_MAX_THREADS];
+    bool started[CB_REF_MAX_THREADS] = {false};
+    for (int t = 0; t < threads; t++) {
+        jobs[t] = (cb_ref_job){p, ref, (int)((int64_t)p->m * t / threads),
+                               (int)((int64_t)p->m * (t + 1) / threads)};
+    }
+    /* Thread 0's rows run on the caller; a thread that cannot be created
+     * has its rows done by the caller too (the result must be complete). */
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&tids[t], NULL, cb_ref_rows, &jobs[t]) == 0;
+    cb_ref_rows(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            cb_ref_rows(&jobs[t]);
+    }
+}
+
+double cb_matmul_ref_entry(const cb_matmul_problem *p, int i, int j)
+{
+    double acc = 0.0;
+    const float *arow = p->a + (size_t)i * p->k;
+    for (int q = 0; q < p->k; q++)
+        acc += (double)arow[q] * (double)p->b[(size_t)q * p->n + j];
+    acc *= p->alpha;
+    if (p->beta != 0.0) acc += p->beta * (double)p->c0[(size_t)i * p->n + j];
+    return acc;
+}
+
+static double cb_max_abs(const float *x, size_t count)
+{
+    double mx = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        const double v = fabs((double)x[i]);
+        if (v > mx) mx = v;
+    }
+    return mx;
+}
+
+double cb_matmul_error_scale(const cb_matmul_problem *p)
+{
+    double s = fabs(p->alpha) * (double)p->k * cb_max_abs(p->a, (size_t)p->m * p->k) *
+               cb_max_abs(p->b, (size_t)p->k * p->n);
+    if (p->beta != 0.0) s += fabs(p->beta) * cb_max_abs(p->c0, (size_t)p->m * p->n);
+    return s > 0.0 ? s : 1.0; /* all-zero inputs: compare absolute errors */
+}
+
+double cb_matmul_tolerance(cb_matmul_precision prec, int k)
+{
+    const double u32 = ldexp(1.0, -24);
+    double u_in = 0.0;
+    if (prec == CB_MATMUL_TF32) u_in = ldexp(1.0, -11);
+    if (prec == CB_MATMUL_BF16) u_in = ldexp(1.0, -8);
+    return 16.0 * u_in / sqrt((double)(k > 0 ? k : 1)) + 16.0 * u32;
+}
+
+static const char *cb_prec_name(cb_matmul_precision prec)
+{
+    return prec == CB_MATMUL_TF32 ? "TF32" : prec == CB_MATMUL_BF16 ? "BF16" : "FP32";
+}
+
+/* The verdict once the worst entry is known. */
+static cb_status cb_judge(const cb_matmul_problem *p, size_t worst, double c_worst, double r_worst,
+                          double max_diff, size_t nonfinite, size_t first_bad, double c_bad,
+                          cb_matmul_precision prec, double scale, double *err, cb_msg *why)
+{
+    const size_t n = (size_t)p->n;
+    if (nonfinite > 0) {
+        *err = INFINITY;
+        cb_msg_set(why, "%zu non-finite entries in C, first C[%zu][%zu] = %g (unwritten?)",
+                   nonfinite, first_bad / n, first_bad % n, c_bad);
+        return CB_FAIL;
+    }
+    *err = max_diff / scale;
+    const double tol = cb_matmul_tolerance(prec, p->k);
+    if (*err > tol) {
+        cb_msg_set(why, "error %.3g > %s tolerance %.3g at C[%zu][%zu] = %.9g (exact %.9g)", *err,
+                   cb_prec_name(prec), tol, worst / n, worst % n, c_worst, r_worst);
+        return CB_FAIL;
+    }
+    return CB_OK;
+}
+
+/* One scan: the worst entry and the non-finite ones. `ref` or `ref32`. */
+static cb_status cb_check(const cb_matmul_problem *p, const float *c, const double *ref,
+                          const float *ref32, cb_matmul_precision prec, double scale, double *err,
+                          cb_msg *why)
+{
+    const size_t count = (size_t)p->m * p->n;
+    size_t worst = 0, nonfinite = 0, first_bad = 0;
+    double max_diff = 0.0, c_bad = 0.0;
+    for (size_t e = 0; e < count; e++) {
+        const double cv = c[e], rv = ref ? ref[e] : (double)ref32[e];
+        if (!isfinite(cv)) {
+            if (nonfinite++ == 0) first_bad = e, c_bad = cv;
+            continue;
+        }
+        const double d = fabs(cv - rv);
+        if (d > max_diff) max_diff = d, worst = e;
+    }
+    return cb_judge(p, worst, c[worst], ref ? ref[worst] : (double)ref32[worst], max_diff,
+                    nonfinite, first_bad, c_bad, prec, scale, err, why);
+}
+
+cb_status cb_matmul_check_fp64(const cb_matmul_problem *p, const float *c, const double *ref,
+                               cb_matmul_precision prec, double scale, double *err, cb_msg *why)
+{
+    return cb_check(p, c, ref, NULL, prec, scale, err, why);
+}
+
+cb_status cb_matmul_check_fp32(const cb_matmul_problem *p, const float *c, const float *ref32,
+                               cb_matmul_precision prec, double scale, double *err, cb_msg *why)
+{
+    return cb_check(p, c, NULL, ref32, prec, scale, err, why);
+}
+
+cb_status cb_matmul_check_spot(const cb_matmul_problem *p, const float *c, int samples,
+                               uint64_t seed, cb_matmul_precision prec, double scale, double *err,
+                               cb_msg *why)
+{
+    const size_t n = (size_t)p->n, count = (size_t)p->m * n;
+    uint64_t s = seed ^ 0x5eed5eed5eed5eedull;
+    size_t worst = 0, nonfinite = 0, first_bad = 0;
+    double max_diff = 0.0, c_bad = 0.0, c_worst = 0.0, r_worst = 0.0;
+    for (int t = 0; t < samples + 2; t++) {
+        const size_t e = t == 0 ? 0 : t == 1 ? count - 1 : cb_splitmix64(&s) % count;
+        const double cv = c[e];
+        if (!isfinite(cv)) {
+            if (nonfinite++ == 0) first_bad = e, c_bad = cv;
+            continue;
+        }
+        const double rv = cb_matmul_ref_entry(p, (int)(e / n), (int)(e % n));
+        const double d = fabs(cv - rv);
+        if (d >= max_diff) max_diff = d, worst = e, c_worst = cv, r_worst = rv;
+    }
+    return cb_judge(p, worst, c_worst, r_worst, max_diff, nonfinite, first_bad, c_bad, prec, scale,
+                    err, why);
+}

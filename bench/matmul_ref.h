@@ -1,0 +1,81 @@
+/* matmul_ref.h - inputs, reference results and the error metric of the
+ * matmul family. Plain C on the CPU, so tests/cpu can check it without a GPU.
+ *
+ * The error metric (the `verify_error` column of every matmul row):
+ *
+ *     err = max_ij |C_ij - R_ij| / (|alpha| K max|A| max|B| + |beta| max|C0|)
+ *
+ * where R is the exact product (FP64) and C0 the C before the call. The
+ * denominator bounds |C_ij| for any inputs, so err is a normwise relative
+ * error that does not grow with K for a correct FP32 kernel: rounding in a
+ * K-term FP32 sum gives |C - R| ~ u K / 3 at most in practice (u = 2^-24),
+ * so err stays below ~2u whatever the summation order. A wrong answer is
+ * orders above: one term missing or doubled gives ~1/K, a wrong row or a
+ * transposed result ~1/sqrt(K).
+ *
+ * Tolerance by input precision (cb_matmul_tolerance):
+ *     tol = 16 u_in / sqrt(K) + 16 u_fp32
+ * u_in is 0 for FP32 inputs, 2^-11 for TF32 and 2^-8 for BF16: rounding
+ * the inputs perturbs each product by ~u_in, and K such independent
+ * perturbations add up like sqrt(K), i.e. like u_in / sqrt(K) after the
+ * division by K. The factors 16 leave 5-10x margin over the largest error
+ * expected among 10^8 entries, and still fail the bugs above at every K a
+ * GPU can hold (FP32: 1/K > 16u up to K = 10^6).
+ */
+#ifndef CB_MATMUL_REF_H
+#define CB_MATMUL_REF_H
+
+#include "cb_common.h"
+
+typedef enum cb_matmul_precision {
+    CB_MATMUL_FP32 = 0, /* FP32 inputs and products                          */
+    CB_MATMUL_TF32,     /* inputs rounded to TF32 (10-bit mantissa) by the GPU */
+    CB_MATMUL_BF16,     /* inputs rounded to BF16 (7-bit mantissa)            */
+} cb_matmul_precision;
+
+/* One problem C = alpha A B + beta C0, row-major, leading dimensions k
+ * (A), n (B) and n (C). c0 may be NULL when beta == 0. */
+typedef struct cb_matmul_problem {
+    int m, n, k;
+    double alpha, beta;
+    const float *a, *b, *c0;
+} cb_matmul_problem;
+
+/* Fill x[0..count) uniform in [-1, 1) from a splitmix64 stream of `seed`
+ * (the same seed gives the same matrix on every machine). */
+void cb_matmul_fill_uniform(float *x, size_t count, uint64_t seed);
+
+/* Round to the nearest bfloat16, ties to even (NaN stays NaN), and back. */
+uint16_t cb_matmul_float_to_bf16(float x);
+float cb_matmul_bf16_to_float(uint16_t bits);
+
+/* The exact (FP64) result: ref[i n + j] for the whole matrix, using up to
+ * `threads` POSIX threads (<= 1: the calling thread). Costs m n k FMAs. */
+void cb_matmul_ref_full(const cb_matmul_problem *p, double *ref, int threads);
+
+/* One exact entry (i, j). */
+double cb_matmul_ref_entry(const cb_matmul_problem *p, int i, int j);
+
+/* The denominator of the metric: |alpha| K max|A| max|B| + |beta| max|C0|. */
+double cb_matmul_error_scale(const cb_matmul_problem *p);
+
+/* The tolerance on err for inputs of precision `prec` and depth k. */
+double cb_matmul_tolerance(cb_matmul_precision prec, int k);
+
+/* Compare c (m x n) with the FP64 reference `ref` / an FP32 reference
+ * `ref32`: CB_OK within tolerance, CB_FAIL (with the worst entry, or the
+ * first non-finite one, in `why`) otherwise. *err is always set (INFINITY
+ * when C holds a NaN or an infinity). `scale` is cb_matmul_error_scale. */
+cb_status cb_matmul_check_fp64(const cb_matmul_problem *p, const float *c, const double *ref,
+                               cb_matmul_precision prec, double scale, double *err, cb_msg *why);
+cb_status cb_matmul_check_fp32(const cb_matmul_problem *p, const float *c, const float *ref32,
+                               cb_matmul_precision prec, double scale, double *err, cb_msg *why);
+
+/* Compare `samples` entries of c, chosen by `seed`, with their exact
+ * values (for matrices too large for cb_matmul_ref_full). The first and
+ * last entries are always among them. */
+cb_status cb_matmul_check_spot(const cb_matmul_problem *p, const float *c, int samples,
+                               uint64_t seed, cb_matmul_precision prec, double scale, double *err,
+                               cb_msg *why);
+
+#endif

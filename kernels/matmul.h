@@ -1,0 +1,103 @@
+/* matmul.h - the FP32 SGEMM kernel ladder: launchers and launch facts.
+ *
+ * Every kernel computes, for row-major matrices,
+ *     C (m x n) = alpha * A (m x k) * B (k x n) + beta * C
+ * for any m, n, k >= 1: edges are bounds-checked (loads outside the matrix
+ * read zero, stores outside are skipped). When beta == 0, C is never read,
+ * as in BLAS, so a NaN-poisoned C is fully overwritten.
+ *
+ * Each rung has one launcher and one query with the same signatures, so the
+ * benchmark table (bench/matmul.c) holds them as data:
+ *   launch - enqueue the kernel on `stream`; returns the launch error
+ *            (cudaErrorInvalidValue for a variant the rung does not have).
+ *   query  - what that launch would be: block size, static shared memory,
+ *            registers, resident blocks per SM and a one-line description;
+ *            never launches.
+ * `variant` selects a rung's template instance: the tile edge for
+ * smem_tiled (8, 16, 32), a cb_matmul_config for pipelined, 0 otherwise.
+ * Launchers never synchronize, time or print.
+ */
+#ifndef CB_MATMUL_KERNELS_H
+#define CB_MATMUL_KERNELS_H
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cb_matmul_args {
+    int m, n, k;
+    float alpha, beta;
+    const float *a; /* m x k, row-major, leading dimension k */
+    const float *b; /* k x n, row-major, leading dimension n */
+    float *c;       /* m x n, row-major, leading dimension n */
+} cb_matmul_args;
+
+typedef struct cb_matmul_launch_info {
+    int threads; /* per block                                        */
+    int grid_x, grid_y;
+    int regs;          /* per thread (cudaFuncGetAttributes)               */
+    int smem_bytes;    /* static shared memory per block                   */
+    int local_bytes;   /* local memory per thread: non-zero means spills   */
+    int blocks_per_sm; /* cudaOccupancyMaxActiveBlocksPerMultiprocessor    */
+    char desc[96];     /* "128x128x8 tile, 8x8/thread, vec4 path"           */
+} cb_matmul_launch_info;
+
+typedef cudaError_t (*cb_matmul_launch_fn)(const cb_matmul_args *args, int variant,
+                                           cudaStream_t stream);
+typedef cudaError_t (*cb_matmul_query_fn)(const cb_matmul_args *args, int variant,
+                                          cb_matmul_launch_info *info);
+
+/* Tile configurations of the pipelined rung: block tile MxN, k-slice K.
+ * CB_MATMUL_CONFIG_NAMES lists them in enum order (the `config` axis). */
+typedef enum cb_matmul_config {
+    CB_MATMUL_M128N128K8 = 0, /* 256 threads, 8x8 per thread (the default)   */
+    CB_MATMUL_M128N128K16,    /* 256 threads, 8x8, deeper k-slice            */
+    CB_MATMUL_M128N64K8,      /* 128 threads, 8x8: twice the blocks           */
+    CB_MATMUL_M64N128K8,      /* 128 threads, 8x8                            */
+    CB_MATMUL_M64N64K8,       /* 64 threads, 8x8: small matrices             */
+    CB_MATMUL_M128N256K8,     /* 256 threads, 16x8 per thread                */
+    CB_MATMUL_M256N128K8,     /* 256 threads, 16x8 per thread                */
+    CB_MATMUL_CONFIG_COUNT
+} cb_matmul_config;
+
+#define CB_MATMUL_CONFIG_NAMES                                                                     \
+    "m128n128k8,m128n128k16,m128n64k8,m64n128k8,m64n64k8,m128n256k8,m256n128k8"
+
+/* The config `config=auto` picks: the largest of 128x128, 128x64 and 64x64
+ * whose grid still fills every SM once (small matrices get smaller tiles). */
+cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count);
+
+/* The rungs (kernels/matmul_<file>.cu). */
+cudaError_t cb_matmul_naive_uncoalesced(const cb_matmul_args *args, int variant,
+                                        cudaStream_t stream);
+cudaError_t cb_matmul_naive_uncoalesced_query(const cb_matmul_args *args, int variant,
+                                              cb_matmul_launch_info *info);
+cudaError_t cb_matmul_naive_coalesced(const cb_matmul_args *args, int variant, cudaStream_t stream);
+cudaError_t cb_matmul_naive_coalesced_query(const cb_matmul_args *args, int variant,
+                                            cb_matmul_launch_info *info);
+cudaError_t cb_matmul_smem_tiled(const cb_matmul_args *args, int variant, cudaStream_t stream);
+cudaError_t cb_matmul_smem_tiled_query(const cb_matmul_args *args, int variant,
+                                       cb_matmul_launch_info *info);
+cudaError_t cb_matmul_regblock_1d(const cb_matmul_args *args, int variant, cudaStream_t stream);
+cudaError_t cb_matmul_regblock_1d_query(const cb_matmul_args *args, int variant,
+                                        cb_matmul_launch_info *info);
+cudaError_t cb_matmul_regblock_2d(const cb_matmul_args *args, int variant, cudaStream_t stream);
+cudaError_t cb_matmul_regblock_2d_query(const cb_matmul_args *args, int variant,
+                                        cb_matmul_launch_info *info);
+cudaError_t cb_matmul_vectorized(const cb_matmul_args *args, int variant, cudaStream_t stream);
+cudaError_t cb_matmul_vectorized_query(const cb_matmul_args *args, int variant,
+                                       cb_matmul_launch_info *info);
+cudaError_t cb_matmul_warptiled(const cb_matmul_args *args, int variant, cudaStream_t stream);
+cudaError_t cb_matmul_warptiled_query(const cb_matmul_args *args, int variant,
+                                      cb_matmul_launch_info *info);
+cudaError_t cb_matmul_pipelined(const cb_matmul_args *args, int variant, cudaStream_t stream);
+cudaError_t cb_matmul_pipelined_query(const cb_matmul_args *args, int variant,
+                                      cb_matmul_launch_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,318 @@
+/* matmul_warptile.h - the warp-tiled SGEMM kernel template behind the
+ * warptiled and pipelined rungs (CUDA only; included by their .cu files).
+ *
+ * Layout of work (WARPS_M x WARPS_N warps, each SUB_M x SUB_N sub-tiles):
+ *   - a block computes a BM x BN tile of C, walking k in slices of BK;
+ *   - a warp computes a WM x WN = (16 SUB_M) x (32 SUB_N) part of it, with
+ *     its 32 lanes laid out 4 (rows) x 8 (columns);
+ *   - a lane computes SUB_M x SUB_N sub-tiles of 4x4, spaced 16 rows and 32
+ *     columns apart, i.e. a (4 SUB_M) x (4 SUB_N) micro-tile in registers.
+ * Why this layout: at each k a lane reads its A values as SUB_M float4 and
+ * its B values as SUB_N float4 from shared memory (LDS.128). The 8 lanes
+ * of a row read 8 consecutive float4 of B (128 contiguous bytes, no bank
+ * conflict) and the 4 lane rows read 4 consecutive float4 of A, each a
+ * broadcast to 8 lanes. Per k a lane does (4 SUB_M)(4 SUB_N) FMAs for
+ * SUB_M + SUB_N shared loads: 64 FMAs per 4 LDS.128 for 8x8.
+ *
+ * Shared memory: A is stored transposed (as[k][m]) so a lane's A values
+ * at one k are contiguous; its rows are padded by 4 floats so the scalar
+ * transposing stores of two k-quads land in different banks (the padded
+ * row stays 16-byte aligned for LDS.128). B is stored as is.
+ *
+ * Pipelined (kPipelined): two shared-memory stages and two register
+ * fragments. While the block computes slice t from stage s, each thread
+ * already has slice t+1 in flight from global memory into registers; at
+ * the last k of slice t it stores them into stage s^1, and one barrier per
+ * slice separates the stages (a thread can only write stage s^1 after
+ * every thread passed the previous barrier, i.e. finished reading it). The
+ * fragments of k+1 are read from shared memory while k's FMAs run.
+ * Without kPipelined: one stage, load -> barrier -> compute -> barrier, so
+ * global latency is exposed every slice (the warptiled rung).
+ *
+ * kMode is a cb_edge_mode: FULL has no bounds checks, VEC4 predicates
+ * whole float4s, SCALAR checks every element; loads outside read 0. */
+#ifndef CB_MATMUL_WARPTILE_H
+#define CB_MATMUL_WARPTILE_H
+
+#include "matmul_cuda.h"
+
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK> struct cb_wt_shape {
+    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int TM = 4 * SUB_M, TN = 4 * SUB_N;   /* per thread */
+    static constexpr int WM = 16 * SUB_M, WN = 32 * SUB_N; /* per warp */
+    static constexpr int BM = WARPS_M * WM, BN = WARPS_N * WN;
+    static constexpr int AS_LD = BM + 4; /* padded row of the transposed A tile */
+    static constexpr int A_VECS = BM * BK / 4 / THREADS;
+    static constexpr int B_VECS = BK * BN / 4 / THREADS;
+    /* Registers a thread needs: accumulators, two fragment slots, the
+     * staged float4s with their source pointers, ~24 for indices. The
+     * launch bound asks for as many resident blocks as that allows (65536
+     * registers per SM, split in 4 quarters of 16384, one per scheduler,
+     * each holding whole warps), so ptxas neither spills nor wastes
+     * occupancy: 8x8 at 256 threads -> 128 registers, 2 blocks per SM. */
+    static constexpr int REG_EST =
+        TM * TN + 2 * (TM + TN) + 6 * (A_VECS + B_VECS) + 24 - 4 * (A_VECS + B_VECS == 2);
+    static constexpr int WARPS_PER_SCHEDULER = 16384 / (32 * REG_EST);
+    static constexpr int MIN_BLOCKS = 4 * WARPS_PER_SCHEDULER / (WARPS_M * WARPS_N) > 0
+                                          ? 4 * WARPS_PER_SCHEDULER / (WARPS_M * WARPS_N)
+                                          : 1;
+    static_assert(BM * BK / 4 % THREADS == 0, "A tile must split evenly into float4 per thread");
+    static_assert(BK * BN / 4 % THREADS == 0, "B tile must split evenly into float4 per thread");
+    static_assert(BK % 4 == 0 && BK % 2 == 0, "BK must be a multiple of 4");
+};
+
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined, int kMode>
+__global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
+                                  cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
+    cb_matmul_warptile_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
+                              const float *__restrict__ b, float beta, float *__restrict__ c)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    constexpr int THREADS = S::THREADS, BM = S::BM, BN = S::BN, TM = S::TM, TN = S::TN;
+    constexpr int STAGES = kPipelined ? 2 : 1;
+    __shared__ __align__(16) float as[STAGES][BK][S::AS_LD];
+    __shared__ __align__(16) float bs[STAGES][BK][BN];
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    /* First row / column of this lane's sub-tile 0 within the block tile. */
+    const int tr = (warp / WARPS_N) * S::WM + (lane >> 3) * 4;
+    const int tc = (warp % WARPS_N) * S::WN + (lane & 7) * 4;
+
+    /* Global -> register staging: float4 v of A is row f / (BK/4), k-quad
+     * f % (BK/4) of the tile; of B row f / (BN/4), column quad f % (BN/4),
+     * with f = tid + v * THREADS (consecutive threads, consecutive bytes). */
+    const float *a_src[S::A_VECS];
+    const float *b_src[S::B_VECS];
+    bool a_row_ok[S::A_VECS], b_col_ok[S::B_VECS];
+#pragma unroll
+    for (int v = 0; v < S::A_VECS; v++) {
+        const int f = tid + v * THREADS, r = f / (BK / 4), q = f % (BK / 4) * 4;
+        a_row_ok[v] = m0 + r < m;
+        a_src[v] = a + (size_t)(a_row_ok[v] ? m0 + r : 0) * k + q;
+    }
+#pragma unroll
+    for (int v = 0; v < S::B_VECS; v++) {
+        const int f = tid + v * THREADS, r = f / (BN / 4), q = f % (BN / 4) * 4;
+        b_col_ok[v] = n0 + q < n;
+        b_src[v] = b + (size_t)r * n + (b_col_ok[v] ? n0 + q : 0);
+    }
+    float4 ra[S::A_VECS], rb[S::B_VECS];
+
+    /* Fetch the slice starting at k = p0 into ra / rb. */
+    auto load_global = [&](int p0) {
+#pragma unroll
+        for (int v = 0; v < S::A_VECS; v++) {
+            const int q = (tid + v * THREADS) % (BK / 4) * 4;
+            const float *src = a_src[v] + p0;
+            if (kMode == CB_EDGE_FULL) {
+                ra[v] = *reinterpret_cast<const float4 *>(src);
+            } else if (kMode == CB_EDGE_VEC4) {
+                ra[v] = (a_row_ok[v] && p0 + q < k) ? *reinterpret_cast<const float4 *>(src)
+                                                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            } else {
+                const bool ok = a_row_ok[v];
+                ra[v].x = (ok && p0 + q + 0 < k) ? src[0] : 0.0f;
+                ra[v].y = (ok && p0 + q + 1 < k) ? src[1] : 0.0f;
+                ra[v].z = (ok && p0 + q + 2 < k) ? src[2] : 0.0f;
+                ra[v].w = (ok && p0 + q + 3 < k) ? src[3] : 0.0f;
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < S::B_VECS; v++) {
+            const int f = tid + v * THREADS, r = f / (BN / 4), q = f % (BN / 4) * 4;
+            const float *src = b_src[v] + (size_t)p0 * n;
+            if (kMode == CB_EDGE_FULL) {
+                rb[v] = *reinterpret_cast<const float4 *>(src);
+            } else if (kMode == CB_EDGE_VEC4) {
+                rb[v] = (b_col_ok[v] && p0 + r < k) ? *reinterpret_cast<const float4 *>(src)
+                                                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            } else {
+                const bool ok = p0 + r < k;
+                const int col = n0 + q;
+                rb[v].x = (ok && col + 0 < n) ? src[0] : 0.0f;
+                rb[v].y = (ok && col + 1 < n) ? src[1] : 0.0f;
+                rb[v].z = (ok && col + 2 < n) ? src[2] : 0.0f;
+                rb[v].w = (ok && col + 3 < n) ? src[3] : 0.0f;
+            }
+        }
+    };
+
+    /* Registers -> shared stage st (A transposed). */
+    auto store_shared = [&](int st) {
+#pragma unroll
+        for (int v = 0; v < S::A_VECS; v++) {
+            const int f = tid + v * THREADS, r = f / (BK / 4), q = f % (BK / 4) * 4;
+            as[st][q + 0][r] = ra[v].x;
+            as[st][q + 1][r] = ra[v].y;
+            as[st][q + 2][r] = ra[v].z;
+            as[st][q + 3][r] = ra[v].w;
+        }
+#pragma unroll
+        for (int v = 0; v < S::B_VECS; v++) {
+            const int f = tid + v * THREADS, r = f / (BN / 4), q = f % (BN / 4) * 4;
+            *reinterpret_cast<float4 *>(&bs[st][r][q]) = rb[v];
+        }
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] = 0.0f;
+    float fa[2][TM], fb[2][TN];
+
+    /* Fragments of k-row kk of stage st into register slot `slot`. */
+    auto load_frag = [&](int st, int kk, int slot) {
+#pragma unroll
+        for (int s = 0; s < SUB_M; s++) {
+            const float4 v = *reinterpret_cast<const float4 *>(&as[st][kk][tr + s * 16]);
+            fa[slot][4 * s + 0] = v.x, fa[slot][4 * s + 1] = v.y;
+            fa[slot][4 * s + 2] = v.z, fa[slot][4 * s + 3] = v.w;
+        }
+#pragma unroll
+        for (int t = 0; t < SUB_N; t++) {
+            const float4 v = *reinterpret_cast<const float4 *>(&bs[st][kk][tc + t * 32]);
+            fb[slot][4 * t + 0] = v.x, fb[slot][4 * t + 1] = v.y;
+            fb[slot][4 * t + 2] = v.z, fb[slot][4 * t + 3] = v.w;
+        }
+    };
+
+    auto outer_product = [&](int slot) {
+#pragma unroll
+        for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++)
+                acc[i][j] = fmaf(fa[slot][i], fb[slot][j], acc[i][j]);
+    };
+
+    const int slices = (k + BK - 1) / BK;
+    if (kPipelined) {
+        load_global(0);
+        store_shared(0);
+        __syncthreads();
+        load_frag(0, 0, 0);
+        int st = 0;
+        for (int t = 0; t < slices; t++) {
+            const bool more = t + 1 < slices;
+            if (more) load_global((t + 1) * BK); /* in flight during this slice */
+#pragma unroll
+            for (int kk = 0; kk < BK; kk++) {
+                if (kk < BK - 1) {
+                    load_frag(st, kk + 1, (kk + 1) & 1);
+                } else if (more) {
+                    store_shared(st ^ 1);
+                    __syncthreads();
+                    load_frag(st ^ 1, 0, 0);
+                }
+                outer_product(kk & 1);
+            }
+            st ^= 1;
+        }
+    } else {
+        for (int t = 0; t < slices; t++) {
+            load_global(t * BK);
+            store_shared(0);
+            __syncthreads();
+#pragma unroll
+            for (int kk = 0; kk < BK; kk++) {
+                load_frag(0, kk, 0);
+                outer_product(0);
+            }
+            __syncthreads();
+        }
+    }
+
+    /* Epilogue: each lane writes SUB_M x SUB_N sub-tiles, a float4 per row. */
+#pragma unroll
+    for (int s = 0; s < SUB_M; s++) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int row = m0 + tr + s * 16 + i;
+            if (kMode != CB_EDGE_FULL && row >= m) continue;
+            float *crow = c + (size_t)row * n;
+#pragma unroll
+            for (int t = 0; t < SUB_N; t++) {
+                const int col = n0 + tc + t * 32;
+                const float *r = acc[4 * s + i] + 4 * t;
+                if (kMode == CB_EDGE_SCALAR) {
+#pragma unroll
+                    for (int j = 0; j < 4; j++) {
+                        if (col + j < n) {
+                            const float v = alpha * r[j];
+                            crow[col + j] = beta == 0.0f ? v : fmaf(beta, crow[col + j], v);
+                        }
+                    }
+                    continue;
+                }
+                if (kMode == CB_EDGE_VEC4 && col >= n) continue;
+                float4 v = make_float4(alpha * r[0], alpha * r[1], alpha * r[2], alpha * r[3]);
+                float4 *out = reinterpret_cast<float4 *>(crow + col);
+                if (beta != 0.0f) {
+                    const float4 old = *out;
+                    v.x = fmaf(beta, old.x, v.x);
+                    v.y = fmaf(beta, old.y, v.y);
+                    v.z = fmaf(beta, old.z, v.z);
+                    v.w = fmaf(beta, old.w, v.w);
+                }
+                *out = v;
+            }
+        }
+    }
+}
+
+/* Launch (or describe) one configuration, picking the edge mode from the
+ * shape and the pointers' alignment. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined>
+static cudaError_t cb_wt_launch(const cb_matmul_args *g, cudaStream_t stream)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    const dim3 grid(cb_cdiv(g->n, S::BN), cb_cdiv(g->m, S::BM));
+    switch (cb_edge_mode_for(g, S::BM, S::BN, BK)) {
+    case CB_EDGE_FULL:
+        cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined, CB_EDGE_FULL>
+            <<<grid, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta,
+                                              g->c);
+        break;
+    case CB_EDGE_VEC4:
+        cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined, CB_EDGE_VEC4>
+            <<<grid, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta,
+                                              g->c);
+        break;
+    default:
+        cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined, CB_EDGE_SCALAR>
+            <<<grid, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta,
+                                              g->c);
+        break;
+    }
+    return cudaGetLastError();
+}
+
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined>
+static cudaError_t cb_wt_query(const cb_matmul_args *g, cb_matmul_launch_info *info)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    const dim3 grid(cb_cdiv(g->n, S::BN), cb_cdiv(g->m, S::BM));
+    const int mode = cb_edge_mode_for(g, S::BM, S::BN, BK);
+    char desc[96];
+    snprintf(desc, sizeof desc, "%dx%dx%d tile, %dx%d/thread, %d threads, %s%s", S::BM, S::BN, BK,
+             S::TM, S::TN, S::THREADS, cb_edge_mode_name(mode),
+             kPipelined ? ", double-buffered" : "");
+    switch (mode) {
+    case CB_EDGE_FULL:
+        return cb_matmul_fill_info(
+            cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined, CB_EDGE_FULL>,
+            S::THREADS, grid, desc, info);
+    case CB_EDGE_VEC4:
+        return cb_matmul_fill_info(
+            cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined, CB_EDGE_VEC4>,
+            S::THREADS, grid, desc, info);
+    default:
+        return cb_matmul_fill_info(cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK,
+                                                             kPipelined, CB_EDGE_SCALAR>,
+                                   S::THREADS, grid, desc, info);
+    }
+}
+
+#endif

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# gpu_session.sh STEP... - everything a GPU session does, in one command, so a
+# lent GPU machine is used for a few full calls rather than many small ones.
+# Writes logs and result directories under $OUT (default ./gpu-out) and packs
+# them into $OUT/session.tar.gz.
+#
+# Steps:
+#   build        configure + build (release preset)
+#   tests        ctest -L gpu (every GPU test) and the GPU end-to-end pytest
+#   sanitize     compute-sanitizer memcheck + racecheck over the GPU tests
+#   vecadd       `cubench run 'vecadd*'` with defaults, twice (time + repeatability)
+#   vecadd-best  the best variants at n = 2^28 and 2^30
+#   matmul       the matmul ladder with defaults, and 4096^3 / 8192^3 records
+#   transfers    the transfers family with defaults
+#   cupti        CUPTI on vs off, event vs CUPTI agreement
+#   profile      ncu and nsys on one point
+#   aa           two runs of the same build for an A/A compare, plus a B with a known slowdown
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+W=$OUT/work
+mkdir -p "$W"
+BIN=./build/cubench
+log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+run() { log "$*"; "$@"; local rc=$?; log "rc=$rc: $1 ${2:-}"; return $rc; }
+
+step_build() {
+    nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu --format=csv > "$W/nvidia-smi.csv" 2>&1
+    cmake --preset release -DPython3_EXECUTABLE="$(command -v python3)" > "$W/cmake.log" 2>&1 &&
+        cmake --build --preset release -j 16 > "$W/build.log" 2>&1
+    local rc=$?
+    tail -3 "$W/build.log"
+    return $rc
+}
+step_tests() {
+    ctest --test-dir build -L gpu --output-on-failure 2>&1 | tee "$W/ctest-gpu.log" | tail -25
+    CUBENCH_BIN=$BIN CUBENCH_GPU_E2E=1 python3 -m pytest -q -p no:cacheprovider tests/py 2>&1 | tail -5
+}
+step_sanitize() {
+    for t in build/tests/test_*; do
+        case $(basename "$t") in test_vecadd|test_matmul*|test_transfers*|test_cupti) ;; *) continue ;; esac
+        for tool in memcheck racecheck; do
+            # CUPTI and the sanitizer are both profiler clients: the tests run without CUPTI.
+            CUBENCH_NO_CUPTI=1 compute-sanitizer --tool $tool --error-exitcode 9 "$t" > "$W/sanitize-$tool-$(basename "$t").log" 2>&1
+            echo "$tool $(basename "$t"): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize-$tool-$(basename "$t").log" | tail -1)"
+        done
+    done
+}
+step_vecadd() {
+    for i in 1 2; do
+        /usr/bin/time -f "vecadd defaults run $i: %e s wall" $BIN run 'vecadd*' --out "$W/vecadd-defaults-$i" --quiet 2>&1 | tail -2
+    done
+}
+step_vecadd_best() {
+    $BIN run 'vecadd/grid_stride_float4' 'vecadd/grid_stride' 'vecadd/thread_per_elem' \
+        --axis n=2^28,2^30 --axis block=256,512,1024 --axis grid=auto,4sm,32sm \
+        --axis ilp=1,2,4 --axis hint=none,stream --out "$W/vecadd-large" --quiet 2>&1 | tail -2
+}
+step_matmul() {
+    $BIN run 'matmul/*' --out "$W/matmul-defaults" --quiet 2>&1 | tail -3
+}
+step_transfers() {
+    $BIN run 'transfers/*' --out "$W/transfers-defaults" --quiet 2>&1 | tail -3
+}
+step_cupti() {
+    local pts=(vecadd/grid_stride_float4 --axis n=2^20:2^28:x4 --axis block=256 --axis grid=auto --axis ilp=4 --axis hint=stream)
+    $BIN run "${pts[@]}" --out "$W/cupti-on" --quiet 2>&1 | tail -1
+    $BIN run "${pts[@]}" --no-cupti --out "$W/cupti-off" --quiet 2>&1 | tail -1
+}
+step_profile() {
+    local nsys=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys
+    local pt=(run vecadd/grid_stride_float4 --axis n=2^24 --axis block=256 --axis grid=auto --axis ilp=4 --axis hint=stream)
+    ncu --clock-control none --profile-from-start off --metrics gpu__time_duration.sum,dram__bytes.sum \
+        $BIN "${pt[@]}" --profile --no-cupti --out "$W/ncu-run" > "$W/ncu.log" 2>&1
+    echo "ncu rc=$?"; grep -E "vecadd|gpu__time|dram__bytes" "$W/ncu.log" | head -8
+    if [ -d .gpu-libs ]; then export LD_LIBRARY_PATH=$PWD/.gpu-libs:${LD_LIBRARY_PATH:-}; fi
+    $nsys profile -t cuda,nvtx -o /tmp/cb --force-overwrite true $BIN "${pt[@]}" --no-cupti --out "$W/nsys-run" > "$W/nsys.log" 2>&1
+    echo "nsys rc=$?"
+    $nsys stats -r nvtx_sum /tmp/cb.nsys-rep > "$W/nsys-nvtx.txt" 2>&1
+    head -20 "$W/nsys-nvtx.txt"
+}
+step_aa() {
+    local pts=('vecadd/grid_stride_float4' 'vecadd/grid_stride' --axis n=2^16:2^28:x4 --axis block=256,1024 --axis grid=auto,32sm --axis ilp=1,4 --axis hint=none)
+    $BIN run "${pts[@]}" --out "$W/aa-A" --quiet 2>&1 | tail -1
+    $BIN run "${pts[@]}" --out "$W/aa-B" --quiet 2>&1 | tail -1
+    $BIN compare "$W/aa-A" "$W/aa-B" --markdown "$W/aa.md" --csv "$W/aa.csv"; echo "A/A compare rc=$?"
+    head -12 "$W/aa.md"
+}
+
+for s in "$@"; do
+    log "step $s"
+    "step_${s//-/_}" 2>&1 | tee -a "$OUT/session.log"
+done
+tar -C "$OUT" -czf "$OUT/session.tar.gz" work
+ls -la "$OUT"

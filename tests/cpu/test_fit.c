@@ -1,0 +1,355 @@
+/* test_fit.c - the latency/bandwidth fit and the files cb_fits_write makes:
+ * exact recovery from synthetic curves, robustness to noise, degenerate
+ * inputs, fits.csv and overlap.csv contents, idempotence. */
+#include "fit.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
+    } while (0)
+
+/* |got - want| <= rel * |want| */
+#define CHECK_REL(got, want, rel)                                                                  \
+    do {                                                                                           \
+        double g_ = (got), w_ = (want);                                                            \
+        if (fabs(g_ - w_) <= (rel)*fabs(w_)) {                                                     \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            fprintf(stderr, "%s:%d: %s = %.12g, expected %.12g (rel %g)\n", __FILE__, __LINE__,    \
+                    #got, g_, w_, (double)(rel));                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* 1 KiB .. 1 GiB in x4 steps, as the transfers defaults. */
+static int default_sizes(double *x)
+{
+    int n = 0;
+    for (double b = 1024; b <= 1073741824.0; b *= 4)
+        x[n++] = b;
+    return n;
+}
+
+static void test_exact_recovery(void)
+{
+    double x[16], t[16];
+    int n = default_sizes(x);
+    const double alphas[] = {8e-6, 2.5e-6, 40e-6};
+    const double betas[] = {55e9, 4.2e12, 9e9};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < n; i++)
+            t[i] = alphas[k] + x[i] / betas[k];
+        cb_fit f;
+        CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
+        CHECK(f.points == n);
+        CHECK_REL(f.alpha_s, alphas[k], 1e-9);
+        CHECK_REL(f.beta_bps, betas[k], 1e-9);
+        CHECK(f.r2 > 1 - 1e-12);
+        CHECK(f.max_rel_err < 1e-9);
+    }
+}
+
+static void test_noise(void)
+{
+    /* +-1% alternating error: both parameters within a few percent, and
+     * the worst relative residual reports the noise. */
+    double x[16], t[16];
+    int n = default_sizes(x);
+    for (int i = 0; i < n; i++)
+        t[i] = (10e-6 + x[i] / 50e9) * (i % 2 ? 1.01 : 0.99);
+    cb_fit f;
+    CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
+    CHECK_REL(f.alpha_s, 10e-6, 0.05);
+    CHECK_REL(f.beta_bps, 50e9, 0.05);
+    CHECK(f.max_rel_err > 0.005 && f.max_rel_err < 0.05);
+    CHECK(f.r2 > 0.99 && f.r2 < 1);
+}
+
+static void test_weighting(void)
+{
+    /* Unweighted least squares would let the 1 GiB point's 2% error swamp
+     * the microseconds of alpha; relative weights keep alpha within 5%. */
+    double x[16], t[16];
+    int n = default_sizes(x);
+    for (int i = 0; i < n; i++)
+        t[i] = 5e-6 + x[i] / 25e9;
+    t[n - 1] *= 1.02;
+    cb_fit f;
+    CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
+    CHECK_REL(f.alpha_s, 5e-6, 0.05);
+    CHECK_REL(f.beta_bps, 25e9, 0.03);
+}
+
+static void test_degenerate(void)
+{
+    cb_fit f;
+    double x[8] = {1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
+    double t[8] = {1e-5, 1.1e-5, 1.2e-5, 1.5e-5, 2e-5, 4e-5, 1e-4, 3e-4};
+    CHECK(!cb_fit_latency_bandwidth(x, t, 0, &f));
+    CHECK(!cb_fit_latency_bandwidth(x, t, 2, &f));
+    CHECK(f.points == 0 && isnan(f.alpha_s) && isnan(f.beta_bps));
+    double same_x[4] = {4096, 4096, 4096, 4096};
+    CHECK(!cb_fit_latency_bandwidth(same_x, t, 4, &f));
+    double two_x[4] = {4096, 8192, 4096, 8192};
+    CHECK(!cb_fit_latency_bandwidth(two_x, t, 4, &f));
+    /* Zero, negative and NaN times are dropped; three good points remain. */
+    double bad_t[6] = {1e-5, 0, -1, NAN, 1.5e-5, 2e-5};
+    double bad_x[6] = {1024, 2048, 4096, 8192, 65536, 262144};
+    CHECK(cb_fit_latency_bandwidth(bad_x, bad_t, 6, &f));
+    CHECK(f.points == 3);
+    double bad_t2[6] = {1e-5, 0, -1, NAN, INFINITY, 2e-5};
+    CHECK(!cb_fit_latency_bandwidth(bad_x, bad_t2, 6, &f));
+    /* Time falling with size: no bandwidth to report, but a result. */
+    double fall_t[4] = {4e-5, 3e-5, 2e-5, 1e-5};
+    CHECK(cb_fit_latency_bandwidth(x, fall_t, 4, &f));
+    CHECK(isnan(f.beta_bps));
+    /* A flat curve: slope 0, r2 undefined. */
+    double flat_t[4] = {1e-5, 1e-5, 1e-5, 1e-5};
+    CHECK(cb_fit_latency_bandwidth(x, flat_t, 4, &f));
+    CHECK(isnan(f.beta_bps) && isnan(f.r2));
+}
+
+/* ---- files ---- */
+
+static const cb_bench fake_async = {.name = "transfers/memcpy_async"};
+static const cb_bench fake_d2d = {.name = "transfers/d2d"};
+static const cb_bench fake_vecadd = {.name = "vecadd/grid_stride"};
+static const cb_bench fake_overlap = {.name = "transfers/overlap"};
+
+static void add_row(cb_result *rows, int *n, const cb_bench *b, const char *axes, cb_status st,
+                    double median, double bytes)
+{
+    cb_result *r = &rows[(*n)++];
+    memset(r, 0, sizeof *r);
+    r->bench = b;
+    snprintf(r->axes, sizeof r->axes, "%s", axes);
+    r->status = st;
+    r->summary.n = st == CB_OK || st == CB_NOISY ? 10 : 0;
+    r->summary.median = median;
+    r->bytes = bytes;
+}
+
+static char *slurp(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    static char buf[1 << 16];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    buf[len] = '\0';
+    fclose(f);
+    char *copy = malloc(len + 1);
+    memcpy(copy, buf, len + 1);
+    return copy;
+}
+
+/* Field `col` (0-based) of line `line` (0 = header) of CSV text without
+ * quoted fields; "" when absent. */
+static const char *field(const char *text, int line, int col)
+{
+    static char out[256];
+    out[0] = '\0';
+    const char *p = text;
+    for (int l = 0; l < line && p; l++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    if (!p || !*p) return out;
+    for (int c = 0; c < col && p; c++) {
+        const char *comma = strchr(p, ','), *nl = strchr(p, '\n');
+        if (!comma || (nl && comma > nl)) return out;
+        p = comma + 1;
+    }
+    size_t len = strcspn(p, ",\n");
+    if (len >= sizeof out) len = sizeof out - 1;
+    memcpy(out, p, len);
+    out[len] = '\0';
+    return out;
+}
+
+static int count_lines(const char *text)
+{
+    int n = 0;
+    for (; text && *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+static void remove_dir(const char *dir)
+{
+    const char *names[] = {"fits.csv", "overlap.csv"};
+    char path[512];
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
+static void test_fits_csv(void)
+{
+    char dir[] = "/tmp/cb_test_fit_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    static cb_result rows[64];
+    int n = 0;
+    double sizes[16];
+    int ns = default_sizes(sizes);
+    char axes[CB_POINT_TEXT];
+    /* Rows in run order: vecadd (no bytes axis), h2d curve with a skip and
+     * a fail, d2h curve, d2d whose work model counts read + write, and a
+     * two-point curve too short to fit. */
+    add_row(rows, &n, &fake_vecadd, "n=1024;block=256", CB_OK, 1e-5, 12288);
+    for (int i = 0; i < 5; i++) {
+        snprintf(axes, sizeof axes, "direction=h2d;memory=pinned;bytes=%.0f", sizes[2 * i]);
+        add_row(rows, &n, &fake_async, axes, CB_OK, 10e-6 + sizes[2 * i] / 50e9, sizes[2 * i]);
+    }
+    add_row(rows, &n, &fake_async, "direction=h2d;memory=pinned;bytes=3", CB_SKIP, 1.0, 3);
+    add_row(rows, &n, &fake_async, "direction=h2d;memory=pinned;bytes=5", CB_FAIL, 1.0, 5);
+    for (int i = 0; i < ns; i++) {
+        snprintf(axes, sizeof axes, "direction=d2h;memory=pinned;bytes=%.0f", sizes[i]);
+        add_row(rows, &n, &fake_async, axes, i == 3 ? CB_NOISY : CB_OK, 12e-6 + sizes[i] / 52e9,
+                sizes[i]);
+    }
+    for (int i = 0; i < ns; i++) {
+        snprintf(axes, sizeof axes, "bytes=%.0f", sizes[i]);
+        add_row(rows, &n, &fake_d2d, axes, CB_OK, 3e-6 + 2 * sizes[i] / 4.2e12, 2 * sizes[i]);
+    }
+    add_row(rows, &n, &fake_async, "direction=h2d;memory=wc;bytes=1024", CB_OK, 1e-5, 1024);
+    add_row(rows, &n, &fake_async, "direction=h2d;memory=wc;bytes=4096", CB_OK, 2e-5, 4096);
+
+    cb_fits_write(dir, rows, n);
+    char *text = slurp(dir, "fits.csv");
+    CHECK(text != NULL);
+    if (!text) return;
+    const char *header = "benchmark,curve,points,bytes_min,bytes_max,alpha_us,beta_gbps,"
+                         "n_half_bytes,r2,max_rel_err\n";
+    CHECK(strncmp(text, header, strlen(header)) == 0);
+    CHECK(count_lines(text) == 4); /* header + h2d, d2h, d2d */
+    CHECK(strcmp(field(text, 1, 0), "transfers/memcpy_async") == 0);
+    CHECK(strcmp(field(text, 1, 1), "direction=h2d;memory=pinned") == 0);
+    CHECK(strcmp(field(text, 1, 2), "5") == 0);
+    CHECK_REL(atof(field(text, 1, 3)), 1024, 1e-12);
+    CHECK_REL(atof(field(text, 1, 4)), 67108864, 1e-12);
+    CHECK_REL(atof(field(text, 1, 5)), 10, 1e-6);
+    CHECK_REL(atof(field(text, 1, 6)), 50, 1e-6);
+    CHECK_REL(atof(field(text, 1, 7)), 10e-6 * 50e9, 1e-6);
+    CHECK(strcmp(field(text, 2, 1), "direction=d2h;memory=pinned") == 0);
+    CHECK(strcmp(field(text, 2, 2), "11") == 0); /* the noisy row counts */
+    CHECK_REL(atof(field(text, 2, 6)), 52, 1e-6);
+    CHECK(strcmp(field(text, 3, 0), "transfers/d2d") == 0);
+    CHECK(strcmp(field(text, 3, 1), "") == 0);
+    CHECK_REL(atof(field(text, 3, 6)), 4200, 1e-6); /* read + write, as gbps */
+    CHECK_REL(atof(field(text, 3, 5)), 3, 1e-6);
+
+    /* Idempotent, and no temporary file left behind; no overlap rows, so no
+     * overlap.csv. */
+    cb_fits_write(dir, rows, n);
+    char *again = slurp(dir, "fits.csv");
+    CHECK(again && strcmp(text, again) == 0);
+    CHECK(count_files(dir) == 1);
+    free(text);
+    free(again);
+
+    /* Nothing fittable: nothing written. */
+    char dir2[] = "/tmp/cb_test_fit_XXXXXX";
+    CHECK(mkdtemp(dir2) != NULL);
+    cb_fits_write(dir2, rows, 1);
+    cb_fits_write(dir2, rows, 0);
+    cb_fits_write(NULL, rows, n);
+    CHECK(count_files(dir2) == 0);
+    remove_dir(dir2);
+    remove_dir(dir);
+}
+
+static void test_overlap_csv(void)
+{
+    char dir[] = "/tmp/cb_test_fit_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    static cb_result rows[32];
+    int n = 0;
+    const char *stages[] = {"h2d", "kernel", "d2h", "pipeline"};
+    /* streams=1: 1.0 + 0.8 + 1.0 serial, pipeline 2.8; streams=2: the same
+     * stages, pipeline 1.5; streams=4 lacks its kernel stage. */
+    const double t1[] = {1.0, 0.8, 1.0, 2.8}, t2[] = {1.0, 0.8, 1.0, 1.5};
+    char axes[CB_POINT_TEXT];
+    for (int streams = 1; streams <= 4; streams *= 2) {
+        for (int s = 0; s < 4; s++) {
+            if (streams == 4 && s == 1) continue;
+            snprintf(axes, sizeof axes, "stage=%s;streams=%d;bytes=268435456;fma=2048", stages[s],
+                     streams);
+            double t = streams == 1 ? t1[s] : t2[s];
+            add_row(rows, &n, &fake_overlap, axes, CB_OK, t, NAN);
+        }
+    }
+    add_row(rows, &n, &fake_overlap, "stage=pipeline;streams=8;bytes=268435456;fma=2048", CB_FAIL,
+            1.0, NAN);
+    cb_fits_write(dir, rows, n);
+    char *text = slurp(dir, "overlap.csv");
+    CHECK(text != NULL);
+    if (!text) return;
+    const char *header = "benchmark,point,bytes,streams,h2d_s,kernel_s,d2h_s,pipeline_s,serial_s,"
+                         "ideal_s,efficiency,hidden_fraction,speedup_vs_1_stream\n";
+    CHECK(strncmp(text, header, strlen(header)) == 0);
+    CHECK(count_lines(text) == 4); /* streams 1, 2, 4; the failed 8 is left out */
+    CHECK(strcmp(field(text, 1, 1), "streams=1;bytes=268435456;fma=2048") == 0);
+    CHECK(strcmp(field(text, 1, 2), "268435456") == 0);
+    CHECK(strcmp(field(text, 1, 3), "1") == 0);
+    CHECK_REL(atof(field(text, 1, 8)), 2.8, 1e-12);
+    CHECK_REL(atof(field(text, 1, 9)), 1.0, 1e-12);
+    CHECK_REL(atof(field(text, 1, 10)), 1.0 / 2.8, 1e-8); /* %.9g */
+    CHECK(fabs(atof(field(text, 1, 11))) < 1e-12);        /* serial: nothing hidden */
+    CHECK_REL(atof(field(text, 1, 12)), 1.0, 1e-12);
+    CHECK(strcmp(field(text, 2, 3), "2") == 0);
+    CHECK_REL(atof(field(text, 2, 10)), 1.0 / 1.5, 1e-8);                 /* %.9g */
+    CHECK_REL(atof(field(text, 2, 11)), (2.8 - 1.5) / (2.8 - 1.0), 1e-8); /* %.9g */
+    CHECK_REL(atof(field(text, 2, 12)), 2.8 / 1.5, 1e-8);                 /* %.9g */
+    /* streams=4: no kernel time, so no serial/ideal/efficiency; the
+     * speedup needs only the pipelines. */
+    CHECK(strcmp(field(text, 3, 3), "4") == 0);
+    CHECK(strcmp(field(text, 3, 5), "") == 0);
+    CHECK(strcmp(field(text, 3, 8), "") == 0);
+    CHECK(strcmp(field(text, 3, 10), "") == 0);
+    CHECK_REL(atof(field(text, 3, 12)), 2.8 / 1.5, 1e-8); /* %.9g */
+    /* One size only: no fits.csv row for the overlap curves. */
+    CHECK(count_files(dir) == 1);
+    free(text);
+    remove_dir(dir);
+}
+
+int main(void)
+{
+    test_exact_recovery();
+    test_noise();
+    test_weighting();
+    test_degenerate();
+    test_fits_csv();
+    test_overlap_csv();
+    printf("test_fit: %d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,185 @@
+/* test_matmul.c - every matmul rung verifies through its descriptor at
+ * square, odd and skinny shapes (every edge path of the tiled kernels:
+ * full tiles, float4 edges, scalar edges, and the cuBLAS-referenced large
+ * path); an unwritten output is caught; beta != 0 and alpha != 1 are
+ * right for every hand-written kernel; bad axis values skip with a reason. */
+#include "gpu_test_util.h"
+#include "matmul.h"
+#include "matmul_ref.h"
+#include "registry.h"
+
+#include <stdlib.h>
+
+/* m, n, k: the path each shape exercises in the 128x128x8 kernels. */
+static const char *const cb_shapes[][3] = {
+    {"128", "m", "m"},     /* full tiles, FP64 reference            */
+    {"2048", "m", "m"},    /* full tiles, cuBLAS reference + spot    */
+    {"1000", "m", "m"},    /* float4 edges                           */
+    {"300", "200", "132"}, /* float4 edges, non-square               */
+    {"1", "4096", "4096"}, /* one row                                */
+    {"127", "m", "m"},     /* scalar edges                           */
+    {"129", "131", "67"},  /* scalar edges everywhere                */
+    {"4096", "1", "4096"}, /* one column                             */
+    {"64", "64", "1"},     /* k = 1                                  */
+    {"4093", "m", "m"},    /* scalar edges, cuBLAS reference         */
+};
+
+/* The values of a rung's extra axis to sweep (NULL: none). */
+static const char *const cb_tiles[] = {"8", "16", "32", NULL};
+static const char *const cb_configs[] = {"auto",       "m128n128k8", "m128n128k16",
+                                         "m128n64k8",  "m64n128k8",  "m64n64k8",
+                                         "m128n256k8", "m256n128k8", NULL};
+static const char *const cb_no_extra[] = {"", NULL};
+
+static const char *const *cb_extra_values(const cb_bench *b)
+{
+    if (b->n_axes < 4) return cb_no_extra;
+    return strcmp(b->axes[3].name, "tile") == 0 ? cb_tiles : cb_configs;
+}
+
+static int cb_verify_all(const cb_device_info *dev, cudaStream_t s)
+{
+    int checked = 0;
+    for (int i = 0; i < cb_registry_count(); i++) {
+        const cb_bench *b = cb_registry_get(i);
+        if (strncmp(b->name, "matmul/", 7) != 0) continue;
+        const char *const *extra = cb_extra_values(b);
+        for (int e = 0; extra[e]; e++) {
+            for (int t = 0; t < CB_ARRAY_LEN(cb_shapes); t++) {
+                /* The host rungs take the small shapes only. */
+                if (b->target == CB_TARGET_HOST && atoi(cb_shapes[t][0]) > 1000) continue;
+                const char *values[4] = {cb_shapes[t][0], cb_shapes[t][1], cb_shapes[t][2],
+                                         extra[e]};
+                cb_point p;
+                CB_CHECK(cb_test_point(b, dev, values, &p));
+                char axes[CB_POINT_TEXT];
+                cb_point_format(&p, axes, sizeof axes);
+                double err = -1.0;
+                cb_msg why = {{0}};
+                cb_status st = cb_test_run_point(b, &p, dev, s, true, &err, &why);
+                printf("  %-26s %-40s %-4s err %.3g %s\n", b->name, axes, cb_status_name(st), err,
+                       st == CB_OK ? "" : why.text);
+                if (st == CB_SKIP && strcmp(why.text, "built without CBLAS") == 0) continue;
+                CB_CHECK_EQ_INT(st, CB_OK);
+                if (st == CB_OK) {
+                    CB_CHECK(err >= 0.0 && err < 1e-2);
+                    checked++;
+                }
+            }
+        }
+        /* Planted fault: without the run, the NaN poison must fail verify. */
+        if (b->target == CB_TARGET_CUDA) {
+            const char *values[4] = {"129", "m", "m", extra[0]};
+            cb_point p;
+            CB_CHECK(cb_test_point(b, dev, values, &p));
+            double err = 0.0;
+            cb_msg why = {{0}};
+            CB_CHECK_EQ_INT(cb_test_run_point(b, &p, dev, s, false, &err, &why), CB_FAIL);
+            CB_CHECK(strstr(why.text, "non-finite") != NULL);
+        }
+    }
+    return checked;
+}
+
+/* A kernel rung called directly, with beta != 0 (C read back in) and
+ * alpha != 1: the descriptors always run beta = 0. */
+typedef struct cb_direct_rung {
+    const char *name;
+    cb_matmul_launch_fn launch;
+    int variant;
+} cb_direct_rung;
+
+static void cb_check_beta(cudaStream_t s, int m, int n, int k)
+{
+    static const cb_direct_rung rungs[] = {
+        {"naive_uncoalesced", cb_matmul_naive_uncoalesced, 0},
+        {"naive_coalesced", cb_matmul_naive_coalesced, 0},
+        {"smem_tiled/8", cb_matmul_smem_tiled, 8},
+        {"smem_tiled/16", cb_matmul_smem_tiled, 16},
+        {"smem_tiled/32", cb_matmul_smem_tiled, 32},
+        {"regblock_1d", cb_matmul_regblock_1d, 0},
+        {"regblock_2d", cb_matmul_regblock_2d, 0},
+        {"vectorized", cb_matmul_vectorized, 0},
+        {"warptiled", cb_matmul_warptiled, 0},
+        {"pipelined/m128n128k8", cb_matmul_pipelined, CB_MATMUL_M128N128K8},
+        {"pipelined/m128n128k16", cb_matmul_pipelined, CB_MATMUL_M128N128K16},
+        {"pipelined/m128n64k8", cb_matmul_pipelined, CB_MATMUL_M128N64K8},
+        {"pipelined/m64n128k8", cb_matmul_pipelined, CB_MATMUL_M64N128K8},
+        {"pipelined/m64n64k8", cb_matmul_pipelined, CB_MATMUL_M64N64K8},
+        {"pipelined/m128n256k8", cb_matmul_pipelined, CB_MATMUL_M128N256K8},
+        {"pipelined/m256n128k8", cb_matmul_pipelined, CB_MATMUL_M256N128K8},
+    };
+    const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+    float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
+    float *c0 = malloc(nc * sizeof(float)), *c = malloc(nc * sizeof(float));
+    double *ref = malloc(nc * sizeof(double));
+    float *da, *db, *dc;
+    CB_CHECK(a && b && c0 && c && ref);
+    cb_matmul_fill_uniform(a, na, 1);
+    cb_matmul_fill_uniform(b, nb, 2);
+    cb_matmul_fill_uniform(c0, nc, 3);
+    CB_CHECK(cudaMalloc((void **)&da, na * sizeof(float)) == cudaSuccess);
+    CB_CHECK(cudaMalloc((void **)&db, nb * sizeof(float)) == cudaSuccess);
+    CB_CHECK(cudaMalloc((void **)&dc, nc * sizeof(float)) == cudaSuccess);
+    CB_CHECK(cudaMemcpy(da, a, na * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    CB_CHECK(cudaMemcpy(db, b, nb * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    const cb_matmul_problem p = {m, n, k, -0.75, 0.5, a, b, c0};
+    cb_matmul_ref_full(&p, ref, 8);
+    const double scale = cb_matmul_error_scale(&p);
+    for (int r = 0; r < CB_ARRAY_LEN(rungs); r++) {
+        CB_CHECK(cudaMemcpy(dc, c0, nc * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+        const cb_matmul_args args = {m, n, k, -0.75f, 0.5f, da, db, dc};
+        CB_CHECK_EQ_INT(rungs[r].launch(&args, rungs[r].variant, s), cudaSuccess);
+        CB_CHECK_EQ_INT(cudaStreamSynchronize(s), cudaSuccess);
+        CB_CHECK(cudaMemcpy(c, dc, nc * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+        double err = -1.0;
+        cb_msg why = {{0}};
+        cb_status st = cb_matmul_check_fp64(&p, c, ref, CB_MATMUL_FP32, scale, &err, &why);
+        printf("  beta=0.5 alpha=-0.75 %-22s %dx%dx%d %s err %.3g %s\n", rungs[r].name, m, n, k,
+               cb_status_name(st), err, st == CB_OK ? "" : why.text);
+        CB_CHECK_EQ_INT(st, CB_OK);
+    }
+    /* A variant a rung does not have is refused, not launched. */
+    const cb_matmul_args args = {m, n, k, 1.0f, 0.0f, da, db, dc};
+    CB_CHECK_EQ_INT(cb_matmul_smem_tiled(&args, 12, s), cudaErrorInvalidValue);
+    CB_CHECK_EQ_INT(cb_matmul_pipelined(&args, CB_MATMUL_CONFIG_COUNT, s), cudaErrorInvalidValue);
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dc);
+    free(a);
+    free(b);
+    free(c0);
+    free(c);
+    free(ref);
+}
+
+static void cb_check_skips(const cb_device_info *dev, cudaStream_t s)
+{
+    const cb_bench *b = cb_registry_find("matmul/smem_tiled");
+    CB_CHECK(b != NULL);
+    if (!b) return;
+    const char *values[4] = {"256", "m", "m", "12"};
+    cb_point p;
+    CB_CHECK(cb_test_point(b, dev, values, &p));
+    double err;
+    cb_msg why = {{0}};
+    CB_CHECK_EQ_INT(cb_test_run_point(b, &p, dev, s, true, &err, &why), CB_SKIP);
+    CB_CHECK(strstr(why.text, "8, 16 and 32") != NULL);
+}
+
+int main(void)
+{
+    cb_device_info dev;
+    cb_test_require_gpu(&dev, "test_matmul");
+    cudaStream_t s;
+    CB_CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    const int checked = cb_verify_all(&dev, s);
+    printf("test_matmul: %d points verified\n", checked);
+    CB_CHECK(checked >= 150);
+    cb_check_beta(s, 129, 131, 67);
+    cb_check_beta(s, 256, 256, 256);
+    cb_check_beta(s, 260, 132, 100);
+    cb_check_skips(&dev, s);
+    cudaStreamDestroy(s);
+    return cb_test_finish("test_matmul");
+}

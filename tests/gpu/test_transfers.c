@@ -1,0 +1,248 @@
+/* test_transfers.c - every transfers benchmark through its own hooks, at
+ * small and awkward sizes: every direction x memory kind x mode, bidir,
+ * zero-copy, d2d, and every overlap stage over 1, 3 and 8 streams.
+ *
+ * For each point: setup; verify BEFORE any run must fail (the destination
+ * is really poisoned); run, sync, verify must pass with error 0; three more
+ * runs back to back, verify again; teardown. When CUPTI can be started, one
+ * more run is recorded and the memcpy kinds CUPTI saw must match the kinds
+ * the point claims in cb_point_info (the runner fails a point otherwise).
+ * Exits 77 (ctest's skip) without a CUDA device. `--no-cupti` skips the
+ * CUPTI check (e.g. under a profiler). */
+#include "bench.h"
+#include "cupti_timer.h"
+#include "device.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const cb_bench cb_family_transfers[];
+extern const int cb_family_transfers_count;
+
+static int passed, failed, skipped;
+static bool use_cupti;
+static uint64_t next_sample_id = 1;
+
+/* Values per INT axis; ENUM axes take all their choices. Sizes cover one
+ * byte, a tail that is not a multiple of 16, a chunk that is, and 64 MiB. */
+static const int64_t bytes_values[] = {1, 4097, (1 << 20) + 12, (64 << 20) + 4};
+static const int64_t overlap_bytes_values[] = {4100, (1 << 20) + 12, 16 << 20};
+static const int64_t streams_values[] = {1, 3, 8};
+static const int64_t fma_values[] = {7, 2048}; /* odd: the tail FMA; the default */
+
+typedef struct axis_choices {
+    int count;
+    cb_axis_value v[8];
+} axis_choices;
+
+static void choices_for(const cb_bench *b, const cb_axis_def *def, axis_choices *out)
+{
+    out->count = 0;
+    if (def->kind == CB_AXIS_ENUM) {
+        const char *c = def->choices;
+        while (c && *c && out->count < 8) {
+            size_t len = strcspn(c, ",");
+            cb_axis_value *v = &out->v[out->count++];
+            v->i = CB_AXIS_WORD;
+            snprintf(v->text, sizeof v->text, "%.*s", (int)len, c);
+            c += len + (c[len] == ',');
+        }
+        return;
+    }
+    const int64_t *vals = NULL;
+    int n = 0;
+    bool overlap = strcmp(b->name, "transfers/overlap") == 0;
+    if (strcmp(def->name, "bytes") == 0) {
+        vals = overlap ? overlap_bytes_values : bytes_values;
+        n = overlap ? CB_ARRAY_LEN(overlap_bytes_values) : CB_ARRAY_LEN(bytes_values);
+    } else if (strcmp(def->name, "streams") == 0) {
+        vals = streams_values, n = CB_ARRAY_LEN(streams_values);
+    } else if (strcmp(def->name, "fma") == 0) {
+        vals = fma_values, n = CB_ARRAY_LEN(fma_values);
+    } else {
+        fprintf(stderr, "test_transfers: no test values for axis %s of %s\n", def->name, b->name);
+        exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+        out->v[i].i = vals[i];
+        snprintf(out->v[i].text, sizeof out->v[i].text, "%lld", (long long)vals[i]);
+    }
+    out->count = n;
+}
+
+static void report(const char *verdict, const cb_bench *b, const char *axes, const char *detail)
+{
+    printf("%-5s %-22s %-48s %s\n", verdict, b->name, axes, detail ? detail : "");
+    fflush(stdout);
+}
+
+/* Record one run under CUPTI and compare the memcpy kinds with the claim. */
+static bool check_cupti_kinds(const cb_bench *b, void *state, cudaStream_t stream,
+                              const cb_point_info *info, char *detail, size_t len)
+{
+    uint64_t id = next_sample_id++;
+    cb_msg why = {{0}};
+    cb_cupti_sample_begin(id);
+    cb_status st = b->run(state, stream, &why);
+    cb_cupti_sample_end();
+    if (st != CB_OK || cudaStreamSynchronize(stream) != cudaSuccess) {
+        snprintf(detail, len, "CUPTI run: %s", why.text);
+        return false;
+    }
+    cb_cupti_point pt;
+    memset(&pt, 0, sizeof pt);
+    st = cb_cupti_collect(id, 1, &pt, &why);
+    bool ok = true;
+    if (st != CB_OK) {
+        /* A CUPTI problem is not the benchmark's: say so, do not fail. */
+        snprintf(detail, len, "(CUPTI collect: %s)", why.text);
+    } else if (pt.memcpy_count == 0) {
+        /* The runner checks kinds only when CUPTI saw a memcpy; so do we. */
+        snprintf(detail, len, "(CUPTI saw no memcpy; the point claims src=%d dst=%d)",
+                 info->memcpy_src_kind, info->memcpy_dst_kind);
+    } else if ((info->memcpy_src_kind && pt.memcpy_src_kind != info->memcpy_src_kind) ||
+               (info->memcpy_dst_kind && pt.memcpy_dst_kind != info->memcpy_dst_kind)) {
+        snprintf(detail, len, "CUPTI saw src=%d dst=%d, the point claims src=%d dst=%d",
+                 pt.memcpy_src_kind, pt.memcpy_dst_kind, info->memcpy_src_kind,
+                 info->memcpy_dst_kind);
+        ok = false;
+    } else {
+        snprintf(detail, len, "cupti: %d memcpy (src %d dst %d)%s%s", pt.memcpy_count,
+                 pt.memcpy_src_kind, pt.memcpy_dst_kind, pt.kernels[0] ? ", kernels " : "",
+                 pt.kernels);
+    }
+    cb_cupti_point_free(&pt);
+    return ok;
+}
+
+static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx *ctx)
+{
+    char axes[CB_POINT_TEXT], detail[512];
+    cb_point_format(p, axes, sizeof axes);
+    cb_point_info info = {.occupancy = NAN};
+    cb_msg why = {{0}};
+    void *state = NULL;
+    double error = NAN;
+    bool ok = false;
+    cudaError_t cuda_err = cudaSuccess;
+    const char *stage = "setup";
+
+    cb_status st = b->setup(p, ctx, &state, &info, &why);
+    if (st == CB_SKIP) {
+        skipped++;
+        report("skip", b, axes, why.text);
+        if (state) b->teardown(state);
+        return;
+    }
+    if (st != CB_OK) goto done;
+
+    stage = "verify before any run";
+    st = b->verify(state, &error, &why);
+    if (st != CB_FAIL || !(error > 0)) {
+        snprintf(why.text, sizeof why.text, "passed (error %g): the output is not poisoned", error);
+        goto done;
+    }
+
+    stage = "first run";
+    st = b->run(state, ctx->stream, &why);
+    if (st != CB_OK) goto done;
+    if ((cuda_err = cudaStreamSynchronize(ctx->stream)) != cudaSuccess) goto cuda_error;
+    st = b->verify(state, &error, &why);
+    if (st != CB_OK) goto done;
+    if (error != 0) {
+        snprintf(why.text, sizeof why.text, "verify passed with error %g", error);
+        goto done;
+    }
+
+    stage = "batched runs";
+    for (int i = 0; i < 3 && st == CB_OK; i++)
+        st = b->run(state, ctx->stream, &why);
+    if (st != CB_OK) goto done;
+    if ((cuda_err = cudaStreamSynchronize(ctx->stream)) != cudaSuccess) goto cuda_error;
+    st = b->verify(state, &error, &why);
+    if (st != CB_OK) goto done;
+
+    stage = "CUPTI kinds";
+    snprintf(detail, sizeof detail, "claims src=%d dst=%d", info.memcpy_src_kind,
+             info.memcpy_dst_kind);
+    if (use_cupti && !check_cupti_kinds(b, state, ctx->stream, &info, detail, sizeof detail)) {
+        snprintf(why.text, sizeof why.text, "%.200s", detail);
+        goto done;
+    }
+    if ((cuda_err = cudaGetLastError()) != cudaSuccess) goto cuda_error;
+    ok = true;
+    goto done;
+
+cuda_error:
+    snprintf(why.text, sizeof why.text, "CUDA error: %s (%s)", cudaGetErrorName(cuda_err),
+             cudaGetErrorString(cuda_err));
+done:
+    if (state) b->teardown(state);
+    if (ok) {
+        passed++;
+        report("ok", b, axes, detail);
+    } else {
+        failed++;
+        char msg[CB_MSG_LEN + 64];
+        snprintf(msg, sizeof msg, "%s: %s", stage, why.text);
+        report("FAIL", b, axes, msg);
+    }
+}
+
+/* Walk the Cartesian product of the test values of every axis. */
+static void test_bench(const cb_bench *b, const cb_bench_ctx *ctx)
+{
+    axis_choices ch[CB_MAX_AXES];
+    int idx[CB_MAX_AXES] = {0};
+    for (int a = 0; a < b->n_axes; a++)
+        choices_for(b, &b->axes[a], &ch[a]);
+    for (;;) {
+        cb_point p = {.n_axes = b->n_axes, .defs = b->axes};
+        for (int a = 0; a < b->n_axes; a++)
+            p.values[a] = ch[a].v[idx[a]];
+        test_point(b, &p, ctx);
+        int a = b->n_axes - 1;
+        while (a >= 0 && ++idx[a] == ch[a].count)
+            idx[a--] = 0;
+        if (a < 0) break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    use_cupti = !(argc > 1 && strcmp(argv[1], "--no-cupti") == 0);
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        printf("test_transfers: no CUDA device, skipped\n");
+        return 77;
+    }
+    cb_msg why = {{0}};
+    if (use_cupti && !cb_cupti_start(&why)) {
+        printf("test_transfers: CUPTI unavailable (%s): memcpy kinds not checked\n", why.text);
+        use_cupti = false;
+    }
+    cb_device_info dev;
+    if (cb_device_query(0, &dev, &why) != CB_OK) {
+        fprintf(stderr, "test_transfers: %s\n", why.text);
+        return 1;
+    }
+    printf("test_transfers: %s, %d SMs, PCIe gen %d x%d\n", dev.name, dev.sm_count, dev.pcie_gen,
+           dev.pcie_width);
+    /* A blocking stream, as the runner makes: the legacy stream that
+     * cudaMemcpy uses is ordered with it. */
+    cudaStream_t stream;
+    if (cudaStreamCreate(&stream) != cudaSuccess) {
+        fprintf(stderr, "test_transfers: cannot create a stream\n");
+        return 1;
+    }
+    cb_bench_ctx ctx = {.dev = &dev, .stream = stream, .seed = 0x5eed2026, .host_threads = 1};
+    for (int i = 0; i < cb_family_transfers_count; i++)
+        test_bench(&cb_family_transfers[i], &ctx);
+    (void)cudaStreamDestroy(stream);
+    if (use_cupti) cb_cupti_stop();
+    printf("test_transfers: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
