@@ -79,6 +79,13 @@ step_profile() {
     $nsys stats -r nvtx_sum /tmp/cb.nsys-rep > "$W/nsys-nvtx.txt" 2>&1
     head -20 "$W/nsys-nvtx.txt"
 }
+step_explore() {
+    # Throw-away experiments kept out of the repository (scratch/ is carried).
+    for f in scratch/*.cu; do
+        [ -f "$f" ] || continue
+        nvcc -arch=sm_90 -O3 -std=c++17 -o "/tmp/$(basename "$f" .cu)" "$f" && "/tmp/$(basename "$f" .cu)"
+    done
+}
 step_aa() {
     local pts=('vecadd/grid_stride_float4' 'vecadd/grid_stride' --axis n=2^16:2^28:x4 --axis block=256,1024 --axis grid=auto,32sm --axis ilp=1,4 --axis hint=none)
     $BIN run "${pts[@]}" --out "$W/aa-A" --quiet 2>&1 | tail -1
@@ -91,5 +98,5 @@ for s in "$@"; do
     log "step $s"
     "step_${s//-/_}" 2>&1 | tee -a "$OUT/session.log"
 done
-tar -C "$OUT" -czf "$OUT/session.tar.gz" work
+tar -C "$OUT" -czf "$OUT/session.tar.gz" work && rm -rf "$W"
 ls -la "$OUT"

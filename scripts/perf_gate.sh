@@ -42,7 +42,10 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
     usage
     exit 0
 fi
-[[ $# -eq 3 ]] || { usage >&2; exit 2; }
+if [[ $# -ne 3 ]]; then
+    echo "usage: $0 BASE_BUILD_DIR CAND_BUILD_DIR OUT_DIR (--help for more)" >&2
+    exit 2
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 base_bin=$1/cubench
@@ -89,6 +92,7 @@ run_one() {
     local bin=$1 dir=$2 rc=0
     shift 2
     echo "perf_gate: $bin run $* --out $dir" >&2
+    mkdir -p "$(dirname "$dir")"
     "$bin" run "$@" --out "$dir" --device "$device" --quiet "${run_args[@]}" || rc=$?
     case $rc in
     0) ;;

@@ -8,7 +8,8 @@
 # each to PNG and SVG with the scripts in reports/gnuplot/:
 #   OUT_DIR/gnuplot_vecadd.{dat,png,svg}              GB/s vs n per variant
 #   OUT_DIR/gnuplot_matmul.{dat,png,svg}              TFLOP/s vs size per rung
-#   OUT_DIR/gnuplot_transfers_<direction>.{dat,png,svg}  GB/s vs bytes per copy kind
+#   OUT_DIR/gnuplot_transfers_<panel>.{dat,png,svg}   GB/s vs bytes per copy kind,
+#       one per direction (h2d, d2h) or benchmark without one (bidir, d2d)
 # A family absent from the run is skipped with a note on stderr.
 # Exit status: 0 done, 2 bad arguments or input, 1 gnuplot failed.
 set -euo pipefail
@@ -50,9 +51,10 @@ plot() { # plot SCRIPT DATAFILE OUTBASE EXTRA_GNUPLOT_ASSIGNMENTS
     echo "$prog: wrote $outbase.png and $outbase.svg ($blocks curves)" >&2
 }
 
-peak_of() { # peak_of FAMILY UNIT: the most common stated peak, 0 if none
-    local p
-    p=$(prepare -v family="$1" -v mode=peak -v unit="$2")
+peak_of() { # peak_of FAMILY UNIT [awk -v assignments...]: most common stated peak, 0 if none
+    local family=$1 unit=$2 p
+    shift 2
+    p=$(prepare -v family="$family" -v mode=peak -v unit="$unit" "$@")
     echo "${p:-0}"
 }
 
@@ -69,19 +71,20 @@ prepare -v family=matmul -v xaxis="${xname:-size}" -v metric=tflops >"$data"
 plot matmul.gp "$data" "$out_dir/gnuplot_matmul" "xname='${xname:-size}'" \
     || echo "$prog: no timed matmul points, matmul chart skipped" >&2
 
-# Transfers: GB/s against bytes, one chart per direction (the stream-overlap
-# benchmark, which has a streams axis, is left to the Python report).
-directions=$(prepare -v family=transfers -v mode=panels -v panel_axis=direction \
-                     -v xaxis=bytes -v metric=gbps -v skip_axis=streams)
-if [[ -z $directions ]]; then
+# Transfers: GB/s against bytes, one chart per direction, or per benchmark
+# without a direction axis (bidir, d2d). The stream-overlap benchmark (a
+# streams axis) is left to the Python report.
+panels=$(prepare -v family=transfers -v mode=panels -v panel_axis=direction \
+                 -v xaxis=bytes -v metric=gbps -v skip_axis=streams)
+if [[ -z $panels ]]; then
     echo "$prog: no timed transfers points, transfer charts skipped" >&2
 fi
-peak=$(peak_of transfers GB/s)
-for direction in $directions; do
-    safe=${direction//[^A-Za-z0-9_.-]/_}
-    data=$out_dir/gnuplot_transfers_${safe:-all}.dat
+for panel in $panels; do
+    safe=${panel//[^A-Za-z0-9_.-]/_}
+    sel=(-v panel_axis=direction -v panel="$panel" -v skip_axis=streams)
+    data=$out_dir/gnuplot_transfers_$safe.dat
     prepare -v family=transfers -v xaxis=bytes -v metric=gbps -v curve=axes \
-            -v panel_axis=direction -v panel="$direction" -v skip_axis=streams >"$data"
-    plot transfers.gp "$data" "$out_dir/gnuplot_transfers_${safe:-all}" \
-         "direction='$direction'; peak=$peak" || true
+            "${sel[@]}" >"$data"
+    plot transfers.gp "$data" "$out_dir/gnuplot_transfers_$safe" \
+         "direction='$panel'; peak=$(peak_of transfers GB/s "${sel[@]}")" || true
 done

@@ -1,0 +1,44 @@
+"""Command line: python3 -m reports RESULT_DIR... -o OUT_DIR
+
+Exit codes: 0 report written; 2 bad input (a directory that breaks schema
+version 1, or bad arguments), with one clear line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .build import write_report
+from .load import InputError
+
+PROG = "python3 -m reports"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Make an HTML report (PNG/SVG figures + their data) from cubench "
+                    "result directories. With several directories the first is the "
+                    "base of a side-by-side comparison.")
+    parser.add_argument("dirs", nargs="+", metavar="RESULT_DIR",
+                        help="directory holding results.csv, samples.csv, meta.json")
+    parser.add_argument("-o", "--out", required=True, metavar="OUT_DIR",
+                        help="where index.html and the figures are written")
+    args = parser.parse_args(argv)
+
+    def warn(message: str) -> None:
+        print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+    try:
+        page = write_report(args.dirs, args.out, warn)
+    except InputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{PROG}: wrote {args.out}/index.html ({len(page.figures())} figures)",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Matmul figures: the optimisation ladder against cuBLAS.
+
+The matmul family is a tutorial ladder (naive -> tiled -> register-blocked ->
+warp-tiled), so the figures answer the two questions a reader of the ladder
+asks: how does each rung scale with the problem size, and how far is each rung
+from the library at the largest size they all ran. Rung and reference names
+are taken from the data: a reference is any benchmark another row names in
+`ref_benchmark`, or a cuBLAS variant.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib as mpl
+
+from . import figure as F
+from .load import Result, Run
+from .pick import best_per, curve, has_other_configs, ordered_unique, size_axis
+
+FAMILY = "matmul"
+SECTION = "Matmul"
+
+
+def _rows(run: Run) -> list[Result]:
+    return [r for r in run.rows(FAMILY) if r.tflops is not None]
+
+
+def references(rows: list[Result]) -> list[str]:
+    """Benchmarks that others are measured against (cuBLAS), in run order."""
+    named = {r.ref_benchmark for r in rows if r.ref_benchmark}
+    return [b for b in ordered_unique(r.benchmark for r in rows)
+            if b in named or b.partition("/")[2].startswith("cublas")]
+
+
+def fp32_reference(rows: list[Result]) -> str | None:
+    """The reference `pct_ref` is taken against: the most named one, else a
+    cuBLAS variant with fp32 in its name."""
+    named = [r.ref_benchmark for r in rows if r.ref_benchmark]
+    if named:
+        return max(set(named), key=named.count)
+    for bench in references(rows):
+        if "fp32" in bench:
+            return bench
+    return None
+
+
+def _pretty(bench: str) -> str:
+    variant = bench.partition("/")[2]
+    if variant.startswith("cublas_"):
+        return f"cuBLAS {variant[7:].upper()}"
+    return variant
+
+
+def _styles(rows: list[Result]) -> dict[str, dict]:
+    """Rungs coloured along the ladder (light to dark = later rung), references
+    dashed in greys, host baselines dotted: the legend then reads as a ladder."""
+    refs = references(rows)
+    benches = ordered_unique(r.benchmark for r in rows)
+    rungs = [b for b in benches if b not in refs and not b.partition("/")[2].startswith("host")]
+    hosts = [b for b in benches if b not in refs and b not in rungs]
+    cmap = mpl.colormaps["plasma"]
+    styles = {}
+    for i, b in enumerate(rungs):
+        styles[b] = {"color": cmap(0.05 + 0.8 * i / max(1, len(rungs) - 1))}
+    greys = ["black", "0.4", "0.6", "0.75"]
+    for i, b in enumerate(refs):
+        styles[b] = {"color": greys[i % len(greys)], "linestyle": "--", "marker": "D",
+                     "markersize": 3}
+    browns = ["tab:brown", "tab:olive", "tab:cyan"]
+    for i, b in enumerate(hosts):
+        styles[b] = {"color": browns[i % len(browns)], "linestyle": ":", "marker": "s"}
+    return styles
+
+
+def _dims(row: Result) -> tuple[str, ...]:
+    """m, n, k of a row as text; the word `m` (n or k defaulting to m) is m."""
+    m = row.axes.get("m", "")
+    return tuple(m if row.axes.get(d) == "m" else row.axes.get(d, "") for d in ("m", "n", "k"))
+
+
+def _size_label(rows: list[Result], xaxis: str) -> str:
+    if xaxis == "size" or all(len(set(_dims(r))) == 1 and _dims(r)[0] for r in rows):
+        return "matrix size (m = n = k)"
+    return f"{xaxis} (matrix dimension; other dimensions as measured)"
+
+
+def line_chart(run: Run) -> F.LineChart | None:
+    rows = _rows(run)
+    xaxis = size_axis(rows)
+    if not rows or xaxis is None:
+        return None
+    styles = _styles(rows)
+    refs = references(rows)
+    series = []
+    for bench in ordered_unique(r.benchmark for r in rows):
+        xs, ys, chosen = curve([r for r in rows if r.benchmark == bench], xaxis,
+                               lambda r: r.tflops)
+        label = _pretty(bench) + (" (reference)" if bench in refs else "")
+        series.append(F.Series(label=label, x=xs, y=ys, ids=[r.label() for r in chosen],
+                               style=styles[bench]))
+    xs = [r.axis(xaxis) for r in rows]
+    ys = [r.tflops for r in rows]
+    return F.LineChart(
+        title=f"Matmul ladder — {run.label}",
+        xlabel=_size_label(rows, xaxis),
+        ylabel="TFLOP/s (1e12 FLOP/s)", series=series,
+        xscale="log2" if F.axis_scale(xs, 2, 4.0) != "linear" else "linear",
+        yscale=F.axis_scale(ys, 10, 100.0))
+
+
+def ladder_size(rows: list[Result], xaxis: str) -> float | None:
+    """The largest size every GPU benchmark measured; when there is none, the
+    size most benchmarks measured (the larger on a tie)."""
+    gpu = [r for r in rows if not r.is_host]
+    sizes_of = {}
+    for r in gpu or rows:
+        sizes_of.setdefault(r.benchmark, set()).add(r.axis(xaxis))
+    if not sizes_of:
+        return None
+    common = set.intersection(*sizes_of.values())
+    if common:
+        return max(common)
+    counts = {}
+    for sizes in sizes_of.values():
+        for s in sizes:
+            counts[s] = counts.get(s, 0) + 1
+    return max(counts, key=lambda s: (counts[s], s))
+
+
+def ladder_data(run: Run) -> dict | None:
+    rows = _rows(run)
+    xaxis = size_axis(rows)
+    if not rows or xaxis is None:
+        return None
+    size = ladder_size(rows, xaxis)
+    at = [r for r in rows if r.axis(xaxis) == size]
+    best = best_per(at, lambda r: r.benchmark, lambda r: r.tflops)
+    ref = fp32_reference(rows)
+    ref_row = best.get(ref)
+    bars = []
+    for bench, row in best.items():
+        pct = row.num["pct_ref"]
+        source = "pct_ref"
+        if bench == ref:
+            pct, source = 100.0, "reference"
+        elif pct is None and ref_row is not None:
+            pct, source = 100.0 * ref_row.median_s / row.median_s, "computed"
+        bars.append({"benchmark": bench, "label": _pretty(bench), "tflops": row.tflops,
+                     "pct_ref": pct, "pct_source": source, "id": row.label()})
+    return {"kind": "bars", "size_axis": xaxis, "size": size, "reference": ref,
+            "rows": bars}
+
+
+def ladder_figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
+    data = ladder_data(run)
+    if not data or not data["rows"]:
+        return None
+    bars = data["rows"]
+    styles = _styles(_rows(run))
+    fig, ax = F.new_figure(8.5, 0.38 * len(bars) + 1.6)
+    labels = [b["label"] for b in bars]
+    values = [b["tflops"] for b in bars]
+    colors = [styles[b["benchmark"]]["color"] for b in bars]
+    ypos = range(len(bars))
+    ax.barh(ypos, values, color=colors, edgecolor="0.2", linewidth=0.5)
+    ax.set_yticks(ypos, labels, fontsize=8)
+    ax.invert_yaxis()  # run order top to bottom: the ladder reads downwards
+    log = F.axis_scale(values, 10, 100.0) != "linear"
+    if log:
+        ax.set_xscale("log")
+    ref_name = _pretty(data["reference"]) if data["reference"] else "the reference"
+    for y, b in zip(ypos, bars):
+        text = f" {b['tflops']:.3g}"
+        if b["pct_ref"] is not None:
+            text += f"  ({b['pct_ref']:.1f}% of {ref_name})"
+        ax.text(b["tflops"], y, text, va="center", fontsize=7)
+    lo, hi = min(values), max(values)
+    ax.set_xlim(lo / 2 if log else 0, hi * (12 if log else 1.55))
+    ax.set_xlabel("TFLOP/s (1e12 FLOP/s)" + (", log scale" if log else ""))
+    size = int(data["size"])
+    where = ("m = n = k" if "m = n = k" in _size_label(_rows(run), data["size_axis"])
+             else data["size_axis"])
+    title = f"Matmul ladder at {where} = {size} — {run.label}"
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    caption = (f"Every matmul benchmark at {where} = {size}, the largest "
+               f"size all GPU rungs measured (best over other axes such as the tile). "
+               f"Labels give TFLOP/s and percent of {ref_name} at the same size "
+               f"(the run's pct_ref column, or reference median / median).")
+    return F.save(fig, out_dir, name, data, SECTION, title, caption)
+
+
+def figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
+    figs = []
+    chart = line_chart(run)
+    if chart:
+        rows = _rows(run)
+        xaxis = size_axis(rows)
+        best_of = any(has_other_configs([r for r in rows if r.benchmark == b], xaxis)
+                      for b in {r.benchmark for r in rows})
+        caption = ("TFLOP/s against matrix size for every rung of the ladder (solid, "
+                   "coloured light to dark along the ladder), the cuBLAS references "
+                   "(dashed) and host baselines (dotted)"
+                   + ("; each point is the best over the other axes (e.g. tile)" if best_of else "")
+                   + ".")
+        figs.append(F.save_line_chart(chart, out_dir, f"{prefix}matmul_tflops_vs_size",
+                                      SECTION, caption, outside=True))
+        ladder = ladder_figure(run, out_dir, f"{prefix}matmul_ladder")
+        if ladder:
+            figs.append(ladder)
+    return figs

@@ -1,0 +1,100 @@
+"""The roofline: every GPU kernel's best point against the machine's roofs.
+
+The roof is drawn from what this run measured for bandwidth (the best vector
+add, or device-to-device copy, GB/s) and from the stated FP32 peak for
+compute, so a kernel sitting under the slanted part is limited by memory the
+run showed it can reach, not by a datasheet number. The theoretical DRAM peak
+is drawn dotted for scale. Arithmetic intensity is the work model's flops /
+bytes (the minimum traffic), so real kernels that move more sit further left
+than drawn: the chart is an upper bound, as rooflines are.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from . import figure as F
+from .figures_vecadd import dram_peak
+from .load import Run
+from .pick import best_per, ordered_unique
+
+SECTION = "Roofline"
+MARKERS = ["o", "s", "^", "v", "D", "P", "X", "<", ">", "h", "*", "p"]
+FAMILY_COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown",
+                 "tab:pink", "tab:olive", "tab:cyan"]
+
+
+def fp32_peak(run: Run) -> float | None:
+    peaks = [r.num["peak"] for r in run.rows() if r.peak_unit == "TFLOP/s"
+             and r.num["peak"] and not r.is_host]
+    if peaks:
+        return max(set(peaks), key=peaks.count)
+    return run.device_peak("fp32")
+
+
+def bandwidth_roof(run: Run) -> tuple[float | None, str]:
+    """Best measured GPU bandwidth: vector add first, else a d2d copy."""
+    for label, rows in (
+            ("best vecadd", [r for r in run.rows("vecadd") if not r.is_host]),
+            ("best d2d copy", [r for r in run.rows("transfers")
+                               if r.axes.get("direction") == "d2d" or r.variant == "d2d"])):
+        best = best_per(rows, lambda r: 0, lambda r: r.gbps)
+        if best:
+            return best[0].gbps, f"{label} ({best[0].label()})"
+    return None, ""
+
+
+def roofline_data(run: Run) -> dict | None:
+    rows = [r for r in run.rows() if not r.is_host and r.tflops is not None
+            and (r.num["flops"] or 0) > 0 and (r.num["bytes"] or 0) > 0]
+    bw, bw_source = bandwidth_roof(run)
+    peak = fp32_peak(run)
+    if not rows or not bw or not peak:
+        return None
+    best = best_per(rows, lambda r: r.benchmark, lambda r: r.tflops)
+    points = [{"benchmark": b, "family": r.family,
+               "intensity": r.num["flops"] / r.num["bytes"], "tflops": r.tflops,
+               "id": r.label()} for b, r in best.items()]
+    return {"kind": "roofline", "bandwidth_gbps": bw, "bandwidth_source": bw_source,
+            "fp32_tflops": peak, "dram_peak_gbps": dram_peak(run),
+            "ridge_intensity": peak * 1e12 / (bw * 1e9), "rows": points}
+
+
+def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
+    data = roofline_data(run)
+    if not data:
+        return None
+    points = data["rows"]
+    xs = [p["intensity"] for p in points] + [data["ridge_intensity"]]
+    lo, hi = min(xs) / 4, max(xs) * 4
+    grid = np.logspace(np.log10(lo), np.log10(hi), 256)
+    fig, ax = F.new_figure(8.5, 5.0)
+    bw, peak = data["bandwidth_gbps"], data["fp32_tflops"]
+    ax.plot(grid, np.minimum(peak, bw * grid / 1e3), color="black", linewidth=1.8,
+            label=f"roof: {bw:.0f} GB/s measured, {peak:.3g} TFLOP/s FP32 peak")
+    if data["dram_peak_gbps"]:
+        dram = data["dram_peak_gbps"]
+        ax.plot(grid, np.minimum(peak, dram * grid / 1e3), color="0.5", linestyle=":",
+                label=f"theoretical DRAM peak {dram:.0f} GB/s")
+    families = ordered_unique(p["family"] for p in points)
+    for i, p in enumerate(points):
+        color = FAMILY_COLORS[families.index(p["family"]) % len(FAMILY_COLORS)]
+        ax.scatter(p["intensity"], p["tflops"], marker=MARKERS[i % len(MARKERS)],
+                   color=color, edgecolor="black", linewidth=0.4, s=38, zorder=3,
+                   label=p["benchmark"])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("arithmetic intensity (FLOP/byte, work model)")
+    ax.set_ylabel("TFLOP/s (1e12 FLOP/s)")
+    title = f"Roofline — {run.label}"
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+    F.legend_outside(fig, ax)
+    caption = (f"Each GPU benchmark's best point (highest TFLOP/s) at its arithmetic "
+               f"intensity flops/bytes. The roof is the bandwidth measured in this run "
+               f"({data['bandwidth_source']}) and the FP32 peak; tensor-core references "
+               f"(TF32, BF16) may sit above the FP32 roof.")
+    return F.save(fig, out_dir, name, data, SECTION, title, caption)

@@ -1,0 +1,66 @@
+"""Expected values for the report tests, computed straight from the CSV files.
+
+Deliberately independent of the `reports` package (plain csv module, its own
+axes parsing): a test that recomputes what a figure should show with the
+code that drew it would prove nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+
+def rows(run_dir: Path) -> list[dict]:
+    with (run_dir / "results.csv").open(newline="", encoding="utf-8") as fh:
+        out = list(csv.DictReader(fh))
+    for r in out:
+        r["_axes"] = dict(p.split("=", 1) for p in r["axes"].split(";")) if r["axes"] else {}
+        r["_id"] = f"{r['benchmark']} [{r['axes']}]"
+    return out
+
+
+def timed(run_dir: Path, family: str | None = None) -> list[dict]:
+    return [r for r in rows(run_dir) if r["status"] in ("ok", "noisy") and r["median_s"]
+            and (family is None or r["family"] == family)]
+
+
+def samples(run_dir: Path) -> dict[tuple[str, str], list[float]]:
+    out: dict = {}
+    with (run_dir / "samples.csv").open(newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            out.setdefault((r["benchmark"], r["axes"]), []).append(
+                (int(r["sample"]), float(r["time_s"])))
+    return {k: [t for _, t in sorted(v)] for k, v in out.items()}
+
+
+def number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def best_curves(rs: list[dict], xaxis: str, metric: str, key=lambda r: r["benchmark"]):
+    """{curve key: {x: max metric over every other axis}}."""
+    out: dict = {}
+    for r in rs:
+        x, y = number(r["_axes"].get(xaxis, "")), number(r[metric])
+        if x is None or y is None:
+            continue
+        curve = out.setdefault(key(r), {})
+        curve[x] = max(curve.get(x, y), y)
+    return out
+
+
+def figure_data(out_dir: Path, name: str) -> dict:
+    return json.loads((out_dir / f"{name}.json").read_text())
+
+
+def manifest(out_dir: Path) -> dict:
+    return json.loads((out_dir / "report.json").read_text())
+
+
+def is_host(r: dict) -> bool:
+    return r["cache"] == "n/a" or r["benchmark"].partition("/")[2].startswith("host")

@@ -1,0 +1,124 @@
+"""Corrupt input: a clear one-line message on stderr and exit status 2.
+
+Each case starts from a valid synthetic directory and breaks one promise of
+schema version 1; the report must refuse it by name, without a traceback
+and without writing a page.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, write_synthetic_run
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    return write_synthetic_run(tmp_path_factory.mktemp("good") / "run",
+                               families=("vecadd",))
+
+
+def _copy(good, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(good, run)
+    return run
+
+
+def _replace_in(path, old, new, count=1):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, count))
+
+
+def _drop_column(path, column):
+    lines = path.read_text().splitlines()
+    header = lines[0].split(",")
+    i = header.index(column)
+    path.write_text("\n".join(",".join(f for j, f in enumerate(l.split(",")) if j != i)
+                              for l in lines) + "\n")
+
+
+BREAKS = {
+    "missing meta.json": (lambda run: (run / "meta.json").unlink(), "meta.json: missing"),
+    "meta.json not JSON": (lambda run: (run / "meta.json").write_text("{not json"),
+                           "meta.json: not valid JSON"),
+    "meta.json schema_version 2": (
+        lambda run: (run / "meta.json").write_text(json.dumps({"schema_version": 2})),
+        "meta.json: schema_version 2"),
+    "missing results.csv": (lambda run: (run / "results.csv").unlink(),
+                            "results.csv: missing"),
+    "empty results.csv": (lambda run: (run / "results.csv").write_text(""),
+                          "results.csv: empty file"),
+    "results.csv without median_s": (lambda run: _drop_column(run / "results.csv", "median_s"),
+                                     "missing column(s) median_s"),
+    "results.csv schema_version 2": (
+        lambda run: _replace_in(run / "results.csv", "\n1,vecadd", "\n2,vecadd"),
+        "results.csv:2: schema_version '2'"),
+    "results.csv unknown status": (
+        lambda run: _replace_in(run / "results.csv", ",ok,", ",great,"),
+        "status 'great' is not one of"),
+    "results.csv text in a number column": (
+        lambda run: _replace_in(run / "results.csv", ",event,cold,1,200,", ",event,cold,1,many,"),
+        "column samples: 'many' is not a number"),
+    "results.csv short row": (
+        lambda run: (run / "results.csv").write_text(
+            (run / "results.csv").read_text() + "1,vecadd/x,vecadd\n"),
+        "3 fields, header has 35"),
+    "results.csv bad axes": (
+        lambda run: _replace_in(run / "results.csv", "n=1024;block=256", "n1024;block=256"),
+        "bad axes field"),
+    "samples.csv without time_s": (lambda run: _drop_column(run / "samples.csv", "time_s"),
+                                   "samples.csv: missing column(s) time_s"),
+    "empty samples.csv": (lambda run: (run / "samples.csv").write_text(""),
+                          "samples.csv: empty file"),
+    "not a directory": (lambda run: shutil.rmtree(run), "not a directory"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BREAKS))
+def test_corrupt_input_exits_2_with_a_clear_message(case, good, tmp_path):
+    run = _copy(good, tmp_path)
+    breaker, message = BREAKS[case]
+    breaker(run)
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python3 -m reports: error: ")
+    assert message in lines[0]
+    assert str(run) in lines[0]
+    assert not (out / "index.html").exists()
+
+
+def test_one_bad_directory_among_good_ones_fails_the_whole_report(good, tmp_path):
+    bad = _copy(good, tmp_path)
+    (bad / "meta.json").unlink()
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "reports", str(good), str(bad), "-o", str(out)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 2 and "meta.json: missing" in proc.stderr
+    assert not (out / "index.html").exists()
+
+
+def test_no_arguments_is_a_usage_error(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "reports"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "usage:" in proc.stderr
+
+
+def test_header_only_results_make_an_empty_report(good, tmp_path):
+    run = _copy(good, tmp_path)
+    header = (run / "results.csv").read_text().splitlines()[0]
+    (run / "results.csv").write_text(header + "\n")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((out / "report.json").read_text())["figures"] == []

@@ -1,0 +1,242 @@
+/* test_compare_gate.c - scripts/perf_gate.sh end to end, without a GPU.
+ *
+ * The test binary doubles as a fake `cubench`: symlinked as BASE/cubench and
+ * CAND/cubench, it answers `run` by writing a one-point run directory with
+ * synthetic times (the candidate slowed down for the benchmark named in
+ * $CB_FAKE_SLOW, or only during screening for $CB_FAKE_FLAKY), and `compare`
+ * by the real cb_compare_main. Each call of `run` is logged to $CB_FAKE_LOG
+ * so the test can check the A B B A order. Needs bash.
+ */
+#include "cb_common.h"
+#include "compare_cli.h"
+
+#include "test_compare_check.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CB_SOURCE_DIR
+#define CB_SOURCE_DIR "."
+#endif
+
+static char tmp_root[64];
+
+static bool takes_value(const char *opt)
+{
+    static const char *const with_value[] = {"--device",  "--min-samples", "--max-time-per-point",
+                                             "--cache",   "--target-ci",   "--seed",
+                                             "--threads", "--timer",       "--out",
+                                             "--axis"};
+    for (int i = 0; i < CB_ARRAY_LEN(with_value); i++)
+        if (strcmp(opt, with_value[i]) == 0) return true;
+    return false;
+}
+
+static bool env_is(const char *name, const char *value)
+{
+    const char *v = getenv(name);
+    return v && strcmp(v, value) == 0;
+}
+
+/* `cubench run BENCH [--axis A=V]... --out DIR ...` as the fake sees it. */
+static int fake_run(int argc, char **argv)
+{
+    const char *out = NULL, *bench = NULL;
+    char axes[256] = "";
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+            out = argv[++i];
+        } else if (strcmp(argv[i], "--axis") == 0 && i + 1 < argc) {
+            size_t used = strlen(axes);
+            snprintf(axes + used, sizeof axes - used, "%s%s", used ? ";" : "", argv[++i]);
+        } else if (argv[i][0] == '-') {
+            if (takes_value(argv[i])) i++;
+        } else if (!bench) {
+            bench = argv[i];
+        }
+    }
+    if (!out || !bench || mkdir(out, 0700) != 0) return 2;
+    bool cand = strstr(argv[0], "/cand/") != NULL;
+    double factor = 1.0;
+    if (cand && env_is("CB_FAKE_SLOW", bench)) factor = 1.10;
+    if (cand && env_is("CB_FAKE_FLAKY", bench) && strstr(out, "/screen/")) factor = 1.10;
+    bool skip = env_is("CB_FAKE_SKIP", "1");
+    const char *log_path = getenv("CB_FAKE_LOG");
+    FILE *log = log_path ? fopen(log_path, "a") : NULL;
+    if (log) {
+        fprintf(log, "%s %s %s\n", cand ? "cand" : "base", bench, strrchr(out, '/') + 1);
+        fclose(log);
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.csv", out);
+    FILE *r = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/samples.csv", out);
+    FILE *s = fopen(path, "w");
+    if (!r || !s) return 2;
+    fprintf(r, "schema_version,benchmark,axes,status,reason\n1,%s,%s,%s,%s\n", bench, axes,
+            skip ? "skip" : "ok", skip ? "no CUDA device" : "");
+    fputs("benchmark,axes,sample,time_s\n", s);
+    uint64_t h = 1469598103934665603ull; /* seed from the directory: reproducible */
+    for (const char *c = out; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (int k = 0; !skip && k < 40; k++) {
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(h >> 11) * 0x1.0p-53;
+        fprintf(s, "%s,%s,%d,%.9g\n", bench, axes, k, 1e-3 * factor * (1.0 + 0.01 * (u - 0.5)));
+    }
+    fclose(r);
+    fclose(s);
+    return 0;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 20);
+    size_t got = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    (void)got;
+    fclose(f);
+    return buf;
+}
+
+/* Run the gate into tmp_root/OUT; returns its exit status. */
+static int gate(const char *out_name)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "bash '%s/scripts/perf_gate.sh' '%s/base' '%s/cand' '%s/%s' > '%s/%s.log' 2>&1",
+             CB_SOURCE_DIR, tmp_root, tmp_root, tmp_root, out_name, tmp_root, out_name);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *out_file(const char *out_name, const char *file)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/%s", tmp_root, out_name, file);
+    return read_all(path);
+}
+
+static void test_gate(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/points.txt", tmp_root);
+    write_text(path, "# two points\n"
+                     "fam/alpha --axis n=1 --axis k=x   # trailing comment\n"
+                     "\n"
+                     "fam/beta --axis n=2\n");
+    setenv("CUBENCH_GATE_POINTS", path, 1);
+    snprintf(path, sizeof path, "%s/fake.log", tmp_root);
+    setenv("CB_FAKE_LOG", path, 1);
+    char summary[512];
+    snprintf(summary, sizeof summary, "%s/step_summary.md", tmp_root);
+    setenv("GITHUB_STEP_SUMMARY", summary, 1);
+
+    /* A/A: pass; runs in A B B A order, two processes per line and round */
+    CHECK(gate("aa") == 0);
+    char *text = out_file("aa", "summary.md");
+    CHECK_CONTAINS(text, "## cubench perf gate: pass\n");
+    CHECK_CONTAINS(text, "### perf gate: screening: 2 same");
+    free(text);
+    text = read_all(path);
+    CHECK_CONTAINS(text, "base fam/alpha r1-l1\ncand fam/alpha r1-l1\nbase fam/beta r1-l2\n"
+                         "cand fam/beta r1-l2\ncand fam/alpha r2-l1\nbase fam/alpha r2-l1\n"
+                         "cand fam/beta r2-l2\nbase fam/beta r2-l2\n");
+    free(text);
+    text = read_all(summary);
+    CHECK_CONTAINS(text, "## cubench perf gate: pass");
+    free(text);
+
+    /* a real slowdown: screened, re-run alone, confirmed: exit 1 */
+    setenv("CB_FAKE_SLOW", "fam/alpha", 1);
+    CHECK(gate("slow") == 1);
+    text = out_file("slow", "confirm_points.txt");
+    CHECK(text && strcmp(text, "fam/alpha --axis n=1 --axis k=x\n") == 0);
+    free(text);
+    text = out_file("slow", "summary.md");
+    CHECK_CONTAINS(text, "## cubench perf gate: FAIL, 1 confirmed slowdown(s)");
+    CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: **1 slower**");
+    free(text);
+    unsetenv("CB_FAKE_SLOW");
+
+    /* slower in screening only: not confirmed, exit 0 */
+    setenv("CB_FAKE_FLAKY", "fam/beta", 1);
+    CHECK(gate("flaky") == 0);
+    text = out_file("flaky", "summary.md");
+    CHECK_CONTAINS(text, "pass (slowdowns in screening were not confirmed)");
+    CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: 1 same");
+    free(text);
+    unsetenv("CB_FAKE_FLAKY");
+
+    /* nothing timed (every point skipped, as without a GPU): exit 2 */
+    setenv("CB_FAKE_SKIP", "1", 1);
+    CHECK(gate("skipped") == 2);
+    snprintf(path, sizeof path, "%s/skipped.log", tmp_root);
+    text = read_all(path);
+    CHECK_CONTAINS(text, "no point was timed by both builds");
+    free(text);
+    unsetenv("CB_FAKE_SKIP");
+
+    /* an existing, non-empty output directory: exit 2 */
+    CHECK(gate("aa") == 2);
+
+    /* a run option in the point list: exit 2 with the reason */
+    snprintf(path, sizeof path, "%s/bad_points.txt", tmp_root);
+    write_text(path, "fam/alpha --cache hot\n");
+    setenv("CUBENCH_GATE_POINTS", path, 1);
+    CHECK(gate("badlist") == 2);
+    snprintf(path, sizeof path, "%s/badlist.log", tmp_root);
+    text = read_all(path);
+    CHECK_CONTAINS(text, "'--cache': only --axis belongs in a point list");
+    free(text);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "run") == 0) return fake_run(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0) return cb_compare_main(argc - 1, argv + 1);
+
+    if (system("bash -c true") != 0) {
+        printf("test_compare_gate: bash not found, skipped\n");
+        return 0;
+    }
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/cb_gate_XXXXXX");
+    if (!mkdtemp(tmp_root)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    char self[512], link[512];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    CHECK(len > 0);
+    if (len <= 0) return cb_t_finish("test_compare_gate");
+    self[len] = '\0';
+    const char *sides[] = {"base", "cand"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(link, sizeof link, "%s/%s", tmp_root, sides[i]);
+        CHECK(mkdir(link, 0700) == 0);
+        snprintf(link, sizeof link, "%s/%s/cubench", tmp_root, sides[i]);
+        CHECK(symlink(self, link) == 0);
+    }
+    test_gate();
+    if (cb_t_failed == 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+        CHECK(system(cmd) == 0);
+    } else {
+        fprintf(stderr, "test_compare_gate: outputs kept in %s\n", tmp_root);
+    }
+    return cb_t_finish("test_compare_gate");
+}
