@@ -149,13 +149,17 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
 
 #define CB_MATMUL_REF "matmul/cublas_fp32"
 
-#define CB_MATMUL_GPU(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn)                \
+/* `peak`: CB_PEAK_FP32 for every FP32 (SIMT) kernel; none for the tensor-core
+ * ceilings, whose rates a percentage of the FP32 peak would only mislead. */
+#define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn, peak_kind)\
     {                                                                                              \
         .name = "matmul/" rung_name, .summary = text, .target = CB_TARGET_CUDA,                    \
-        .axes = axes_table, .n_axes = CB_ARRAY_LEN(axes_table), .peak = CB_PEAK_FP32,              \
+        .axes = axes_table, .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind,                 \
         .ref_bench = ref, .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = setup_fn,          \
         .run = run_fn, .verify = cb_matmul_verify, .teardown = cb_matmul_teardown                  \
     }
+#define CB_MATMUL_GPU(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn)                \
+    CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn, CB_PEAK_FP32)
 
 #define CB_MATMUL_RUNG(rung, text, axes_table)                                                     \
     CB_MATMUL_GPU(#rung, text, axes_table, CB_MATMUL_REF, cb_matmul_bytes, cb_setup_##rung,        \
@@ -174,12 +178,13 @@ const cb_bench cb_family_matmul[] = {
     CB_MATMUL_GPU("cublas_fp32", "cuBLAS SGEMM, pedantic FP32 (no TF32): the ladder's reference",
                   cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_fp32_setup,
                   cb_matmul_cublas_run),
-    CB_MATMUL_GPU("cublas_tf32", "ceiling, not FP32: cuBLAS with TF32 tensor cores",
-                  cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_tf32_setup,
-                  cb_matmul_cublas_run),
-    CB_MATMUL_GPU("cublas_bf16", "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
-                  cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16, cb_matmul_cublas_bf16_setup,
-                  cb_matmul_cublas_run),
+    CB_MATMUL_GPU_PEAK("cublas_tf32", "ceiling, not FP32: cuBLAS with TF32 tensor cores",
+                       cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_tf32_setup,
+                       cb_matmul_cublas_run, CB_PEAK_NONE),
+    CB_MATMUL_GPU_PEAK("cublas_bf16",
+                       "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
+                       cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16,
+                       cb_matmul_cublas_bf16_setup, cb_matmul_cublas_run, CB_PEAK_NONE),
     CB_MATMUL_RUNG(naive_uncoalesced, "one thread per C element, threadIdx.x along rows",
                    cb_matmul_axes_slow),
     CB_MATMUL_RUNG(naive_coalesced, "one thread per C element, threadIdx.x along columns",

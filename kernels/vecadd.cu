@@ -9,6 +9,9 @@
  *                    float4 pairs in flight per thread before the first store,
  *                    so each warp keeps more bytes outstanding to HBM; `hint`
  *                    optionally marks the traffic evict-first (__ldcs/__stcs).
+ *   float4_per_thread one float4 per thread and no loop: the textbook kernel
+ *                    with 16-byte accesses (BabelStream's shape, one wide
+ *                    element per thread).
  * Each moves 12 bytes per element: two 4-byte reads, one 4-byte write.
  */
 #include "vecadd.h"
@@ -73,6 +76,18 @@ static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 
     if (tid < tail) ct[tid] = at[tid] + bt[tid];
 }
 
+static __global__ void vecadd_float4_per_thread(const float4 *__restrict__ a,
+                                                const float4 *__restrict__ b,
+                                                float4 *__restrict__ c, size_t n4,
+                                                const float *__restrict__ at,
+                                                const float *__restrict__ bt,
+                                                float *__restrict__ ct, size_t tail)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) c[i] = add4(a[i], b[i]);
+    if (i < tail) ct[i] = at[i] + bt[i];
+}
+
 typedef void (*float4_kernel)(const float4 *, const float4 *, float4 *, size_t, const float *,
                               const float *, float *, size_t);
 
@@ -113,6 +128,14 @@ extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, con
         k<<<grid, block, 0, s>>>(a4, b4, c4, n4, a + off, b + off, c + off, tail);
         break;
     }
+    case CB_VECADD_FLOAT4_PER_THREAD: {
+        size_t n4 = n / 4, tail = n % 4, off = n4 * 4;
+        size_t blocks = blocks_for(n4 > tail ? n4 : tail, block);
+        if (blocks > 0x7fffffffu) return cudaErrorInvalidConfiguration;
+        vecadd_float4_per_thread<<<(unsigned)blocks, block, 0, s>>>(
+            (const float4 *)a, (const float4 *)b, (float4 *)c, n4, a + off, b + off, c + off, tail);
+        break;
+    }
     default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
@@ -131,6 +154,9 @@ extern "C" cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, i
         if (!k) return cudaErrorInvalidValue;
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k, block, 0);
     }
+    case CB_VECADD_FLOAT4_PER_THREAD:
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4_per_thread,
+                                                             block, 0);
     }
     return cudaErrorInvalidValue;
 }

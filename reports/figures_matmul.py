@@ -140,14 +140,16 @@ def ladder_data(run: Run) -> dict | None:
     ref_row = best.get(ref)
     bars = []
     for bench, row in best.items():
-        pct = row.num["pct_ref"]
-        source = "pct_ref"
+        # A row's own pct_ref is against its own ref_benchmark (host rungs
+        # may name the host BLAS); otherwise it is computed against cuBLAS FP32.
+        pct, source, against = row.num["pct_ref"], "pct_ref", row.ref_benchmark
         if bench == ref:
-            pct, source = 100.0, "reference"
+            pct, source, against = 100.0, "reference", ref
         elif pct is None and ref_row is not None:
-            pct, source = 100.0 * ref_row.median_s / row.median_s, "computed"
+            pct, source, against = 100.0 * ref_row.median_s / row.median_s, "computed", ref
         bars.append({"benchmark": bench, "label": _pretty(bench), "tflops": row.tflops,
-                     "pct_ref": pct, "pct_source": source, "id": row.label()})
+                     "pct_ref": pct, "ref_benchmark": against if pct is not None else "",
+                     "pct_source": source, "id": row.label()})
     return {"kind": "bars", "size_axis": xaxis, "size": size, "reference": ref,
             "rows": bars}
 
@@ -173,7 +175,7 @@ def ladder_figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     for y, b in zip(ypos, bars):
         text = f" {b['tflops']:.3g}"
         if b["pct_ref"] is not None:
-            text += f"  ({b['pct_ref']:.1f}% of {ref_name})"
+            text += f"  ({b['pct_ref']:.1f}% of {_pretty(b['ref_benchmark'])})"
         ax.text(b["tflops"], y, text, va="center", fontsize=7)
     lo, hi = min(values), max(values)
     ax.set_xlim(lo / 2 if log else 0, hi * (12 if log else 1.55))

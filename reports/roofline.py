@@ -18,12 +18,10 @@ import numpy as np
 from . import figure as F
 from .figures_vecadd import dram_peak
 from .load import Run
-from .pick import best_per, ordered_unique
+from .pick import best_per
 
 SECTION = "Roofline"
 MARKERS = ["o", "s", "^", "v", "D", "P", "X", "<", ">", "h", "*", "p"]
-FAMILY_COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown",
-                 "tab:pink", "tab:olive", "tab:cyan"]
 
 
 def fp32_peak(run: Run) -> float | None:
@@ -50,6 +48,9 @@ def roofline_data(run: Run) -> dict | None:
     rows = [r for r in run.rows() if not r.is_host and r.tflops is not None
             and (r.num["flops"] or 0) > 0 and (r.num["bytes"] or 0) > 0]
     bw, bw_source = bandwidth_roof(run)
+    if not bw and dram_peak(run):
+        # No bandwidth measured (a matmul-only run): the datasheet roof, said so.
+        bw, bw_source = dram_peak(run), "theoretical DRAM peak: no bandwidth measured in this run"
     peak = fp32_peak(run)
     if not rows or not bw or not peak:
         return None
@@ -72,15 +73,17 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     grid = np.logspace(np.log10(lo), np.log10(hi), 256)
     fig, ax = F.new_figure(8.5, 5.0)
     bw, peak = data["bandwidth_gbps"], data["fp32_tflops"]
+    measured = not data["bandwidth_source"].startswith("theoretical")
     ax.plot(grid, np.minimum(peak, bw * grid / 1e3), color="black", linewidth=1.8,
-            label=f"roof: {bw:.0f} GB/s measured, {peak:.3g} TFLOP/s FP32 peak")
-    if data["dram_peak_gbps"]:
+            label=f"roof: {bw:.0f} GB/s {'measured' if measured else 'theoretical'}, "
+                  f"{peak:.3g} TFLOP/s FP32 peak")
+    if data["dram_peak_gbps"] and measured:
         dram = data["dram_peak_gbps"]
         ax.plot(grid, np.minimum(peak, dram * grid / 1e3), color="0.5", linestyle=":",
                 label=f"theoretical DRAM peak {dram:.0f} GB/s")
-    families = ordered_unique(p["family"] for p in points)
+    colors = F.palette()
     for i, p in enumerate(points):
-        color = FAMILY_COLORS[families.index(p["family"]) % len(FAMILY_COLORS)]
+        color = colors[i % len(colors)]  # with the marker: unique for 60 benchmarks
         ax.scatter(p["intensity"], p["tflops"], marker=MARKERS[i % len(MARKERS)],
                    color=color, edgecolor="black", linewidth=0.4, s=38, zorder=3,
                    label=p["benchmark"])

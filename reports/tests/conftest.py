@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import sys
 import zlib
 from pathlib import Path
@@ -38,8 +39,12 @@ PCIE_PEAK = 63.0
 
 
 def real_run_dirs() -> list[Path]:
-    """Every recorded run under tests/data/ (a directory with results.csv)."""
-    return sorted(p.parent for p in (REPO / "tests" / "data").glob("*/results.csv"))
+    """Every recorded run under tests/data/ (a directory with results.csv),
+    plus any listed in CUBENCH_REPORT_RUNS (colon-separated), to check the
+    report against a fresh run before it is recorded."""
+    dirs = sorted(p.parent for p in (REPO / "tests" / "data").glob("*/results.csv"))
+    extra = os.environ.get("CUBENCH_REPORT_RUNS", "")
+    return dirs + [Path(p) for p in extra.split(":") if p]
 
 
 def g9(value) -> str:

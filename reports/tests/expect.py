@@ -28,6 +28,8 @@ def timed(run_dir: Path, family: str | None = None) -> list[dict]:
 
 def samples(run_dir: Path) -> dict[tuple[str, str], list[float]]:
     out: dict = {}
+    if not (run_dir / "samples.csv").exists():
+        return out
     with (run_dir / "samples.csv").open(newline="", encoding="utf-8") as fh:
         for r in csv.DictReader(fh):
             out.setdefault((r["benchmark"], r["axes"]), []).append(
