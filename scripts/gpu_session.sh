@@ -85,6 +85,9 @@ step_cupti() {
     local pts=(vecadd/grid_stride_float4 --axis n=2^20:2^28:x4 --axis block=256 --axis grid=auto --axis ilp=4 --axis hint=stream)
     $BIN run "${pts[@]}" --out "$W/cupti-on" --quiet 2>&1 | tail -1
     $BIN run "${pts[@]}" --no-cupti --out "$W/cupti-off" --quiet 2>&1 | tail -1
+    $BIN run "${pts[@]}" --timer cupti --out "$W/cupti-timer" --quiet 2>&1 | tail -1
+    $BIN run matmul/cublas_fp32 matmul/pipelined --axis m=2048 --out "$W/cupti-matmul" --quiet 2>&1 | tail -1
+    $BIN run 'transfers/memcpy_async' --axis bytes=2^20 --out "$W/cupti-transfers" --quiet 2>&1 | tail -1
 }
 step_profile() {
     local nsys=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys
