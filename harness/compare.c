@@ -26,6 +26,7 @@ void cb_compare_opts_default(cb_compare_opts *o)
     o->alpha = 0.01;
     o->noise_limit = 0.10;
     o->min_samples = 5;
+    o->min_abs_delta = 0.5e-6;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -79,6 +80,11 @@ static cb_verdict decide(cb_compare_row *row, const cb_compare_opts *o)
         snprintf(row->note, sizeof row->note, "too few samples (%d/%d, need %d)", row->base_n,
                  row->new_n, o->min_samples);
         return CB_VERDICT_INCONCLUSIVE;
+    }
+    if (fabs(row->new_median - row->base_median) < o->min_abs_delta) {
+        snprintf(row->note, sizeof row->note, "medians %.3g us apart: below the %.3g us resolution",
+                 1e6 * fabs(row->new_median - row->base_median), 1e6 * o->min_abs_delta);
+        return CB_VERDICT_SAME;
     }
     bool significant = row->q <= o->alpha;
     bool up_effect = row->ci_lo > 1.0 && row->ratio >= up && significant;

@@ -13,6 +13,10 @@
  *   1. missing       in BASE but not in NEW, or NEW did not time it (skip/fail)
  *   2. new           in NEW only, or timed in NEW but not in BASE
  *   3. inconclusive  fewer than min_samples samples on either side
+ *   3b. same         the medians differ by less than min_abs_delta seconds:
+ *                    below the timer's resolution (CUDA documents about
+ *                    0.5 us for event pairs), a few percent of a 4 us point
+ *                    is launch jitter between processes, not a regression
  *   4. noisy         rel IQR above noise_limit on either side, unless the
  *                    change also clears the spread: slower when rule 5 holds
  *                    and NEW's q1 > BASE's q3 (1 + delta); faster when rule 6
@@ -53,6 +57,7 @@ typedef struct cb_compare_opts {
     double alpha;       /* CI level 1 - alpha and FDR level, default 0.01       */
     double noise_limit; /* largest relative IQR of a side, default 0.10         */
     int min_samples;    /* fewer on a side is inconclusive, default 5           */
+    double min_abs_delta; /* seconds; smaller median changes are same, 0.5e-6  */
 } cb_compare_opts;
 
 void cb_compare_opts_default(cb_compare_opts *o);

@@ -31,6 +31,8 @@ static void usage(FILE *f)
           "  --alpha X         1 - confidence level of the CIs, and the FDR level (default 0.01)\n"
           "  --noise-limit X   largest relative IQR of a side before it is noisy (default 0.10)\n"
           "  --min-samples N   fewer samples on a side is inconclusive (default 5)\n"
+          "  --min-abs-delta S medians closer than S seconds are the same: the event\n"
+          "                    timer resolves about 0.5 us (default 0.5e-6)\n"
           "  --markdown FILE   write the markdown report to FILE (default: stdout)\n"
           "  --csv FILE        write the per-point CSV to FILE ('-': stdout, and then no\n"
           "                    markdown on stdout unless --markdown - is given)\n"
@@ -94,6 +96,7 @@ static int parse_args(int argc, char **argv, cli_args *a)
         OPT_ALPHA,
         OPT_NOISE,
         OPT_MIN,
+        OPT_MIN_ABS,
         OPT_MD,
         OPT_CSV,
         OPT_TITLE,
@@ -106,6 +109,7 @@ static int parse_args(int argc, char **argv, cli_args *a)
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"noise-limit", required_argument, NULL, OPT_NOISE},
         {"min-samples", required_argument, NULL, OPT_MIN},
+        {"min-abs-delta", required_argument, NULL, OPT_MIN_ABS},
         {"markdown", required_argument, NULL, OPT_MD},
         {"csv", required_argument, NULL, OPT_CSV},
         {"title", required_argument, NULL, OPT_TITLE},
@@ -143,6 +147,10 @@ static int parse_args(int argc, char **argv, cli_args *a)
                 return CB_EXIT_USAGE;
             }
             a->opts.min_samples = (int)v;
+            break;
+        case OPT_MIN_ABS:
+            if (!parse_number("min-abs-delta", optarg, 0.0, 1.0, &a->opts.min_abs_delta))
+                return CB_EXIT_USAGE;
             break;
         case OPT_MD:
             a->markdown = optarg;

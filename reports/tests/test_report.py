@@ -248,7 +248,8 @@ def test_roofline(made):
            and E.number(r["flops"]) and E.number(r["bytes"])]
     vec = [float(r["gbps"]) for r in E.timed(run_dir, "vecadd") if not E.is_host(r) and r["gbps"]]
     d2d = [float(r["gbps"]) for r in E.timed(run_dir, "transfers")
-           if r["_axes"].get("direction") == "d2d" and r["gbps"]]
+           if (r["benchmark"] == "transfers/d2d" or r["_axes"].get("direction") == "d2d")
+           and r["gbps"]]
     import json
     device = json.loads((run_dir / "meta.json").read_text()).get("device") or {}
     fp32 = any(r["peak_unit"] == "TFLOP/s" and r["peak"] for r in gpu) or "fp32" in str(device)

@@ -122,6 +122,21 @@ static void test_shapes(void)
     cb_cmp_run_free(&base);
     cb_cmp_run_free(&cand);
 
+    /* A 4% change of a 4 us point is 0.16 us: below the event timer's
+     * resolution, so the same, however significant; the same 4% of 4 ms is
+     * a slowdown. */
+    r = one_point(&o, 200, 4e-6, 0.005, 200, 4.16e-6, 0.005, 0);
+    CHECK_VERDICT(r, CB_VERDICT_SAME);
+    CHECK(strstr(r.note, "below the 0.5 us resolution") != NULL);
+    r = one_point(&o, 200, 4e-3, 0.005, 200, 4.16e-3, 0.005, 0);
+    CHECK_VERDICT(r, CB_VERDICT_SLOWER);
+    {
+        cb_compare_opts fine = o;
+        fine.min_abs_delta = 0;
+        r = one_point(&fine, 200, 4e-6, 0.005, 200, 4.16e-6, 0.005, 0);
+        CHECK_VERDICT(r, CB_VERDICT_SLOWER);
+    }
+
     /* 5% slower, low noise */
     r = one_point(&o, 30, 1e-3, 0.01, 30, 1.05e-3, 0.01, 0);
     CHECK_VERDICT(r, CB_VERDICT_SLOWER);
