@@ -40,6 +40,14 @@ step_tests() {
     ctest --test-dir build -L gpu --output-on-failure 2>&1 | tee "$W/ctest-gpu.log" | tail -25
     CUBENCH_BIN=$BIN CUBENCH_GPU_E2E=1 python3 -m pytest -q -p no:cacheprovider tests/py 2>&1 | tail -5
 }
+step_sanitize_vecadd() {
+    for tool in memcheck racecheck; do
+        timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $BIN run 'vecadd*' --axis n=1000,4097 \
+            --axis grid=auto,2 --quick --no-cupti --min-samples 2 --max-time-per-point 0 --quiet \
+            --out "$W/san-$tool-vecadd" > "$W/sanitize-$tool-vecadd.log" 2>&1
+        echo "$tool vecadd*: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize-$tool-vecadd.log" | tail -1)"
+    done
+}
 step_sanitize() {
     # Every rung of every family at small and odd sizes, through the runner,
     # under memcheck and racecheck (CUPTI off: the sanitizer is the profiler).
