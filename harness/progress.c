@@ -47,7 +47,11 @@ void cb_progress_done(cb_progress *p, int index, const cb_result *r)
     char eta_text[16], figure[64] = "";
     format_eta(eta, eta_text, sizeof eta_text);
     if (r->summary.n > 0) {
-        if (r->bench->peak == CB_PEAK_FP32 && isfinite(r->tflops))
+        /* The headline figure: TFLOP/s for arithmetic-heavy work (an FP32
+         * peak, or at least one flop per byte), GB/s for data movement. */
+        bool compute = r->bench->peak == CB_PEAK_FP32 ||
+                       (isfinite(r->flops) && isfinite(r->bytes) && r->flops >= r->bytes);
+        if (compute && isfinite(r->tflops))
             snprintf(figure, sizeof figure, "%.3g TFLOP/s", r->tflops);
         else if (isfinite(r->gbps))
             snprintf(figure, sizeof figure, "%.4g GB/s", r->gbps);

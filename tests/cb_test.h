@@ -3,6 +3,7 @@
  *   CB_CHECK(cond)            counts a pass or prints the failed condition
  *   CB_CHECK_EQ_INT(a, b)     ... with both values
  *   CB_CHECK_NEAR(a, b, tol)  |a - b| <= tol
+ *   CB_CHECK_REL(a, b, rel)   |a - b| <= rel * |b|
  *   CB_CHECK_STR(a, b)        strcmp(a, b) == 0
  *   return cb_test_finish("name");   prints "name: N passed, M failed"
  */
@@ -46,6 +47,18 @@ static int cb_test_passed, cb_test_failed;
             cb_test_failed++;                                                                      \
             fprintf(stderr, "%s:%d: %s ~ %s failed: %.12g vs %.12g (tol %g)\n", __FILE__,         \
                     __LINE__, #a, #b, cb_a_, cb_b_, (double)(tol));                                \
+        }                                                                                          \
+    } while (0)
+
+#define CB_CHECK_REL(a, b, rel)                                                                    \
+    do {                                                                                           \
+        double cb_a_ = (a), cb_b_ = (b);                                                           \
+        if (fabs(cb_a_ - cb_b_) <= (rel)*fabs(cb_b_)) {                                            \
+            cb_test_passed++;                                                                      \
+        } else {                                                                                   \
+            cb_test_failed++;                                                                      \
+            fprintf(stderr, "%s:%d: %s ~ %s failed: %.12g vs %.12g (rel %g)\n", __FILE__,         \
+                    __LINE__, #a, #b, cb_a_, cb_b_, (double)(rel));                                \
         }                                                                                          \
     } while (0)
 

@@ -5,35 +5,12 @@
 
 #include <dirent.h>
 #include <math.h>
+#include "cb_test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int passed, failed;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-        }                                                                                          \
-    } while (0)
-
-/* |got - want| <= rel * |want| */
-#define CHECK_REL(got, want, rel)                                                                  \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        if (fabs(g_ - w_) <= (rel)*fabs(w_)) {                                                     \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            fprintf(stderr, "%s:%d: %s = %.12g, expected %.12g (rel %g)\n", __FILE__, __LINE__,    \
-                    #got, g_, w_, (double)(rel));                                                  \
-        }                                                                                          \
-    } while (0)
 
 /* 1 KiB .. 1 GiB in x4 steps, as the transfers defaults. */
 static int default_sizes(double *x)
@@ -54,12 +31,12 @@ static void test_exact_recovery(void)
         for (int i = 0; i < n; i++)
             t[i] = alphas[k] + x[i] / betas[k];
         cb_fit f;
-        CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
-        CHECK(f.points == n);
-        CHECK_REL(f.alpha_s, alphas[k], 1e-9);
-        CHECK_REL(f.beta_bps, betas[k], 1e-9);
-        CHECK(f.r2 > 1 - 1e-12);
-        CHECK(f.max_rel_err < 1e-9);
+        CB_CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
+        CB_CHECK(f.points == n);
+        CB_CHECK_REL(f.alpha_s, alphas[k], 1e-9);
+        CB_CHECK_REL(f.beta_bps, betas[k], 1e-9);
+        CB_CHECK(f.r2 > 1 - 1e-12);
+        CB_CHECK(f.max_rel_err < 1e-9);
     }
 }
 
@@ -72,11 +49,11 @@ static void test_noise(void)
     for (int i = 0; i < n; i++)
         t[i] = (10e-6 + x[i] / 50e9) * (i % 2 ? 1.01 : 0.99);
     cb_fit f;
-    CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
-    CHECK_REL(f.alpha_s, 10e-6, 0.05);
-    CHECK_REL(f.beta_bps, 50e9, 0.05);
-    CHECK(f.max_rel_err > 0.005 && f.max_rel_err < 0.05);
-    CHECK(f.r2 > 0.99 && f.r2 < 1);
+    CB_CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
+    CB_CHECK_REL(f.alpha_s, 10e-6, 0.05);
+    CB_CHECK_REL(f.beta_bps, 50e9, 0.05);
+    CB_CHECK(f.max_rel_err > 0.005 && f.max_rel_err < 0.05);
+    CB_CHECK(f.r2 > 0.99 && f.r2 < 1);
 }
 
 static void test_weighting(void)
@@ -89,9 +66,9 @@ static void test_weighting(void)
         t[i] = 5e-6 + x[i] / 25e9;
     t[n - 1] *= 1.02;
     cb_fit f;
-    CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
-    CHECK_REL(f.alpha_s, 5e-6, 0.05);
-    CHECK_REL(f.beta_bps, 25e9, 0.03);
+    CB_CHECK(cb_fit_latency_bandwidth(x, t, n, &f));
+    CB_CHECK_REL(f.alpha_s, 5e-6, 0.05);
+    CB_CHECK_REL(f.beta_bps, 25e9, 0.03);
 }
 
 static void test_degenerate(void)
@@ -99,28 +76,28 @@ static void test_degenerate(void)
     cb_fit f;
     double x[8] = {1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216};
     double t[8] = {1e-5, 1.1e-5, 1.2e-5, 1.5e-5, 2e-5, 4e-5, 1e-4, 3e-4};
-    CHECK(!cb_fit_latency_bandwidth(x, t, 0, &f));
-    CHECK(!cb_fit_latency_bandwidth(x, t, 2, &f));
-    CHECK(f.points == 0 && isnan(f.alpha_s) && isnan(f.beta_bps));
+    CB_CHECK(!cb_fit_latency_bandwidth(x, t, 0, &f));
+    CB_CHECK(!cb_fit_latency_bandwidth(x, t, 2, &f));
+    CB_CHECK(f.points == 0 && isnan(f.alpha_s) && isnan(f.beta_bps));
     double same_x[4] = {4096, 4096, 4096, 4096};
-    CHECK(!cb_fit_latency_bandwidth(same_x, t, 4, &f));
+    CB_CHECK(!cb_fit_latency_bandwidth(same_x, t, 4, &f));
     double two_x[4] = {4096, 8192, 4096, 8192};
-    CHECK(!cb_fit_latency_bandwidth(two_x, t, 4, &f));
+    CB_CHECK(!cb_fit_latency_bandwidth(two_x, t, 4, &f));
     /* Zero, negative and NaN times are dropped; three good points remain. */
     double bad_t[6] = {1e-5, 0, -1, NAN, 1.5e-5, 2e-5};
     double bad_x[6] = {1024, 2048, 4096, 8192, 65536, 262144};
-    CHECK(cb_fit_latency_bandwidth(bad_x, bad_t, 6, &f));
-    CHECK(f.points == 3);
+    CB_CHECK(cb_fit_latency_bandwidth(bad_x, bad_t, 6, &f));
+    CB_CHECK(f.points == 3);
     double bad_t2[6] = {1e-5, 0, -1, NAN, INFINITY, 2e-5};
-    CHECK(!cb_fit_latency_bandwidth(bad_x, bad_t2, 6, &f));
+    CB_CHECK(!cb_fit_latency_bandwidth(bad_x, bad_t2, 6, &f));
     /* Time falling with size: no bandwidth to report, but a result. */
     double fall_t[4] = {4e-5, 3e-5, 2e-5, 1e-5};
-    CHECK(cb_fit_latency_bandwidth(x, fall_t, 4, &f));
-    CHECK(isnan(f.beta_bps));
+    CB_CHECK(cb_fit_latency_bandwidth(x, fall_t, 4, &f));
+    CB_CHECK(isnan(f.beta_bps));
     /* A flat curve: slope 0, r2 undefined. */
     double flat_t[4] = {1e-5, 1e-5, 1e-5, 1e-5};
-    CHECK(cb_fit_latency_bandwidth(x, flat_t, 4, &f));
-    CHECK(isnan(f.beta_bps) && isnan(f.r2));
+    CB_CHECK(cb_fit_latency_bandwidth(x, flat_t, 4, &f));
+    CB_CHECK(isnan(f.beta_bps) && isnan(f.r2));
 }
 
 /* ---- files ---- */
@@ -215,7 +192,7 @@ static void remove_dir(const char *dir)
 static void test_fits_csv(void)
 {
     char dir[] = "/tmp/cb_test_fit_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    CB_CHECK(mkdtemp(dir) != NULL);
     static cb_result rows[64];
     int n = 0;
     double sizes[16];
@@ -245,44 +222,44 @@ static void test_fits_csv(void)
 
     cb_fits_write(dir, rows, n);
     char *text = slurp(dir, "fits.csv");
-    CHECK(text != NULL);
+    CB_CHECK(text != NULL);
     if (!text) return;
     const char *header = "benchmark,curve,points,bytes_min,bytes_max,alpha_us,beta_gbps,"
                          "n_half_bytes,r2,max_rel_err\n";
-    CHECK(strncmp(text, header, strlen(header)) == 0);
-    CHECK(count_lines(text) == 4); /* header + h2d, d2h, d2d */
-    CHECK(strcmp(field(text, 1, 0), "transfers/memcpy_async") == 0);
-    CHECK(strcmp(field(text, 1, 1), "direction=h2d;memory=pinned") == 0);
-    CHECK(strcmp(field(text, 1, 2), "5") == 0);
-    CHECK_REL(atof(field(text, 1, 3)), 1024, 1e-12);
-    CHECK_REL(atof(field(text, 1, 4)), 67108864, 1e-12);
-    CHECK_REL(atof(field(text, 1, 5)), 10, 1e-6);
-    CHECK_REL(atof(field(text, 1, 6)), 50, 1e-6);
-    CHECK_REL(atof(field(text, 1, 7)), 10e-6 * 50e9, 1e-6);
-    CHECK(strcmp(field(text, 2, 1), "direction=d2h;memory=pinned") == 0);
-    CHECK(strcmp(field(text, 2, 2), "11") == 0); /* the noisy row counts */
-    CHECK_REL(atof(field(text, 2, 6)), 52, 1e-6);
-    CHECK(strcmp(field(text, 3, 0), "transfers/d2d") == 0);
-    CHECK(strcmp(field(text, 3, 1), "") == 0);
-    CHECK_REL(atof(field(text, 3, 6)), 4200, 1e-6); /* read + write, as gbps */
-    CHECK_REL(atof(field(text, 3, 5)), 3, 1e-6);
+    CB_CHECK(strncmp(text, header, strlen(header)) == 0);
+    CB_CHECK(count_lines(text) == 4); /* header + h2d, d2h, d2d */
+    CB_CHECK(strcmp(field(text, 1, 0), "transfers/memcpy_async") == 0);
+    CB_CHECK(strcmp(field(text, 1, 1), "direction=h2d;memory=pinned") == 0);
+    CB_CHECK(strcmp(field(text, 1, 2), "5") == 0);
+    CB_CHECK_REL(atof(field(text, 1, 3)), 1024, 1e-12);
+    CB_CHECK_REL(atof(field(text, 1, 4)), 67108864, 1e-12);
+    CB_CHECK_REL(atof(field(text, 1, 5)), 10, 1e-6);
+    CB_CHECK_REL(atof(field(text, 1, 6)), 50, 1e-6);
+    CB_CHECK_REL(atof(field(text, 1, 7)), 10e-6 * 50e9, 1e-6);
+    CB_CHECK(strcmp(field(text, 2, 1), "direction=d2h;memory=pinned") == 0);
+    CB_CHECK(strcmp(field(text, 2, 2), "11") == 0); /* the noisy row counts */
+    CB_CHECK_REL(atof(field(text, 2, 6)), 52, 1e-6);
+    CB_CHECK(strcmp(field(text, 3, 0), "transfers/d2d") == 0);
+    CB_CHECK(strcmp(field(text, 3, 1), "") == 0);
+    CB_CHECK_REL(atof(field(text, 3, 6)), 4200, 1e-6); /* read + write, as gbps */
+    CB_CHECK_REL(atof(field(text, 3, 5)), 3, 1e-6);
 
     /* Idempotent, and no temporary file left behind; no overlap rows, so no
      * overlap.csv. */
     cb_fits_write(dir, rows, n);
     char *again = slurp(dir, "fits.csv");
-    CHECK(again && strcmp(text, again) == 0);
-    CHECK(count_files(dir) == 1);
+    CB_CHECK(again && strcmp(text, again) == 0);
+    CB_CHECK(count_files(dir) == 1);
     free(text);
     free(again);
 
     /* Nothing fittable: nothing written. */
     char dir2[] = "/tmp/cb_test_fit_XXXXXX";
-    CHECK(mkdtemp(dir2) != NULL);
+    CB_CHECK(mkdtemp(dir2) != NULL);
     cb_fits_write(dir2, rows, 1);
     cb_fits_write(dir2, rows, 0);
     cb_fits_write(NULL, rows, n);
-    CHECK(count_files(dir2) == 0);
+    CB_CHECK(count_files(dir2) == 0);
     remove_dir(dir2);
     remove_dir(dir);
 }
@@ -290,7 +267,7 @@ static void test_fits_csv(void)
 static void test_overlap_csv(void)
 {
     char dir[] = "/tmp/cb_test_fit_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    CB_CHECK(mkdtemp(dir) != NULL);
     static cb_result rows[32];
     int n = 0;
     const char *stages[] = {"h2d", "kernel", "d2h", "pipeline"};
@@ -311,33 +288,33 @@ static void test_overlap_csv(void)
             1.0, NAN);
     cb_fits_write(dir, rows, n);
     char *text = slurp(dir, "overlap.csv");
-    CHECK(text != NULL);
+    CB_CHECK(text != NULL);
     if (!text) return;
     const char *header = "benchmark,point,bytes,streams,h2d_s,kernel_s,d2h_s,pipeline_s,serial_s,"
                          "ideal_s,efficiency,hidden_fraction,speedup_vs_1_stream\n";
-    CHECK(strncmp(text, header, strlen(header)) == 0);
-    CHECK(count_lines(text) == 4); /* streams 1, 2, 4; the failed 8 is left out */
-    CHECK(strcmp(field(text, 1, 1), "streams=1;bytes=268435456;fma=2048") == 0);
-    CHECK(strcmp(field(text, 1, 2), "268435456") == 0);
-    CHECK(strcmp(field(text, 1, 3), "1") == 0);
-    CHECK_REL(atof(field(text, 1, 8)), 2.8, 1e-12);
-    CHECK_REL(atof(field(text, 1, 9)), 1.0, 1e-12);
-    CHECK_REL(atof(field(text, 1, 10)), 1.0 / 2.8, 1e-8); /* %.9g */
-    CHECK(fabs(atof(field(text, 1, 11))) < 1e-12);        /* serial: nothing hidden */
-    CHECK_REL(atof(field(text, 1, 12)), 1.0, 1e-12);
-    CHECK(strcmp(field(text, 2, 3), "2") == 0);
-    CHECK_REL(atof(field(text, 2, 10)), 1.0 / 1.5, 1e-8);                 /* %.9g */
-    CHECK_REL(atof(field(text, 2, 11)), (2.8 - 1.5) / (2.8 - 1.0), 1e-8); /* %.9g */
-    CHECK_REL(atof(field(text, 2, 12)), 2.8 / 1.5, 1e-8);                 /* %.9g */
+    CB_CHECK(strncmp(text, header, strlen(header)) == 0);
+    CB_CHECK(count_lines(text) == 4); /* streams 1, 2, 4; the failed 8 is left out */
+    CB_CHECK(strcmp(field(text, 1, 1), "streams=1;bytes=268435456;fma=2048") == 0);
+    CB_CHECK(strcmp(field(text, 1, 2), "268435456") == 0);
+    CB_CHECK(strcmp(field(text, 1, 3), "1") == 0);
+    CB_CHECK_REL(atof(field(text, 1, 8)), 2.8, 1e-12);
+    CB_CHECK_REL(atof(field(text, 1, 9)), 1.0, 1e-12);
+    CB_CHECK_REL(atof(field(text, 1, 10)), 1.0 / 2.8, 1e-8); /* %.9g */
+    CB_CHECK(fabs(atof(field(text, 1, 11))) < 1e-12);        /* serial: nothing hidden */
+    CB_CHECK_REL(atof(field(text, 1, 12)), 1.0, 1e-12);
+    CB_CHECK(strcmp(field(text, 2, 3), "2") == 0);
+    CB_CHECK_REL(atof(field(text, 2, 10)), 1.0 / 1.5, 1e-8);                 /* %.9g */
+    CB_CHECK_REL(atof(field(text, 2, 11)), (2.8 - 1.5) / (2.8 - 1.0), 1e-8); /* %.9g */
+    CB_CHECK_REL(atof(field(text, 2, 12)), 2.8 / 1.5, 1e-8);                 /* %.9g */
     /* streams=4: no kernel time, so no serial/ideal/efficiency; the
      * speedup needs only the pipelines. */
-    CHECK(strcmp(field(text, 3, 3), "4") == 0);
-    CHECK(strcmp(field(text, 3, 5), "") == 0);
-    CHECK(strcmp(field(text, 3, 8), "") == 0);
-    CHECK(strcmp(field(text, 3, 10), "") == 0);
-    CHECK_REL(atof(field(text, 3, 12)), 2.8 / 1.5, 1e-8); /* %.9g */
+    CB_CHECK(strcmp(field(text, 3, 3), "4") == 0);
+    CB_CHECK(strcmp(field(text, 3, 5), "") == 0);
+    CB_CHECK(strcmp(field(text, 3, 8), "") == 0);
+    CB_CHECK(strcmp(field(text, 3, 10), "") == 0);
+    CB_CHECK_REL(atof(field(text, 3, 12)), 2.8 / 1.5, 1e-8); /* %.9g */
     /* One size only: no fits.csv row for the overlap curves. */
-    CHECK(count_files(dir) == 1);
+    CB_CHECK(count_files(dir) == 1);
     free(text);
     remove_dir(dir);
 }
@@ -350,6 +327,5 @@ int main(void)
     test_degenerate();
     test_fits_csv();
     test_overlap_csv();
-    printf("test_fit: %d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return cb_test_finish("test_fit");
 }
