@@ -131,10 +131,11 @@ bool cb_compare_write_markdown(FILE *f, const cb_compare_result *r, const cb_com
     fprintf(f,
             "Rules: *slower*/*faster* need the %g%% CI of the Hodges-Lehmann ratio NEW/BASE to "
             "exclude 1, a change of at least %g%% and a Benjamini-Hochberg q <= %g; *same*: the "
-            "CI lies within ±%g%%; *noisy*: relative IQR above %g%% on a side; fewer than %d "
+            "CI lies within ±%g%%, or the medians are less than %g us apart (the timer's "
+            "resolution); *noisy*: relative IQR above %g%% on a side; fewer than %d "
             "samples: *inconclusive*.\n\n",
             100.0 * (1.0 - o->alpha), 100.0 * o->delta, o->alpha, 100.0 * o->delta,
-            100.0 * o->noise_limit, o->min_samples);
+            1e6 * o->min_abs_delta, 100.0 * o->noise_limit, o->min_samples);
 
     if (r->n_groups > 1) {
         fputs("| benchmark | timed points | geomean NEW/BASE | slower | faster | same | other |\n",
