@@ -151,7 +151,8 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
 
 /* `peak`: CB_PEAK_FP32 for every FP32 (SIMT) kernel; none for the tensor-core
  * ceilings, whose rates a percentage of the FP32 peak would only mislead. */
-#define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn, peak_kind)\
+#define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn,           \
+                           peak_kind)                                                              \
     {                                                                                              \
         .name = "matmul/" rung_name, .summary = text, .target = CB_TARGET_CUDA,                    \
         .axes = axes_table, .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind,                 \
@@ -181,10 +182,9 @@ const cb_bench cb_family_matmul[] = {
     CB_MATMUL_GPU_PEAK("cublas_tf32", "ceiling, not FP32: cuBLAS with TF32 tensor cores",
                        cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_tf32_setup,
                        cb_matmul_cublas_run, CB_PEAK_NONE),
-    CB_MATMUL_GPU_PEAK("cublas_bf16",
-                       "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
-                       cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16,
-                       cb_matmul_cublas_bf16_setup, cb_matmul_cublas_run, CB_PEAK_NONE),
+    CB_MATMUL_GPU_PEAK("cublas_bf16", "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
+                       cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16, cb_matmul_cublas_bf16_setup,
+                       cb_matmul_cublas_run, CB_PEAK_NONE),
     CB_MATMUL_RUNG(naive_uncoalesced, "one thread per C element, threadIdx.x along rows",
                    cb_matmul_axes_slow),
     CB_MATMUL_RUNG(naive_coalesced, "one thread per C element, threadIdx.x along columns",

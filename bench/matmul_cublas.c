@@ -79,8 +79,7 @@ cb_status cb_matmul_cublas_tf32_setup(const cb_point *p, const cb_bench_ctx *ctx
                                       cb_point_info *info, cb_msg *why)
 {
     return cb_cublas_setup(p, ctx, CB_MATMUL_TF32, CUBLAS_COMPUTE_32F_FAST_TF32,
-                           "ceiling: TF32 tensor cores, FP32 accumulate",
-                           state, info, why);
+                           "ceiling: TF32 tensor cores, FP32 accumulate", state, info, why);
 }
 
 cb_status cb_matmul_cublas_bf16_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,

@@ -27,8 +27,14 @@ typedef struct vecadd_state {
     uint64_t seed_a, seed_b;
 } vecadd_state;
 
-static double vecadd_bytes(const cb_point *p) { return 12.0 * (double)cb_point_int(p, "n"); }
-static double vecadd_flops(const cb_point *p) { return (double)cb_point_int(p, "n"); }
+static double vecadd_bytes(const cb_point *p)
+{
+    return 12.0 * (double)cb_point_int(p, "n");
+}
+static double vecadd_flops(const cb_point *p)
+{
+    return (double)cb_point_int(p, "n");
+}
 
 static void vecadd_teardown(void *state)
 {
@@ -116,8 +122,8 @@ static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, cons
 static cb_status vecadd_run(void *state, cudaStream_t s, cb_msg *why)
 {
     vecadd_state *st = state;
-    CB_CUDA(cb_launch_vecadd(st->variant, st->a, st->b, st->c, st->n, st->grid, st->block,
-                             st->ilp, st->stream_hint, s));
+    CB_CUDA(cb_launch_vecadd(st->variant, st->a, st->b, st->c, st->n, st->grid, st->block, st->ilp,
+                             st->stream_hint, s));
     return CB_OK;
 }
 
@@ -141,7 +147,7 @@ static cb_status vecadd_verify(void *state, double *error, cb_msg *why)
     /* Independent CPU spot check: ends of the vector and scattered indices. */
     enum { SPOTS = 96 };
     for (int k = 0; k < SPOTS; k++) {
-        size_t i = k < 32    ? (size_t)k
+        size_t i = k < 32   ? (size_t)k
                    : k < 64 ? st->n - 1 - (size_t)(k - 32) % st->n
                             : (size_t)(cb_mix64((uint64_t)k) % st->n);
         if (i >= st->n) continue;
@@ -170,23 +176,37 @@ VECADD_SETUP(setup_float4, CB_VECADD_FLOAT4)
 VECADD_SETUP(setup_float4_per_thread, CB_VECADD_FLOAT4_PER_THREAD)
 
 #define N_AXIS                                                                                     \
-    {.name = "n", .kind = CB_AXIS_INT, .defaults = "2^10:2^28:x4", .min_value = 1,                 \
-     .help = "elements per vector (float32)"}
+    {                                                                                              \
+        .name = "n", .kind = CB_AXIS_INT, .defaults = "2^10:2^28:x4", .min_value = 1,              \
+        .help = "elements per vector (float32)"                                                    \
+    }
 #define BLOCK_AXIS(def)                                                                            \
-    {.name = "block", .kind = CB_AXIS_INT, .defaults = def, .min_value = 1,                        \
-     .help = "threads per block"}
+    {                                                                                              \
+        .name = "block", .kind = CB_AXIS_INT, .defaults = def, .min_value = 1,                     \
+        .help = "threads per block"                                                                \
+    }
 #define GRID_AXIS(def)                                                                             \
-    {.name = "grid", .kind = CB_AXIS_INT, .defaults = def, .choices = "auto", .min_value = 1,      \
-     .help = "blocks; `auto` = one full wave (resident blocks per SM x SMs), `4sm` = 4 x SMs"}
+    {                                                                                              \
+        .name = "grid", .kind = CB_AXIS_INT, .defaults = def, .choices = "auto", .min_value = 1,   \
+        .help = "blocks; `auto` = one full wave (resident blocks per SM x SMs), `4sm` = 4 x SMs"   \
+    }
 
 static const cb_axis_def axes_thread_per_elem[] = {N_AXIS, BLOCK_AXIS("32:1024:x2")};
 static const cb_axis_def axes_grid_stride[] = {N_AXIS, BLOCK_AXIS("128:1024:x2"),
                                                GRID_AXIS("auto,2sm,8sm,32sm")};
 static const cb_axis_def axes_float4[] = {
-    N_AXIS, BLOCK_AXIS("256,1024"), GRID_AXIS("auto,32sm"),
-    {.name = "ilp", .kind = CB_AXIS_INT, .defaults = "1,4", .min_value = 1,
+    N_AXIS,
+    BLOCK_AXIS("256,1024"),
+    GRID_AXIS("auto,32sm"),
+    {.name = "ilp",
+     .kind = CB_AXIS_INT,
+     .defaults = "1,4",
+     .min_value = 1,
      .help = "float4 pairs loaded per thread before the first store (1, 2, 4)"},
-    {.name = "hint", .kind = CB_AXIS_ENUM, .defaults = "none,stream", .choices = "none,stream",
+    {.name = "hint",
+     .kind = CB_AXIS_ENUM,
+     .defaults = "none,stream",
+     .choices = "none,stream",
      .help = "cache hint of loads and stores: none, or stream (evict-first, __ldcs/__stcs)"}};
 
 #define VECADD_COMMON                                                                              \

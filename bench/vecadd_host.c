@@ -14,9 +14,16 @@
 #include <string.h>
 
 const cb_axis_def cb_vecadd_host_axes[CB_VECADD_HOST_N_AXES] = {
-    {.name = "n", .kind = CB_AXIS_INT, .defaults = "2^10:2^24:x4", .min_value = 1,
+    {.name = "n",
+     .kind = CB_AXIS_INT,
+     .defaults = "2^10:2^24:x4",
+     .min_value = 1,
      .help = "elements per vector (float32)"},
-    {.name = "threads", .kind = CB_AXIS_INT, .defaults = "all", .choices = "all", .min_value = 1,
+    {.name = "threads",
+     .kind = CB_AXIS_INT,
+     .defaults = "all",
+     .choices = "all",
+     .min_value = 1,
      .help = "CPU threads; `all` = every online core"},
 };
 
@@ -50,7 +57,8 @@ static void *slice_work(void *arg)
     } else {
         const float *a = st->a, *b = st->b;
         float *c = st->c;
-        for (size_t i = s->begin; i < s->end; i++) c[i] = a[i] + b[i];
+        for (size_t i = s->begin; i < s->end; i++)
+            c[i] = a[i] + b[i];
     }
     return NULL;
 }
@@ -77,9 +85,11 @@ static bool parallel(host_state *st, int job)
         started = i;
     }
     slice_work(&slices[0]);
-    for (int i = 1; i <= started; i++) pthread_join(tids[i], NULL);
+    for (int i = 1; i <= started; i++)
+        pthread_join(tids[i], NULL);
     /* Any slice a thread could not take is done here, so the result is whole. */
-    for (int i = started + 1; i < t; i++) slice_work(&slices[i]);
+    for (int i = started + 1; i < t; i++)
+        slice_work(&slices[i]);
     return ok;
 }
 

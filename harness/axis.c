@@ -41,10 +41,17 @@ typedef struct cb_unit {
 
 /* Longest suffixes first so "KiB" is not read as "Ki" + "B". */
 static const cb_unit cb_units[] = {
-    {"KiB", (int64_t)1 << 10}, {"MiB", (int64_t)1 << 20}, {"GiB", (int64_t)1 << 30},
-    {"TiB", (int64_t)1 << 40}, {"Ki", (int64_t)1 << 10},  {"Mi", (int64_t)1 << 20},
-    {"Gi", (int64_t)1 << 30},  {"Ti", (int64_t)1 << 40},  {"k", 1000},
-    {"M", 1000000},            {"G", 1000000000},
+    {"KiB", (int64_t)1 << 10},
+    {"MiB", (int64_t)1 << 20},
+    {"GiB", (int64_t)1 << 30},
+    {"TiB", (int64_t)1 << 40},
+    {"Ki", (int64_t)1 << 10},
+    {"Mi", (int64_t)1 << 20},
+    {"Gi", (int64_t)1 << 30},
+    {"Ti", (int64_t)1 << 40},
+    {"k", 1000},
+    {"M", 1000000},
+    {"G", 1000000000},
 };
 
 bool cb_axis_parse_value(const char *text, const cb_axis_context *ctx, int64_t *out, cb_msg *err)
@@ -161,8 +168,8 @@ static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_contex
     for (char *c = item; *c; c++) {
         if (*c == ':') {
             if (n_parts == 3) {
-                cb_msg_set(err, "axis '%s': '%s' has too many ':' (START:STOP[:STEP])",
-                           def->name, item);
+                cb_msg_set(err, "axis '%s': '%s' has too many ':' (START:STOP[:STEP])", def->name,
+                           item);
                 return false;
             }
             *c = '\0';
@@ -205,8 +212,7 @@ static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_contex
             return false;
         }
         if (multiply && lo < 1) {
-            cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more",
-                       def->name);
+            cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more", def->name);
             return false;
         }
     }
@@ -245,9 +251,11 @@ bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_cont
         char *comma = strchr(item, ',');
         if (comma) *comma = '\0';
         /* Tolerate spaces around items: "32, 64". */
-        while (isspace((unsigned char)*item)) item++;
+        while (isspace((unsigned char)*item))
+            item++;
         char *end = item + strlen(item);
-        while (end > item && isspace((unsigned char)end[-1])) *--end = '\0';
+        while (end > item && isspace((unsigned char)end[-1]))
+            *--end = '\0';
         if (!expand_item(def, item, ctx, out, err)) {
             ok = false;
             break;
@@ -261,7 +269,8 @@ bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_cont
     int kept = 0;
     for (int i = 0; i < out->count; i++) {
         bool dup = false;
-        for (int j = 0; j < kept && !dup; j++) dup = strcmp(out->v[j].text, out->v[i].text) == 0;
+        for (int j = 0; j < kept && !dup; j++)
+            dup = strcmp(out->v[j].text, out->v[i].text) == 0;
         if (!dup) out->v[kept++] = out->v[i];
     }
     out->count = kept;

@@ -22,7 +22,7 @@ typedef enum cb_axis_kind {
 } cb_axis_kind;
 
 typedef struct cb_axis_def {
-    const char *name;     /* short, lower case: "n", "block", "kind"           */
+    const char *name; /* short, lower case: "n", "block", "kind"           */
     cb_axis_kind kind;
     const char *defaults; /* a SPEC in the grammar above                        */
     const char *choices;  /* allowed words, comma-separated; NULL for none      */

@@ -36,9 +36,9 @@ typedef enum cb_timer_kind {
 /* Which theoretical peak `pct_peak` in results.csv is taken against. */
 typedef enum cb_peak_kind {
     CB_PEAK_NONE = 0,
-    CB_PEAK_DRAM,  /* GB/s: 2 x memory clock x bus width / 8 (device attributes) */
-    CB_PEAK_PCIE,  /* GB/s: link generation rate x width x encoding efficiency  */
-    CB_PEAK_FP32,  /* TFLOP/s: SMs x FP32 lanes/SM x 2 x max SM clock           */
+    CB_PEAK_DRAM, /* GB/s: 2 x memory clock x bus width / 8 (device attributes) */
+    CB_PEAK_PCIE, /* GB/s: link generation rate x width x encoding efficiency  */
+    CB_PEAK_FP32, /* TFLOP/s: SMs x FP32 lanes/SM x 2 x max SM clock           */
 } cb_peak_kind;
 
 /* What the runner gives `setup`. */

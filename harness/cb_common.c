@@ -6,10 +6,14 @@
 const char *cb_status_name(cb_status s)
 {
     switch (s) {
-    case CB_OK: return "ok";
-    case CB_NOISY: return "noisy";
-    case CB_SKIP: return "skip";
-    case CB_FAIL: return "fail";
+    case CB_OK:
+        return "ok";
+    case CB_NOISY:
+        return "noisy";
+    case CB_SKIP:
+        return "skip";
+    case CB_FAIL:
+        return "fail";
     }
     return "?";
 }

@@ -34,10 +34,10 @@ void cb_msg_set(cb_msg *m, const char *fmt, ...) __attribute__((format(printf, 2
 
 /* Exit codes of the cubench binary (documented in the README). */
 enum {
-    CB_EXIT_OK = 0,          /* every point ran (ok, noisy or skip)             */
-    CB_EXIT_FAILURES = 1,    /* at least one point failed, or compare: slower   */
-    CB_EXIT_USAGE = 2,       /* bad command line, axis value, file or directory */
-    CB_EXIT_NO_DEVICE = 3,   /* `cubench env`: no usable CUDA device            */
+    CB_EXIT_OK = 0,           /* every point ran (ok, noisy or skip)             */
+    CB_EXIT_FAILURES = 1,     /* at least one point failed, or compare: slower   */
+    CB_EXIT_USAGE = 2,        /* bad command line, axis value, file or directory */
+    CB_EXIT_NO_DEVICE = 3,    /* `cubench env`: no usable CUDA device            */
     CB_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; files are valid     */
 };
 

@@ -20,34 +20,32 @@ static void print_device(const cb_device_info *d)
 {
     printf("device %d: %s\n", d->ordinal, d->name);
     printf("  uuid %s, pci %s\n", d->uuid, d->pci_bus_id);
-    printf("  compute capability %d.%d, %d SMs, %d threads/SM, %d threads/block max\n",
-           d->cc_major, d->cc_minor, d->sm_count, d->max_threads_per_sm,
-           d->max_threads_per_block);
+    printf("  compute capability %d.%d, %d SMs, %d threads/SM, %d threads/block max\n", d->cc_major,
+           d->cc_minor, d->sm_count, d->max_threads_per_sm, d->max_threads_per_block);
     printf("  memory %.1f GiB, bus %d bit, memory clock %.0f MHz, L2 %.1f MiB\n",
            d->global_mem_bytes / 1073741824.0, d->mem_bus_width_bits, d->mem_clock_khz / 1e3,
            d->l2_bytes / 1048576.0);
     printf("  SM clock %.0f MHz (peak), shared memory %zu KiB/block (opt-in), %zu KiB/SM\n",
            d->sm_clock_khz / 1e3, d->smem_per_block_optin / 1024, d->smem_per_sm / 1024);
     if (d->pcie_gen)
-        printf("  PCIe gen %d x%d (max gen %d x%d)\n", d->pcie_gen, d->pcie_width,
-               d->pcie_max_gen, d->pcie_max_width);
+        printf("  PCIe gen %d x%d (max gen %d x%d)\n", d->pcie_gen, d->pcie_width, d->pcie_max_gen,
+               d->pcie_max_width);
     else
         printf("  PCIe link: unknown (no sysfs entry for %s)\n", d->pci_bus_id);
     printf("  peaks: DRAM %.0f GB/s, PCIe %.1f GB/s per direction, FP32 %.1f TFLOP/s\n",
-           cb_device_peak_dram_gbps(d), cb_device_peak_pcie_gbps(d),
-           cb_device_peak_fp32_tflops(d));
+           cb_device_peak_dram_gbps(d), cb_device_peak_pcie_gbps(d), cb_device_peak_fp32_tflops(d));
 }
 
 int cb_cli_env(int argc, char **argv)
 {
-    static const struct option opts[] = {{"no-cupti", no_argument, NULL, 'c'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"no-cupti", no_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     bool try_cupti = true;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'c') try_cupti = false;
+        if (c == 'c')
+            try_cupti = false;
         else if (c == 'h') {
             env_usage(stdout);
             return CB_EXIT_OK;

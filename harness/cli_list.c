@@ -22,7 +22,8 @@ int cb_cli_list(int argc, char **argv)
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'n') names_only = true;
+        if (c == 'n')
+            names_only = true;
         else if (c == 'h') {
             list_usage(stdout);
             return CB_EXIT_OK;
@@ -45,11 +46,9 @@ int cb_cli_list(int argc, char **argv)
             printf("%s\n", b->name);
             continue;
         }
-        printf("%-28s [%s] %s\n", b->name, b->target == CB_TARGET_CUDA ? "gpu" : "cpu",
-               b->summary);
+        printf("%-28s [%s] %s\n", b->name, b->target == CB_TARGET_CUDA ? "gpu" : "cpu", b->summary);
         for (int a = 0; a < b->n_axes; a++)
-            printf("    %-8s = %-22s %s\n", b->axes[a].name, b->axes[a].defaults,
-                   b->axes[a].help);
+            printf("    %-8s = %-22s %s\n", b->axes[a].name, b->axes[a].defaults, b->axes[a].help);
     }
     if (shown == 0) {
         fprintf(stderr, "cubench list: no benchmark matches '%s'\n", glob ? glob : "");

@@ -20,11 +20,12 @@
 #include <time.h>
 
 #define MAX_OVERRIDES 32
-#define MAX_POINTS 200000
+#define MAX_POINTS    200000
 
 static void run_usage(FILE *f)
 {
-    fprintf(f,
+    fprintf(
+        f,
         "usage: cubench run [GLOB...] [options]\n"
         "  Runs every benchmark matching a GLOB ('vecadd*', 'matmul/smem_tiled', or a family\n"
         "  name); with none, the whole default suite. Without a GPU, CUDA benchmarks are\n"
@@ -74,27 +75,42 @@ typedef struct run_args {
 /* Parse options into `a`; returns -1 to go on, else an exit code. */
 static int parse_run_args(int argc, char **argv, run_args *a)
 {
-    enum { O_AXIS = 256, O_OUT, O_DEVICE, O_CACHE, O_MAXT, O_MINS, O_CI, O_QUICK, O_SEED,
-           O_THREADS, O_TIMER, O_NOCUPTI, O_NONVTX, O_PROFILE, O_DRY, O_QUIET };
-    static const struct option opts[] = {
-        {"axis", required_argument, NULL, O_AXIS},
-        {"out", required_argument, NULL, O_OUT},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"cache", required_argument, NULL, O_CACHE},
-        {"max-time-per-point", required_argument, NULL, O_MAXT},
-        {"min-samples", required_argument, NULL, O_MINS},
-        {"target-ci", required_argument, NULL, O_CI},
-        {"quick", no_argument, NULL, O_QUICK},
-        {"seed", required_argument, NULL, O_SEED},
-        {"threads", required_argument, NULL, O_THREADS},
-        {"timer", required_argument, NULL, O_TIMER},
-        {"no-cupti", no_argument, NULL, O_NOCUPTI},
-        {"no-nvtx", no_argument, NULL, O_NONVTX},
-        {"profile", no_argument, NULL, O_PROFILE},
-        {"dry-run", no_argument, NULL, O_DRY},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    enum {
+        O_AXIS = 256,
+        O_OUT,
+        O_DEVICE,
+        O_CACHE,
+        O_MAXT,
+        O_MINS,
+        O_CI,
+        O_QUICK,
+        O_SEED,
+        O_THREADS,
+        O_TIMER,
+        O_NOCUPTI,
+        O_NONVTX,
+        O_PROFILE,
+        O_DRY,
+        O_QUIET
+    };
+    static const struct option opts[] = {{"axis", required_argument, NULL, O_AXIS},
+                                         {"out", required_argument, NULL, O_OUT},
+                                         {"device", required_argument, NULL, O_DEVICE},
+                                         {"cache", required_argument, NULL, O_CACHE},
+                                         {"max-time-per-point", required_argument, NULL, O_MAXT},
+                                         {"min-samples", required_argument, NULL, O_MINS},
+                                         {"target-ci", required_argument, NULL, O_CI},
+                                         {"quick", no_argument, NULL, O_QUICK},
+                                         {"seed", required_argument, NULL, O_SEED},
+                                         {"threads", required_argument, NULL, O_THREADS},
+                                         {"timer", required_argument, NULL, O_TIMER},
+                                         {"no-cupti", no_argument, NULL, O_NOCUPTI},
+                                         {"no-nvtx", no_argument, NULL, O_NONVTX},
+                                         {"profile", no_argument, NULL, O_PROFILE},
+                                         {"dry-run", no_argument, NULL, O_DRY},
+                                         {"quiet", no_argument, NULL, O_QUIET},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     cb_run_config_defaults(&a->cfg);
     bool quick = false, set_time = false, set_min = false, set_ci = false;
     long long iv;
@@ -116,14 +132,18 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->n_overrides++;
             break;
         }
-        case O_OUT: a->out_dir = optarg; break;
+        case O_OUT:
+            a->out_dir = optarg;
+            break;
         case O_DEVICE:
             if (!cb_cli_parse_int("run", "--device", optarg, 0, 1024, &iv)) return CB_EXIT_USAGE;
             a->device = (int)iv;
             break;
         case O_CACHE:
-            if (strcmp(optarg, "cold") == 0) a->cfg.cache = CB_CACHE_COLD;
-            else if (strcmp(optarg, "hot") == 0) a->cfg.cache = CB_CACHE_HOT;
+            if (strcmp(optarg, "cold") == 0)
+                a->cfg.cache = CB_CACHE_COLD;
+            else if (strcmp(optarg, "hot") == 0)
+                a->cfg.cache = CB_CACHE_HOT;
             else {
                 fprintf(stderr, "cubench run: --cache: '%s' is not cold or hot\n", optarg);
                 return CB_EXIT_USAGE;
@@ -147,7 +167,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->cfg.stop.target_rel = dv / 100.0;
             set_ci = true;
             break;
-        case O_QUICK: quick = true; break;
+        case O_QUICK:
+            quick = true;
+            break;
         case O_SEED:
             if (!cb_cli_parse_int("run", "--seed", optarg, 0, (long long)1 << 62, &iv))
                 return CB_EXIT_USAGE;
@@ -158,20 +180,36 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->cfg.host_threads = (int)iv;
             break;
         case O_TIMER:
-            if (strcmp(optarg, "event") == 0) a->cfg.cupti_primary = false;
-            else if (strcmp(optarg, "cupti") == 0) a->cfg.cupti_primary = true;
+            if (strcmp(optarg, "event") == 0)
+                a->cfg.cupti_primary = false;
+            else if (strcmp(optarg, "cupti") == 0)
+                a->cfg.cupti_primary = true;
             else {
                 fprintf(stderr, "cubench run: --timer: '%s' is not event or cupti\n", optarg);
                 return CB_EXIT_USAGE;
             }
             break;
-        case O_NOCUPTI: a->cfg.use_cupti = false; break;
-        case O_NONVTX: a->cfg.nvtx = false; break;
-        case O_PROFILE: a->cfg.profile = true; break;
-        case O_DRY: a->dry_run = true; break;
-        case O_QUIET: a->quiet = true; break;
-        case 'h': run_usage(stdout); return CB_EXIT_OK;
-        default: run_usage(stderr); return CB_EXIT_USAGE;
+        case O_NOCUPTI:
+            a->cfg.use_cupti = false;
+            break;
+        case O_NONVTX:
+            a->cfg.nvtx = false;
+            break;
+        case O_PROFILE:
+            a->cfg.profile = true;
+            break;
+        case O_DRY:
+            a->dry_run = true;
+            break;
+        case O_QUIET:
+            a->quiet = true;
+            break;
+        case 'h':
+            run_usage(stdout);
+            return CB_EXIT_OK;
+        default:
+            run_usage(stderr);
+            return CB_EXIT_USAGE;
         }
     }
     if (a->cfg.cupti_primary && !a->cfg.use_cupti) {

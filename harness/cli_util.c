@@ -28,8 +28,8 @@ bool cb_cli_parse_int(const char *cmd, const char *opt, const char *text, long l
     errno = 0;
     long long v = strtoll(text, &end, 10);
     if (errno || end == text || *end || v < lo || v > hi) {
-        fprintf(stderr, "cubench %s: %s: '%s' is not an integer in [%lld, %lld]\n", cmd, opt,
-                text, lo, hi);
+        fprintf(stderr, "cubench %s: %s: '%s' is not an integer in [%lld, %lld]\n", cmd, opt, text,
+                lo, hi);
         return false;
     }
     *out = v;

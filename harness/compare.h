@@ -53,10 +53,10 @@ typedef enum cb_verdict {
 const char *cb_verdict_name(cb_verdict v);
 
 typedef struct cb_compare_opts {
-    double delta;       /* smallest relative change that matters, default 0.03 */
-    double alpha;       /* CI level 1 - alpha and FDR level, default 0.01       */
-    double noise_limit; /* largest relative IQR of a side, default 0.10         */
-    int min_samples;    /* fewer on a side is inconclusive, default 5           */
+    double delta;         /* smallest relative change that matters, default 0.03 */
+    double alpha;         /* CI level 1 - alpha and FDR level, default 0.01       */
+    double noise_limit;   /* largest relative IQR of a side, default 0.10         */
+    int min_samples;      /* fewer on a side is inconclusive, default 5           */
     double min_abs_delta; /* seconds; smaller median changes are same, 0.5e-6  */
 } cb_compare_opts;
 

@@ -22,9 +22,8 @@ int cb_device_count(cb_msg *why)
 static void format_uuid(const cudaUUID_t *u, char *buf, size_t len)
 {
     const unsigned char *b = (const unsigned char *)u->bytes;
-    snprintf(buf, len,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+    snprintf(buf, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
              b[14], b[15]);
 }
 
@@ -120,14 +119,19 @@ double cb_device_peak_pcie_gbps(const cb_device_info *d)
 int cb_device_fp32_lanes_per_sm(int cc_major, int cc_minor)
 {
     switch (cc_major) {
-    case 6: return cc_minor == 0 ? 64 : 128;
-    case 7: return 64;
-    case 8: return cc_minor == 0 ? 64 : 128;
+    case 6:
+        return cc_minor == 0 ? 64 : 128;
+    case 7:
+        return 64;
+    case 8:
+        return cc_minor == 0 ? 64 : 128;
     case 9:
     case 10:
     case 11:
-    case 12: return 128;
-    default: return 0;
+    case 12:
+        return 128;
+    default:
+        return 0;
     }
 }
 

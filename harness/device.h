@@ -12,8 +12,8 @@
 typedef struct cb_device_info {
     int ordinal;
     char name[256];
-    char uuid[48];          /* "GPU-xxxxxxxx-xxxx-..."                        */
-    char pci_bus_id[32];    /* "0000:65:00.0"                                */
+    char uuid[48];       /* "GPU-xxxxxxxx-xxxx-..."                        */
+    char pci_bus_id[32]; /* "0000:65:00.0"                                */
     int cc_major, cc_minor;
     int sm_count;
     int max_threads_per_block;
@@ -27,10 +27,10 @@ typedef struct cb_device_info {
     size_t l2_bytes;
     size_t global_mem_bytes;
     int mem_bus_width_bits;
-    int mem_clock_khz;    /* peak memory clock (cudaDevAttrMemoryClockRate)   */
-    int sm_clock_khz;     /* peak SM clock (cudaDevAttrClockRate)             */
-    int pcie_gen;         /* current link generation, 0 when unknown         */
-    int pcie_width;       /* current link width (lanes), 0 when unknown       */
+    int mem_clock_khz; /* peak memory clock (cudaDevAttrMemoryClockRate)   */
+    int sm_clock_khz;  /* peak SM clock (cudaDevAttrClockRate)             */
+    int pcie_gen;      /* current link generation, 0 when unknown         */
+    int pcie_width;    /* current link width (lanes), 0 when unknown       */
     int pcie_max_gen, pcie_max_width;
     int async_engines;
     int driver_version;  /* cudaDriverGetVersion, e.g. 13000                 */

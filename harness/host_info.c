@@ -19,9 +19,11 @@ static void read_keyed_line(const char *path, const char *key, char sep, char *o
         char *v = strchr(line + klen, sep);
         if (!v) continue;
         v++;
-        while (*v == ' ' || *v == '\t' || *v == '"') v++;
+        while (*v == ' ' || *v == '\t' || *v == '"')
+            v++;
         char *end = v + strlen(v);
-        while (end > v && (end[-1] == '\n' || end[-1] == '"' || end[-1] == ' ')) *--end = '\0';
+        while (end > v && (end[-1] == '\n' || end[-1] == '"' || end[-1] == ' '))
+            *--end = '\0';
         snprintf(out, len, "%s", v);
         break;
     }
@@ -33,8 +35,8 @@ void cb_host_info_read(cb_host_info *h)
     memset(h, 0, sizeof *h);
     if (gethostname(h->hostname, sizeof h->hostname - 1) != 0) snprintf(h->hostname, 8, "?");
     struct utsname u;
-    if (uname(&u) == 0) snprintf(h->kernel, sizeof h->kernel, "%s %s %s", u.sysname, u.release,
-                                 u.machine);
+    if (uname(&u) == 0)
+        snprintf(h->kernel, sizeof h->kernel, "%s %s %s", u.sysname, u.release, u.machine);
     snprintf(h->os, sizeof h->os, "unknown");
     read_keyed_line("/etc/os-release", "PRETTY_NAME", '=', h->os, sizeof h->os);
     snprintf(h->cpu, sizeof h->cpu, "unknown");

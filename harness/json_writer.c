@@ -7,7 +7,8 @@
 static void indent(cb_json *j)
 {
     fputc('\n', j->f);
-    for (int i = 0; i < j->depth; i++) fputs("  ", j->f);
+    for (int i = 0; i < j->depth; i++)
+        fputs("  ", j->f);
 }
 
 /* Comma and newline before a new member or element, unless it follows a key. */
@@ -27,11 +28,21 @@ static void write_string(FILE *f, const char *s)
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\r':
+            fputs("\\r", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
         default:
             if (*p < 0x20)
                 fprintf(f, "\\u%04x", *p);
@@ -82,10 +93,22 @@ void cb_json_key(cb_json *j, const char *key)
     j->after_key = true;
 }
 
-void cb_json_object_begin(cb_json *j) { open_scope(j, '{'); }
-void cb_json_object_end(cb_json *j) { close_scope(j, '}'); }
-void cb_json_array_begin(cb_json *j) { open_scope(j, '['); }
-void cb_json_array_end(cb_json *j) { close_scope(j, ']'); }
+void cb_json_object_begin(cb_json *j)
+{
+    open_scope(j, '{');
+}
+void cb_json_object_end(cb_json *j)
+{
+    close_scope(j, '}');
+}
+void cb_json_array_begin(cb_json *j)
+{
+    open_scope(j, '[');
+}
+void cb_json_array_end(cb_json *j)
+{
+    close_scope(j, ']');
+}
 
 void cb_json_str(cb_json *j, const char *s)
 {

@@ -69,7 +69,8 @@ static void write_device(cb_json *j, const cb_run_config *cfg)
     cb_json_kv_str(j, "pcie_formula", "GT/s(gen) x width x encoding efficiency / 8, per direction");
     cb_json_kv_num(j, "fp32_tflops", cb_device_peak_fp32_tflops(d));
     cb_json_kv_int(j, "fp32_lanes_per_sm", cb_device_fp32_lanes_per_sm(d->cc_major, d->cc_minor));
-    cb_json_kv_str(j, "fp32_formula", "sm_count x fp32_lanes_per_sm x 2 x sm_clock_khz x 1e3 / 1e12");
+    cb_json_kv_str(j, "fp32_formula",
+                   "sm_count x fp32_lanes_per_sm x 2 x sm_clock_khz x 1e3 / 1e12");
     cb_json_object_end(j);
     cb_json_object_end(j);
 }
@@ -92,7 +93,8 @@ static void write_body(cb_json *j, const cb_meta *m)
 
     cb_json_key(j, "command_line");
     cb_json_array_begin(j);
-    for (int i = 0; i < m->argc; i++) cb_json_str(j, m->argv[i]);
+    for (int i = 0; i < m->argc; i++)
+        cb_json_str(j, m->argv[i]);
     cb_json_array_end(j);
 
     char t[40];

@@ -71,7 +71,8 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
     if (b->target == CB_TARGET_CUDA && !req->dev) {
         /* Mark the overrides this benchmark would have taken as used, so a
          * CUDA-only axis is not reported as unknown on a machine without a GPU. */
-        for (int a = 0; a < b->n_axes; a++) (void)spec_for(req, &b->axes[a], used);
+        for (int a = 0; a < b->n_axes; a++)
+            (void)spec_for(req, &b->axes[a], used);
         snprintf(pp.skip_reason, sizeof pp.skip_reason, "%s", req->no_device_reason);
         return push_point(out, cap, &pp, err);
     }
@@ -96,11 +97,13 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
     pp.point.n_axes = b->n_axes;
     pp.point.defs = b->axes;
     for (;;) {
-        for (int a = 0; a < b->n_axes; a++) pp.point.values[a] = values[a].v[idx[a]];
+        for (int a = 0; a < b->n_axes; a++)
+            pp.point.values[a] = values[a].v[idx[a]];
         if (!push_point(out, cap, &pp, err)) return false;
         /* Odometer: the last axis turns fastest. */
         int a = b->n_axes - 1;
-        while (a >= 0 && ++idx[a] == values[a].count) idx[a--] = 0;
+        while (a >= 0 && ++idx[a] == values[a].count)
+            idx[a--] = 0;
         if (a < 0) break;
     }
     return true;

@@ -11,8 +11,7 @@ static int find_axis(const cb_point *p, const char *name)
         if (strcmp(p->defs[i].name, name) == 0) return i;
     /* A benchmark asking for an axis it did not declare is a bug in its
      * table, not bad input: stop loudly rather than measure the wrong thing. */
-    fprintf(stderr, "cubench: internal error: axis '%s' is not declared by this benchmark\n",
-            name);
+    fprintf(stderr, "cubench: internal error: axis '%s' is not declared by this benchmark\n", name);
     abort();
 }
 

@@ -4,7 +4,7 @@
 
 #include "axis.h"
 
-#define CB_MAX_AXES 8
+#define CB_MAX_AXES   8
 #define CB_POINT_TEXT 256
 
 typedef struct cb_point {

@@ -24,7 +24,8 @@ static const cb_family_entry cb_families[] = {
 int cb_registry_count(void)
 {
     int total = 0;
-    for (int f = 0; f < CB_ARRAY_LEN(cb_families); f++) total += *cb_families[f].count;
+    for (int f = 0; f < CB_ARRAY_LEN(cb_families); f++)
+        total += *cb_families[f].count;
     return total;
 }
 

@@ -98,7 +98,8 @@ static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, bool 
     double h0 = cb_now_s();
     if (cuda && !host_timer) CB_CUDA(cudaEventRecord(t->start, s));
     cb_status st = CB_OK;
-    for (int i = 0; i < batch && st == CB_OK; i++) st = b->run(state, s, why);
+    for (int i = 0; i < batch && st == CB_OK; i++)
+        st = b->run(state, s, why);
     if (st == CB_OK && cuda) {
         if (host_timer) {
             cudaError_t e = cudaStreamSynchronize(s);
@@ -174,7 +175,8 @@ static void derive_figures(cb_result *r, const cb_run_config *cfg, const cb_resu
             peak = cb_device_peak_fp32_tflops(cfg->dev), figure = r->tflops,
             r->peak_unit = "TFLOP/s";
             break;
-        case CB_PEAK_NONE: break;
+        case CB_PEAK_NONE:
+            break;
         }
         if (peak > 0) {
             r->peak = peak;
@@ -313,16 +315,16 @@ static void run_point(const cb_run_config *cfg, const cb_planned_point *pp, cb_t
         if (v == CB_STOP_BUDGET) {
             st = CB_NOISY;
             cb_stats_summarise(samples, n, &r->summary);
-            cb_msg_set(&why,
-                       "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
-                       100 * r->summary.ci_rel_half, n, 100 * cfg->stop.target_rel,
-                       cfg->stop.max_time_s);
+            cb_msg_set(
+                &why, "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
+                100 * r->summary.ci_rel_half, n, 100 * cfg->stop.target_rel, cfg->stop.max_time_s);
         }
         break;
     }
     *n_samples = (st == CB_OK || st == CB_NOISY) ? n : 0;
     if (*n_samples > 0) {
-        for (int i = 0; i < n; i++) cupti_s[i] = NAN;
+        for (int i = 0; i < n; i++)
+            cupti_s[i] = NAN;
         if (use_cupti) {
             attach_cupti(r, first_id, n, batch, &info, cupti_s, cfg->cupti_primary, samples);
             if (r->status == CB_FAIL) st = CB_FAIL;
@@ -333,7 +335,8 @@ static void run_point(const cb_run_config *cfg, const cb_planned_point *pp, cb_t
 finish:
     if (state) b->teardown(state);
     if (r->status != CB_FAIL) r->status = st;
-    if (st == CB_FAIL && r->reason[0] == '\0') snprintf(r->reason, sizeof r->reason, "%s", why.text);
+    if (st == CB_FAIL && r->reason[0] == '\0')
+        snprintf(r->reason, sizeof r->reason, "%s", why.text);
     if (st != CB_OK && st != CB_FAIL) snprintf(r->reason, sizeof r->reason, "%s", why.text);
     if (r->status == CB_FAIL || r->status == CB_SKIP) {
         memset(&r->summary, 0, sizeof r->summary);
@@ -354,8 +357,8 @@ static bool context_lost(char *why, size_t len)
     return true;
 }
 
-void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
-                   cb_sink *sink, cb_result **results_out, cb_run_totals *totals)
+void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n, cb_sink *sink,
+                   cb_result **results_out, cb_run_totals *totals)
 {
     memset(totals, 0, sizeof *totals);
     cb_result *results = calloc((size_t)(n > 0 ? n : 1), sizeof *results);
@@ -389,8 +392,8 @@ void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int
         } else if (cuda && !cfg->dev) {
             r->status = CB_SKIP;
             snprintf(r->reason, sizeof r->reason, "%s", cfg->no_device_reason);
-        } else if (cuda && !timing.ready && (timing_failed ||
-                                             timing_init(&timing, cfg->dev, &timing_err) != CB_OK)) {
+        } else if (cuda && !timing.ready &&
+                   (timing_failed || timing_init(&timing, cfg->dev, &timing_err) != CB_OK)) {
             timing_failed = true;
             r->status = CB_FAIL;
             snprintf(r->reason, sizeof r->reason, "runner setup: %.230s", timing_err.text);
@@ -409,10 +412,18 @@ void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int
         cb_sink_write_result(sink, r);
         cb_progress_done(&prog, i, r);
         switch (r->status) {
-        case CB_OK: totals->ok++; break;
-        case CB_NOISY: totals->noisy++; break;
-        case CB_SKIP: totals->skip++; break;
-        case CB_FAIL: totals->fail++; break;
+        case CB_OK:
+            totals->ok++;
+            break;
+        case CB_NOISY:
+            totals->noisy++;
+            break;
+        case CB_SKIP:
+            totals->skip++;
+            break;
+        case CB_FAIL:
+            totals->fail++;
+            break;
         }
         done++;
         char lost[CB_MSG_LEN];

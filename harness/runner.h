@@ -23,17 +23,17 @@ typedef struct cb_run_config {
     double warmup_max_s;     /* ... unless they take longer than this        */
     uint64_t seed;
     int host_threads;
-    bool use_cupti;          /* CUPTI activity records next to the events   */
-    bool cupti_primary;      /* --timer cupti: CUPTI times feed the statistics */
+    bool use_cupti;     /* CUPTI activity records next to the events   */
+    bool cupti_primary; /* --timer cupti: CUPTI times feed the statistics */
     bool nvtx;
-    bool profile;            /* bracket the (single) point with cudaProfilerStart/Stop */
+    bool profile;              /* bracket the (single) point with cudaProfilerStart/Stop */
     const cb_device_info *dev; /* NULL without a device                     */
     char no_device_reason[CB_MSG_LEN];
 } cb_run_config;
 
 typedef struct cb_planned_point {
     const cb_bench *bench;
-    cb_point point; /* n_axes == 0 for a benchmark that cannot be expanded */
+    cb_point point;               /* n_axes == 0 for a benchmark that cannot be expanded */
     char skip_reason[CB_MSG_LEN]; /* non-empty: write a skip row, do not run */
 } cb_planned_point;
 
@@ -48,8 +48,8 @@ void cb_run_config_defaults(cb_run_config *cfg);
 
 /* Run the points in order, writing each finished point to `sink`. The
  * results stay in *results (allocated, n entries) for summaries. */
-void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
-                   cb_sink *sink, cb_result **results, cb_run_totals *totals);
+void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n, cb_sink *sink,
+                   cb_result **results, cb_run_totals *totals);
 
 /* Set by SIGINT/SIGTERM (signals.c); the runner stops between samples. */
 bool cb_interrupted(void);

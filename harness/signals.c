@@ -29,4 +29,7 @@ void cb_install_signal_handlers(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-bool cb_interrupted(void) { return cb_stop_requested != 0; }
+bool cb_interrupted(void)
+{
+    return cb_stop_requested != 0;
+}

@@ -12,20 +12,22 @@
 #include <unistd.h>
 
 const char *const cb_results_columns[] = {
-    "schema_version", "benchmark", "family", "axes", "status", "reason", "timer", "cache",
-    "batch", "samples", "median_s", "min_s", "max_s", "q1_s", "q3_s", "mean_s", "stddev_s",
-    "ci_lo_s", "ci_hi_s", "ci_rel_half", "cupti_median_s", "overhead_s", "kernels", "bytes",
-    "flops", "gbps", "tflops", "peak", "peak_unit", "pct_peak", "ref_benchmark", "pct_ref",
-    "occupancy", "verify_error", "note", NULL};
+    "schema_version", "benchmark",   "family",         "axes",         "status",    "reason",
+    "timer",          "cache",       "batch",          "samples",      "median_s",  "min_s",
+    "max_s",          "q1_s",        "q3_s",           "mean_s",       "stddev_s",  "ci_lo_s",
+    "ci_hi_s",        "ci_rel_half", "cupti_median_s", "overhead_s",   "kernels",   "bytes",
+    "flops",          "gbps",        "tflops",         "peak",         "peak_unit", "pct_peak",
+    "ref_benchmark",  "pct_ref",     "occupancy",      "verify_error", "note",      NULL};
 
-const char *const cb_samples_columns[] = {"benchmark", "axes", "sample", "time_s",
-                                          "cupti_s", "batch", NULL};
+const char *const cb_samples_columns[] = {"benchmark", "axes",  "sample", "time_s",
+                                          "cupti_s",   "batch", NULL};
 
 static void write_header(FILE *f, const char *const *cols)
 {
     cb_csv_row r;
     cb_csv_begin(&r, f);
-    for (int i = 0; cols[i]; i++) cb_csv_str(&r, cols[i]);
+    for (int i = 0; cols[i]; i++)
+        cb_csv_str(&r, cols[i]);
     cb_csv_end(&r);
 }
 

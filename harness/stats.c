@@ -71,18 +71,19 @@ void cb_stats_summarise(const double *x, int n, cb_summary *out)
     out->q1 = cb_stats_quantile_sorted(s, n, 0.25);
     out->q3 = cb_stats_quantile_sorted(s, n, 0.75);
     double sum = 0;
-    for (int i = 0; i < n; i++) sum += s[i];
+    for (int i = 0; i < n; i++)
+        sum += s[i];
     out->mean = sum / n;
     double ss = 0;
-    for (int i = 0; i < n; i++) ss += (s[i] - out->mean) * (s[i] - out->mean);
+    for (int i = 0; i < n; i++)
+        ss += (s[i] - out->mean) * (s[i] - out->mean);
     out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
     int lo, hi;
     bool have_ci = cb_stats_median_ci_ranks(n, 0.95, &lo, &hi);
     out->ci_lo = s[lo - 1];
     out->ci_hi = s[hi - 1];
-    out->ci_rel_half = (have_ci && out->median > 0)
-                           ? (out->ci_hi - out->ci_lo) / (2.0 * out->median)
-                           : INFINITY;
+    out->ci_rel_half =
+        (have_ci && out->median > 0) ? (out->ci_hi - out->ci_lo) / (2.0 * out->median) : INFINITY;
     free(s);
 }
 

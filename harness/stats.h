@@ -30,10 +30,10 @@ bool cb_stats_median_ci_ranks(int n, double level, int *lo, int *hi);
 double cb_stats_quantile_sorted(const double *sorted, int n, double q);
 
 typedef struct cb_stop_rule {
-    int min_samples;      /* default 10                          */
-    int max_samples;      /* hard cap, default 100000            */
-    double target_rel;    /* CI half-width / median, default 0.005 */
-    double max_time_s;    /* per-point budget for sampling       */
+    int min_samples;   /* default 10                          */
+    int max_samples;   /* hard cap, default 100000            */
+    double target_rel; /* CI half-width / median, default 0.005 */
+    double max_time_s; /* per-point budget for sampling       */
 } cb_stop_rule;
 
 typedef enum cb_stop_verdict {

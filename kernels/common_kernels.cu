@@ -70,7 +70,7 @@ extern "C" cudaError_t cb_check_vecadd(const float *c, size_t n, uint64_t seed_a
     cudaError_t e = cudaMemcpyAsync(scratch, &init, sizeof init, cudaMemcpyHostToDevice, s);
     if (e != cudaSuccess) return e;
     check_vecadd_kernel<<<grid_for(n, 256), 256, 0, s>>>(c, n, seed_a, seed_b,
-                                                          (cb_vecadd_check *)scratch);
+                                                         (cb_vecadd_check *)scratch);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     e = cudaMemcpyAsync(out, scratch, sizeof *out, cudaMemcpyDeviceToHost, s);

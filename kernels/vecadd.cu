@@ -53,9 +53,9 @@ template <bool STREAM> static __device__ __forceinline__ void store4(float4 *p, 
 
 template <int ILP, bool STREAM>
 static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 *__restrict__ b,
-                                     float4 *__restrict__ c, size_t n4, const float *__restrict__ at,
-                                     const float *__restrict__ bt, float *__restrict__ ct,
-                                     size_t tail)
+                                     float4 *__restrict__ c, size_t n4,
+                                     const float *__restrict__ at, const float *__restrict__ bt,
+                                     float *__restrict__ ct, size_t tail)
 {
     size_t tid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -69,19 +69,19 @@ static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 
             vb[k] = load4<STREAM>(b + i + k * stride);
         }
 #pragma unroll
-        for (int k = 0; k < ILP; k++) store4<STREAM>(c + i + k * stride, add4(va[k], vb[k]));
+        for (int k = 0; k < ILP; k++)
+            store4<STREAM>(c + i + k * stride, add4(va[k], vb[k]));
     }
-    for (; i < n4; i += stride) store4<STREAM>(c + i, add4(load4<STREAM>(a + i), load4<STREAM>(b + i)));
+    for (; i < n4; i += stride)
+        store4<STREAM>(c + i, add4(load4<STREAM>(a + i), load4<STREAM>(b + i)));
     /* The last n % 4 floats. */
     if (tid < tail) ct[tid] = at[tid] + bt[tid];
 }
 
-static __global__ void vecadd_float4_per_thread(const float4 *__restrict__ a,
-                                                const float4 *__restrict__ b,
-                                                float4 *__restrict__ c, size_t n4,
-                                                const float *__restrict__ at,
-                                                const float *__restrict__ bt,
-                                                float *__restrict__ ct, size_t tail)
+static __global__ void
+vecadd_float4_per_thread(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                         float4 *__restrict__ c, size_t n4, const float *__restrict__ at,
+                         const float *__restrict__ bt, float *__restrict__ ct, size_t tail)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n4) c[i] = add4(a[i], b[i]);
@@ -95,17 +95,27 @@ typedef void (*float4_kernel)(const float4 *, const float4 *, float4 *, size_t, 
 static float4_kernel pick_float4(int ilp, bool stream)
 {
     switch (ilp * 2 + (stream ? 1 : 0)) {
-    case 2: return vecadd_float4<1, false>;
-    case 3: return vecadd_float4<1, true>;
-    case 4: return vecadd_float4<2, false>;
-    case 5: return vecadd_float4<2, true>;
-    case 8: return vecadd_float4<4, false>;
-    case 9: return vecadd_float4<4, true>;
-    default: return NULL;
+    case 2:
+        return vecadd_float4<1, false>;
+    case 3:
+        return vecadd_float4<1, true>;
+    case 4:
+        return vecadd_float4<2, false>;
+    case 5:
+        return vecadd_float4<2, true>;
+    case 8:
+        return vecadd_float4<4, false>;
+    case 9:
+        return vecadd_float4<4, true>;
+    default:
+        return NULL;
     }
 }
 
-static size_t blocks_for(size_t n, int block) { return (n + (size_t)block - 1) / (size_t)block; }
+static size_t blocks_for(size_t n, int block)
+{
+    return (n + (size_t)block - 1) / (size_t)block;
+}
 
 extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, const float *b,
                                         float *c, size_t n, int grid, int block, int ilp,
@@ -118,7 +128,9 @@ extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, con
         vecadd_thread_per_elem<<<(unsigned)blocks, block, 0, s>>>(a, b, c, n);
         break;
     }
-    case CB_VECADD_GRID_STRIDE: vecadd_grid_stride<<<grid, block, 0, s>>>(a, b, c, n); break;
+    case CB_VECADD_GRID_STRIDE:
+        vecadd_grid_stride<<<grid, block, 0, s>>>(a, b, c, n);
+        break;
     case CB_VECADD_FLOAT4: {
         size_t n4 = n / 4, tail = n % 4, off = n4 * 4;
         const float4 *a4 = (const float4 *)a, *b4 = (const float4 *)b;
@@ -136,17 +148,19 @@ extern "C" cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, con
             (const float4 *)a, (const float4 *)b, (float4 *)c, n4, a + off, b + off, c + off, tail);
         break;
     }
-    default: return cudaErrorInvalidValue;
+    default:
+        return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp,
-                                               bool stream, int *blocks)
+extern "C" cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp, bool stream,
+                                               int *blocks)
 {
     switch (v) {
     case CB_VECADD_THREAD_PER_ELEM:
-        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_thread_per_elem, block, 0);
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_thread_per_elem, block,
+                                                             0);
     case CB_VECADD_GRID_STRIDE:
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_grid_stride, block, 0);
     case CB_VECADD_FLOAT4: {

@@ -11,9 +11,9 @@ extern "C" {
 #endif
 
 typedef enum cb_vecadd_variant {
-    CB_VECADD_THREAD_PER_ELEM, /* one element per thread, grid = ceil(n / block) */
-    CB_VECADD_GRID_STRIDE,     /* a grid-stride loop over floats                  */
-    CB_VECADD_FLOAT4,          /* a grid-stride loop over float4, `ilp` per trip   */
+    CB_VECADD_THREAD_PER_ELEM,   /* one element per thread, grid = ceil(n / block) */
+    CB_VECADD_GRID_STRIDE,       /* a grid-stride loop over floats                  */
+    CB_VECADD_FLOAT4,            /* a grid-stride loop over float4, `ilp` per trip   */
     CB_VECADD_FLOAT4_PER_THREAD, /* one float4 per thread, grid = ceil(n / 4 / block) */
 } cb_vecadd_variant;
 

@@ -22,7 +22,7 @@ static int cb_test_passed, cb_test_failed;
             cb_test_passed++;                                                                      \
         } else {                                                                                   \
             cb_test_failed++;                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);              \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
         }                                                                                          \
     } while (0)
 
@@ -45,7 +45,7 @@ static int cb_test_passed, cb_test_failed;
             cb_test_passed++;                                                                      \
         } else {                                                                                   \
             cb_test_failed++;                                                                      \
-            fprintf(stderr, "%s:%d: %s ~ %s failed: %.12g vs %.12g (tol %g)\n", __FILE__,         \
+            fprintf(stderr, "%s:%d: %s ~ %s failed: %.12g vs %.12g (tol %g)\n", __FILE__,          \
                     __LINE__, #a, #b, cb_a_, cb_b_, (double)(tol));                                \
         }                                                                                          \
     } while (0)
@@ -57,7 +57,7 @@ static int cb_test_passed, cb_test_failed;
             cb_test_passed++;                                                                      \
         } else {                                                                                   \
             cb_test_failed++;                                                                      \
-            fprintf(stderr, "%s:%d: %s ~ %s failed: %.12g vs %.12g (rel %g)\n", __FILE__,         \
+            fprintf(stderr, "%s:%d: %s ~ %s failed: %.12g vs %.12g (rel %g)\n", __FILE__,          \
                     __LINE__, #a, #b, cb_a_, cb_b_, (double)(rel));                                \
         }                                                                                          \
     } while (0)

@@ -12,8 +12,7 @@ static cb_axis_values v;
 static const cb_axis_context h200 = {.sm_count = 132};
 static const cb_axis_context nodev = {.sm_count = 0};
 
-static bool expand(const cb_axis_def *d, const char *spec, const cb_axis_context *ctx,
-                   cb_msg *err)
+static bool expand(const cb_axis_def *d, const char *spec, const cb_axis_context *ctx, cb_msg *err)
 {
     return cb_axis_expand(d, spec, ctx, &v, err);
 }
@@ -25,7 +24,8 @@ static void check_list(const char *spec, const long long *want, int n)
     CB_CHECK(ok);
     if (!ok) fprintf(stderr, "  spec '%s': %s\n", spec, err.text);
     CB_CHECK_EQ_INT(v.count, n);
-    for (int i = 0; i < n && i < v.count; i++) CB_CHECK_EQ_INT(v.v[i].i, want[i]);
+    for (int i = 0; i < n && i < v.count; i++)
+        CB_CHECK_EQ_INT(v.v[i].i, want[i]);
 }
 
 /* The spec must be rejected and the message must mention `needle`. */

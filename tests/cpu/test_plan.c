@@ -16,7 +16,8 @@ int main(void)
         CB_CHECK(b->name && b->summary && b->setup && b->run && b->verify && b->teardown);
         CB_CHECK(strchr(b->name, '/') != NULL);
         CB_CHECK(b->n_axes >= 1 && b->n_axes <= CB_MAX_AXES);
-        for (int j = 0; j < i; j++) CB_CHECK(strcmp(b->name, cb_registry_get(j)->name) != 0);
+        for (int j = 0; j < i; j++)
+            CB_CHECK(strcmp(b->name, cb_registry_get(j)->name) != 0);
         cb_axis_context ctx = {.sm_count = 132};
         for (int a = 0; a < b->n_axes; a++) {
             static cb_axis_values v;
@@ -47,8 +48,12 @@ int main(void)
     CB_CHECK(cb_axis_override_parse("n=2^10:2^14:x2", &ov[0], &err));
     CB_CHECK(cb_axis_override_parse("threads=1,2", &ov[1], &err));
     CB_CHECK_STR(ov[0].name, "n");
-    cb_plan_request req = {.globs = globs, .n_globs = 1, .overrides = ov, .n_overrides = 2,
-                           .no_device_reason = "no GPU", .max_points = 1000};
+    cb_plan_request req = {.globs = globs,
+                           .n_globs = 1,
+                           .overrides = ov,
+                           .n_overrides = 2,
+                           .no_device_reason = "no GPU",
+                           .max_points = 1000};
     cb_plan plan;
     CB_CHECK(cb_plan_build(&req, &plan, &err));
     CB_CHECK_EQ_INT(plan.n, 10);
@@ -64,17 +69,18 @@ int main(void)
 
     /* Without a device, an explicit GPU glob gives one skip per benchmark. */
     const char *gpu_globs[] = {"vecadd/grid_stride"};
-    cb_plan_request gpu = {.globs = gpu_globs, .n_globs = 1, .no_device_reason = "no GPU here",
-                           .max_points = 1000};
+    cb_plan_request gpu = {
+        .globs = gpu_globs, .n_globs = 1, .no_device_reason = "no GPU here", .max_points = 1000};
     CB_CHECK(cb_plan_build(&gpu, &plan, &err));
     CB_CHECK_EQ_INT(plan.n, 1);
     CB_CHECK_STR(plan.points[0].skip_reason, "no GPU here");
     cb_plan_free(&plan);
     /* ... and the default suite leaves GPU benchmarks out. */
-    cb_plan_request all = {.no_device_reason = "no GPU", .omit_cuda_without_device = true,
-                           .max_points = 100000};
+    cb_plan_request all = {
+        .no_device_reason = "no GPU", .omit_cuda_without_device = true, .max_points = 100000};
     CB_CHECK(cb_plan_build(&all, &plan, &err));
-    for (int i = 0; i < plan.n; i++) CB_CHECK(plan.points[i].bench->target == CB_TARGET_HOST);
+    for (int i = 0; i < plan.n; i++)
+        CB_CHECK(plan.points[i].bench->target == CB_TARGET_HOST);
     cb_plan_free(&plan);
 
     /* Errors. */
@@ -84,20 +90,20 @@ int main(void)
     CB_CHECK(strstr(err.text, "no benchmark matches 'nosuch*'") != NULL);
     cb_axis_override bad_axis;
     CB_CHECK(cb_axis_override_parse("colour=red", &bad_axis, &err));
-    cb_plan_request r2 = {.globs = globs, .n_globs = 1, .overrides = &bad_axis,
-                          .n_overrides = 1, .max_points = 10};
+    cb_plan_request r2 = {
+        .globs = globs, .n_globs = 1, .overrides = &bad_axis, .n_overrides = 1, .max_points = 10};
     CB_CHECK(!cb_plan_build(&r2, &plan, &err));
     CB_CHECK(strstr(err.text, "no selected benchmark has an axis named 'colour'") != NULL);
     cb_axis_override bad_value;
     CB_CHECK(cb_axis_override_parse("n=12x", &bad_value, &err));
-    cb_plan_request r3 = {.globs = globs, .n_globs = 1, .overrides = &bad_value,
-                          .n_overrides = 1, .max_points = 10};
+    cb_plan_request r3 = {
+        .globs = globs, .n_globs = 1, .overrides = &bad_value, .n_overrides = 1, .max_points = 10};
     CB_CHECK(!cb_plan_build(&r3, &plan, &err));
     CB_CHECK(strstr(err.text, "vecadd/host: axis 'n'") != NULL);
     cb_axis_override big;
     CB_CHECK(cb_axis_override_parse("n=1:500", &big, &err));
-    cb_plan_request r4 = {.globs = globs, .n_globs = 1, .overrides = &big, .n_overrides = 1,
-                          .max_points = 100};
+    cb_plan_request r4 = {
+        .globs = globs, .n_globs = 1, .overrides = &big, .n_overrides = 1, .max_points = 100};
     CB_CHECK(!cb_plan_build(&r4, &plan, &err));
     CB_CHECK(strstr(err.text, "more than 100 points") != NULL);
     CB_CHECK(!cb_axis_override_parse("n", &big, &err));

@@ -65,25 +65,28 @@ int main(void)
     double true_median = log(2.0);
     for (int t = 0; t < trials; t++) {
         double d[30];
-        for (int i = 0; i < 30; i++) d[i] = -log(lcg_uniform(&seed));
+        for (int i = 0; i < 30; i++)
+            d[i] = -log(lcg_uniform(&seed));
         cb_stats_summarise(d, 30, &s);
         if (s.ci_lo <= true_median && true_median <= s.ci_hi) covered++;
     }
     CB_CHECK(covered >= 0.94 * trials);
 
     /* Stopping rule. */
-    cb_stop_rule rule = {.min_samples = 10, .max_samples = 1000, .target_rel = 0.005,
-                         .max_time_s = 1.0};
+    cb_stop_rule rule = {
+        .min_samples = 10, .max_samples = 1000, .target_rel = 0.005, .max_time_s = 1.0};
     double flat[1000];
-    for (int i = 0; i < 1000; i++) flat[i] = 1.0 + 1e-5 * (i % 7);
-    CB_CHECK_EQ_INT(cb_stop_check(&rule, flat, 5, 0.01), CB_STOP_CONTINUE);  /* under minimum */
+    for (int i = 0; i < 1000; i++)
+        flat[i] = 1.0 + 1e-5 * (i % 7);
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, flat, 5, 0.01), CB_STOP_CONTINUE); /* under minimum */
     CB_CHECK_EQ_INT(cb_stop_check(&rule, flat, 10, 0.01), CB_STOP_CONVERGED);
     double noisy[1000];
-    for (int i = 0; i < 1000; i++) noisy[i] = 1.0 + 0.5 * lcg_uniform(&seed);
+    for (int i = 0; i < 1000; i++)
+        noisy[i] = 1.0 + 0.5 * lcg_uniform(&seed);
     CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 10, 0.01), CB_STOP_CONTINUE);
     CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 10, 1.5), CB_STOP_BUDGET);   /* out of time */
     CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 1000, 0.5), CB_STOP_BUDGET); /* out of samples */
-    CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 5, 1.5), CB_STOP_CONTINUE); /* minimum first */
-    CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 3, 10.5), CB_STOP_BUDGET);  /* very slow point */
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 5, 1.5), CB_STOP_CONTINUE);  /* minimum first */
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 3, 10.5), CB_STOP_BUDGET);   /* very slow point */
     return cb_test_finish("test_stats");
 }

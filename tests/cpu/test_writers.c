@@ -41,8 +41,9 @@ static void check_golden(const char *produced_path, const char *golden_name)
     CB_CHECK(p != NULL && g != NULL);
     bool same = p && g && plen == glen && memcmp(p, g, plen) == 0;
     CB_CHECK(same);
-    if (!same) fprintf(stderr, "  %s differs from %s\n--- produced:\n%s\n", produced_path, golden,
-                       p ? p : "(none)");
+    if (!same)
+        fprintf(stderr, "  %s differs from %s\n--- produced:\n%s\n", produced_path, golden,
+                p ? p : "(none)");
     free(p);
     free(g);
 }
@@ -94,13 +95,16 @@ static void test_json(void)
     check_golden("json_out.json", "json_writer.json");
 }
 
-static double fake_bytes(const cb_point *p) { return 12.0 * (double)cb_point_int(p, "n"); }
+static double fake_bytes(const cb_point *p)
+{
+    return 12.0 * (double)cb_point_int(p, "n");
+}
 
 static void test_sink(void)
 {
     static const cb_axis_def axes[] = {{.name = "n", .kind = CB_AXIS_INT, .defaults = "4"}};
-    static const cb_bench bench = {.name = "fake/one", .axes = axes, .n_axes = 1,
-                                   .bytes = fake_bytes};
+    static const cb_bench bench = {
+        .name = "fake/one", .axes = axes, .n_axes = 1, .bytes = fake_bytes};
     char dir[] = "sink_test_XXXXXX";
     CB_CHECK(mkdtemp(dir) != NULL);
     cb_sink s;

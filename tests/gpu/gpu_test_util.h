@@ -53,11 +53,13 @@ static inline bool cb_test_point(const cb_bench *b, const cb_device_info *dev,
  * the first failing step's). With run_first false the run is left out, so a
  * verify that does not catch the poisoned output shows up as CB_OK. */
 static inline cb_status cb_test_run_point(const cb_bench *b, const cb_point *p,
-                                          const cb_device_info *dev, cudaStream_t s,
-                                          bool run_first, double *error, cb_msg *why)
+                                          const cb_device_info *dev, cudaStream_t s, bool run_first,
+                                          double *error, cb_msg *why)
 {
-    cb_bench_ctx ctx = {.dev = b->target == CB_TARGET_CUDA ? dev : NULL, .stream = s,
-                        .seed = 1234, .host_threads = 2};
+    cb_bench_ctx ctx = {.dev = b->target == CB_TARGET_CUDA ? dev : NULL,
+                        .stream = s,
+                        .seed = 1234,
+                        .host_threads = 2};
     cb_point_info info = {.occupancy = -1};
     void *state = NULL;
     cb_status st = b->setup(p, &ctx, &state, &info, why);
