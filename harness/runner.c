@@ -227,16 +227,23 @@ static void attach_cupti(cb_result *r, uint64_t first_id, int n, int batch,
                  cp.memcpy_src_kind, cp.memcpy_dst_kind, info->memcpy_src_kind,
                  info->memcpy_dst_kind);
     }
-    if (missing < n) {
-        double *tmp = malloc(sizeof(double) * (size_t)n);
+    double *tmp = missing < n ? malloc(sizeof(double) * (size_t)n) : NULL;
+    if (tmp) {
         int m = 0;
         for (int i = 0; i < n; i++)
             if (isfinite(cupti_s[i])) tmp[m++] = cupti_s[i];
         cb_summary s;
         cb_stats_summarise(tmp, m, &s);
         r->cupti_median_s = s.median;
-        if (primary && m == n) memcpy(samples, cupti_s, sizeof(double) * (size_t)n);
         free(tmp);
+    }
+    if (primary) {
+        /* --timer cupti: the statistics use CUPTI's times only when every
+         * sample has them; otherwise the row says it fell back to events. */
+        if (missing == 0)
+            memcpy(samples, cupti_s, sizeof(double) * (size_t)n);
+        else
+            r->timer = "event";
     }
     cb_cupti_point_free(&cp);
 }
