@@ -129,12 +129,7 @@ static cb_status cb_variant_config(const cb_point *p, const cb_bench_ctx *ctx, i
 
 #define CB_MATMUL_KERNEL_RUNG(rung, variant_fn)                                                    \
     static const cb_matmul_kernel_rung cb_rung_##rung = {cb_matmul_##rung,                         \
-                                                         cb_matmul_##rung##_query, variant_fn};    \
-    static cb_status cb_setup_##rung(const cb_point *p, const cb_bench_ctx *ctx, void **state,     \
-                                     cb_point_info *info, cb_msg *why)                             \
-    {                                                                                              \
-        return cb_matmul_kernel_setup(&cb_rung_##rung, p, ctx, state, info, why);                  \
-    }
+                                                         cb_matmul_##rung##_query, variant_fn};
 
 CB_MATMUL_KERNEL_RUNG(naive_uncoalesced, cb_variant_none)
 CB_MATMUL_KERNEL_RUNG(naive_coalesced, cb_variant_none)
@@ -151,20 +146,22 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
 
 /* `peak`: CB_PEAK_FP32 for every FP32 (SIMT) kernel; none for the tensor-core
  * ceilings, whose rates a percentage of the FP32 peak would only mislead. */
-#define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn,           \
-                           peak_kind)                                                              \
+#define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr,        \
+                           run_fn, peak_kind)                                                      \
     {                                                                                              \
         .name = "matmul/" rung_name, .summary = text, .target = CB_TARGET_CUDA,                    \
         .axes = axes_table, .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind,                 \
         .ref_bench = ref, .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = setup_fn,          \
-        .run = run_fn, .verify = cb_matmul_verify, .teardown = cb_matmul_teardown                  \
+        .param = param_ptr, .run = run_fn, .verify = cb_matmul_verify,                             \
+        .teardown = cb_matmul_teardown                                                             \
     }
-#define CB_MATMUL_GPU(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn)                \
-    CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, run_fn, CB_PEAK_FP32)
+#define CB_MATMUL_GPU(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn)     \
+    CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn,    \
+                       CB_PEAK_FP32)
 
 #define CB_MATMUL_RUNG(rung, text, axes_table)                                                     \
-    CB_MATMUL_GPU(#rung, text, axes_table, CB_MATMUL_REF, cb_matmul_bytes, cb_setup_##rung,        \
-                  cb_matmul_kernel_run)
+    CB_MATMUL_GPU(#rung, text, axes_table, CB_MATMUL_REF, cb_matmul_bytes, cb_matmul_kernel_setup, \
+                  &cb_rung_##rung, cb_matmul_kernel_run)
 
 #define CB_MATMUL_HOST(rung_name, text, ref, setup_fn, run_fn)                                     \
     {                                                                                              \
@@ -175,16 +172,16 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
         .verify = cb_matmul_host_verify, .teardown = cb_matmul_host_teardown                       \
     }
 
-const cb_bench cb_family_matmul[] = {
+static const cb_bench matmul_benches[] = {
     CB_MATMUL_GPU("cublas_fp32", "cuBLAS SGEMM, pedantic FP32 (no TF32): the ladder's reference",
-                  cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_fp32_setup,
-                  cb_matmul_cublas_run),
+                  cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_setup,
+                  &cb_matmul_cublas_fp32, cb_matmul_cublas_run),
     CB_MATMUL_GPU_PEAK("cublas_tf32", "ceiling, not FP32: cuBLAS with TF32 tensor cores",
-                       cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_tf32_setup,
-                       cb_matmul_cublas_run, CB_PEAK_NONE),
+                       cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_setup,
+                       &cb_matmul_cublas_tf32, cb_matmul_cublas_run, CB_PEAK_NONE),
     CB_MATMUL_GPU_PEAK("cublas_bf16", "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
-                       cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16, cb_matmul_cublas_bf16_setup,
-                       cb_matmul_cublas_run, CB_PEAK_NONE),
+                       cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16, cb_matmul_cublas_setup,
+                       &cb_matmul_cublas_bf16, cb_matmul_cublas_run, CB_PEAK_NONE),
     CB_MATMUL_RUNG(naive_uncoalesced, "one thread per C element, threadIdx.x along rows",
                    cb_matmul_axes_slow),
     CB_MATMUL_RUNG(naive_coalesced, "one thread per C element, threadIdx.x along columns",
@@ -205,4 +202,5 @@ const cb_bench cb_family_matmul[] = {
                    "matmul/host_cblas", cb_matmul_host_setup, cb_matmul_host_blocked_run),
 };
 
-const int cb_family_matmul_count = CB_ARRAY_LEN(cb_family_matmul);
+const cb_family cb_family_matmul = {
+    .name = "matmul", .benches = matmul_benches, .count = CB_ARRAY_LEN(matmul_benches)};

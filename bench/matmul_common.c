@@ -124,10 +124,10 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
     return CB_OK;
 }
 
-cb_status cb_matmul_kernel_setup(const cb_matmul_kernel_rung *rung, const cb_point *p,
-                                 const cb_bench_ctx *ctx, void **state, cb_point_info *info,
-                                 cb_msg *why)
+cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                 cb_point_info *info, cb_msg *why)
 {
+    const cb_matmul_kernel_rung *rung = ctx->param;
     *state = NULL;
     int m, n, k, variant = 0;
     cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);

@@ -5,7 +5,7 @@
 #ifndef CB_MATMUL_COMMON_H
 #define CB_MATMUL_COMMON_H
 
-#include "bench.h"
+#include "registry.h"
 #include "matmul.h"
 #include "matmul_ref.h"
 
@@ -75,23 +75,26 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
 /* Create st->blas on st->stream with a workspace (once). */
 cb_status cb_matmul_blas_init(cb_matmul_state *st, cb_msg *why);
 
-/* The hooks of every hand-written GPU rung (setup through the rung). */
-cb_status cb_matmul_kernel_setup(const cb_matmul_kernel_rung *rung, const cb_point *p,
-                                 const cb_bench_ctx *ctx, void **state, cb_point_info *info,
-                                 cb_msg *why);
+/* The hooks of every hand-written GPU rung; the benchmark's param is its
+ * cb_matmul_kernel_rung. */
+cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                 cb_point_info *info, cb_msg *why);
 cb_status cb_matmul_kernel_run(void *state, cudaStream_t stream, cb_msg *why);
 
 /* Verify and teardown of every GPU rung, hand-written or cuBLAS. */
 cb_status cb_matmul_verify(void *state, double *error, cb_msg *why);
 void cb_matmul_teardown(void *state);
 
-/* The cuBLAS rungs (matmul_cublas.c). */
-cb_status cb_matmul_cublas_fp32_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                      cb_point_info *info, cb_msg *why);
-cb_status cb_matmul_cublas_tf32_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                      cb_point_info *info, cb_msg *why);
-cb_status cb_matmul_cublas_bf16_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                      cb_point_info *info, cb_msg *why);
+/* The cuBLAS rungs (matmul_cublas.c): one setup, and a param per precision. */
+typedef struct cb_matmul_cublas_variant {
+    cb_matmul_precision precision;
+    cublasComputeType_t compute;
+    const char *note; /* the row's note: what this ceiling is */
+} cb_matmul_cublas_variant;
+extern const cb_matmul_cublas_variant cb_matmul_cublas_fp32, cb_matmul_cublas_tf32,
+    cb_matmul_cublas_bf16;
+cb_status cb_matmul_cublas_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                 cb_point_info *info, cb_msg *why);
 cb_status cb_matmul_cublas_run(void *state, cudaStream_t stream, cb_msg *why);
 double cb_matmul_bytes_bf16(const cb_point *p);
 

@@ -67,28 +67,20 @@ static cb_status cb_cublas_setup(const cb_point *p, const cb_bench_ctx *ctx,
     return CB_OK;
 }
 
-cb_status cb_matmul_cublas_fp32_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                      cb_point_info *info, cb_msg *why)
-{
-    return cb_cublas_setup(p, ctx, CB_MATMUL_FP32, CUBLAS_COMPUTE_32F_PEDANTIC,
-                           "cuBLAS FP32, COMPUTE_32F_PEDANTIC (no TF32): the reference", state,
-                           info, why);
-}
+const cb_matmul_cublas_variant cb_matmul_cublas_fp32 = {
+    CB_MATMUL_FP32, CUBLAS_COMPUTE_32F_PEDANTIC,
+    "cuBLAS FP32, COMPUTE_32F_PEDANTIC (no TF32): the reference"};
+const cb_matmul_cublas_variant cb_matmul_cublas_tf32 = {
+    CB_MATMUL_TF32, CUBLAS_COMPUTE_32F_FAST_TF32, "ceiling: TF32 tensor cores, FP32 accumulate"};
+const cb_matmul_cublas_variant cb_matmul_cublas_bf16 = {
+    CB_MATMUL_BF16, CUBLAS_COMPUTE_32F,
+    "ceiling: BF16 inputs (converted in setup), tensor cores, FP32 accumulate and C"};
 
-cb_status cb_matmul_cublas_tf32_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                      cb_point_info *info, cb_msg *why)
+cb_status cb_matmul_cublas_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                 cb_point_info *info, cb_msg *why)
 {
-    return cb_cublas_setup(p, ctx, CB_MATMUL_TF32, CUBLAS_COMPUTE_32F_FAST_TF32,
-                           "ceiling: TF32 tensor cores, FP32 accumulate", state, info, why);
-}
-
-cb_status cb_matmul_cublas_bf16_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                      cb_point_info *info, cb_msg *why)
-{
-    return cb_cublas_setup(p, ctx, CB_MATMUL_BF16, CUBLAS_COMPUTE_32F,
-                           "ceiling: BF16 inputs (converted in setup), tensor cores, FP32 "
-                           "accumulate and C",
-                           state, info, why);
+    const cb_matmul_cublas_variant *v = ctx->param;
+    return cb_cublas_setup(p, ctx, v->precision, v->compute, v->note, state, info, why);
 }
 
 cb_status cb_matmul_cublas_run(void *state, cudaStream_t stream, cb_msg *why)

@@ -151,7 +151,10 @@ static const cb_axis_def d2d_axes[] = {
      .help = "bytes per copy (the work model counts read + write: 2 x bytes)"},
 };
 
-const cb_bench cb_family_transfers[] = {
+static const cb_xfer_copy_op copy_ops[] = {CB_XFER_OP_SYNC, CB_XFER_OP_ASYNC, CB_XFER_OP_BIDIR,
+                                           CB_XFER_OP_D2D};
+
+static const cb_bench transfers_benches[] = {
     {
         .name = "transfers/memcpy_sync",
         .summary = "cudaMemcpy host<->device by host memory kind (host-timed)",
@@ -164,7 +167,8 @@ const cb_bench cb_family_transfers[] = {
         .n_axes = CB_ARRAY_LEN(sync_axes),
         .peak = CB_PEAK_PCIE,
         .bytes = cb_xfer_bytes_copy,
-        .setup = cb_xfer_sync_setup,
+        .setup = cb_xfer_copy_setup,
+        .param = &copy_ops[CB_XFER_OP_SYNC],
         .run = cb_xfer_copy_run,
         .verify = cb_xfer_copy_verify,
         .teardown = cb_xfer_copy_teardown,
@@ -177,7 +181,8 @@ const cb_bench cb_family_transfers[] = {
         .n_axes = CB_ARRAY_LEN(async_axes),
         .peak = CB_PEAK_PCIE,
         .bytes = cb_xfer_bytes_copy,
-        .setup = cb_xfer_async_setup,
+        .setup = cb_xfer_copy_setup,
+        .param = &copy_ops[CB_XFER_OP_ASYNC],
         .run = cb_xfer_copy_run,
         .verify = cb_xfer_copy_verify,
         .teardown = cb_xfer_copy_teardown,
@@ -192,7 +197,8 @@ const cb_bench cb_family_transfers[] = {
         .axes = bidir_axes,
         .n_axes = CB_ARRAY_LEN(bidir_axes),
         .bytes = cb_xfer_bytes_two_way,
-        .setup = cb_xfer_bidir_setup,
+        .setup = cb_xfer_copy_setup,
+        .param = &copy_ops[CB_XFER_OP_BIDIR],
         .run = cb_xfer_copy_run,
         .verify = cb_xfer_copy_verify,
         .teardown = cb_xfer_copy_teardown,
@@ -232,11 +238,15 @@ const cb_bench cb_family_transfers[] = {
         .n_axes = CB_ARRAY_LEN(d2d_axes),
         .peak = CB_PEAK_DRAM,
         .bytes = cb_xfer_bytes_two_way,
-        .setup = cb_xfer_d2d_setup,
+        .setup = cb_xfer_copy_setup,
+        .param = &copy_ops[CB_XFER_OP_D2D],
         .run = cb_xfer_copy_run,
         .verify = cb_xfer_copy_verify,
         .teardown = cb_xfer_copy_teardown,
     },
 };
 
-const int cb_family_transfers_count = CB_ARRAY_LEN(cb_family_transfers);
+const cb_family cb_family_transfers = {.name = "transfers",
+                                       .benches = transfers_benches,
+                                       .count = CB_ARRAY_LEN(transfers_benches),
+                                       .write_outputs = cb_xfer_write_overlap_csv};

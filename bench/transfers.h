@@ -5,7 +5,7 @@
 #ifndef CB_BENCH_TRANSFERS_H
 #define CB_BENCH_TRANSFERS_H
 
-#include "bench.h"
+#include "registry.h"
 
 #include <cuda_runtime_api.h>
 
@@ -92,14 +92,15 @@ double cb_xfer_flops_overlap(const cb_point *p);
 
 /* ---- hooks (transfers_copy.c, transfers_zero_copy.c, transfers_overlap.c) ---- */
 
-cb_status cb_xfer_sync_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+/* The copy benchmarks share one set of hooks; the param says which copy. */
+typedef enum cb_xfer_copy_op {
+    CB_XFER_OP_SYNC,  /* cudaMemcpy, host-timed           */
+    CB_XFER_OP_ASYNC, /* cudaMemcpyAsync, one direction   */
+    CB_XFER_OP_BIDIR, /* H2D and D2H at once, two streams */
+    CB_XFER_OP_D2D,   /* device to device                 */
+} cb_xfer_copy_op;
+cb_status cb_xfer_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
                              cb_point_info *info, cb_msg *why);
-cb_status cb_xfer_async_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                              cb_point_info *info, cb_msg *why);
-cb_status cb_xfer_bidir_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                              cb_point_info *info, cb_msg *why);
-cb_status cb_xfer_d2d_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                            cb_point_info *info, cb_msg *why);
 cb_status cb_xfer_copy_run(void *state, cudaStream_t stream, cb_msg *why);
 cb_status cb_xfer_copy_verify(void *state, double *error, cb_msg *why);
 void cb_xfer_copy_teardown(void *state);
@@ -118,5 +119,9 @@ cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void
 cb_status cb_xfer_overlap_run(void *state, cudaStream_t stream, cb_msg *why);
 cb_status cb_xfer_overlap_verify(void *state, double *error, cb_msg *why);
 void cb_xfer_overlap_teardown(void *state);
+
+/* overlap.csv from the rows of a run (transfers_overlap_csv.c): the
+ * family's write_outputs hook. */
+cb_status cb_xfer_write_overlap_csv(const char *dir, const cb_result *rows, int n, cb_msg *why);
 
 #endif

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum copy_op { OP_SYNC, OP_ASYNC, OP_BIDIR, OP_D2D } copy_op;
+typedef cb_xfer_copy_op copy_op;
 
 typedef struct copy_state {
     copy_op op;
-    bool h2d; /* direction of OP_SYNC / OP_ASYNC                         */
+    bool h2d; /* direction of CB_XFER_OP_SYNC / CB_XFER_OP_ASYNC                         */
     size_t bytes;
-    /* OP_SYNC/OP_ASYNC: host[0] is the H2D source or the D2H destination,
-     * dev[0] the other end. OP_BIDIR: host[0] -> dev[0] and dev[1] -> host[1].
-     * OP_D2D: dev[0] -> dev[1]. seed[k] is the pattern of pair k. */
+    /* CB_XFER_OP_SYNC/CB_XFER_OP_ASYNC: host[0] is the H2D source or the D2H destination,
+     * dev[0] the other end. CB_XFER_OP_BIDIR: host[0] -> dev[0] and dev[1] -> host[1].
+     * CB_XFER_OP_D2D: dev[0] -> dev[1]. seed[k] is the pattern of pair k. */
     cb_xfer_host_buf host[2];
     void *dev[2];
     uint64_t seed[2];
@@ -52,11 +52,11 @@ static void fill_info(const copy_state *st, cb_xfer_mem mem, cb_point_info *info
     const int device_kind = 3;
     int host_kind = cb_xfer_mem_cupti_kind(mem);
     switch (st->op) {
-    case OP_SYNC:
-    case OP_ASYNC:
+    case CB_XFER_OP_SYNC:
+    case CB_XFER_OP_ASYNC:
         info->memcpy_src_kind = st->h2d ? host_kind : device_kind;
         info->memcpy_dst_kind = st->h2d ? device_kind : host_kind;
-        if (st->op == OP_SYNC)
+        if (st->op == CB_XFER_OP_SYNC)
             snprintf(info->note, sizeof info->note, "cudaMemcpy, host-timed to completion; %s",
                      mem_note(mem));
         else if (mem == CB_XFER_PAGEABLE)
@@ -68,14 +68,14 @@ static void fill_info(const copy_state *st, cb_xfer_mem mem, cb_point_info *info
             snprintf(info->note, sizeof info->note, "cudaMemcpyAsync on the runner's stream; %s",
                      mem_note(mem));
         break;
-    case OP_BIDIR:
+    case CB_XFER_OP_BIDIR:
         /* Two memcpys of different kinds per run: nothing single to check. */
         info->memcpy_src_kind = info->memcpy_dst_kind = 0;
         snprintf(info->note, sizeof info->note,
                  "H2D and D2H of `bytes` each at once on two streams; bytes = 2 x size; %s",
                  mem_note(mem));
         break;
-    case OP_D2D:
+    case CB_XFER_OP_D2D:
         info->memcpy_src_kind = info->memcpy_dst_kind = device_kind;
         snprintf(info->note, sizeof info->note,
                  "cudaMemcpyAsync device to device; bytes = 2 x size (read + write), as "
@@ -84,18 +84,24 @@ static void fill_info(const copy_state *st, cb_xfer_mem mem, cb_point_info *info
     }
 }
 
-static cb_status copy_setup(copy_op op, const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                            cb_point_info *info, cb_msg *why)
+cb_status cb_xfer_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                             cb_point_info *info, cb_msg *why)
 {
+    const copy_op op = *(const cb_xfer_copy_op *)ctx->param;
     size_t bytes = (size_t)cb_point_int(p, "bytes");
-    bool h2d = (op == OP_SYNC || op == OP_ASYNC) ? cb_point_is(p, "direction", "h2d") : true;
+    bool h2d = (op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC)
+                   ? cb_point_is(p, "direction", "h2d")
+                   : true;
     cb_xfer_mem mem = CB_XFER_PINNED;
-    if (op != OP_D2D && !cb_xfer_mem_parse(cb_point_str(p, "memory"), &mem)) {
+    if (op != CB_XFER_OP_D2D && !cb_xfer_mem_parse(cb_point_str(p, "memory"), &mem)) {
         cb_msg_set(why, "unknown memory kind '%s'", cb_point_str(p, "memory"));
         return CB_FAIL;
     }
-    uint64_t host_need = op == OP_D2D ? 0 : op == OP_BIDIR ? 2 * (uint64_t)bytes : bytes;
-    uint64_t dev_need = op == OP_SYNC || op == OP_ASYNC ? bytes : 2 * (uint64_t)bytes;
+    uint64_t host_need = op == CB_XFER_OP_D2D     ? 0
+                         : op == CB_XFER_OP_BIDIR ? 2 * (uint64_t)bytes
+                                                  : bytes;
+    uint64_t dev_need =
+        op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC ? bytes : 2 * (uint64_t)bytes;
     cb_status fit = cb_xfer_check_fit(host_need, dev_need, why);
     if (fit != CB_OK) return fit;
 
@@ -116,18 +122,18 @@ static cb_status copy_setup(copy_op op, const cb_point *p, const cb_bench_ctx *c
     CB_CUDA(cudaMalloc((void **)&st->counter, sizeof *st->counter));
 
     cb_status s = CB_OK;
-    int n_dev = op == OP_SYNC || op == OP_ASYNC ? 1 : 2;
+    int n_dev = op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC ? 1 : 2;
     for (int k = 0; k < n_dev; k++)
         CB_CUDA(cudaMalloc(&st->dev[k], bytes));
-    int n_host = op == OP_D2D ? 0 : op == OP_BIDIR ? 2 : 1;
+    int n_host = op == CB_XFER_OP_D2D ? 0 : op == CB_XFER_OP_BIDIR ? 2 : 1;
     for (int k = 0; k < n_host && s == CB_OK; k++)
         s = cb_xfer_host_alloc(&st->host[k], mem, bytes, why);
     if (s != CB_OK) return s;
 
     /* Sources get the pattern, destinations its complement. */
     switch (op) {
-    case OP_SYNC:
-    case OP_ASYNC:
+    case CB_XFER_OP_SYNC:
+    case CB_XFER_OP_ASYNC:
         if (h2d) {
             s = cb_xfer_host_fill(&st->host[0], st->seed[0], false, st->stream, why);
             if (s == CB_OK)
@@ -137,7 +143,7 @@ static cb_status copy_setup(copy_op op, const cb_point *p, const cb_bench_ctx *c
             if (s == CB_OK) s = cb_xfer_host_fill(&st->host[0], st->seed[0], true, st->stream, why);
         }
         break;
-    case OP_BIDIR:
+    case CB_XFER_OP_BIDIR:
         s = cb_xfer_host_fill(&st->host[0], st->seed[0], false, st->stream, why);
         if (s == CB_OK) s = cb_xfer_dev_fill(st->dev[0], bytes, st->seed[0], true, st->stream, why);
         if (s == CB_OK)
@@ -150,7 +156,7 @@ static cb_status copy_setup(copy_op op, const cb_point *p, const cb_bench_ctx *c
         }
         CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
         break;
-    case OP_D2D:
+    case CB_XFER_OP_D2D:
         s = cb_xfer_dev_fill(st->dev[0], bytes, st->seed[0], false, st->stream, why);
         if (s == CB_OK) s = cb_xfer_dev_fill(st->dev[1], bytes, st->seed[0], true, st->stream, why);
         break;
@@ -158,36 +164,12 @@ static cb_status copy_setup(copy_op op, const cb_point *p, const cb_bench_ctx *c
     return s;
 }
 
-cb_status cb_xfer_sync_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                             cb_point_info *info, cb_msg *why)
-{
-    return copy_setup(OP_SYNC, p, ctx, state, info, why);
-}
-
-cb_status cb_xfer_async_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                              cb_point_info *info, cb_msg *why)
-{
-    return copy_setup(OP_ASYNC, p, ctx, state, info, why);
-}
-
-cb_status cb_xfer_bidir_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                              cb_point_info *info, cb_msg *why)
-{
-    return copy_setup(OP_BIDIR, p, ctx, state, info, why);
-}
-
-cb_status cb_xfer_d2d_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                            cb_point_info *info, cb_msg *why)
-{
-    return copy_setup(OP_D2D, p, ctx, state, info, why);
-}
-
 cb_status cb_xfer_copy_run(void *state, cudaStream_t s, cb_msg *why)
 {
     copy_state *st = state;
     size_t n = st->bytes;
     switch (st->op) {
-    case OP_SYNC:
+    case CB_XFER_OP_SYNC:
         if (st->h2d) {
             CB_CUDA(cudaMemcpy(st->dev[0], st->host[0].host, n, cudaMemcpyHostToDevice));
             /* From pageable memory cudaMemcpy may return once the last chunk
@@ -200,16 +182,16 @@ cb_status cb_xfer_copy_run(void *state, cudaStream_t s, cb_msg *why)
             CB_CUDA(cudaMemcpy(st->host[0].host, st->dev[0], n, cudaMemcpyDeviceToHost));
         }
         break;
-    case OP_ASYNC:
+    case CB_XFER_OP_ASYNC:
         if (st->h2d)
             CB_CUDA(cudaMemcpyAsync(st->dev[0], st->host[0].host, n, cudaMemcpyHostToDevice, s));
         else
             CB_CUDA(cudaMemcpyAsync(st->host[0].host, st->dev[0], n, cudaMemcpyDeviceToHost, s));
         break;
-    case OP_D2D:
+    case CB_XFER_OP_D2D:
         CB_CUDA(cudaMemcpyAsync(st->dev[1], st->dev[0], n, cudaMemcpyDeviceToDevice, s));
         break;
-    case OP_BIDIR:
+    case CB_XFER_OP_BIDIR:
         /* Fork from the runner's stream and join back, so its events
          * bracket both copies and batched runs stay in order. H2D first:
          * from pageable memory the D2H call blocks until it is done. */
@@ -236,8 +218,8 @@ cb_status cb_xfer_copy_verify(void *state, double *error, cb_msg *why)
     const char *what[2] = {"", ""};
     cb_status s = CB_OK;
     switch (st->op) {
-    case OP_SYNC:
-    case OP_ASYNC:
+    case CB_XFER_OP_SYNC:
+    case CB_XFER_OP_ASYNC:
         if (st->h2d) {
             what[0] = "device destination";
             s = cb_xfer_dev_count(st->dev[0], st->bytes, st->seed[0], st->counter, st->stream,
@@ -248,12 +230,12 @@ cb_status cb_xfer_copy_verify(void *state, double *error, cb_msg *why)
                                    why);
         }
         break;
-    case OP_D2D:
+    case CB_XFER_OP_D2D:
         what[0] = "device destination";
         s = cb_xfer_dev_count(st->dev[1], st->bytes, st->seed[0], st->counter, st->stream, &bad[0],
                               why);
         break;
-    case OP_BIDIR:
+    case CB_XFER_OP_BIDIR:
         what[0] = "H2D destination";
         what[1] = "D2H destination";
         s = cb_xfer_dev_count(st->dev[0], st->bytes, st->seed[0], st->counter, st->stream, &bad[0],

@@ -5,7 +5,7 @@
  * Inputs come from the counter-based generator (kernels/cb_random.h), so the
  * check recomputes every expected element on the device from its index, and
  * a CPU spot check recomputes a sample of them on the host. */
-#include "bench.h"
+#include "registry.h"
 #include "cb_random.h"
 #include "common_kernels.h"
 #include "vecadd.h"
@@ -46,9 +46,10 @@ static void vecadd_teardown(void *state)
     free(st);
 }
 
-static cb_status vecadd_setup(cb_vecadd_variant variant, const cb_point *p, const cb_bench_ctx *ctx,
-                              void **state, cb_point_info *info, cb_msg *why)
+static cb_status vecadd_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                              cb_point_info *info, cb_msg *why)
 {
+    const cb_vecadd_variant variant = *(const cb_vecadd_variant *)ctx->param;
     const cb_device_info *dev = ctx->dev;
     int64_t n = cb_point_int(p, "n");
     int block = (int)cb_point_int(p, "block");
@@ -164,17 +165,6 @@ static cb_status vecadd_verify(void *state, double *error, cb_msg *why)
     return CB_OK;
 }
 
-#define VECADD_SETUP(fn, variant)                                                                  \
-    static cb_status fn(const cb_point *p, const cb_bench_ctx *ctx, void **state,                  \
-                        cb_point_info *info, cb_msg *why)                                          \
-    {                                                                                              \
-        return vecadd_setup(variant, p, ctx, state, info, why);                                    \
-    }
-VECADD_SETUP(setup_thread_per_elem, CB_VECADD_THREAD_PER_ELEM)
-VECADD_SETUP(setup_grid_stride, CB_VECADD_GRID_STRIDE)
-VECADD_SETUP(setup_float4, CB_VECADD_FLOAT4)
-VECADD_SETUP(setup_float4_per_thread, CB_VECADD_FLOAT4_PER_THREAD)
-
 #define N_AXIS                                                                                     \
     {                                                                                              \
         .name = "n", .kind = CB_AXIS_INT, .defaults = "2^10:2^28:x4", .min_value = 1,              \
@@ -211,32 +201,37 @@ static const cb_axis_def axes_float4[] = {
 
 #define VECADD_COMMON                                                                              \
     .target = CB_TARGET_CUDA, .peak = CB_PEAK_DRAM, .bytes = vecadd_bytes, .flops = vecadd_flops,  \
-    .run = vecadd_run, .verify = vecadd_verify, .teardown = vecadd_teardown
+    .setup = vecadd_setup, .run = vecadd_run, .verify = vecadd_verify, .teardown = vecadd_teardown
 
-const cb_bench cb_family_vecadd[] = {
+/* The variants' parameters, indexed by cb_vecadd_variant. */
+static const cb_vecadd_variant vecadd_variants[] = {CB_VECADD_THREAD_PER_ELEM,
+                                                    CB_VECADD_GRID_STRIDE, CB_VECADD_FLOAT4,
+                                                    CB_VECADD_FLOAT4_PER_THREAD};
+
+static const cb_bench vecadd_benches[] = {
     {.name = "vecadd/thread_per_elem",
      .summary = "c = a + b, one element per thread (grid = ceil(n / block))",
      .axes = axes_thread_per_elem,
      .n_axes = CB_ARRAY_LEN(axes_thread_per_elem),
-     .setup = setup_thread_per_elem,
+     .param = &vecadd_variants[CB_VECADD_THREAD_PER_ELEM],
      VECADD_COMMON},
     {.name = "vecadd/float4_per_thread",
      .summary = "c = a + b, one float4 per thread (grid = ceil(n / 4 / block))",
      .axes = axes_thread_per_elem,
      .n_axes = CB_ARRAY_LEN(axes_thread_per_elem),
-     .setup = setup_float4_per_thread,
+     .param = &vecadd_variants[CB_VECADD_FLOAT4_PER_THREAD],
      VECADD_COMMON},
     {.name = "vecadd/grid_stride",
      .summary = "c = a + b, grid-stride loop over floats; the grid is an axis",
      .axes = axes_grid_stride,
      .n_axes = CB_ARRAY_LEN(axes_grid_stride),
-     .setup = setup_grid_stride,
+     .param = &vecadd_variants[CB_VECADD_GRID_STRIDE],
      VECADD_COMMON},
     {.name = "vecadd/grid_stride_float4",
      .summary = "c = a + b, grid-stride loop over float4 with ilp loads in flight",
      .axes = axes_float4,
      .n_axes = CB_ARRAY_LEN(axes_float4),
-     .setup = setup_float4,
+     .param = &vecadd_variants[CB_VECADD_FLOAT4],
      VECADD_COMMON},
     {.name = "vecadd/host",
      .summary = "c = a + b on the CPU with threads: the baseline that runs anywhere",
@@ -251,4 +246,5 @@ const cb_bench cb_family_vecadd[] = {
      .verify = cb_vecadd_host_verify,
      .teardown = cb_vecadd_host_teardown},
 };
-const int cb_family_vecadd_count = CB_ARRAY_LEN(cb_family_vecadd);
+const cb_family cb_family_vecadd = {
+    .name = "vecadd", .benches = vecadd_benches, .count = CB_ARRAY_LEN(vecadd_benches)};

@@ -43,6 +43,7 @@ typedef enum cb_peak_kind {
 
 /* What the runner gives `setup`. */
 typedef struct cb_bench_ctx {
+    const void *param;         /* the benchmark's `param` (its variant)        */
     const cb_device_info *dev; /* NULL for host benchmarks                    */
     cudaStream_t stream;       /* the runner's dedicated stream (CUDA only)    */
     uint64_t seed;             /* for the benchmark's random inputs            */
@@ -58,6 +59,14 @@ typedef struct cb_point_info {
     int memcpy_src_kind, memcpy_dst_kind;
 } cb_point_info;
 
+/* The hooks, as types, so that families can declare shared ones. */
+typedef cb_status (*cb_setup_fn)(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                 cb_point_info *info, cb_msg *why);
+typedef cb_status (*cb_run_fn)(void *state, cudaStream_t stream, cb_msg *why);
+typedef cb_status (*cb_verify_fn)(void *state, double *error, cb_msg *why);
+typedef void (*cb_teardown_fn)(void *state);
+typedef double (*cb_work_fn)(const cb_point *p);
+
 typedef struct cb_bench {
     const char *name;    /* "family/variant", e.g. "vecadd/grid_stride"      */
     const char *summary; /* one line for `cubench list`                       */
@@ -71,20 +80,23 @@ typedef struct cb_bench {
     const char *ref_bench;
     /* Work model: the minimum bytes moved (what GB/s counts) and the flops of
      * ONE run. Either may be NULL when it means nothing for the benchmark. */
-    double (*bytes)(const cb_point *p);
-    double (*flops)(const cb_point *p);
+    cb_work_fn bytes;
+    cb_work_fn flops;
+    /* The variant: anything the shared hooks need to tell this table entry
+     * from its siblings (a kernel enum, a config struct). Handed to `setup`
+     * as ctx->param, so one setup serves every variant of a family. */
+    const void *param;
     /* Allocate, fill inputs, poison outputs. CB_SKIP with a reason when the
      * point cannot run here (limits, memory, missing library). */
-    cb_status (*setup)(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                       cb_point_info *info, cb_msg *why);
+    cb_setup_fn setup;
     /* Enqueue one run on `stream` (host: do it). Returns CB_FAIL with a
      * message when a launch or call fails. Must not synchronize the stream
      * unless the API it measures is itself synchronous. */
-    cb_status (*run)(void *state, cudaStream_t stream, cb_msg *why);
+    cb_run_fn run;
     /* Check the output of the run that came before. *error is the measured
      * error (0 for exact checks). CB_FAIL with a message when wrong. */
-    cb_status (*verify)(void *state, double *error, cb_msg *why);
-    void (*teardown)(void *state);
+    cb_verify_fn verify;
+    cb_teardown_fn teardown;
 } cb_bench;
 
 #endif

@@ -1,13 +1,13 @@
-/* fit.c - latency/bandwidth fits per curve (fits.csv) and the copy/compute
- * overlap model (overlap.csv), computed from a run's result rows.
+/* fit.c - latency/bandwidth fits per curve (fits.csv), computed from a
+ * run's result rows.
  *
  * Everything here reads the rows' identity text (`axes`), not their
  * cb_point, so the same code serves rows read back from a results.csv. */
 #include "fit.h"
 
 #include "csv_writer.h"
+#include "row_groups.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,100 +70,6 @@ bool cb_fit_latency_bandwidth(const double *x, const double *t, int n, cb_fit *o
     return true;
 }
 
-/* ---- the identity text: "name=value;name=value" ---- */
-
-/* Copy the value of item `name` into buf; false when absent. */
-static bool axes_value(const char *axes, const char *name, char *buf, size_t len)
-{
-    size_t nl = strlen(name);
-    for (const char *item = axes; item && *item;) {
-        const char *end = strchr(item, ';');
-        size_t il = end ? (size_t)(end - item) : strlen(item);
-        if (il > nl && strncmp(item, name, nl) == 0 && item[nl] == '=') {
-            size_t vl = il - nl - 1;
-            if (vl >= len) vl = len - 1;
-            memcpy(buf, item + nl + 1, vl);
-            buf[vl] = '\0';
-            return true;
-        }
-        item = end ? end + 1 : NULL;
-    }
-    return false;
-}
-
-/* `axes` without item `name`, order kept. */
-static void axes_without(const char *axes, const char *name, char *buf, size_t len)
-{
-    size_t nl = strlen(name), used = 0;
-    buf[0] = '\0';
-    for (const char *item = axes; item && *item;) {
-        const char *end = strchr(item, ';');
-        size_t il = end ? (size_t)(end - item) : strlen(item);
-        bool skip = il > nl && strncmp(item, name, nl) == 0 && item[nl] == '=';
-        if (!skip && used + il + 2 < len) {
-            if (used) buf[used++] = ';';
-            memcpy(buf + used, item, il);
-            used += il;
-            buf[used] = '\0';
-        }
-        item = end ? end + 1 : NULL;
-    }
-}
-
-/* ---- grouping rows into curves ---- */
-
-typedef struct curve_row {
-    const cb_result *r;
-    int order;               /* index in the run, for a stable output order */
-    char key[CB_POINT_TEXT]; /* axes without the swept (or split) axis     */
-    double x, t;
-} curve_row;
-
-static int cmp_curve_row(const void *a, const void *b)
-{
-    const curve_row *p = a, *q = b;
-    int c = strcmp(p->r->bench->name, q->r->bench->name);
-    if (c == 0) c = strcmp(p->key, q->key);
-    if (c == 0) c = (p->order > q->order) - (p->order < q->order);
-    return c;
-}
-
-static bool same_curve(const curve_row *p, const curve_row *q)
-{
-    return strcmp(p->r->bench->name, q->r->bench->name) == 0 && strcmp(p->key, q->key) == 0;
-}
-
-static bool timed(const cb_result *r)
-{
-    return r->bench && r->bench->name && (r->status == CB_OK || r->status == CB_NOISY) &&
-           r->summary.n > 0 && isfinite(r->summary.median) && r->summary.median > 0;
-}
-
-/* Write to `dir`/name through a temporary file and a rename. */
-typedef void (*table_writer)(FILE *f, const void *ctx);
-
-static void write_atomically(const char *dir, const char *name, table_writer write, const void *ctx)
-{
-    char path[4096], tmp[4096];
-    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
-        snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name) >= (int)sizeof tmp) {
-        fprintf(stderr, "cubench: path too long for %s in %s\n", name, dir);
-        return;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "cubench: cannot write %s: %s\n", tmp, strerror(errno));
-        return;
-    }
-    write(f, ctx);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0) bad = true;
-    if (bad || rename(tmp, path) != 0) {
-        fprintf(stderr, "cubench: cannot write %s: %s\n", path, strerror(errno));
-        remove(tmp);
-    }
-}
-
 /* ---- fits.csv ---- */
 
 typedef struct fit_out {
@@ -210,31 +116,32 @@ static void write_fits(FILE *f, const void *ctx)
     }
 }
 
-static void fits_write(const char *dir, const cb_result *rows, int n, curve_row *cr)
+static cb_status fits_write(const char *dir, const cb_result *rows, int n, cb_curve_row *cr,
+                            cb_msg *why)
 {
     int m = 0;
     for (int i = 0; i < n; i++) {
         const cb_result *r = &rows[i];
         char bytes[64];
-        if (!timed(r) || !axes_value(r->axes, "bytes", bytes, sizeof bytes)) continue;
-        curve_row *c = &cr[m++];
+        if (!cb_result_timed(r) || !cb_axes_value(r->axes, "bytes", bytes, sizeof bytes)) continue;
+        cb_curve_row *c = &cr[m++];
         c->r = r;
         c->order = i;
-        axes_without(r->axes, "bytes", c->key, sizeof c->key);
+        cb_axes_without(r->axes, "bytes", c->key, sizeof c->key);
         /* The work model's bytes, so beta is in the units of the gbps column
          * (both directions for bidir, read + write for d2d). */
         c->x = isfinite(r->bytes) && r->bytes > 0 ? r->bytes : strtod(bytes, NULL);
         c->t = r->summary.median;
     }
-    if (m == 0) return;
-    qsort(cr, (size_t)m, sizeof *cr, cmp_curve_row);
+    if (m == 0) return CB_OK;
+    cb_curve_rows_sort(cr, m);
 
     fit_out *outs = malloc(sizeof *outs * (size_t)m);
     double *x = malloc(sizeof *x * (size_t)m), *t = malloc(sizeof *t * (size_t)m);
     int n_out = 0;
     for (int g = 0; outs && x && t && g < m;) {
         int e = g;
-        while (e < m && same_curve(&cr[g], &cr[e]))
+        while (e < m && cb_curve_rows_same(&cr[g], &cr[e]))
             e++;
         fit_out *o = &outs[n_out];
         o->order = cr[g].order;
@@ -250,135 +157,30 @@ static void fits_write(const char *dir, const cb_result *rows, int n, curve_row 
         if (cb_fit_latency_bandwidth(x, t, e - g, &o->fit)) n_out++;
         g = e;
     }
-    if (outs && n_out > 0) {
+    cb_status st = CB_OK;
+    if (!outs || !x || !t) {
+        cb_msg_set(why, "out of memory fitting %d rows", m);
+        st = CB_FAIL;
+    } else if (n_out > 0) {
         qsort(outs, (size_t)n_out, sizeof *outs, cmp_out_order);
         fit_table tab = {outs, n_out};
-        write_atomically(dir, "fits.csv", write_fits, &tab);
+        st = cb_write_atomically(dir, "fits.csv", write_fits, &tab, why);
     }
     free(outs);
     free(x);
     free(t);
+    return st;
 }
 
-/* ---- overlap.csv ---- */
-
-enum { ST_H2D, ST_KERNEL, ST_D2H, ST_PIPELINE, ST_COUNT };
-static const char *const stage_words[ST_COUNT] = {"h2d", "kernel", "d2h", "pipeline"};
-
-typedef struct overlap_out {
-    int order;
-    const char *bench;
-    const char *point; /* axes without stage */
-    char bytes[32], streams[32];
-    char base[CB_POINT_TEXT]; /* point without streams: what speedup compares */
-    double t[ST_COUNT];
-    double speedup;
-} overlap_out;
-
-typedef struct overlap_table {
-    const overlap_out *rows;
-    int n;
-} overlap_table;
-
-static void write_overlap(FILE *f, const void *ctx)
+cb_status cb_fits_write(const char *dir, const cb_result *rows, int n, cb_msg *why)
 {
-    const overlap_table *tab = ctx;
-    fputs("benchmark,point,bytes,streams,h2d_s,kernel_s,d2h_s,pipeline_s,serial_s,ideal_s,"
-          "efficiency,hidden_fraction,speedup_vs_1_stream\n",
-          f);
-    for (int i = 0; i < tab->n; i++) {
-        const overlap_out *o = &tab->rows[i];
-        /* NAN propagates: a missing stage leaves the derived fields empty. */
-        double serial = o->t[ST_H2D] + o->t[ST_KERNEL] + o->t[ST_D2H];
-        double ideal = fmax(o->t[ST_H2D], fmax(o->t[ST_KERNEL], o->t[ST_D2H]));
-        if (isnan(o->t[ST_H2D]) || isnan(o->t[ST_KERNEL]) || isnan(o->t[ST_D2H])) ideal = NAN;
-        double pipe = o->t[ST_PIPELINE];
-        cb_csv_row row;
-        cb_csv_begin(&row, f);
-        cb_csv_str(&row, o->bench);
-        cb_csv_str(&row, o->point);
-        cb_csv_str(&row, o->bytes);
-        cb_csv_str(&row, o->streams);
-        for (int s = 0; s < ST_COUNT; s++)
-            cb_csv_num(&row, o->t[s]);
-        cb_csv_num(&row, serial);
-        cb_csv_num(&row, ideal);
-        cb_csv_num(&row, ideal / pipe);
-        cb_csv_num(&row, serial > ideal ? (serial - pipe) / (serial - ideal) : NAN);
-        cb_csv_num(&row, o->speedup);
-        cb_csv_end(&row);
-    }
-}
-
-static int stage_of(const cb_result *r)
-{
-    char word[32];
-    if (!axes_value(r->axes, "stage", word, sizeof word)) return -1;
-    for (int s = 0; s < ST_COUNT; s++)
-        if (strcmp(word, stage_words[s]) == 0) return s;
-    return -1;
-}
-
-static void overlap_write(const char *dir, const cb_result *rows, int n, curve_row *cr)
-{
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        const cb_result *r = &rows[i];
-        int stage = timed(r) ? stage_of(r) : -1;
-        if (stage < 0) continue;
-        curve_row *c = &cr[m++];
-        c->r = r;
-        c->order = i;
-        axes_without(r->axes, "stage", c->key, sizeof c->key);
-        c->x = stage;
-        c->t = r->summary.median;
-    }
-    if (m == 0) return;
-    qsort(cr, (size_t)m, sizeof *cr, cmp_curve_row);
-
-    overlap_out *outs = malloc(sizeof *outs * (size_t)m);
-    if (!outs) return;
-    int n_out = 0;
-    for (int g = 0; g < m;) {
-        int e = g;
-        while (e < m && same_curve(&cr[g], &cr[e]))
-            e++;
-        overlap_out *o = &outs[n_out++];
-        o->order = cr[g].order;
-        o->bench = cr[g].r->bench->name;
-        o->point = cr[g].key;
-        if (!axes_value(o->point, "bytes", o->bytes, sizeof o->bytes)) o->bytes[0] = '\0';
-        if (!axes_value(o->point, "streams", o->streams, sizeof o->streams)) o->streams[0] = '\0';
-        axes_without(o->point, "streams", o->base, sizeof o->base);
-        for (int s = 0; s < ST_COUNT; s++)
-            o->t[s] = NAN;
-        for (int k = g; k < e; k++)
-            o->t[(int)cr[k].x] = cr[k].t; /* the latest row wins */
-        g = e;
-    }
-    for (int i = 0; i < n_out; i++) {
-        outs[i].speedup = NAN;
-        for (int j = 0; j < n_out; j++) {
-            if (strcmp(outs[j].streams, "1") == 0 && strcmp(outs[j].bench, outs[i].bench) == 0 &&
-                strcmp(outs[j].base, outs[i].base) == 0)
-                outs[i].speedup = outs[j].t[ST_PIPELINE] / outs[i].t[ST_PIPELINE];
-        }
-    }
-    qsort(outs, (size_t)n_out, sizeof *outs, cmp_out_order);
-    overlap_table tab = {outs, n_out};
-    write_atomically(dir, "overlap.csv", write_overlap, &tab);
-    free(outs);
-}
-
-void cb_fits_write(const char *dir, const cb_result *rows, int n)
-{
-    if (!dir || !rows || n <= 0) return;
-    curve_row *cr = malloc(sizeof *cr * (size_t)n);
+    if (!dir || !rows || n <= 0) return CB_OK;
+    cb_curve_row *cr = malloc(sizeof *cr * (size_t)n);
     if (!cr) {
-        fprintf(stderr, "cubench: out of memory writing fits\n");
-        return;
+        cb_msg_set(why, "out of memory writing fits");
+        return CB_FAIL;
     }
-    fits_write(dir, rows, n, cr);
-    overlap_write(dir, rows, n, cr);
+    cb_status st = fits_write(dir, rows, n, cr, why);
     free(cr);
+    return st;
 }

@@ -10,7 +10,7 @@
  */
 #include "runner.h"
 
-#include "common_kernels.h"
+#include "l2_flush.h"
 #include "cupti_timer.h"
 #include "nvtx_ranges.h"
 #include "profile_point.h"
@@ -258,7 +258,8 @@ static void run_point(const cb_run_config *cfg, const cb_planned_point *pp, cb_t
     bool host_timer = !cuda || b->timer == CB_TIMER_HOST;
     *n_samples = 0;
 
-    cb_bench_ctx ctx = {.dev = cuda ? cfg->dev : NULL,
+    cb_bench_ctx ctx = {.param = b->param,
+                        .dev = cuda ? cfg->dev : NULL,
                         .stream = cuda ? t->stream : NULL,
                         .seed = cfg->seed,
                         .host_threads = cfg->host_threads};

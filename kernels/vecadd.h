@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,18 @@ cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, const float *b
 /* Resident blocks per SM for this kernel at `block` threads (occupancy API). */
 cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp, bool stream,
                                     int *blocks);
+
+/* The result of a device-side check of c[i] == value(seed_a, i) + value(seed_b, i). */
+typedef struct cb_vecadd_check {
+    unsigned long long mismatches;
+    unsigned long long first_bad; /* index of the first mismatch, ~0 if none */
+    float max_abs_error;          /* +inf when an element is NaN/inf          */
+} cb_vecadd_check;
+
+/* Check every element of c on the device; `scratch` is device memory of
+ * sizeof(cb_vecadd_check). Synchronous: returns after copying the result. */
+cudaError_t cb_check_vecadd(const float *c, size_t n, uint64_t seed_a, uint64_t seed_b,
+                            void *scratch, cb_vecadd_check *out, cudaStream_t s);
 
 #ifdef __cplusplus
 }

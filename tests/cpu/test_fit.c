@@ -2,6 +2,7 @@
  * exact recovery from synthetic curves, robustness to noise, degenerate
  * inputs, fits.csv and overlap.csv contents, idempotence. */
 #include "fit.h"
+#include "transfers.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -105,6 +106,14 @@ static void test_degenerate(void)
 static const cb_bench fake_async = {.name = "transfers/memcpy_async"};
 static const cb_bench fake_d2d = {.name = "transfers/d2d"};
 static const cb_bench fake_vecadd = {.name = "vecadd/grid_stride"};
+/* What a run writes after its points: the engine's fits.csv and the
+ * transfers family's overlap.csv (through its hook). */
+static cb_status write_run_outputs(const char *dir, const cb_result *rows, int n)
+{
+    cb_status st = cb_fits_write(dir, rows, n, NULL);
+    return st == CB_OK ? cb_xfer_write_overlap_csv(dir, rows, n, NULL) : st;
+}
+
 static const cb_bench fake_overlap = {.name = "transfers/overlap"};
 
 static void add_row(cb_result *rows, int *n, const cb_bench *b, const char *axes, cb_status st,
@@ -220,7 +229,7 @@ static void test_fits_csv(void)
     add_row(rows, &n, &fake_async, "direction=h2d;memory=wc;bytes=1024", CB_OK, 1e-5, 1024);
     add_row(rows, &n, &fake_async, "direction=h2d;memory=wc;bytes=4096", CB_OK, 2e-5, 4096);
 
-    cb_fits_write(dir, rows, n);
+    CB_CHECK(write_run_outputs(dir, rows, n) == CB_OK);
     char *text = slurp(dir, "fits.csv");
     CB_CHECK(text != NULL);
     if (!text) return;
@@ -246,7 +255,7 @@ static void test_fits_csv(void)
 
     /* Idempotent, and no temporary file left behind; no overlap rows, so no
      * overlap.csv. */
-    cb_fits_write(dir, rows, n);
+    CB_CHECK(write_run_outputs(dir, rows, n) == CB_OK);
     char *again = slurp(dir, "fits.csv");
     CB_CHECK(again && strcmp(text, again) == 0);
     CB_CHECK(count_files(dir) == 1);
@@ -256,9 +265,9 @@ static void test_fits_csv(void)
     /* Nothing fittable: nothing written. */
     char dir2[] = "/tmp/cb_test_fit_XXXXXX";
     CB_CHECK(mkdtemp(dir2) != NULL);
-    cb_fits_write(dir2, rows, 1);
-    cb_fits_write(dir2, rows, 0);
-    cb_fits_write(NULL, rows, n);
+    CB_CHECK(write_run_outputs(dir2, rows, 1) == CB_OK);
+    CB_CHECK(write_run_outputs(dir2, rows, 0) == CB_OK);
+    CB_CHECK(write_run_outputs(NULL, rows, n) == CB_OK);
     CB_CHECK(count_files(dir2) == 0);
     remove_dir(dir2);
     remove_dir(dir);
@@ -286,7 +295,7 @@ static void test_overlap_csv(void)
     }
     add_row(rows, &n, &fake_overlap, "stage=pipeline;streams=8;bytes=268435456;fma=2048", CB_FAIL,
             1.0, NAN);
-    cb_fits_write(dir, rows, n);
+    CB_CHECK(write_run_outputs(dir, rows, n) == CB_OK);
     char *text = slurp(dir, "overlap.csv");
     CB_CHECK(text != NULL);
     if (!text) return;

@@ -3,7 +3,7 @@
  * unwritten (NaN-poisoned) output fails, and the axis words work. */
 #include "gpu/gpu_test_util.h"
 #include "matmul_common.h"
-#include "registry.h"
+#include "families.h"
 
 static const char *const cb_shapes[][3] = {
     {"1", "m", "m"},      {"7", "m", "m"},     {"64", "m", "m"},     {"127", "m", "m"},
@@ -27,6 +27,7 @@ static cb_status cb_host_point(const cb_bench *b, const char *const *values, int
 
 int main(void)
 {
+    CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     const char *names[] = {"matmul/host_blocked", "matmul/host_cblas"};
     for (int r = 0; r < 2; r++) {
         const cb_bench *b = cb_registry_find(names[r]);

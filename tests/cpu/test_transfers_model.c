@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const cb_bench cb_family_transfers[];
-extern const int cb_family_transfers_count;
+extern const cb_family cb_family_transfers;
 
 static const cb_bench *find(const char *name)
 {
-    for (int i = 0; i < cb_family_transfers_count; i++)
-        if (strcmp(cb_family_transfers[i].name, name) == 0) return &cb_family_transfers[i];
+    for (int i = 0; i < cb_family_transfers.count; i++)
+        if (strcmp(cb_family_transfers.benches[i].name, name) == 0)
+            return &cb_family_transfers.benches[i];
     fprintf(stderr, "no benchmark %s\n", name);
     exit(1);
 }
@@ -52,9 +52,9 @@ static cb_point make_point(const cb_bench *b, const char *spec)
 
 static void test_table(void)
 {
-    CB_CHECK(cb_family_transfers_count == 6);
-    for (int i = 0; i < cb_family_transfers_count; i++) {
-        const cb_bench *b = &cb_family_transfers[i];
+    CB_CHECK(cb_family_transfers.count == 6);
+    for (int i = 0; i < cb_family_transfers.count; i++) {
+        const cb_bench *b = &cb_family_transfers.benches[i];
         CB_CHECK(strncmp(b->name, "transfers/", 10) == 0);
         CB_CHECK(b->summary && *b->summary);
         CB_CHECK(b->target == CB_TARGET_CUDA);
@@ -67,7 +67,7 @@ static void test_table(void)
         }
         CB_CHECK(has_bytes); /* every curve is a size sweep fit.c can model */
         for (int j = 0; j < i; j++)
-            CB_CHECK(strcmp(b->name, cb_family_transfers[j].name) != 0);
+            CB_CHECK(strcmp(b->name, cb_family_transfers.benches[j].name) != 0);
     }
     /* Only the blocking API is host-timed. */
     CB_CHECK(find("transfers/memcpy_sync")->timer == CB_TIMER_HOST);
@@ -148,11 +148,11 @@ static long default_points(const cb_bench *b, int64_t *max_bytes)
 static void test_defaults(void)
 {
     long total = 0;
-    for (int i = 0; i < cb_family_transfers_count; i++) {
+    for (int i = 0; i < cb_family_transfers.count; i++) {
         int64_t max_bytes;
-        long n = default_points(&cb_family_transfers[i], &max_bytes);
-        printf("  %-24s %4ld default points, up to %lld bytes\n", cb_family_transfers[i].name, n,
-               (long long)max_bytes);
+        long n = default_points(&cb_family_transfers.benches[i], &max_bytes);
+        printf("  %-24s %4ld default points, up to %lld bytes\n",
+               cb_family_transfers.benches[i].name, n, (long long)max_bytes);
         total += n;
         /* Device memory stays moderate: at most 1 GiB per buffer. */
         CB_CHECK(max_bytes <= (int64_t)1 << 30);

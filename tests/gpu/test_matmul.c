@@ -6,7 +6,7 @@
 #include "gpu_test_util.h"
 #include "matmul.h"
 #include "matmul_ref.h"
-#include "registry.h"
+#include "families.h"
 
 #include <stdlib.h>
 
@@ -169,6 +169,7 @@ static void cb_check_skips(const cb_device_info *dev, cudaStream_t s)
 
 int main(void)
 {
+    CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     cb_device_info dev;
     cb_test_require_gpu(&dev, "test_matmul");
     cudaStream_t s;

@@ -9,7 +9,7 @@
  * the point claims in cb_point_info (the runner fails a point otherwise).
  * Exits 77 (ctest's skip) without a CUDA device. `--no-cupti` skips the
  * CUPTI check (e.g. under a profiler). */
-#include "bench.h"
+#include "registry.h"
 #include "cupti_timer.h"
 #include "device.h"
 
@@ -19,8 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const cb_bench cb_family_transfers[];
-extern const int cb_family_transfers_count;
+extern const cb_family cb_family_transfers;
 
 static int passed, failed, skipped;
 static bool use_cupti;
@@ -239,8 +238,8 @@ int main(int argc, char **argv)
         return 1;
     }
     cb_bench_ctx ctx = {.dev = &dev, .stream = stream, .seed = 0x5eed2026, .host_threads = 1};
-    for (int i = 0; i < cb_family_transfers_count; i++)
-        test_bench(&cb_family_transfers[i], &ctx);
+    for (int i = 0; i < cb_family_transfers.count; i++)
+        test_bench(&cb_family_transfers.benches[i], &ctx);
     (void)cudaStreamDestroy(stream);
     if (use_cupti) cb_cupti_stop();
     printf("test_transfers: %d passed, %d failed, %d skipped\n", passed, failed, skipped);

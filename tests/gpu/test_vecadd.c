@@ -1,10 +1,11 @@
 /* test_vecadd.c - every vector-add variant over a small sweep verifies, a
  * skipped output is caught, and impossible points skip with a reason. */
 #include "gpu_test_util.h"
-#include "registry.h"
+#include "families.h"
 
 int main(void)
 {
+    CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     cb_device_info dev;
     cb_test_require_gpu(&dev, "test_vecadd");
     cudaStream_t s;

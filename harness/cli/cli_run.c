@@ -365,12 +365,19 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
     cb_result *results = NULL;
     cb_runner_run(&a.cfg, plan.points, plan.n, &sink, &results, &meta.totals);
     int n_results = meta.totals.ok + meta.totals.noisy + meta.totals.skip + meta.totals.fail;
-    cb_fits_write(sink.dir, results, n_results);
+    /* The per-run files (fits.csv, and each family's own, e.g. overlap.csv)
+     * are derived from the rows: a failure to write them is a write error. */
+    bool written = cb_fits_write(sink.dir, results, n_results, &why) == CB_OK &&
+                   cb_registry_write_outputs(sink.dir, results, n_results, &why) == CB_OK;
+    if (!written) fprintf(stderr, "cubench run: %s\n", why.text);
     if (cb_cupti_active()) cb_cupti_stop();
 
     meta.finished = time(NULL);
     meta.complete = !meta.totals.interrupted && !meta.totals.context_lost;
-    if (!cb_meta_write(sink.dir, &meta, &why)) fprintf(stderr, "cubench run: %s\n", why.text);
+    if (!cb_meta_write(sink.dir, &meta, &why)) {
+        fprintf(stderr, "cubench run: %s\n", why.text);
+        written = false;
+    }
     cb_sink_close(&sink);
     fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; wrote %s/results.csv\n",
             meta.totals.ok, meta.totals.noisy, meta.totals.skip, meta.totals.fail,
@@ -378,5 +385,6 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
     free(results);
     cb_plan_free(&plan);
     if (meta.totals.interrupted) return CB_EXIT_INTERRUPTED;
+    if (!written) return CB_EXIT_FAILURES;
     return (meta.totals.fail || meta.totals.context_lost) ? CB_EXIT_FAILURES : CB_EXIT_OK;
 }

@@ -1,7 +1,10 @@
-/* main.c - `cubench <command>`: parse the command name and dispatch.
- * No CUDA call happens before a subcommand has parsed its options. */
+/* cli_main.c - `cubench <command>`: parse the command name and dispatch.
+ * No CUDA call happens before a subcommand has parsed its options. The
+ * front end (main.c, or the shared library behind the Python package) has
+ * registered the families before it calls cb_cli_main. */
 #include "build_info.h"
 #include "cli.h"
+#include "compare_cli.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +29,7 @@ static void usage(FILE *f)
             CB_VERSION);
 }
 
-int main(int argc, char **argv)
+int cb_cli_main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

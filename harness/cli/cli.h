@@ -5,10 +5,12 @@
 
 #include "cb_common.h"
 
+/* `cubench ARGS...`: argv[0] is the program, argv[1] the command. */
+int cb_cli_main(int argc, char **argv);
+
 int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv);
 int cb_cli_list(int argc, char **argv);
 int cb_cli_env(int argc, char **argv);
-int cb_compare_main(int argc, char **argv); /* compare_cli.c */
 
 /* Strict number parsing for option values: the whole text must be a number
  * within [lo, hi]. On failure print "cubench <cmd>: --opt: ..." and return false. */

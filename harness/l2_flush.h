@@ -1,0 +1,22 @@
+/* l2_flush.h - the L2 flush launcher the runner uses for cold samples. */
+#ifndef CB_L2_FLUSH_H
+#define CB_L2_FLUSH_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Read `bytes` of `buf` (a multiple of 16) so L2 ends up holding clean lines
+ * of it: reading rather than writing leaves no dirty lines whose write-back
+ * would be charged to the next timed kernel. `sink` receives a value only
+ * in a case that never happens, which keeps the reads alive. */
+cudaError_t cb_launch_l2_flush(const void *buf, size_t bytes, float *sink, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,40 @@
+/* row_groups.h - what per-run output writers (the engine's fits.csv, a
+ * family's own files) share: reading a row's identity text, grouping rows
+ * into curves, and replacing a file atomically. */
+#ifndef CB_ROW_GROUPS_H
+#define CB_ROW_GROUPS_H
+
+#include "results.h"
+
+#include <stdio.h>
+
+/* Copy the value of item `name` of an identity text "a=1;b=2" into buf;
+ * false when absent. */
+bool cb_axes_value(const char *axes, const char *name, char *buf, size_t len);
+
+/* `axes` without item `name`, order kept. */
+void cb_axes_without(const char *axes, const char *name, char *buf, size_t len);
+
+/* Was the row timed (ok or noisy, with a positive median)? */
+bool cb_result_timed(const cb_result *r);
+
+/* A row in a curve: the rows of one benchmark that agree on every axis but
+ * one are sorted next to each other by cb_curve_rows_sort. */
+typedef struct cb_curve_row {
+    const cb_result *r;
+    int order;               /* index in the run, for a stable output order */
+    char key[CB_POINT_TEXT]; /* axes without the swept (or split) axis     */
+    double x, t;
+} cb_curve_row;
+
+void cb_curve_rows_sort(cb_curve_row *rows, int n);
+bool cb_curve_rows_same(const cb_curve_row *p, const cb_curve_row *q);
+
+/* Write `dir`/name through a temporary file, fsync and rename: a reader sees
+ * the old file or the new one, never half of one. CB_FAIL with the reason
+ * when any step fails (the temporary file is removed). */
+typedef void (*cb_table_writer)(FILE *f, const void *ctx);
+cb_status cb_write_atomically(const char *dir, const char *name, cb_table_writer write,
+                              const void *ctx, cb_msg *why);
+
+#endif
