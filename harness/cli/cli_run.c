@@ -46,6 +46,10 @@ static void run_usage(FILE *f)
         "  --target-ci PCT         stop when the 95%% CI of the median is within +-PCT %%\n"
         "                          of it (default 0.5)\n"
         "  --quick                 smoke run: 5 samples, +-2%% target, 0.05 s per point\n"
+        "  --replicates R          run the point list R times (default 1), each point set\n"
+        "                          up afresh per round, rounds interleaved over the points;\n"
+        "                          each round gets 1/R of the time budget. samples.csv\n"
+        "                          says which round each sample is from (docs/methodology.md)\n"
         "  --seed N                seed of the random inputs (default fixed)\n"
         "  --threads N             threads for host benchmarks (default: all cores)\n"
         "  --timer event|cupti     what the statistics use (default event; CUPTI times\n"
@@ -67,7 +71,7 @@ typedef struct run_args {
     int device;
     cb_axis_override overrides[MAX_OVERRIDES];
     int n_overrides;
-    bool dry_run, quiet;
+    bool dry_run;
     const char **globs;
     int n_globs;
 } run_args;
@@ -91,7 +95,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_NONVTX,
         O_PROFILE,
         O_DRY,
-        O_QUIET
+        O_QUIET,
+        O_REPLICATES
     };
     static const struct option opts[] = {{"axis", required_argument, NULL, O_AXIS},
                                          {"out", required_argument, NULL, O_OUT},
@@ -109,6 +114,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"profile", no_argument, NULL, O_PROFILE},
                                          {"dry-run", no_argument, NULL, O_DRY},
                                          {"quiet", no_argument, NULL, O_QUIET},
+                                         {"replicates", required_argument, NULL, O_REPLICATES},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     cb_run_config_defaults(&a->cfg);
@@ -202,7 +208,12 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->dry_run = true;
             break;
         case O_QUIET:
-            a->quiet = true;
+            a->cfg.quiet = true;
+            break;
+        case O_REPLICATES:
+            if (!cb_cli_parse_int("run", "--replicates", optarg, 1, 1000, &iv))
+                return CB_EXIT_USAGE;
+            a->cfg.replicates = (int)iv;
             break;
         case 'h':
             run_usage(stdout);
@@ -341,10 +352,11 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         cb_nvtx_init(false);
     }
     if (!cb_meta_write(sink.dir, &meta, &why)) {
+        /* Nothing ran: leave nothing behind, so a retry into --out works. */
         fprintf(stderr, "cubench run: %s\n", why.text);
-        cb_sink_close(&sink);
+        cb_sink_discard(&sink);
         cb_plan_free(&plan);
-        return CB_EXIT_USAGE;
+        return CB_EXIT_FAILURES;
     }
     fprintf(stderr, "cubench: %d points in %d benchmarks -> %s/\n", plan.n, plan.n_benches,
             sink.dir);
@@ -363,25 +375,33 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
 
     cb_install_signal_handlers();
     cb_result *results = NULL;
-    cb_runner_run(&a.cfg, plan.points, plan.n, &sink, &results, &meta.totals);
+    if (cb_runner_run(&a.cfg, plan.points, plan.n, &sink, &results, &meta.totals, &why) != CB_OK) {
+        fprintf(stderr, "cubench run: %s\n", why.text);
+        meta.totals.write_failed = true;
+    }
+    if (meta.totals.stop_reason[0])
+        fprintf(stderr, "cubench run: stopped early: %s (every finished point is on disk)\n",
+                meta.totals.stop_reason);
     int n_results = meta.totals.ok + meta.totals.noisy + meta.totals.skip + meta.totals.fail;
     /* The per-run files (fits.csv, and each family's own, e.g. overlap.csv)
      * are derived from the rows: a failure to write them is a write error. */
-    bool written = cb_fits_write(sink.dir, results, n_results, &why) == CB_OK &&
+    bool written = !meta.totals.write_failed &&
+                   cb_fits_write(sink.dir, results, n_results, &why) == CB_OK &&
                    cb_registry_write_outputs(sink.dir, results, n_results, &why) == CB_OK;
-    if (!written) fprintf(stderr, "cubench run: %s\n", why.text);
+    if (!written && !meta.totals.write_failed) fprintf(stderr, "cubench run: %s\n", why.text);
     if (cb_cupti_active()) cb_cupti_stop();
 
     meta.finished = time(NULL);
-    meta.complete = !meta.totals.interrupted && !meta.totals.context_lost;
+    meta.complete = !meta.totals.interrupted && !meta.totals.context_lost && written;
     if (!cb_meta_write(sink.dir, &meta, &why)) {
         fprintf(stderr, "cubench run: %s\n", why.text);
         written = false;
     }
     cb_sink_close(&sink);
-    fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; wrote %s/results.csv\n",
+    fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; %s %s/results.csv\n",
             meta.totals.ok, meta.totals.noisy, meta.totals.skip, meta.totals.fail,
-            meta.totals.interrupted ? " (interrupted)" : "", sink.dir);
+            meta.totals.interrupted ? " (interrupted)" : "",
+            written ? "wrote" : "COULD NOT FINISH WRITING", sink.dir);
     free(results);
     cb_plan_free(&plan);
     if (meta.totals.interrupted) return CB_EXIT_INTERRUPTED;
