@@ -145,28 +145,23 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
 #define CB_MATMUL_REF "matmul/cublas_fp32"
 
 /* `peak`: CB_PEAK_FP32 for every FP32 (SIMT) kernel; none for the tensor-core
- * ceilings, whose rates a percentage of the FP32 peak would only mislead. */
+ * ceilings, whose rates a percentage of the FP32 peak would only mislead.
+ * `min_cc_`, `feature_`: what the rung needs beyond the FP32 SIMT units every
+ * GPU has (bench.h needs). The FP32 rungs need nothing; the tensor-core
+ * ceilings need sm_80: Turing's tensor cores take FP16 and integers only, so
+ * on sm_75 a TF32 or BF16 GEMM would not be the ceiling the row claims. */
 #define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr,        \
-                           run_fn, peak_kind, needs_init)                                          \
+                           run_fn, peak_kind, min_cc_, feature_)                                   \
     {                                                                                              \
         .name = "matmul/" rung_name, .summary = text, .target = CB_TARGET_CUDA,                    \
-        .needs = needs_init,                                                                       \
-        .axes = axes_table, .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind,                 \
-        .ref_bench = ref, .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = setup_fn,          \
-        .param = param_ptr, .run = run_fn, .verify = cb_matmul_verify,                             \
-        .teardown = cb_matmul_teardown                                                             \
+        .needs = {.min_cc = min_cc_, .feature = feature_}, .axes = axes_table,                     \
+        .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind, .ref_bench = ref,                   \
+        .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = setup_fn, .param = param_ptr,        \
+        .run = run_fn, .verify = cb_matmul_verify, .teardown = cb_matmul_teardown                  \
     }
 #define CB_MATMUL_GPU(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn)     \
     CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn,    \
-                       CB_PEAK_FP32, CB_NEEDS_NOTHING)
-
-/* What a rung needs beyond the FP32 SIMT units every GPU has (bench.h). The
- * FP32 rungs need nothing; the tensor-core ceilings need sm_80: Turing's
- * tensor cores take FP16 and integers only, so on sm_75 a TF32 or BF16
- * GEMM would not be the tensor-core ceiling the row claims to be. */
-#define CB_NEEDS_NOTHING {.min_cc = 0}
-#define CB_NEEDS_TF32_TC {.min_cc = 80, .feature = "TF32 tensor cores"}
-#define CB_NEEDS_BF16_TC {.min_cc = 80, .feature = "BF16 tensor cores"}
+                       CB_PEAK_FP32, 0, NULL)
 
 #define CB_MATMUL_RUNG(rung, text, axes_table)                                                     \
     CB_MATMUL_GPU(#rung, text, axes_table, CB_MATMUL_REF, cb_matmul_bytes, cb_matmul_kernel_setup, \
@@ -187,12 +182,12 @@ static const cb_bench matmul_benches[] = {
                   &cb_matmul_cublas_fp32, cb_matmul_cublas_run),
     CB_MATMUL_GPU_PEAK("cublas_tf32", "ceiling, not FP32: cuBLAS with TF32 tensor cores",
                        cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_setup,
-                       &cb_matmul_cublas_tf32, cb_matmul_cublas_run, CB_PEAK_NONE,
-                       CB_NEEDS_TF32_TC),
+                       &cb_matmul_cublas_tf32, cb_matmul_cublas_run, CB_PEAK_NONE, 80,
+                       "TF32 tensor cores"),
     CB_MATMUL_GPU_PEAK("cublas_bf16", "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
                        cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16, cb_matmul_cublas_setup,
-                       &cb_matmul_cublas_bf16, cb_matmul_cublas_run, CB_PEAK_NONE,
-                       CB_NEEDS_BF16_TC),
+                       &cb_matmul_cublas_bf16, cb_matmul_cublas_run, CB_PEAK_NONE, 80,
+                       "BF16 tensor cores"),
     CB_MATMUL_RUNG(naive_uncoalesced, "one thread per C element, threadIdx.x along rows",
                    cb_matmul_axes_slow),
     CB_MATMUL_RUNG(naive_coalesced, "one thread per C element, threadIdx.x along columns",

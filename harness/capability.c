@@ -96,8 +96,8 @@ cb_code_kind cb_build_code_for(int cc, const char *sass, const char *ptx, char *
 cb_code_kind cb_build_code_describe(int cc, char *buf, size_t len)
 {
     char arch[16];
-    cb_code_kind kind = cb_build_code_for(cc, CB_CUDA_SASS_ARCHS, CB_CUDA_PTX_ARCHS, arch,
-                                          sizeof arch);
+    cb_code_kind kind =
+        cb_build_code_for(cc, CB_CUDA_SASS_ARCHS, CB_CUDA_PTX_ARCHS, arch, sizeof arch);
     if (kind == CB_CODE_SASS)
         snprintf(buf, len, "sm_%s SASS", arch);
     else if (kind == CB_CODE_PTX)
@@ -116,8 +116,10 @@ static bool no_code_reason(cudaError_t err, int cc, const char *whose, cb_msg *w
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorInvalidDeviceFunction:
         if (whose)
-            cb_msg_set(why, "this build has no code of %s for sm_%d; rebuild with "
-                       "-DCMAKE_CUDA_ARCHITECTURES=native", whose, cc);
+            cb_msg_set(why,
+                       "this build has no code of %s for sm_%d; rebuild with "
+                       "-DCMAKE_CUDA_ARCHITECTURES=native",
+                       whose, cc);
         else
             cb_msg_set(why,
                        "this build has no code for sm_%d (SASS {%s}, PTX {%s}); rebuild with "

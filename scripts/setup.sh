@@ -3,6 +3,7 @@
 #   - build tools (cmake >= 3.25, ninja, a C compiler) from the distribution,
 #     when missing; the CUDA toolkit itself must already be installed
 #   - gnuplot (reports without Python)
+#   - OpenBLAS (libopenblas-dev): the CPU reference of the matmul baselines
 #   - a Python virtual environment at .venv with reports/requirements.txt
 # Idempotent: each step is skipped when its result is already there.
 set -euo pipefail
@@ -29,6 +30,8 @@ command -v cmake >/dev/null || apt_install cmake
 command -v ninja >/dev/null || apt_install ninja-build
 command -v cc >/dev/null || apt_install gcc
 command -v gnuplot >/dev/null || apt_install gnuplot-nox || say "gnuplot unavailable: the gnuplot reports will be skipped"
+# An optimized CPU reference for matmul/host_cblas (the netlib BLAS is slower than the kernel it judges).
+apt_install libopenblas-dev || say "OpenBLAS unavailable: matmul/host_cblas uses any other BLAS CMake finds (see its note)"
 
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH=/usr/local/cuda/bin:$PATH

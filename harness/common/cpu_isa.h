@@ -15,7 +15,7 @@
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
-#define CB_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define CB_CPU_CLONES     __attribute__((target_clones("avx512f", "avx2", "default")))
 #define CB_CPU_HAS_CLONES 1
 #endif
 #endif
