@@ -8,6 +8,7 @@
  *   ldmatrix_*   + ldmatrix, XOR-swizzled shared memory, 3-stage cp.async
  *   wgmma_*      Hopper: wgmma on TMA-loaded shared memory, mbarriers
  *   wgmma_ws_*   + producer/consumer warpgroups, 128x256 tiles, persistent
+ *   wgmma_cluster_*  + 2-CTA clusters sharing B through TMA multicast
  * Each names the cuBLAS ceiling of its precision (matmul/cublas_bf16 or
  * matmul/cublas_tf32, which run first: families.def puts matmul before
  * matmul_tc) as ref_bench, so pct_ref is "% of cuBLAS" at the same point.
@@ -137,6 +138,8 @@ CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_BF16, wgmma_bf16)
 CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_TF32, wgmma_tf32)
 CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_BF16, wgmma_ws_bf16)
 CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_TF32, wgmma_ws_tf32)
+CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_BF16, wgmma_cluster_bf16)
+CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, wgmma_cluster_tf32)
 
 /* No pct_peak: a percentage of the FP32 (SIMT) peak would pass 100, and
  * the tensor-core peak has no device attribute to derive it from. */
@@ -161,6 +164,8 @@ static const cb_bench matmul_tc_benches[] = {
                      "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)"),
     CB_TC_TF32_BENCH(wgmma_ws_tf32,
                      "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)"),
+    CB_TC_BF16_BENCH(wgmma_cluster_bf16, "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)"),
+    CB_TC_TF32_BENCH(wgmma_cluster_tf32, "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)"),
 };
 
 const cb_family cb_family_matmul_tc = {

@@ -19,6 +19,7 @@ const cb_tc_rung_ops cb_tc_ops[CB_TC_RUNG_COUNT] = {
     {cb_tc_ldmatrix_prepare, cb_tc_ldmatrix_launch},
     {cb_tc_wgmma_prepare, cb_tc_wgmma_launch},
     {cb_tc_wgmma_ws_prepare, cb_tc_wgmma_ws_launch},
+    {cb_tc_wgmma_cluster_prepare, cb_tc_wgmma_cluster_launch},
 };
 
 bool cb_tc_refuse(char *why, size_t len, const char *fmt, ...)
@@ -34,7 +35,7 @@ bool cb_tc_refuse(char *why, size_t len, const char *fmt, ...)
 
 bool cb_tc_hopper(cb_tc_rung rung)
 {
-    return rung == CB_TC_WGMMA || rung == CB_TC_WGMMA_WS;
+    return rung == CB_TC_WGMMA || rung == CB_TC_WGMMA_WS || rung == CB_TC_WGMMA_CLUSTER;
 }
 
 } // namespace
@@ -77,9 +78,10 @@ extern "C" bool cb_tc_supported(cb_tc_rung rung, cb_tc_precision prec, int m, in
                             k);
     }
     /* 128-row tiles along grid.y for the non-persistent rungs. */
-    if (rung != CB_TC_WGMMA_WS && (m + 127) / 128 > 65535)
+    const bool persistent = rung == CB_TC_WGMMA_WS || rung == CB_TC_WGMMA_CLUSTER;
+    if (!persistent && (m + 127) / 128 > 65535)
         return cb_tc_refuse(why, why_len, "m=%d: more than 65535 tile rows of 128", m);
-    if (rung == CB_TC_WGMMA_WS && (long long)((m + 127) / 128) * ((n + 255) / 256) > 0x7fffffff)
+    if (persistent && (long long)((m + 127) / 128) * ((n + 255) / 256) > 0x3fffffff)
         return cb_tc_refuse(why, why_len, "m=%d n=%d: too many tiles", m, n);
     return true;
 }

@@ -19,6 +19,8 @@
  *   WGMMA_WS  + warp specialisation (a producer warpgroup that only issues
  *             TMA, two consumer warpgroups with setmaxnreg), 128x256 tiles,
  *             4 stages, persistent grid with grouped tile order (sm_90a)
+ *   WGMMA_CLUSTER  + clusters of two CTAs on vertically adjacent tiles that
+ *             load half of B each and multicast it to both (sm_90a)
  *
  * A product is planned once (tensor maps encoded, shared-memory limits
  * raised, launch facts read) and then run any number of times; running
@@ -42,6 +44,7 @@ typedef enum cb_tc_rung {
     CB_TC_LDMATRIX,
     CB_TC_WGMMA,
     CB_TC_WGMMA_WS,
+    CB_TC_WGMMA_CLUSTER,
     CB_TC_RUNG_COUNT
 } cb_tc_rung;
 

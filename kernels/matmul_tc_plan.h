@@ -20,9 +20,9 @@ struct cb_tc_plan {
     cb_tc_precision prec;
     cb_tc_args args;
     dim3 grid, block;
-    int smem_bytes; /* dynamic shared memory of the GEMM kernel */
-    int variant;    /* rung-specific kernel choice (e.g. the edge path) */
-    int tiles_m, tiles_n;
+    int smem_bytes;       /* dynamic shared memory of the GEMM kernel */
+    int variant;          /* rung-specific: the edge path (rung 1), clusters that fit (rung 5) */
+    int tiles_m, tiles_n; /* persistent rungs (rung 5: tiles_m counts pairs of tile rows) */
     CUtensorMap map_a, map_b; /* Hopper rungs: A and B (TF32: B transposed) */
 };
 
@@ -55,6 +55,8 @@ cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
 cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream);
 cudaError_t cb_tc_wgmma_ws_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
 cudaError_t cb_tc_wgmma_ws_launch(const cb_tc_plan *p, cudaStream_t stream);
+cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
+cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream);
 
 /* The Hopper rungs' tensor maps for a bm x bn tile (matmul_tc_wgmma_sm90a.cu). */
 cudaError_t cb_tc_wgmma_maps(cb_tc_plan *p, int bm, int bn);

@@ -101,6 +101,75 @@ __device__ __forceinline__ void cb_tma_load_2d(uint32_t dst, const CUtensorMap *
 #endif
 }
 
+/* ---- clusters (rung 5: two CTAs that share B) ---- */
+
+__device__ __forceinline__ uint32_t cb_cluster_ctarank()
+{
+    uint32_t r = 0;
+#if CB_TC_SM90A_DEVICE
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+    return r;
+}
+
+/* Every thread of every CTA of the cluster arrives, then waits for all. */
+__device__ __forceinline__ void cb_cluster_sync()
+{
+#if CB_TC_SM90A_DEVICE
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;" ::
+                     : "memory");
+#endif
+}
+
+/* Arrive on the barrier at the same shared-memory offset in CTA `cta` of
+ * the cluster. Default (.release.cta) semantics, as the local arrive: what
+ * the arrival publishes is that this warp's wgmmas finished reading the
+ * stage, and those reads are complete at wgmma.wait_group; an explicit
+ * .release.cluster costs a MEMBAR.ALL.GPU per arrival (seen in the SASS). */
+__device__ __forceinline__ void cb_mbar_arrive_cluster(uint64_t *bar, uint32_t cta)
+{
+#if CB_TC_SM90A_DEVICE
+    asm volatile("{\n.reg .b32 ra;\n"
+                 "mapa.shared::cluster.u32 ra, %0, %1;\n"
+                 "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}" ::"r"(cb_tc_smem_addr(bar)),
+                 "r"(cta)
+                 : "memory");
+#endif
+}
+
+/* cb_mbar_wait for a barrier that other CTAs of the cluster arrive on. */
+__device__ __forceinline__ void cb_mbar_wait_cluster(uint64_t *bar, uint32_t parity)
+{
+#if CB_TC_SM90A_DEVICE
+    const uint32_t addr = cb_tc_smem_addr(bar);
+    uint32_t done;
+    do {
+        asm volatile("{\n.reg .pred p;\n"
+                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(addr), "r"(parity)
+                     : "memory");
+    } while (!done);
+#endif
+}
+
+/* cb_tma_load_2d into the same offset of every CTA in `cta_mask`, each
+ * copy completing on the barrier at `bar`'s offset in its own CTA. */
+__device__ __forceinline__ void cb_tma_load_2d_multicast(uint32_t dst, const CUtensorMap *map,
+                                                         uint64_t *bar, int x, int y,
+                                                         uint16_t cta_mask)
+{
+#if CB_TC_SM90A_DEVICE
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(dst),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(cb_tc_smem_addr(bar)), "r"(x), "r"(y),
+                 "h"(cta_mask)
+                 : "memory");
+#endif
+}
+
 /* ---- wgmma bookkeeping ---- */
 
 __device__ __forceinline__ void cb_wgmma_fence()

@@ -11,7 +11,7 @@
 # result directory and excerpt (work/...):
 #   nvidia-smi.txt                GPU, clocks, driver
 #   build.log, ptxas.txt          build; registers / smem / spills of each kernel
-#   test_matmul_tc.log            every rung through its descriptor at 14 shapes,
+#   test_matmul_tc.log            every rung (5 x BF16/TF32) through its descriptor at 14 shapes,
 #                                 skips for the shapes outside a rung's constraint,
 #                                 alpha/beta through the kernels API, planted faults
 #   tc-run/                       cubench run 'matmul_tc/*' + the cuBLAS BF16/TF32
@@ -93,9 +93,9 @@ ncu_point() {
 
 step_ncu() {
     ncu --query-metrics --chip gh100 > "$W/ncu-metrics.txt" 2>&1 || true
+    ncu_point matmul_tc/wgmma_cluster_bf16 8192 cluster-bf16
     ncu_point matmul_tc/wgmma_ws_bf16 8192 ws-bf16
     ncu_point matmul_tc/wgmma_ws_tf32 8192 ws-tf32
-    ncu_point matmul_tc/wgmma_bf16 8192 wgmma-bf16
     ncu_point matmul_tc/ldmatrix_bf16 4096 ldmatrix-bf16
 }
 

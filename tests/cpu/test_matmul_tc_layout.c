@@ -279,6 +279,8 @@ static void cb_check_supported(void)
     CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_BF16, 256, 256, 256, 8, 0, why, sizeof why));
     CB_CHECK(strstr(why, "9.0") != NULL);
     CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 10, 0, why, sizeof why));
+    CB_CHECK(
+        !cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 256, 256, 256, 8, 9, why, sizeof why));
     const bool hopper =
         cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 9, 0, why, sizeof why);
     CB_CHECK(hopper == cb_tc_sm90a_built());
@@ -289,6 +291,7 @@ static void cb_check_supported(void)
         CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_TF32, 129, 131, 70, 9, 0, why, sizeof why));
         CB_CHECK(strstr(why, "multiple of 4") != NULL);
         CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 128, 132, 64, 9, 0, why, sizeof why));
+        CB_CHECK(cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 1, 3, 4, 9, 0, why, sizeof why));
     }
     CB_CHECK(!cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 0, 4, 4, 9, 0, why, sizeof why));
     CB_CHECK(!cb_tc_supported(CB_TC_RUNG_COUNT, CB_TC_BF16, 4, 4, 4, 9, 0, why, sizeof why));
