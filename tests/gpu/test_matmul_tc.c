@@ -238,6 +238,7 @@ static void cb_tc_check_direct(const cb_device_info *dev, cudaStream_t s, int m,
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a hung kernel: the log ends at its point */
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     cb_device_info dev;
     cb_test_require_gpu(&dev, "test_matmul_tc");
