@@ -22,6 +22,22 @@
 #define MAX_OVERRIDES 32
 #define MAX_POINTS    200000
 
+/* The confidence level of the stopping rule's interval (stats.c). */
+#define CI_LEVEL 0.95
+
+/* The fewest samples whose order statistics can bracket the median at
+ * CI_LEVEL: with n samples the widest interval, [x(1), x(n)], covers it
+ * with probability 1 - 2 / 2^n, 93.75% for n = 5 and 96.9% for n = 6.
+ * Fewer samples can never meet a CI target, so --quick uses this many and
+ * --min-samples refuses less. */
+static int ci_min_samples(void)
+{
+    int n = 1, lo, hi;
+    while (!cb_stats_median_ci_ranks(n, CI_LEVEL, &lo, &hi))
+        n++;
+    return n;
+}
+
 static void run_usage(FILE *f)
 {
     fprintf(
@@ -38,14 +54,17 @@ static void run_usage(FILE *f)
         "                          Ki Mi Gi (KiB MiB GiB); SM multiples 4sm; words like auto\n"
         "  --out DIR               write here (new or empty directory; default\n"
         "                          results/<UTC time>-<host>); a run never overwrites another\n"
-        "  --device N              CUDA device ordinal (default 0)\n"
+        "  --device N              CUDA device ordinal (default 0); one the machine does\n"
+        "                          not have is refused. Without a GPU only 0 is accepted\n"
+        "                          (GPU points are then skipped)\n"
         "  --cache cold|hot        cold: flush L2 before every sample, one run per sample\n"
         "                          (default); hot: batch runs into samples >= 100 us\n"
         "  --max-time-per-point S  sampling budget per point in seconds (default 1)\n"
-        "  --min-samples N         samples before the stopping rule may stop (default 10)\n"
+        "  --min-samples N         samples before the stopping rule may stop (default 10;\n"
+        "                          at least %d, the fewest that can give a 95%% CI)\n"
         "  --target-ci PCT         stop when the 95%% CI of the median is within +-PCT %%\n"
         "                          of it (default 0.5)\n"
-        "  --quick                 smoke run: 5 samples, +-2%% target, 0.05 s per point\n"
+        "  --quick                 smoke run: %d samples, +-2%% target, 0.05 s per point\n"
         "  --seed N                seed of the random inputs (default fixed)\n"
         "  --threads N             threads for host benchmarks (default: all cores)\n"
         "  --timer event|cupti     what the statistics use (default event; CUPTI times\n"
@@ -54,11 +73,13 @@ static void run_usage(FILE *f)
         "  --no-nvtx               no NVTX ranges\n"
         "  --profile               bracket the sampling with cudaProfilerStart/Stop; needs\n"
         "                          exactly one point. Prints the ncu/nsys command lines\n"
-        "  --dry-run               print the points and exit\n"
+        "  --dry-run               print the points and exit (GPU points too, without a\n"
+        "                          GPU: values that need the device, like 4sm, unresolved)\n"
         "  --quiet                 no progress line\n"
         "\n"
         "exit codes: 0 all points ran (ok, noisy or skip); 1 at least one point failed;\n"
-        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n");
+        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n",
+        ci_min_samples(), ci_min_samples());
 }
 
 typedef struct run_args {
@@ -158,6 +179,15 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_MINS:
             if (!cb_cli_parse_int("run", "--min-samples", optarg, 1, 10000, &iv))
                 return CB_EXIT_USAGE;
+            if (iv < ci_min_samples()) {
+                fprintf(
+                    stderr,
+                    "cubench run: --min-samples %lld: a 95%% CI of the median needs at least %d "
+                    "samples (with %d, the widest interval [min, max] covers only %.2f%%)\n",
+                    iv, ci_min_samples(), ci_min_samples() - 1,
+                    100.0 * (1.0 - 2.0 / (double)(1LL << (ci_min_samples() - 1))));
+                return CB_EXIT_USAGE;
+            }
             a->cfg.stop.min_samples = (int)iv;
             set_min = true;
             break;
@@ -217,7 +247,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         return CB_EXIT_USAGE;
     }
     if (quick) {
-        if (!set_min) a->cfg.stop.min_samples = 5;
+        if (!set_min) a->cfg.stop.min_samples = ci_min_samples();
         if (!set_time) a->cfg.stop.max_time_s = 0.05;
         if (!set_ci) a->cfg.stop.target_rel = 0.02;
         a->cfg.warmup_runs = 1;
@@ -227,14 +257,18 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     return -1;
 }
 
-static void print_points(const cb_plan *plan)
+/* One line per point; a point that will be skipped says why (the reason
+ * "no CUDA device" once in full on stderr, not on every line). */
+static void print_points(const cb_plan *plan, const char *no_device_reason)
 {
     for (int i = 0; i < plan->n; i++) {
         const cb_planned_point *pp = &plan->points[i];
         char axes[CB_POINT_TEXT] = "";
         if (pp->point.n_axes) cb_point_format(&pp->point, axes, sizeof axes);
+        const char *why =
+            strcmp(pp->skip_reason, no_device_reason) == 0 ? "no CUDA device" : pp->skip_reason;
         if (pp->skip_reason[0])
-            printf("%s %s (skip: %s)\n", pp->bench->name, axes, pp->skip_reason);
+            printf("%s %s (skip: %s)\n", pp->bench->name, axes, why);
         else
             printf("%s %s\n", pp->bench->name, axes);
     }
@@ -271,6 +305,14 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         fprintf(stderr, "cubench run: --device %d: only %d device(s)\n", a.device, n_dev);
         return CB_EXIT_USAGE;
     }
+    /* Without a GPU, 0 (the default) still runs the CPU points, so one
+     * command line serves both kinds of machine; any other ordinal names a
+     * device that is not there. */
+    if (n_dev == 0 && a.device != 0) {
+        fprintf(stderr, "cubench run: no CUDA device; --device %d cannot be used (%s)\n", a.device,
+                why.text);
+        return CB_EXIT_USAGE;
+    }
     if (n_dev > 0) {
         if (cb_device_query(a.device, &dev, &why) != CB_OK) {
             fprintf(stderr, "cubench run: cannot query device %d: %s\n", a.device, why.text);
@@ -292,6 +334,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
                            .dev = a.cfg.dev,
                            .no_device_reason = a.cfg.no_device_reason,
                            .omit_cuda_without_device = a.n_globs == 0,
+                           .expand_skipped = a.dry_run,
                            .max_points = MAX_POINTS};
     cb_plan plan;
     if (!cb_plan_build(&req, &plan, &why)) {
@@ -299,7 +342,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         return CB_EXIT_USAGE;
     }
     if (a.dry_run) {
-        print_points(&plan);
+        print_points(&plan, a.cfg.no_device_reason);
         fprintf(stderr, "%d points in %d benchmarks\n", plan.n, plan.n_benches);
         cb_plan_free(&plan);
         return CB_EXIT_OK;
