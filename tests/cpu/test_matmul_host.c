@@ -15,7 +15,8 @@ static cb_status cb_host_point(const cb_bench *b, const char *const *values, int
 {
     cb_point p;
     if (!cb_test_point(b, NULL, values, &p)) return CB_FAIL;
-    cb_bench_ctx ctx = {.dev = NULL, .stream = NULL, .seed = 99, .host_threads = threads};
+    cb_bench_ctx ctx = {
+        .param = b->param, .dev = NULL, .stream = NULL, .seed = 99, .host_threads = threads};
     cb_point_info info = {.occupancy = -1};
     void *state = NULL;
     cb_status st = b->setup(&p, &ctx, &state, &info, why);

@@ -56,7 +56,11 @@ static inline cb_status cb_test_run_point(const cb_bench *b, const cb_point *p,
                                           const cb_device_info *dev, cudaStream_t s, bool run_first,
                                           double *error, cb_msg *why)
 {
-    cb_bench_ctx ctx = {.dev = b->target == CB_TARGET_CUDA ? dev : NULL,
+    const cb_device_info *devs[1] = {dev};
+    cb_bench_ctx ctx = {.param = b->param,
+                        .dev = b->target == CB_TARGET_CUDA ? dev : NULL,
+                        .devs = b->target == CB_TARGET_CUDA ? devs : NULL,
+                        .n_devs = b->target == CB_TARGET_CUDA && dev ? 1 : 0,
                         .stream = s,
                         .seed = 1234,
                         .host_threads = 2};
