@@ -110,7 +110,7 @@ step_ncu() {
 step_sanitize() {
     # Every rung at odd shapes: (129, 136, 72) runs everywhere; (129, 130, 72)
     # leaves rung 1 and the TF32 wgmma rungs running with n = 130.
-    local q=(--quick --no-cupti --min-samples 2 --max-time-per-point 0 --quiet)
+    local q=(--quick --no-cupti --min-samples 6 --max-time-per-point 0 --quiet)
     for tool in memcheck racecheck; do
         timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$BIN" run "$TC_GLOB" \
             --axis m=129 --axis n=136,130 --axis k=72 "${q[@]}" --out "$W/san-$tool" \
