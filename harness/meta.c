@@ -4,6 +4,7 @@
 #include "build_info.h"
 #include "cupti_timer.h"
 #include "host_info.h"
+#include "library_versions.h"
 #include "json_writer.h"
 
 #include <errno.h>

@@ -3,6 +3,7 @@
 #include "cupti_timer.h"
 #include "device.h"
 #include "host_info.h"
+#include "library_versions.h"
 
 #include <cuda_runtime_api.h>
 #include <getopt.h>
