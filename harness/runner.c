@@ -556,11 +556,11 @@ static const char *peak_source_of(cb_peak_kind kind)
 {
     switch (kind) {
     case CB_PEAK_DRAM:
-        return "attribute: 2 x memory clock x bus width / 8";
+        return "attribute: 2 x memory clock x bus width / 8 (as the runtime reports them)";
     case CB_PEAK_PCIE:
-        return "attribute: PCIe generation rate x width x encoding, per direction";
+        return "attribute: sysfs link GT/s x width x line-code efficiency, per direction";
     case CB_PEAK_FP32:
-        return "table: FP32 lanes per SM by compute capability x SMs x 2 x max SM clock";
+        return "table: FP32 lanes per SM by compute capability x SMs x 2 (FMA) x max boost clock";
     case CB_PEAK_NONE:
         break;
     }
