@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,7 +254,13 @@ cb_status cb_sampler_create(cb_sampler **out, const cb_nvml *n, cb_nvmlDevice_t 
         return CB_FAIL;
     }
     pthread_mutex_init(&s->mu, NULL);
+    /* The thread starts with every signal blocked, so Ctrl-C always reaches
+     * the runner's thread (signals.c), never the sampler. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     e = pthread_create(&s->thread, NULL, sampler_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (e) {
         cb_msg_set(why, "telemetry sampler: pthread_create: %s", strerror(e));
         pthread_cond_destroy(&s->cv);
