@@ -245,8 +245,12 @@ static cb_status phase_setup_and_verify(const cb_run_config *cfg, const cb_bench
                                         const cb_point *p, cb_timing *t, point_timing pt,
                                         void **state, point_run *pr, double *single, cb_msg *why)
 {
+    const cb_device_info *const *devs = cfg->devs ? cfg->devs : &cfg->dev;
+    int n_devs = cfg->devs ? cfg->n_devs : (cfg->dev ? 1 : 0);
     cb_bench_ctx ctx = {.param = b->param,
                         .dev = pt.cuda ? cfg->dev : NULL,
+                        .devs = pt.cuda ? devs : NULL,
+                        .n_devs = pt.cuda ? n_devs : 0,
                         .stream = pt.cuda ? t->stream : NULL,
                         .seed = cfg->seed,
                         .host_threads = cfg->host_threads};
