@@ -401,9 +401,12 @@ static cb_status phase_attach_cupti(const cb_run_config *cfg, point_run *pr, uin
  * timed runs (plus the L2 flushes between cold samples), not setup. Host
  * benchmarks have no GPU to describe: their telemetry columns stay empty. */
 
-static bool telemetry_applies(const cb_run_config *cfg, point_timing pt)
+/* A point on one GPU (the pass's cfg->dev); a point spanning several GPUs
+ * gets no telemetry rather than one device's clocks. */
+static bool telemetry_applies(const cb_run_config *cfg, const cb_bench *b, point_timing pt)
 {
-    return pt.cuda && cb_telemetry_sampling(cfg->telemetry);
+    return pt.cuda && b->devices <= 1 && cfg->dev &&
+           cb_telemetry_select(cfg->telemetry, cfg->dev->uuid);
 }
 
 /* Keep a round's readings; a failure loses the telemetry, never the point. */
@@ -475,7 +478,7 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
         pr->r->batch = pr->batch;
         uint64_t first_id = 0;
         int start = pr->samples.n, n = 0;
-        bool tele = telemetry_applies(cfg, pt);
+        bool tele = telemetry_applies(cfg, b, pt);
         if (tele) cb_telemetry_point_begin(cfg->telemetry);
         sampling_end end = phase_sample(cfg, b, state, t, pt, round, pr, &first_id, &n, &why);
         if (tele) telemetry_round_end(cfg, pr);

@@ -17,7 +17,9 @@ struct cb_telemetry {
     char driver_error[96], nvml_error[96], count_error[96];
     int n_devices;
     cb_nvml_device_info *devices;
-    int sampled; /* index into devices, -1 none */
+    bool *matched;              /* per device: one of the run's CUDA devices */
+    int current;                /* the device the sampler reads, -1 none      */
+    char unmatched[CB_MSG_LEN]; /* run devices NVML does not see  */
     cb_sampler *sampler;
 };
 
@@ -59,7 +61,8 @@ static bool list_devices(cb_telemetry *t)
         return false;
     }
     t->devices = calloc(count, sizeof *t->devices);
-    if (!t->devices) {
+    t->matched = calloc(count, sizeof *t->matched);
+    if (!t->devices || !t->matched) {
         snprintf(t->reason, sizeof t->reason, "out of host memory for %u NVML devices", count);
         return false;
     }
@@ -82,13 +85,22 @@ static bool list_devices(cb_telemetry *t)
     return true;
 }
 
-cb_telemetry *cb_telemetry_open(const cb_telemetry_options *o, const char *cuda_uuid)
+/* The NVML device with this UUID (any case), or -1. */
+static int find_uuid(const cb_telemetry *t, const char *uuid)
+{
+    for (int i = 0; uuid && i < t->n_devices; i++)
+        if (strcasecmp(t->devices[i].uuid, uuid) == 0) return i;
+    return -1;
+}
+
+cb_telemetry *cb_telemetry_open(const cb_telemetry_options *o, const char *const *cuda_uuids,
+                                int n_uuids)
 {
     cb_telemetry *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->opt = *o;
     if (!(t->opt.period_s > 0)) t->opt.period_s = CB_TELEMETRY_DEFAULT_PERIOD_S;
-    t->sampled = -1;
+    t->current = -1;
     if (o->off) {
         snprintf(t->reason, sizeof t->reason, "off (--no-telemetry)");
         return t;
@@ -101,28 +113,49 @@ cb_telemetry *cb_telemetry_open(const cb_telemetry_options *o, const char *cuda_
     t->nvml_open = true;
     read_versions(t);
     if (!list_devices(t)) return t;
-    if (!cuda_uuid || !cuda_uuid[0]) {
+    if (n_uuids <= 0) {
         snprintf(t->reason, sizeof t->reason,
                  "no CUDA device to sample (host benchmarks carry no telemetry)");
         return t;
     }
-    for (int i = 0; i < t->n_devices && t->sampled < 0; i++)
-        if (strcasecmp(t->devices[i].uuid, cuda_uuid) == 0) t->sampled = i;
-    if (t->sampled < 0) {
+    for (int k = 0; k < n_uuids; k++) {
+        int i = find_uuid(t, cuda_uuids[k]);
+        if (i >= 0) {
+            t->matched[i] = true;
+            if (t->current < 0) t->current = i;
+        } else {
+            size_t used = strlen(t->unmatched);
+            snprintf(t->unmatched + used, sizeof t->unmatched - used, "%s%.60s", used ? " " : "",
+                     cuda_uuids[k] ? cuda_uuids[k] : "?");
+        }
+    }
+    if (t->current < 0) {
         snprintf(t->reason, sizeof t->reason,
                  "NVML sees no device with the CUDA device's UUID %.60s (%d NVML device(s))",
-                 cuda_uuid, t->n_devices);
+                 cuda_uuids[0] ? cuda_uuids[0] : "?", t->n_devices);
         return t;
     }
-    const cb_nvml_device_info *d = &t->devices[t->sampled];
+    const cb_nvml_device_info *d = &t->devices[t->current];
     if (cb_sampler_create(&t->sampler, &t->nvml, d->handle, d->power, t->opt.period_s, &why) !=
         CB_OK) {
         snprintf(t->reason, sizeof t->reason, "%s", why.text);
-        t->sampled = -1;
+        t->current = -1;
         return t;
     }
     t->reason[0] = '\0';
     return t;
+}
+
+bool cb_telemetry_select(cb_telemetry *t, const char *uuid)
+{
+    if (!t || !t->sampler) return false;
+    int i = find_uuid(t, uuid);
+    if (i < 0 || !t->matched[i]) return false;
+    if (i != t->current) {
+        cb_sampler_set_device(t->sampler, t->devices[i].handle, t->devices[i].power);
+        t->current = i;
+    }
+    return true;
 }
 
 bool cb_telemetry_sampling(const cb_telemetry *t)
@@ -191,9 +224,17 @@ void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t)
     }
     cb_json_kv_str(j, "library", t->nvml.path[0] ? t->nvml.path : NULL);
     cb_json_kv_num(j, "period_ms", t->opt.period_s * 1e3);
-    const cb_nvml_device_info *d = t->sampled >= 0 ? &t->devices[t->sampled] : NULL;
-    cb_json_kv_str(j, "sampled_device_uuid", d ? d->uuid : NULL);
-    cb_json_kv_str(j, "power_source", d ? cb_power_source_name(d->power) : NULL);
+    cb_json_key(j, "sampled_device_uuids");
+    cb_json_array_begin(j);
+    const cb_nvml_device_info *first = NULL;
+    for (int i = 0; t->sampler && i < t->n_devices; i++) {
+        if (!t->matched[i]) continue;
+        cb_json_str(j, t->devices[i].uuid);
+        if (!first) first = &t->devices[i];
+    }
+    cb_json_array_end(j);
+    /* Per device below; here the first sampled device's. */
+    cb_json_kv_str(j, "power_source", first ? cb_power_source_name(first->power) : NULL);
     cb_json_kv_str(j, "clock_event_reasons_call", nvml ? t->nvml.fn.reasons_symbol : NULL);
     cb_json_key(j, "throttle_counted");
     cb_json_array_begin(j);
@@ -209,12 +250,13 @@ void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t)
     if (t->driver_error[0]) cb_json_kv_str(j, "driver_version", t->driver_error);
     if (t->nvml_error[0]) cb_json_kv_str(j, "nvml_version", t->nvml_error);
     if (t->count_error[0]) cb_json_kv_str(j, "device_count", t->count_error);
+    if (t->sampler && t->unmatched[0]) cb_json_kv_str(j, "cuda_devices_not_seen", t->unmatched);
     cb_json_object_end(j);
     write_sampling(j, t);
     cb_json_key(j, "devices");
     cb_json_array_begin(j);
     for (int i = 0; i < t->n_devices; i++)
-        cb_nvml_device_write_json(j, &t->devices[i], i == t->sampled);
+        cb_nvml_device_write_json(j, &t->devices[i], t->sampler && t->matched[i]);
     cb_json_array_end(j);
     cb_json_object_end(j);
 }
@@ -240,5 +282,6 @@ void cb_telemetry_close(cb_telemetry *t)
     cb_sampler_destroy(t->sampler);
     if (t->nvml_open) cb_nvml_close(&t->nvml);
     free(t->devices);
+    free(t->matched);
     free(t);
 }

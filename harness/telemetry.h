@@ -1,12 +1,13 @@
 /* telemetry.h - what the GPU did while cubench measured it (NVML).
  *
  * One cb_telemetry per run: it loads NVML (telemetry_nvml.h), lists the
- * devices NVML sees (telemetry_device.h), finds the run's CUDA device by
+ * devices NVML sees (telemetry_device.h), finds the run's CUDA devices by
  * UUID (never by ordinal: NVML and CUDA may number devices differently) and
- * runs a sampler thread (telemetry_sampler.h) that the runner starts and
- * stops around each point's sampling. Without NVML, with --no-telemetry or
- * without a CUDA device nothing is sampled and the telemetry columns stay
- * empty; cb_telemetry_unavailable_reason says why, and nothing fails.
+ * runs a sampler thread (telemetry_sampler.h) that the runner points at a
+ * point's device, then starts and stops around the point's sampling.
+ * Without NVML, with --no-telemetry or without a CUDA device nothing is
+ * sampled and the telemetry columns stay empty;
+ * cb_telemetry_unavailable_reason says why, and nothing fails.
  * docs/telemetry.md describes the whole. */
 #ifndef CB_TELEMETRY_H
 #define CB_TELEMETRY_H
@@ -28,20 +29,27 @@ void cb_telemetry_options_defaults(cb_telemetry_options *o);
 
 typedef struct cb_telemetry cb_telemetry;
 
-/* Open NVML and, when `cuda_uuid` names a device, start the sampler for
- * it. Never fails: returns NULL only when out of host memory, and every
- * function below takes NULL as "telemetry unavailable". */
-cb_telemetry *cb_telemetry_open(const cb_telemetry_options *o, const char *cuda_uuid);
+/* Open NVML and, when NVML sees one of the run's CUDA devices (`n_uuids`
+ * UUIDs, "GPU-..."), start the sampler. Never fails: returns NULL only when
+ * out of host memory, and every function below takes NULL as "telemetry
+ * unavailable". */
+cb_telemetry *cb_telemetry_open(const cb_telemetry_options *o, const char *const *cuda_uuids,
+                                int n_uuids);
 
-/* True when points on the run's device are sampled. */
+/* True when some device of the run is sampled. */
 bool cb_telemetry_sampling(const cb_telemetry *t);
+
+/* Point the sampler at the CUDA device `uuid` for the points that follow
+ * (call between points). False when that device is not sampled. */
+bool cb_telemetry_select(cb_telemetry *t, const char *uuid);
 
 /* Why nothing is sampled ("off (--no-telemetry)", "cannot load NVML ...",
  * ...); NULL while sampling. */
 const char *cb_telemetry_unavailable_reason(const cb_telemetry *t);
 
-/* Around one point's sampling: begin starts the readings, end appends them
- * to *out (CB_FAIL only when *out cannot grow). No-ops when not sampling. */
+/* Around one point's sampling on the selected device: begin starts the
+ * readings, end appends them to *out (CB_FAIL only when *out cannot grow).
+ * No-ops when not sampling. */
 void cb_telemetry_point_begin(cb_telemetry *t);
 cb_status cb_telemetry_point_end(cb_telemetry *t, cb_telemetry_readings *out, cb_msg *why);
 

@@ -201,12 +201,14 @@ static void *sampler_main(void *arg)
             deadline = cb_now_s();
         }
         s->busy = true;
+        cb_nvmlDevice_t dev = s->dev;
+        cb_power_source power = s->power;
         pthread_mutex_unlock(&s->mu);
 
         cb_telemetry_reading r;
         cb_sampler_errors e;
         memset(&e, 0, sizeof e);
-        cb_sampler_read(s->nvml, s->dev, s->power, &r, &e);
+        cb_sampler_read(s->nvml, dev, power, &r, &e);
 
         pthread_mutex_lock(&s->mu);
         s->busy = false;
@@ -270,6 +272,14 @@ cb_status cb_sampler_create(cb_sampler **out, const cb_nvml *n, cb_nvmlDevice_t 
     }
     *out = s;
     return CB_OK;
+}
+
+void cb_sampler_set_device(cb_sampler *s, cb_nvmlDevice_t dev, cb_power_source power)
+{
+    pthread_mutex_lock(&s->mu);
+    s->dev = dev;
+    s->power = power;
+    pthread_mutex_unlock(&s->mu);
 }
 
 void cb_sampler_begin(cb_sampler *s)

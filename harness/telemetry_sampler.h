@@ -79,6 +79,9 @@ typedef struct cb_sampler cb_sampler;
 cb_status cb_sampler_create(cb_sampler **out, const cb_nvml *n, cb_nvmlDevice_t dev,
                             cb_power_source power, double period_s, cb_msg *why);
 
+/* Read another device from the next span on (between spans only). */
+void cb_sampler_set_device(cb_sampler *s, cb_nvmlDevice_t dev, cb_power_source power);
+
 /* Forget earlier readings and read every period from now on; the first
  * reading is taken at once. */
 void cb_sampler_begin(cb_sampler *s);

@@ -79,7 +79,7 @@ int cb_cli_env(int argc, char **argv)
      * driver mismatch), which is what a doctor wants to know. */
     cb_telemetry_options topt;
     cb_telemetry_options_defaults(&topt);
-    cb_telemetry *tele = cb_telemetry_open(&topt, NULL);
+    cb_telemetry *tele = cb_telemetry_open(&topt, NULL, 0);
     fflush(stdout);
     cb_telemetry_print(stdout, tele);
     cb_telemetry_close(tele);

@@ -55,7 +55,7 @@ static void test_absent_and_failing_init(void)
     cb_telemetry_options o;
     cb_telemetry_options_defaults(&o);
     o.library = "/nonexistent/libnvidia-ml.so.1";
-    cb_telemetry *t = cb_telemetry_open(&o, "GPU-whatever");
+    cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){"GPU-whatever"}, 1);
     CB_CHECK(t != NULL);
     CB_CHECK(!cb_telemetry_sampling(t));
     CB_CHECK(strstr(cb_telemetry_unavailable_reason(t), "cannot load NVML") != NULL);
@@ -72,7 +72,7 @@ static void test_absent_and_failing_init(void)
 
     script("init=fail:9");
     o.library = CB_FAKE_NVML;
-    t = cb_telemetry_open(&o, "GPU-00000000-fake-0000-0000-000000000000");
+    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
     CB_CHECK(!cb_telemetry_sampling(t));
     CB_CHECK_STR(cb_telemetry_unavailable_reason(t), "nvmlInit_v2 failed: Driver Not Loaded (9)");
     js = telemetry_json(t);
@@ -84,7 +84,7 @@ static void test_absent_and_failing_init(void)
     script(NULL);
     long inits = fake_calls("nvmlInit_v2");
     o.off = true;
-    t = cb_telemetry_open(&o, "GPU-00000000-fake-0000-0000-000000000000");
+    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
     CB_CHECK_STR(cb_telemetry_unavailable_reason(t), "off (--no-telemetry)");
     CB_CHECK_EQ_INT(fake_calls("nvmlInit_v2"), inits);
     cb_telemetry_close(t);
@@ -204,14 +204,15 @@ static void test_matching_and_json(void)
     o.period_s = 0.005;
     script("devices=GPU-aaaa,GPU-bbbb;names=Zero,One;fail=nvmlDeviceGetMigMode:3");
     /* By UUID (CUDA and NVML may order devices differently), any case. */
-    cb_telemetry *t = cb_telemetry_open(&o, "gpu-BBBB");
+    cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){"gpu-BBBB"}, 1);
     CB_CHECK(cb_telemetry_sampling(t));
     CB_CHECK(cb_telemetry_unavailable_reason(t) == NULL);
     char *js = telemetry_json(t);
     CB_CHECK(json_has(js, "\"source\": \"nvml\""));
     CB_CHECK(json_has(js, "\"unavailable_reason\": null"));
     CB_CHECK(json_has(js, "\"period_ms\": 5"));
-    CB_CHECK(json_has(js, "\"sampled_device_uuid\": \"GPU-bbbb\""));
+    CB_CHECK(json_has(js, "\"sampled_device_uuids\": [\n"));
+    CB_CHECK(json_has(js, "\"GPU-bbbb\"\n"));
     CB_CHECK(json_has(js, "\"power_source\": \"instant\""));
     CB_CHECK(json_has(js, "\"driver_version\": \"580.00.fake\""));
     CB_CHECK(json_has(js, "\"nvml_version\": \"13.580.00.fake\""));
@@ -227,25 +228,25 @@ static void test_matching_and_json(void)
     free(js);
     cb_telemetry_close(t);
 
-    t = cb_telemetry_open(&o, "GPU-cccc");
+    t = cb_telemetry_open(&o, (const char *[]){"GPU-cccc"}, 1);
     CB_CHECK(!cb_telemetry_sampling(t));
     CB_CHECK(strstr(cb_telemetry_unavailable_reason(t), "no device with the CUDA device's UUID") !=
              NULL);
     js = telemetry_json(t);
     CB_CHECK(json_has(js, "\"source\": \"nvml\""));
-    CB_CHECK(json_has(js, "\"sampled_device_uuid\": null"));
+    CB_CHECK(json_has(js, "\"sampled_device_uuids\": []"));
     CB_CHECK(json_has(js, "\"uuid\": \"GPU-aaaa\""));
     free(js);
     cb_telemetry_close(t);
 
     /* No CUDA device: NVML's devices are still listed for meta.json. */
-    t = cb_telemetry_open(&o, NULL);
+    t = cb_telemetry_open(&o, NULL, 0);
     CB_CHECK(!cb_telemetry_sampling(t));
     CB_CHECK(strstr(cb_telemetry_unavailable_reason(t), "no CUDA device") != NULL);
     cb_telemetry_close(t);
 
     script("fail=nvmlDeviceGetCount_v2:999");
-    t = cb_telemetry_open(&o, "GPU-00000000-fake-0000-0000-000000000000");
+    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
     CB_CHECK(!cb_telemetry_sampling(t));
     CB_CHECK_STR(cb_telemetry_unavailable_reason(t),
                  "nvmlDeviceGetCount_v2 failed: Unknown Error (999)");
@@ -255,13 +256,47 @@ static void test_matching_and_json(void)
     cb_telemetry_close(t);
 
     script("fail=nvmlSystemGetDriverVersion:3");
-    t = cb_telemetry_open(&o, "GPU-00000000-fake-0000-0000-000000000000");
+    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
     CB_CHECK(cb_telemetry_sampling(t)); /* a missing version is no reason to stop */
     js = telemetry_json(t);
     CB_CHECK(json_has(js, "\"driver_version\": null"));
     CB_CHECK(json_has(js, "\"driver_version\": \"Not Supported (3)\""));
     free(js);
     cb_telemetry_close(t);
+}
+
+static void test_several_devices(void)
+{
+    /* --device all: the sampler follows the pass's device; a run device NVML
+     * does not see is named in meta.json, and its points are not sampled. */
+    cb_telemetry_options o;
+    cb_telemetry_options_defaults(&o);
+    o.library = CB_FAKE_NVML;
+    o.period_s = 0.001;
+    script("devices=GPU-aaaa,GPU-bbbb,GPU-dddd;sm_clock=1000;sm_clock_offset=0,100,200");
+    const char *run[] = {"GPU-aaaa", "GPU-cccc", "GPU-bbbb"};
+    cb_telemetry *t = cb_telemetry_open(&o, run, 3);
+    CB_CHECK(cb_telemetry_sampling(t));
+    CB_CHECK(!cb_telemetry_select(t, "GPU-cccc"));
+    CB_CHECK(!cb_telemetry_select(t, "GPU-dddd")); /* seen by NVML, not in the run */
+    double clock[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        CB_CHECK(cb_telemetry_select(t, k == 0 ? "GPU-aaaa" : "GPU-bbbb"));
+        cb_telemetry_readings r = {0};
+        cb_msg why = {{0}};
+        cb_telemetry_point_begin(t);
+        CB_CHECK(cb_telemetry_point_end(t, &r, &why) == CB_OK && r.n >= 1);
+        if (r.n >= 1) clock[k] = r.v[0].sm_clock_mhz;
+        cb_telemetry_readings_free(&r);
+    }
+    CB_CHECK_NEAR(clock[0], 1000, 0);
+    CB_CHECK_NEAR(clock[1], 1100, 0);
+    char *js = telemetry_json(t);
+    CB_CHECK(json_has(js, "\"GPU-aaaa\",\n"));
+    CB_CHECK(json_has(js, "\"cuda_devices_not_seen\": \"GPU-cccc\""));
+    free(js);
+    cb_telemetry_close(t);
+    CB_CHECK(!cb_telemetry_select(NULL, "GPU-aaaa"));
 }
 
 int main(void)
@@ -275,6 +310,7 @@ int main(void)
     test_device_info();
     test_readings();
     test_matching_and_json();
+    test_several_devices();
     script(NULL);
     dlclose(fake_handle);
     return cb_test_finish("test_telemetry_nvml");

@@ -31,7 +31,8 @@ static cb_telemetry *open_fake(const char *script, double period_s)
     cb_telemetry_options_defaults(&o);
     o.library = CB_FAKE_NVML;
     o.period_s = period_s;
-    cb_telemetry *t = cb_telemetry_open(&o, "GPU-00000000-fake-0000-0000-000000000000");
+    cb_telemetry *t =
+        cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
     CB_CHECK(cb_telemetry_sampling(t));
     return t;
 }

@@ -8,6 +8,8 @@
  *   init=fail:CODE          nvmlInit_v2 returns CODE (e.g. 9 driver not loaded)
  *   devices=UUID,...        the devices (default one, GPU-00000000-fake-...)
  *   names=NAME,...          their names (default "Fake GPU")
+ *   sm_clock_offset=MHZ,... added to every SM clock reading of each device
+ *                           (tells the devices' readings apart)
  *   sm_clock, mem_clock, power_instant, power_usage (mW), temp, reasons
  *                           per-call sequences: VALUE, VALUE*N (N times),
  *                           fail:CODE (that call fails); the last entry
@@ -87,6 +89,7 @@ typedef struct sequence {
 
 typedef struct fake_device {
     char uuid[96], name[96];
+    double sm_clock_offset;
 } fake_device;
 
 static struct {
@@ -244,6 +247,13 @@ static void apply(const char *key, const char *value)
         for (int i = 0; i < n; i++)
             memcpy(S.dev[i].name, names[i], 96);
     }
+    if (strcmp(key, "sm_clock_offset") == 0) {
+        char offsets[MAX_DEVICES][96];
+        int n = 0;
+        list_parse(value, offsets, MAX_DEVICES, &n);
+        for (int i = 0; i < n; i++)
+            S.dev[i].sm_clock_offset = strtod(offsets[i], NULL);
+    }
     if (strcmp(key, "fail") == 0) {
         char items[MAX_FAILS][96];
         int n = 0;
@@ -395,8 +405,11 @@ static cb_nvmlReturn_t next_uint(sequence *q, unsigned int *out)
 cb_nvmlReturn_t nvmlDeviceGetClockInfo(cb_nvmlDevice_t dev, int type, unsigned int *mhz)
 {
     FAKE_CHECK(dev);
-    if (type == CB_NVML_CLOCK_SM || type == CB_NVML_CLOCK_GRAPHICS)
-        return next_uint(&S.sm_clock, mhz);
+    if (type == CB_NVML_CLOCK_SM || type == CB_NVML_CLOCK_GRAPHICS) {
+        cb_nvmlReturn_t rc = next_uint(&S.sm_clock, mhz);
+        if (rc == CB_NVML_SUCCESS) *mhz += (unsigned int)device_of(dev)->sm_clock_offset;
+        return rc;
+    }
     if (type == CB_NVML_CLOCK_MEM) return next_uint(&S.mem_clock, mhz);
     return CB_NVML_ERROR_INVALID_ARGUMENT;
 }

@@ -103,7 +103,7 @@ int main(void)
     cb_telemetry_options_defaults(&o);
     o.library = CB_FAKE_NVML;
     o.period_s = 0.001;
-    cb_telemetry *t = cb_telemetry_open(&o, dev.uuid);
+    cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
     CB_CHECK(cb_telemetry_sampling(t));
     cb_result r;
     memset(&r, 0, sizeof r);
@@ -125,7 +125,7 @@ int main(void)
     /* The real NVML, when the driver has one. */
     o.library = NULL;
     o.period_s = 0.010;
-    t = cb_telemetry_open(&o, dev.uuid);
+    t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
     if (cb_telemetry_sampling(t)) {
         memset(&r, 0, sizeof r);
         CB_CHECK(run_point(&dev, t, dir, &r));

@@ -74,7 +74,7 @@ def test_host_points_carry_no_telemetry_but_meta_lists_nvml(cubench, fake_nvml, 
     # cannot match it. Either way meta.json says why.
     assert (tele["unavailable_reason"].startswith("no CUDA device")
             or "no device with the CUDA device's UUID" in tele["unavailable_reason"])
-    assert tele["sampled_device_uuid"] is None and tele["sampling"] is None
+    assert tele["sampled_device_uuids"] == [] and tele["sampling"] is None
     assert [d["uuid"] for d in tele["devices"]] == ["GPU-aaaa", "GPU-bbbb"]
     d = tele["devices"][0]
     assert d["ecc_current"] is None and d["errors"]["ecc_current"] == "Not Supported (3)"
@@ -120,7 +120,7 @@ def test_gpu_points_get_telemetry_from_nvml(cubench, tmp_path):
     meta = json.loads((out / "meta.json").read_text())
     tele = meta["telemetry"]
     assert tele["source"] == "nvml" and tele["unavailable_reason"] is None, tele
-    assert tele["sampled_device_uuid"].lower() == meta["device"]["uuid"].lower()
+    assert [u.lower() for u in tele["sampled_device_uuids"]] == [meta["device"]["uuid"].lower()]
     assert tele["sampling"]["readings"] >= 1
     with open(out / "results.csv", newline="") as f:
         (row,) = list(csv.DictReader(f))
