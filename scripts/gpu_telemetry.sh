@@ -6,9 +6,9 @@
 #      (TFLOP/s, SM clock, reasons) and the row's telemetry and note.
 #   2. overhead: the same eight points (vecadd 2^24..2^28, matmul pipelined
 #      4096, pinned 256 MiB copies each way; every run >= 50 us) with the
-#      sampler at its default 10 ms and with --no-telemetry, in four
-#      processes ordered on/off/off/on, and the ratio of medians per point
-#      (goal: within 0.5% on every point).
+#      sampler at its default 10 ms and with --no-telemetry, in four rounds
+#      ordered on/off/off/on (each round two cubench processes), and the
+#      ratio of medians per point (goal: within 0.5% on every point).
 # Needs build/cubench (the release preset; built here when missing). Writes
 # under $OUT (default ./gpu-out) and packs everything into
 # $OUT/telemetry.tar.gz. About 3 minutes on an H200.
@@ -69,18 +69,18 @@ print("meta telemetry:", json.dumps({k: tel[k] for k in ("source", "unavailable_
 PY
 
 log "2. sampler overhead: on (10 ms) / off / off / on, eight points >= 50 us"
-pts=(vecadd/grid_stride --axis n=2^24:2^28:x2 --axis block=256 --axis grid=auto
-     matmul/pipelined transfers/memcpy_async)
-# matmul and transfers take the m / direction / memory / bytes overrides;
-# vecadd/grid_stride has no such axes, so each override reaches only its own.
-over=(--axis m=4096 --axis direction=h2d,d2h --axis memory=pinned --axis bytes=256Mi)
+# Two invocations per process: an `n` override would reach matmul's n too.
+vec=(vecadd/grid_stride --axis n=2^24:2^28:x2 --axis block=256 --axis grid=auto)
+mat=(matmul/pipelined transfers/memcpy_async --axis m=4096 --axis direction=h2d,d2h
+     --axis memory=pinned --axis bytes=256Mi)
 common=(--min-samples 100 --max-time-per-point 3 --quiet)
 i=0
 for mode in on off off on; do
     i=$((i + 1))
     extra=()
     [ "$mode" = off ] && extra=(--no-telemetry)
-    $BIN run "${pts[@]}" "${over[@]}" "${common[@]}" "${extra[@]}" --out "$W/ab-$i-$mode" 2>&1 | tail -1
+    $BIN run "${vec[@]}" "${common[@]}" "${extra[@]}" --out "$W/ab-$i-$mode-vecadd" 2>&1 | tail -1
+    $BIN run "${mat[@]}" "${common[@]}" "${extra[@]}" --out "$W/ab-$i-$mode-other" 2>&1 | tail -1
 done
 python3 - "$W" <<'PY'
 import csv, glob, os, sys
@@ -88,7 +88,7 @@ w = sys.argv[1]
 runs = sorted(glob.glob(f"{w}/ab-*"))
 med = {}  # (bench, axes) -> {mode: [median_s per process]}
 for r in runs:
-    mode = r.rsplit("-", 1)[1]
+    mode = os.path.basename(r).split("-")[2]
     for row in csv.DictReader(open(f"{r}/results.csv")):
         if row["status"] not in ("ok", "noisy"):
             print("  not timed:", row["benchmark"], row["axes"], row["status"], row["reason"])
