@@ -87,6 +87,8 @@ bool cb_nvml_open(cb_nvml *n, const char *path, cb_msg *why)
 void cb_nvml_close(cb_nvml *n)
 {
     if (!n->lib) return;
+    /* Its result is not kept: the run is over and meta.json written; a
+     * failing shutdown leaves nothing to undo (cubench changed no setting). */
     if (n->fn.Shutdown) (void)n->fn.Shutdown();
     dlclose(n->lib);
     n->lib = NULL;
