@@ -7,7 +7,9 @@
 #include "cpu_isa.h"
 #include "cupti_timer.h"
 #include "host_info.h"
+#include "library_versions.h"
 #include "json_writer.h"
+#include "telemetry.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -74,16 +76,8 @@ static void write_cpu_baselines(cb_json *j, const cb_run_config *cfg, int cores)
     cb_json_object_end(j);
 }
 
-static void write_device(cb_json *j, const cb_run_config *cfg)
+static void write_device_object(cb_json *j, const cb_device_info *d)
 {
-    const cb_device_info *d = cfg->dev;
-    if (!d) {
-        cb_json_key(j, "device");
-        cb_json_null(j);
-        cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
-        return;
-    }
-    cb_json_key(j, "device");
     cb_json_object_begin(j);
     cb_json_kv_int(j, "ordinal", d->ordinal);
     cb_json_kv_str(j, "name", d->name);
@@ -129,6 +123,31 @@ static void write_device(cb_json *j, const cb_run_config *cfg)
     cb_json_object_end(j);
 }
 
+/* "device": the run's first device (what round-1 readers look for), and
+ * "devices": every device of the run (--device all|0,2), in run order. */
+static void write_device(cb_json *j, const cb_run_config *cfg)
+{
+    if (!cfg->dev) {
+        cb_json_key(j, "device");
+        cb_json_null(j);
+        cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
+        cb_json_key(j, "devices");
+        cb_json_array_begin(j);
+        cb_json_array_end(j);
+        return;
+    }
+    cb_json_key(j, "device");
+    write_device_object(j, cfg->dev);
+    cb_json_key(j, "devices");
+    cb_json_array_begin(j);
+    if (cfg->devs)
+        for (int i = 0; i < cfg->n_devs; i++)
+            write_device_object(j, cfg->devs[i]);
+    else
+        write_device_object(j, cfg->dev);
+    cb_json_array_end(j);
+}
+
 static void write_body(cb_json *j, const cb_meta *m)
 {
     const cb_run_config *cfg = m->cfg;
@@ -146,6 +165,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_str(j, "cuda_architectures_origin", CB_CUDA_ARCH_ORIGIN);
     write_arch_list(j, "sass_architectures", "sm_", CB_CUDA_SASS_ARCHS);
     write_arch_list(j, "ptx_architectures", "compute_", CB_CUDA_PTX_ARCHS);
+    write_arch_list(j, "arch_specific_sass", "sm_", CB_CUDA_ARCH_SPECIFIC_SASS);
     cb_json_kv_str(j, "cuda_toolkit_version", CB_CUDA_TOOLKIT_VERSION);
     write_arch_list(j, "toolkit_sass_architectures", "sm_", CB_CUDA_TOOLKIT_SASS_ARCHS);
     cb_json_object_end(j);
@@ -220,6 +240,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_object_end(j);
 
     write_device(j, cfg);
+    cb_telemetry_write_json(j, cfg->telemetry);
 
     cb_json_key(j, "settings");
     cb_json_object_begin(j);

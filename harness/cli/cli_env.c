@@ -7,7 +7,9 @@
 #include "cupti_timer.h"
 #include "device.h"
 #include "host_info.h"
+#include "library_versions.h"
 #include "registry.h"
+#include "telemetry.h"
 
 #include <cuda_runtime_api.h>
 #include <getopt.h>
@@ -20,8 +22,10 @@ static void env_usage(FILE *f)
                "  Prints the host, the CUDA driver and runtime, every device (name, compute\n"
                "  capability, SMs, memory, L2, clocks, PCIe link, theoretical peaks, the\n"
                "  build's code for it and which benchmarks can run there and why the others\n"
-               "  cannot), the GPU code in the build, the CPU baselines' ISA and BLAS, and\n"
-               "  whether CUPTI activity tracing works. Exits 3 when no CUDA device is usable.\n");
+               "  cannot), the GPU code in the build, the CPU baselines' ISA and BLAS,\n"
+               "  whether CUPTI activity tracing works, and what NVML (telemetry) sees: power\n"
+               "  limits, clocks, persistence, ECC, MIG, PCIe. Exits 3 when no CUDA device is\n"
+               "  usable.\n");
 }
 
 static void print_device(const cb_device_info *d)
@@ -164,6 +168,15 @@ int cb_cli_env(int argc, char **argv)
            driver == 0 ? " (no driver)" : "", ver);
     print_build();
     print_cpu_baselines(&h);
+
+    /* NVML first: it may see GPUs that CUDA cannot use (no runtime, a
+     * driver mismatch), which is what a doctor wants to know. */
+    cb_telemetry_options topt;
+    cb_telemetry_options_defaults(&topt);
+    cb_telemetry *tele = cb_telemetry_open(&topt, NULL, 0);
+    fflush(stdout);
+    cb_telemetry_print(stdout, tele);
+    cb_telemetry_close(tele);
 
     cb_msg why = {{0}};
     int n = cb_device_count(&why);
