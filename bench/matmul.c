@@ -132,15 +132,18 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
  * `min_cc_`, `feature_`: what the rung needs beyond the FP32 SIMT units every
  * GPU has (bench.h needs). The FP32 rungs need nothing; the tensor-core
  * ceilings need sm_80: Turing's tensor cores take FP16 and integers only, so
- * on sm_75 a TF32 or BF16 GEMM would not be the ceiling the row claims. */
+ * on sm_75 a TF32 or BF16 GEMM would not be the ceiling the row claims.
+ * Only cuBLAS's rungs have needs, and cuBLAS brings its own GPU code
+ * (library_code): a PTX-only build of ours does not limit it. */
 #define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr,        \
                            run_fn, peak_kind, min_cc_, feature_)                                   \
     {                                                                                              \
         .name = "matmul/" rung_name, .summary = text, .target = CB_TARGET_CUDA,                    \
-        .needs = {.min_cc = min_cc_, .feature = feature_}, .axes = axes_table,                     \
-        .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind, .ref_bench = ref,                   \
-        .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = setup_fn, .param = param_ptr,        \
-        .run = run_fn, .verify = cb_matmul_verify, .teardown = cb_matmul_teardown                  \
+        .needs = {.min_cc = min_cc_, .feature = feature_, .library_code = true},                   \
+        .axes = axes_table, .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind,                 \
+        .ref_bench = ref, .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = setup_fn,          \
+        .param = param_ptr, .run = run_fn, .verify = cb_matmul_verify,                             \
+        .teardown = cb_matmul_teardown                                                             \
     }
 #define CB_MATMUL_GPU(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn)     \
     CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn,    \

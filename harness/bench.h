@@ -52,6 +52,12 @@ typedef struct cb_bench_needs {
     int min_cc;          /* lowest compute capability, major * 10 + minor: 80   */
     int max_cc;          /* highest, for arch-specific code (sm_90a: 90); 0: none */
     const char *feature; /* what needs it, for the reason: "cp.async"            */
+    /* False (the default): the feature is in the build's own kernels, so the
+     * code the build runs on the GPU must be new enough too - a compute_75
+     * PTX build JIT-compiled for sm_90 holds the sub-sm_80 stubs of a
+     * cp.async kernel, not the kernel. True: a library with GPU code of its
+     * own (cuBLAS) provides it, and only the device is checked. */
+    bool library_code;
     /* Optional: cudaFuncGetAttributes on the benchmark's own kernel, for code
      * built for other architectures than CMAKE_CUDA_ARCHITECTURES (sm_90a
      * files). The build's common code is probed for every CUDA benchmark. */

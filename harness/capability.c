@@ -93,6 +93,23 @@ cb_code_kind cb_build_code_for(int cc, const char *sass, const char *ptx, char *
     return CB_CODE_NONE;
 }
 
+bool cb_bench_build_has_feature(const cb_bench *b, int cc, const char *sass, const char *ptx,
+                                cb_msg *why)
+{
+    const cb_bench_needs *n = &b->needs;
+    if (n->library_code || n->min_cc <= 0) return true;
+    char arch[16];
+    cb_code_kind kind = cb_build_code_for(cc, sass, ptx, arch, sizeof arch);
+    if (kind == CB_CODE_NONE || atoi(arch) >= n->min_cc) return true;
+    cb_msg_set(why,
+               "the build's code for sm_%d is %s_%s %s, without %s (needs sm_%d); rebuild with "
+               "-DCMAKE_CUDA_ARCHITECTURES=native",
+               cc, kind == CB_CODE_SASS ? "sm" : "compute", arch,
+               kind == CB_CODE_SASS ? "SASS" : "PTX",
+               n->feature && n->feature[0] ? n->feature : "its kernels", n->min_cc);
+    return false;
+}
+
 cb_code_kind cb_build_code_describe(int cc, char *buf, size_t len)
 {
     char arch[16];
@@ -155,6 +172,8 @@ cb_status cb_bench_can_run(const cb_bench *b, const cb_device_info *d, cb_msg *w
 {
     const int cc = cb_device_cc(d);
     if (!cb_bench_needs_met(b, cc, why)) return CB_SKIP;
+    if (!cb_bench_build_has_feature(b, cc, CB_CUDA_SASS_ARCHS, CB_CUDA_PTX_ARCHS, why))
+        return CB_SKIP;
     cb_status s = cb_build_runs_on(d, why);
     if (s != CB_OK || !b->needs.probe) return s;
     cudaError_t err = b->needs.probe();

@@ -23,6 +23,16 @@ int cb_device_cc(const cb_device_info *d);
  * holds the skip reason, e.g. "needs sm_80 (cp.async); this GPU is sm_75". */
 bool cb_bench_needs_met(const cb_bench *b, int cc, cb_msg *why);
 
+/* Is the build's code for a GPU of compute capability `cc` new enough for
+ * b->needs (unless needs.library_code)? A build reaches the GPU through its
+ * best SASS or PTX entry (cb_build_code_for); below needs.min_cc that code
+ * holds the kernel's stub. On false, `why` says so: "the build's code for
+ * sm_90 is compute_75 PTX, without cp.async (needs sm_80); rebuild with
+ * -DCMAKE_CUDA_ARCHITECTURES=native". True when the build has no code for
+ * the GPU at all: that is cb_build_runs_on's reason to give. */
+bool cb_bench_build_has_feature(const cb_bench *b, int cc, const char *sass, const char *ptx,
+                                cb_msg *why);
+
 /* How a build whose SASS and PTX lists are `sass` and `ptx` (comma separated
  * architecture numbers, "75,80,90a") reaches a GPU of compute capability
  * `cc`: machine code for it, PTX the driver JIT-compiles, or nothing.
@@ -44,8 +54,10 @@ cb_code_kind cb_build_code_describe(int cc, char *buf, size_t len);
  * current device to d->ordinal. */
 cb_status cb_build_runs_on(const cb_device_info *d, cb_msg *why);
 
-/* 1 then 2, plus the benchmark's own probe (b->needs.probe) when it has
- * one: what the runner asks before setup. CB_OK, CB_SKIP or CB_FAIL. */
+/* 1 then 2, the build's code for the device against the needs
+ * (cb_bench_build_has_feature with this build's lists), and the
+ * benchmark's own probe (b->needs.probe) when it has one: what the runner
+ * asks before setup. CB_OK, CB_SKIP or CB_FAIL. */
 cb_status cb_bench_can_run(const cb_bench *b, const cb_device_info *d, cb_msg *why);
 
 #endif

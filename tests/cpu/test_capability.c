@@ -1,6 +1,8 @@
 /* test_capability.c - what a GPU can run, without a GPU: a benchmark's
  * needs against fake devices (a cp.async rung skips on sm_75 with its
- * reason and runs on sm_90; sm_90a code runs on 9.0 alone), the runner
+ * reason and runs on sm_90; sm_90a code runs on 9.0 alone), the build's
+ * own code for a GPU against a feature (a compute_75 PTX build has no
+ * cp.async kernel to JIT for sm_90), the runner
  * turning an unmet need into a skip row before setup, how a build's SASS
  * and PTX lists reach each compute capability, and the needs the built-in
  * families declare. */
@@ -56,6 +58,7 @@ static const cb_bench fake_benches[] = {
     FAKE_GPU("wgmma", {.min_cc = 90, .max_cc = 90, .feature = "wgmma, sm_90a code"}),
     FAKE_GPU("old_only", {.max_cc = 89, .feature = "a retired instruction"}),
     FAKE_GPU("simt", {.min_cc = 0}),
+    FAKE_GPU("library", {.min_cc = 80, .feature = "BF16 tensor cores", .library_code = true}),
 };
 static const cb_family fake_family = {
     .name = "capfake", .benches = fake_benches, .count = CB_ARRAY_LEN(fake_benches)};
@@ -136,6 +139,29 @@ static void test_runner_skips(const char *root)
     cb_plan_free(&plan);
 }
 
+/* A feature in the build's own kernels needs the build's code for the GPU to
+ * be new enough: compute_75 PTX JIT-compiled for sm_90 holds the stubs. */
+static void test_build_feature(void)
+{
+    cb_msg why = {{0}};
+    const cb_bench *cp = &fake_benches[0], *lib = &fake_benches[4], *simt = &fake_benches[3];
+    CB_CHECK(!cb_bench_build_has_feature(cp, 90, "", "75", &why));
+    CB_CHECK_STR(why.text, "the build's code for sm_90 is compute_75 PTX, without cp.async (needs "
+                           "sm_80); rebuild with -DCMAKE_CUDA_ARCHITECTURES=native");
+    CB_CHECK(cb_bench_build_has_feature(cp, 90, "", "80", &why));
+    CB_CHECK(cb_bench_build_has_feature(cp, 90, "75,80,90", "90", &why));
+    /* sm_86 SASS serves an 8.9 GPU: new enough. sm_75 SASS on an 8.x GPU
+     * cannot happen (other major), so 7.5 SASS only ever meets 7.5. */
+    CB_CHECK(cb_bench_build_has_feature(cp, 89, "75,86", "", &why));
+    CB_CHECK(!cb_bench_build_has_feature(cp, 86, "75", "75", &why));
+    CB_CHECK(strstr(why.text, "is compute_75 PTX") != NULL);
+    /* cuBLAS brings its own code; SIMT needs nothing; no code at all is the
+     * build probe's skip, not this one's. */
+    CB_CHECK(cb_bench_build_has_feature(lib, 90, "", "75", &why));
+    CB_CHECK(cb_bench_build_has_feature(simt, 90, "", "75", &why));
+    CB_CHECK(cb_bench_build_has_feature(cp, 90, "80", "", &why));
+}
+
 static void check_code(int cc, const char *sass, const char *ptx, cb_code_kind want,
                        const char *want_arch)
 {
@@ -196,10 +222,19 @@ static void test_builtin_needs(void)
     const cb_bench *bf16 = cb_registry_find("matmul/cublas_bf16");
     const cb_bench *tf32 = cb_registry_find("matmul/cublas_tf32");
     const cb_bench *fp32 = cb_registry_find("matmul/pipelined");
-    CB_CHECK(bf16 && bf16->needs.min_cc == 80);
-    CB_CHECK(tf32 && tf32->needs.min_cc == 80);
-    CB_CHECK(fp32 && fp32->needs.min_cc == 0 && fp32->needs.max_cc == 0);
     cb_msg why = {{0}};
+    CB_CHECK(bf16 && bf16->needs.min_cc == 80 && bf16->needs.library_code);
+    CB_CHECK(tf32 && tf32->needs.min_cc == 80 && tf32->needs.library_code);
+    /* The hand-written tensor-core rungs: their own kernels, sm_80 / sm_90a. */
+    const cb_bench *mma = cb_registry_find("matmul_tc/ldmatrix_bf16");
+    const cb_bench *wg = cb_registry_find("matmul_tc/wgmma_ws_bf16");
+    CB_CHECK(mma && mma->needs.min_cc == 80 && !mma->needs.library_code);
+    CB_CHECK(wg && wg->needs.min_cc == 90 && wg->needs.max_cc == 90);
+    if (mma) {
+        CB_CHECK(!cb_bench_needs_met(mma, 75, &why));
+        CB_CHECK(strstr(why.text, "cp.async") != NULL);
+    }
+    CB_CHECK(fp32 && fp32->needs.min_cc == 0 && fp32->needs.max_cc == 0);
     if (bf16) {
         CB_CHECK(!cb_bench_needs_met(bf16, 75, &why));
         CB_CHECK_STR(why.text, "needs sm_80 (BF16 tensor cores); this GPU is sm_75");
@@ -217,6 +252,7 @@ int main(void)
     CB_CHECK(cb_registry_add_family(&fake_family, &err) == CB_OK);
     test_needs();
     test_runner_skips(root);
+    test_build_feature();
     test_code_lists();
     test_builtin_needs();
     char cmd[600];
