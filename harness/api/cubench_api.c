@@ -429,6 +429,27 @@ int32_t cb_api_main(int32_t argc, char **argv)
     return rc;
 }
 
+int32_t cb_api_device_count(char *why, size_t why_len)
+{
+    cb_msg msg = {{0}};
+    int n = cb_device_count(&msg);
+    if (n <= 0) api_err(why, why_len, "%s", msg.text);
+    return n > 0 ? n : 0;
+}
+
+int32_t cb_api_device_describe(int32_t ordinal, char *buf, size_t len)
+{
+    cb_device_info dev;
+    cb_msg why = {{0}};
+    if (cb_device_query(ordinal, &dev, &why) != CB_OK) {
+        api_err(buf, len, "%s", why.text);
+        return -1;
+    }
+    api_err(buf, len, "%s, %s, sm_%d%d, %d SMs", dev.name, dev.uuid, dev.cc_major, dev.cc_minor,
+            dev.sm_count);
+    return 0;
+}
+
 void cb_api_reset(void)
 {
     cb_registry_clear();

@@ -143,6 +143,14 @@ int32_t cb_api_add_family(const char *name, const cb_api_bench *benches, int32_t
  * by the ones in place before the call. */
 int32_t cb_api_main(int32_t argc, char **argv);
 
+/* CUDA devices the library sees (cubench's view, to set a framework's
+ * beside); 0 with the reason in why when there are none. */
+int32_t cb_api_device_count(char *why, size_t why_len);
+
+/* "NVIDIA H200, GPU-1a2b..., sm_90, 132 SMs" for device `ordinal`; 0, or -1
+ * with the reason in buf. */
+int32_t cb_api_device_describe(int32_t ordinal, char *buf, size_t len);
+
 /* Forget every family (C and front end) and free the front end's copies;
  * the next cb_api_init registers the C families again. Not during a run. */
 void cb_api_reset(void);
