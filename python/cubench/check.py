@@ -30,6 +30,10 @@ U_INPUT = {"fp32": 0.0, "tf32": 2.0 ** -11, "bf16": 2.0 ** -8}
 # Beyond this many multiply-adds the host reference is sampled (as in
 # bench/matmul_common.h: CB_MATMUL_FULL_REF_MAX_FMA, CB_MATMUL_SPOT_SAMPLES).
 FULL_REF_MAX_FMA = 1 << 30
+# Families whose check runs on a GPU machine's host (JAX, Numba) afford the
+# full FP64 product up to 8192^3 (5.5e11 multiply-adds: seconds with a
+# threaded BLAS), where the C rungs compare with cuBLAS instead.
+HOST_FULL_REF_MAX_FMA = 1 << 40
 SPOT_SAMPLES = 512
 _CHUNK = 1 << 24  # elements per slice of a host check (bounds its memory)
 
@@ -56,9 +60,10 @@ def matmul_judge(max_diff: float, scale: float, k: int, precision: str, nonfinit
     return err
 
 
-def matmul_check(a, b, c, precision: str = "fp32", ref32=None, seed: int = 0) -> float:
+def matmul_check(a, b, c, precision: str = "fp32", ref32=None, seed: int = 0,
+                 full_max_fma: int = FULL_REF_MAX_FMA) -> float:
     """Check C = A B (NumPy arrays, row-major, any float dtype) against
-    the exact product. Up to FULL_REF_MAX_FMA multiply-adds the whole FP64
+    the exact product. Up to `full_max_fma` multiply-adds the whole FP64
     product is computed; above, SPOT_SAMPLES entries (the first and last
     among them) are computed exactly, and, when given, the whole of C is
     compared with `ref32`, a full-precision FP32 product the framework
@@ -76,7 +81,7 @@ def matmul_check(a, b, c, precision: str = "fp32", ref32=None, seed: int = 0) ->
     scale = k * float(np.abs(a64).max()) * float(np.abs(b64).max())
     if nonfinite:
         return matmul_judge(0.0, scale, k, precision, nonfinite)
-    if m * n * k <= FULL_REF_MAX_FMA:
+    if m * n * k <= full_max_fma:
         diff = float(np.abs(c64 - a64 @ b64).max())
         return matmul_judge(diff, scale, k, precision, where="(full FP64 reference)")
     rng = np.random.default_rng(seed)
