@@ -251,7 +251,7 @@ def benchmark(name: str, *, axes: Sequence[Axis], summary: str = "", target: str
 
     def decorate(setup: Callable[[Point, Context], Any]):
         code = getattr(setup, "__code__", None)
-        (registry or REGISTRY).add(Benchmark(
+        (REGISTRY if registry is None else registry).add(Benchmark(
             name=name, setup=setup, axes=list(axes), summary=summary or (setup.__doc__ or "").strip()
             .split("\n")[0], target=target, timer=timer, peak=peak, bytes=bytes, flops=flops,
             ref=ref, requires=_as_tuple(requires), release=release,
