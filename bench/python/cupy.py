@@ -171,7 +171,10 @@ def _matmul(precision):
             a = _uniform(cupy, (m, k), C.seeds(ctx)[0])
             b = _uniform(cupy, (k, n), C.seeds(ctx)[1])
             c = cupy.full((m, n), cupy.nan, dtype=cupy.float32)
-            want = linalg.COMPUTE_TYPE_TF32 if precision == "tf32" else linalg.COMPUTE_TYPE_DEFAULT
+            # The constants may be C-only: 1 and 7 are their values
+            # (compute_type_str of cupy/_core/_routines_linalg.pyx).
+            tf32 = getattr(linalg, "COMPUTE_TYPE_TF32", 7)
+            want = tf32 if precision == "tf32" else getattr(linalg, "COMPUTE_TYPE_DEFAULT", 1)
             linalg.set_compute_type(cupy.float32, want)
             streams[0].synchronize()
         except BaseException:

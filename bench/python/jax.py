@@ -52,8 +52,10 @@ def _open(ctx):
 def _uniform(jax, shape, seed, dev, dtype=None):
     import jax.numpy as jnp
 
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    key = jax.random.PRNGKey(seed & 0xFFFFFFFF)  # 32 bits: JAX's default integer width
     with jax.default_device(dev):
-        x = jax.random.uniform(jax.random.PRNGKey(seed), shape, dtype or jnp.float32, -1.0, 1.0)
+        x = jax.random.uniform(key, shape, dtype or jnp.float32, -1.0, 1.0)
     return jax.device_put(x, dev).block_until_ready()
 
 
