@@ -131,7 +131,7 @@ static inline bool sim_add_process(cb_cmp_run *run, const sim_model *m)
 /* Write one process as a schema-2 run directory `dir` (which must not
  * exist). `meta_extra` is spliced into meta.json's top level (may be ""). */
 static inline bool sim_write_dir(const char *dir, const sim_model *m, const char *device,
-                          const char *meta_extra)
+                                 const char *meta_extra)
 {
     char path[1024];
     if (mkdir(dir, 0700) != 0) return false;

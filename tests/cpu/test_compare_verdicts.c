@@ -252,8 +252,6 @@ static void sim_pair(const sim_model *mb, const sim_model *mn, int dirs, const c
             if (truth > 1.0 && row->mde <= truth - 1.0) {
                 t->small_mde++;
                 t->small_caught += row->verdict == CB_VERDICT_SLOWER;
-                if (getenv("CB_SIM_DEBUG") && row->verdict != CB_VERDICT_SLOWER)
-                    fprintf(stderr, "miss %s %s r=%.4f ci=%.4f-%.4f mde=%.4f q=%.3g df=%.1f units %d/%d %s\n", row->benchmark, row->axes, row->ratio, row->ci_lo, row->ci_hi, row->mde, row->q, row->df, row->base.units, row->cand.units, row->note);
             }
         }
         cb_compare_result_free(&r);
