@@ -4,7 +4,9 @@
 #include "build_info.h"
 #include "cupti_timer.h"
 #include "host_info.h"
+#include "library_versions.h"
 #include "json_writer.h"
+#include "telemetry.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,16 +28,8 @@ static void version_text(int v, char *buf, size_t len)
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-static void write_device(cb_json *j, const cb_run_config *cfg)
+static void write_device_object(cb_json *j, const cb_device_info *d)
 {
-    const cb_device_info *d = cfg->dev;
-    if (!d) {
-        cb_json_key(j, "device");
-        cb_json_null(j);
-        cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
-        return;
-    }
-    cb_json_key(j, "device");
     cb_json_object_begin(j);
     cb_json_kv_int(j, "ordinal", d->ordinal);
     cb_json_kv_str(j, "name", d->name);
@@ -76,6 +70,31 @@ static void write_device(cb_json *j, const cb_run_config *cfg)
                    "sm_count x fp32_lanes_per_sm x 2 x sm_clock_khz x 1e3 / 1e12");
     cb_json_object_end(j);
     cb_json_object_end(j);
+}
+
+/* "device": the run's first device (what round-1 readers look for), and
+ * "devices": every device of the run (--device all|0,2), in run order. */
+static void write_device(cb_json *j, const cb_run_config *cfg)
+{
+    if (!cfg->dev) {
+        cb_json_key(j, "device");
+        cb_json_null(j);
+        cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
+        cb_json_key(j, "devices");
+        cb_json_array_begin(j);
+        cb_json_array_end(j);
+        return;
+    }
+    cb_json_key(j, "device");
+    write_device_object(j, cfg->dev);
+    cb_json_key(j, "devices");
+    cb_json_array_begin(j);
+    if (cfg->devs)
+        for (int i = 0; i < cfg->n_devs; i++)
+            write_device_object(j, cfg->devs[i]);
+    else
+        write_device_object(j, cfg->dev);
+    cb_json_array_end(j);
 }
 
 static void write_body(cb_json *j, const cb_meta *m)
@@ -160,6 +179,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_object_end(j);
 
     write_device(j, cfg);
+    cb_telemetry_write_json(j, cfg->telemetry);
 
     cb_json_key(j, "settings");
     cb_json_object_begin(j);

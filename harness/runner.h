@@ -37,7 +37,14 @@ typedef struct cb_run_config {
      * so compare can test on replicate medians. 1 = today's single pass. */
     int replicates;
     const cb_device_info *dev; /* NULL without a device                     */
+    /* Every device of the run (dev among them), for benchmarks that use
+     * several (cb_bench.devices > 1); NULL means {dev}. */
+    const cb_device_info *const *devs;
+    int n_devs;
     char no_device_reason[CB_MSG_LEN];
+    /* NVML telemetry around each CUDA point's sampling (telemetry.h); NULL
+     * or not sampling: the telemetry columns stay empty. */
+    struct cb_telemetry *telemetry;
 } cb_run_config;
 
 typedef struct cb_planned_point {

@@ -48,6 +48,9 @@ def documented_columns(section):
         (("list", "nosuch"), "no benchmark matches"),
         (("env", "extra"), "unexpected argument"),
         (("run", "vecadd/host", "--profile"), "--profile needs exactly one point"),
+        (("run", "vecadd/host", "--device", "0,0"), "listed twice"),
+        (("run", "vecadd/host", "--device", "1,"), "ends with a comma"),
+        (("run", "vecadd/host", "--device", "gpu0"), "is not all or a list of ordinals"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(cubench, args, message, tmp_path):
@@ -163,7 +166,7 @@ def test_gpu_glob_without_gpu_is_a_skip_row(cubench, has_gpu, tmp_path):
     assert p.returncode == 0
     rows = read_csv(tmp_path / "r" / "results.csv")
     assert [r["status"] for r in rows] == ["skip"]
-    assert "no usable CUDA device" in rows[0]["reason"] or "no devices" in rows[0]["reason"]
+    assert any(w in rows[0]["reason"] for w in ("no usable CUDA device", "no devices", "no NVIDIA driver"))
 
 
 def test_env_without_gpu_says_so(cubench, has_gpu):
@@ -254,3 +257,24 @@ def test_meta_json_is_utf8_whatever_the_command_line(cubench, tmp_path):
     meta = json.loads(raw)
     assert "\ufffd" in meta["command_line"][-1]
 
+
+
+def test_device_selection_without_a_gpu(cubench, tmp_path):
+    """--device all works anywhere (the host points run once); an ordinal the
+    machine lacks is refused before anything runs. Only meaningful where the
+    machine has no GPU (CI), so it says so elsewhere."""
+    env_rc = run(cubench, "env").returncode
+    if env_rc != 3:
+        pytest.skip("this machine has a GPU: the GPU tests cover --device there")
+    p = run(cubench, "run", "vecadd/host", "--axis", "n=1024", "--axis", "threads=1", "--quick",
+            "--quiet", "--device", "all", "--out", str(tmp_path / "all"))
+    assert p.returncode == 0, p.stderr
+    assert "no CUDA device" not in p.stderr, "a host-only selection needs no GPU warning"
+    assert len(read_csv(tmp_path / "all" / "results.csv")) == 1
+    meta = json.loads((tmp_path / "all" / "meta.json").read_text())
+    assert meta["device"] is None and meta["devices"] == []
+    bad = run(cubench, "run", "vecadd/host", "--device", "99", cwd=tmp_path)
+    assert bad.returncode == 2 and "--device 99" in bad.stderr
+    assert not (tmp_path / "results").exists()
+    dry = run(cubench, "run", "p2p", "--dry-run", "--device", "all")
+    assert dry.returncode == 0
