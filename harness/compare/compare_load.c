@@ -209,6 +209,28 @@ bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, int replicate, cb_msg *e
     return true;
 }
 
+/* The words of a `throttle` cell that count as throttling, joined by '+'
+ * into `out` (empty when none do). `none`, and the reasons that are no
+ * throttling (docs/schema.md: gpu_idle, applications_clocks_setting,
+ * display_clock_setting), are left out. */
+static void throttling_words(const char *cell, char *out, size_t len)
+{
+    static const char *const benign[] = {"none", "gpu_idle", "applications_clocks_setting",
+                                         "display_clock_setting"};
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *w = cell; *w;) {
+        size_t n = strcspn(w, "+");
+        bool keep = n > 0;
+        for (int i = 0; keep && i < CB_ARRAY_LEN(benign); i++)
+            keep = !(strlen(benign[i]) == n && strncmp(w, benign[i], n) == 0);
+        if (keep && used + n + 2 < len) {
+            used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? "+" : "", (int)n, w);
+        }
+        w += n + (w[n] == '+');
+    }
+}
+
 /* The per-directory facts of a timed row: timer, batch, throttle words. */
 static bool note_row_facts(cb_cmp_point *p, const char *timer, const char *batch,
                            const char *throttle, cb_msg *err)
@@ -218,8 +240,10 @@ static bool note_row_facts(cb_cmp_point *p, const char *timer, const char *batch
     long b = strtol(batch, &end, 10);
     if (*batch && end && !*end && b >= 1 && b < (1L << 30) && (p->batch == 0 || b < p->batch))
         p->batch = (int)b;
-    if (!p->throttle && *throttle && strcmp(throttle, "none") != 0) {
-        p->throttle = strdup(throttle);
+    char words[256];
+    throttling_words(throttle, words, sizeof words);
+    if (!p->throttle && words[0]) {
+        p->throttle = strdup(words);
         if (!p->throttle) {
             cb_msg_set(err, "compare: out of memory");
             return false;

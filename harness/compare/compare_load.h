@@ -27,7 +27,9 @@ typedef struct cb_cmp_point {
     char *reason;   /* the reason of the first untimed status, or ""     */
     char timer[8];  /* event, host or cupti: first directory that timed it ("" unknown) */
     int batch;      /* runs per sample, the smallest over directories (>= 1) */
-    char *throttle; /* throttle words other than `none`, first seen; NULL if none */
+    char *throttle; /* throttling words of `throttle` (not none, gpu_idle,
+                     * applications_clocks_setting, display_clock_setting),
+                     * the first directory's that has any; NULL if none */
     /* every sample: its per-run time (s, > 0), directory and replicate */
     double *times;
     int *dir, *replicate;
@@ -41,7 +43,7 @@ typedef struct cb_cmp_dir {
     char *path;
     int schema;          /* results.csv schema_version: 1 or 2             */
     bool has_replicates; /* samples.csv has a `replicate` column           */
-    int rounds;          /* distinct replicate values seen, at least 1     */
+    int rounds;          /* 1 + the largest replicate seen, at least 1     */
     bool has_throttle;   /* results.csv has a `throttle` column            */
     cb_cmp_meta meta;
 } cb_cmp_dir;

@@ -123,8 +123,47 @@ static bool add_condition(cb_cmp_meta *m, const char *key, const char *value)
     return true;
 }
 
+/* Keys of the telemetry block that are no condition of the run: counts of
+ * readings and errors differ from run to run, the library path from machine
+ * to machine (docs/telemetry.md). */
+static bool telemetry_key_skipped(const char *key)
+{
+    static const char *const skipped[] = {"sampling", "errors",     "failed_calls",
+                                          "library",  "nvml_index", "sampled"};
+    for (int i = 0; i < CB_ARRAY_LEN(skipped); i++)
+        if (strcmp(key, skipped[i]) == 0) return true;
+    return false;
+}
+
+static bool add_telemetry(cb_cmp_meta *m, const json_t *obj, const char *prefix, int depth,
+                          int *budget);
+
+/* The `devices` array: the devices the run sampled (`"sampled": true`), as
+ * telemetry.device (one) or telemetry.device<i> (several). */
+static bool add_sampled_devices(cb_cmp_meta *m, const json_t *devices, const char *prefix,
+                                int depth, int *budget)
+{
+    size_t n_sampled = 0, i;
+    json_t *d;
+    json_array_foreach(devices, i, d) n_sampled += json_is_true(json_object_get(d, "sampled"));
+    int k = 0;
+    json_array_foreach(devices, i, d)
+    {
+        if (!json_is_object(d) || !json_is_true(json_object_get(d, "sampled"))) continue;
+        char path[240];
+        if (n_sampled == 1)
+            snprintf(path, sizeof path, "%.160s.device", prefix);
+        else
+            snprintf(path, sizeof path, "%.160s.device%d", prefix, k);
+        k++;
+        if (!add_telemetry(m, d, path, depth, budget)) return false;
+    }
+    return true;
+}
+
 /* The scalar readings of the telemetry block, objects followed to `depth`
- * levels (arrays, e.g. per-sample series, are not conditions). */
+ * levels; of the arrays only the sampled devices (per-sample series and
+ * lists are not conditions). */
 static bool add_telemetry(cb_cmp_meta *m, const json_t *obj, const char *prefix, int depth,
                           int *budget)
 {
@@ -133,6 +172,7 @@ static bool add_telemetry(cb_cmp_meta *m, const json_t *obj, const char *prefix,
     json_object_foreach((json_t *)obj, key, v)
     {
         if (*budget <= 0) return true;
+        if (telemetry_key_skipped(key)) continue;
         char path[240], text[208];
         snprintf(path, sizeof path, "%.160s.%.60s", prefix, key);
         if (scalar_text(v, text, sizeof text)) {
@@ -140,6 +180,8 @@ static bool add_telemetry(cb_cmp_meta *m, const json_t *obj, const char *prefix,
             (*budget)--;
         } else if (json_is_object(v) && depth > 1) {
             if (!add_telemetry(m, v, path, depth - 1, budget)) return false;
+        } else if (json_is_array(v) && strcmp(key, "devices") == 0 && depth > 1) {
+            if (!add_sampled_devices(m, v, prefix, depth - 1, budget)) return false;
         }
     }
     return true;

@@ -20,7 +20,7 @@
 /* cubench writes a few kB; a larger file is not a meta.json. */
 #define CB_META_MAX_BYTES (16u << 20)
 /* The telemetry block is open-ended: at most this many of its readings. */
-#define CB_META_MAX_TELEMETRY 48
+#define CB_META_MAX_TELEMETRY 64
 
 typedef struct cb_cmp_kv {
     char *key;   /* a dotted path, e.g. "device.sm_clock_khz" */

@@ -211,7 +211,19 @@ static void test_schema2(void)
         *none = '\0';
         FILE *f = fopen(path, "w");
         if (f) {
-            fprintf(f, "%s,sw_power_cap+hw_slowdown\n%s", res, none + 6);
+            fprintf(f, "%s,gpu_idle+sw_power_cap+hw_slowdown\n%s", res, none + 6);
+            fclose(f);
+        }
+    }
+    free(res);
+    res = read_all(path); /* and one point that was only idle: no throttling */
+    hit = res ? strstr(res, "sim/odd,sim,i=1,") : NULL;
+    none = hit ? strstr(hit, ",none\n") : NULL;
+    if (none) {
+        *none = '\0';
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "%s,gpu_idle\n%s", res, none + 6);
             fclose(f);
         }
     }
