@@ -2,9 +2,11 @@
 # setup.sh - install what cubench needs on a fresh Debian/Ubuntu machine:
 #   - build tools (cmake >= 3.25, ninja, a C compiler) from the distribution,
 #     when missing; the CUDA toolkit itself must already be installed
+#   - libjansson-dev and pkgconf (cubench compare reads meta.json with jansson)
 #   - gnuplot (reports without Python)
 #   - OpenBLAS (libopenblas-dev): the CPU reference of the matmul baselines
-#   - a Python virtual environment at .venv with reports/requirements.txt
+#   - a Python virtual environment at .venv with reports/requirements.txt, and
+#     the cubench Python package (python/) importable from it
 # Idempotent: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,7 @@ apt_install() {
 command -v cmake >/dev/null || apt_install cmake
 command -v ninja >/dev/null || apt_install ninja-build
 command -v cc >/dev/null || apt_install gcc
+apt_install libjansson-dev pkgconf || { say "libjansson-dev is needed to build (cubench compare reads meta.json with it)"; exit 2; }
 command -v gnuplot >/dev/null || apt_install gnuplot-nox || say "gnuplot unavailable: the gnuplot reports will be skipped"
 # An optimized CPU reference for matmul/host_cblas (the netlib BLAS is slower than the kernel it judges).
 apt_install libopenblas-dev || say "OpenBLAS unavailable: matmul/host_cblas uses any other BLAS CMake finds (see its note)"
@@ -49,4 +52,7 @@ if ! .venv/bin/python -c 'import matplotlib, numpy, pytest' 2>/dev/null ||
     .venv/bin/python -m pip install -q --disable-pip-version-check -r reports/requirements.txt
     touch .venv/.requirements-installed
 fi
+# `import cubench` in .venv: a .pth naming this tree's python/ (docs/python.md).
+pth="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cubench-source.pth"
+[ "$(cat "$pth" 2>/dev/null)" = "$PWD/python" ] || echo "$PWD/python" > "$pth"
 say "ready"
