@@ -1,0 +1,358 @@
+/* fleet_judge.c - group the runs by model, choose each figure's reference
+ * point, compare every run with the others there, and collect the problems
+ * (the rules are in fleet.h).
+ *
+ * Cost: every point's samples are sorted once (N log N); a figure's
+ * candidates are pooled in a hash keyed by identity (compare_load's), so the
+ * choice of its reference point is linear in the rows; the comparisons are
+ * fleet_shift's, O(T max_base + N log N) per model and figure.
+ */
+#include "fleet.h"
+
+#include "compare_stats.h"
+#include "fleet_shift.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool oom(cb_msg *err)
+{
+    cb_msg_set(err, "fleet: out of memory");
+    return false;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- grouping ----------------------------------------------------------- */
+
+static const cb_fleet *sort_fleet; /* qsort has no context argument */
+
+static int cmp_by_model(const void *a, const void *b)
+{
+    const cb_fleet_member *x = &sort_fleet->members[*(const int *)a];
+    const cb_fleet_member *y = &sort_fleet->members[*(const int *)b];
+    int c = strcmp(x->model, y->model);
+    if (c == 0) c = (int)x->cpu_only - (int)y->cpu_only;
+    return c ? c : *(const int *)a - *(const int *)b; /* names are in index order */
+}
+
+static bool make_groups(cb_fleet *f, cb_msg *err)
+{
+    int *order = malloc(((size_t)f->n_members + 1) * sizeof *order);
+    f->groups = calloc((size_t)f->n_members + 1, sizeof *f->groups);
+    if (!order || !f->groups) {
+        free(order);
+        return oom(err);
+    }
+    int n = 0;
+    for (int i = 0; i < f->n_members; i++)
+        if (f->members[i].complete) order[n++] = i;
+    sort_fleet = f;
+    qsort(order, (size_t)n, sizeof *order, cmp_by_model);
+    for (int s = 0; s < n;) {
+        const cb_fleet_member *first = &f->members[order[s]];
+        int e = s + 1;
+        while (e < n && strcmp(f->members[order[e]].model, first->model) == 0 &&
+               f->members[order[e]].cpu_only == first->cpu_only)
+            e++;
+        cb_fleet_group *g = &f->groups[f->n_groups];
+        g->model = strdup(first->model);
+        g->members = malloc((size_t)(e - s) * sizeof *g->members);
+        if (!g->model || !g->members) {
+            free(g->model), free(g->members);
+            free(order);
+            return oom(err);
+        }
+        g->cpu_only = first->cpu_only;
+        for (int k = s; k < e; k++) {
+            g->members[g->n++] = order[k];
+            f->members[order[k]].group = f->n_groups;
+        }
+        f->n_groups++;
+        s = e;
+    }
+    free(order);
+    return true;
+}
+
+/* ---- one figure of one model -------------------------------------------- */
+
+/* The work of a point in the figure's unit times 1e9 or 1e12, or 0. */
+static double unit_work(const cb_fleet_figure *fig, const cb_fleet_point_info *in)
+{
+    double w = fig->flops ? in->flops / 1e12 : in->bytes / 1e9;
+    return w > 0 && isfinite(w) ? w : 0.0;
+}
+
+static double sorted_median(const cb_cmp_point *p)
+{
+    return cb_cmp_quantile(p->times, p->n, 0.5);
+}
+
+static bool usable(const cb_cmp_point *p)
+{
+    return p->timed && p->n > 0;
+}
+
+/* The reference point: among the points the figure matches that at least
+ * half of the model's runs timed, the one with the highest median value, or
+ * for a `largest` figure the one with the most work (then the highest
+ * median value among equals). */
+static bool choose_ref(cb_fleet *f, cb_fleet_group *g, int fig_i, cb_msg *err)
+{
+    const cb_fleet_figure *fig = &cb_fleet_figures[fig_i];
+    cb_fleet_ref *ref = &g->refs[fig_i];
+    cb_cmp_run pool; /* "times" of a pooled point are the runs' values */
+    cb_cmp_run_init(&pool);
+    int *origin = NULL; /* pool point -> member that added it first */
+    int origin_cap = 0;
+    bool ok = true;
+    for (int k = 0; ok && k < g->n; k++) {
+        cb_fleet_member *m = &f->members[g->members[k]];
+        for (int p = 0; ok && p < m->run.n_points; p++) {
+            const cb_cmp_point *pt = &m->run.points[p];
+            double work = unit_work(fig, &m->info[p]);
+            if (!usable(pt) || work <= 0 || !fig->match(pt->benchmark, pt->axes)) continue;
+            int before = pool.n_points;
+            cb_cmp_point *q = cb_cmp_run_add_point(&pool, pt->benchmark, pt->axes, "ok", NULL, err);
+            if (!q) {
+                ok = false;
+                break;
+            }
+            if (pool.n_points > before) {
+                if (pool.n_points > origin_cap) {
+                    origin_cap = origin_cap ? origin_cap * 2 : 64;
+                    int *grown = realloc(origin, (size_t)origin_cap * sizeof *origin);
+                    if (!grown) {
+                        ok = oom(err);
+                        break;
+                    }
+                    origin = grown;
+                }
+                origin[before] = g->members[k];
+            }
+            ok = cb_cmp_point_add_time(q, work / sorted_median(pt), err);
+        }
+    }
+    int need = (g->n + 1) / 2;
+    double best = -1.0, best_work = -1.0;
+    int best_i = -1;
+    for (int i = 0; ok && i < pool.n_points; i++) {
+        cb_cmp_point *q = &pool.points[i];
+        if (q->n < need) continue;
+        qsort(q->times, (size_t)q->n, sizeof *q->times, cmp_double);
+        double med = cb_cmp_quantile(q->times, q->n, 0.5);
+        const cb_fleet_member *m = &f->members[origin[i]];
+        const cb_cmp_point *pt = cb_cmp_run_find(&m->run, q->benchmark, q->axes);
+        double work = fig->largest ? unit_work(fig, &m->info[pt - m->run.points]) : 0.0;
+        if (work > best_work || (work == best_work && med > best)) {
+            best = med;
+            best_work = work;
+            best_i = i;
+        }
+    }
+    if (ok && best_i >= 0) {
+        /* Borrow the names from the run that added the point first. */
+        const cb_fleet_member *m = &f->members[origin[best_i]];
+        const cb_cmp_point *pt =
+            cb_cmp_run_find(&m->run, pool.points[best_i].benchmark, pool.points[best_i].axes);
+        ref->benchmark = pt->benchmark;
+        ref->axes = pt->axes;
+        ref->median_value = best;
+    }
+    free(origin);
+    cb_cmp_run_free(&pool);
+    return ok;
+}
+
+static cb_fleet_verdict verdict_of(const cb_shift *s, int timed, const cb_fleet_opts *o)
+{
+    if (timed < o->min_runs || s->ci_rank < 1) return CB_FLEET_UNJUDGED;
+    double limit = 1.0 + o->tolerance;
+    if (s->ci_lo > limit) return CB_FLEET_SLOW; /* times: a ratio above 1 is slower */
+    if (s->ci_hi < 1.0 / limit) return CB_FLEET_FAST;
+    return CB_FLEET_OK;
+}
+
+static double median_of(double *v, int n)
+{
+    if (n == 0) return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return cb_cmp_quantile(v, n, 0.5);
+}
+
+static bool judge_figure(cb_fleet *f, cb_fleet_group *g, int fig_i, const cb_fleet_opts *o,
+                         cb_msg *err)
+{
+    const cb_fleet_figure *fig = &cb_fleet_figures[fig_i];
+    cb_fleet_ref *ref = &g->refs[fig_i];
+    if (!choose_ref(f, g, fig_i, err)) return false;
+    if (!ref->benchmark) return true; /* no run of the model measured it: NA */
+
+    double *medians = malloc((size_t)g->n * sizeof *medians);
+    double *values = malloc((size_t)g->n * sizeof *values);
+    double *clocks = malloc((size_t)g->n * sizeof *clocks);
+    if (!medians || !values || !clocks) {
+        free(medians), free(values), free(clocks);
+        return oom(err);
+    }
+    int timed = 0, n_clocks = 0;
+    for (int k = 0; k < g->n; k++) {
+        cb_fleet_member *m = &f->members[g->members[k]];
+        cb_fleet_cell *c = &m->cells[fig_i];
+        const cb_cmp_point *pt = cb_cmp_run_find(&m->run, ref->benchmark, ref->axes);
+        c->point = pt ? (int)(pt - m->run.points) : -1;
+        double work = pt ? unit_work(fig, &m->info[c->point]) : 0.0;
+        if (!pt || !usable(pt) || work <= 0) {
+            c->verdict = CB_FLEET_MISSING;
+            continue;
+        }
+        c->n = pt->n;
+        double med = sorted_median(pt);
+        c->value = work / med;
+        medians[timed] = med;
+        values[timed++] = c->value;
+        double clock = m->info[c->point].sm_clock_median_mhz;
+        if (!isnan(clock)) clocks[n_clocks++] = clock;
+    }
+    ref->timed = timed;
+    ref->median_value = median_of(values, timed);
+    ref->median_sm_clock_mhz = median_of(clocks, n_clocks);
+
+    bool ok = true;
+    cb_fleet_base base;
+    bool have_base = timed >= 2 && cb_fleet_base_init(&base, medians, timed, o->max_base, err);
+    if (timed >= 2 && !have_base) ok = false;
+    for (int k = 0; ok && have_base && k < g->n; k++) {
+        cb_fleet_member *m = &f->members[g->members[k]];
+        cb_fleet_cell *c = &m->cells[fig_i];
+        if (c->verdict == CB_FLEET_MISSING) continue;
+        const cb_cmp_point *pt = &m->run.points[c->point];
+        cb_shift s;
+        if (!cb_fleet_base_compare(&base, sorted_median(pt), pt->times, pt->n, o->alpha, &s, err)) {
+            ok = false;
+            break;
+        }
+        /* Times to throughput: the ratio and the CI invert. */
+        c->ratio = 1.0 / s.ratio;
+        c->ci_lo = s.ci_rank >= 1 ? 1.0 / s.ci_hi : NAN;
+        c->ci_hi = s.ci_rank >= 1 ? 1.0 / s.ci_lo : NAN;
+        c->p = s.p;
+        c->verdict = verdict_of(&s, timed, o);
+    }
+    if (ok && timed == 1) /* one run alone: nothing to set it against */
+        for (int k = 0; k < g->n; k++) {
+            cb_fleet_cell *c = &f->members[g->members[k]].cells[fig_i];
+            if (c->verdict != CB_FLEET_MISSING) c->verdict = CB_FLEET_UNJUDGED;
+        }
+    if (have_base) cb_fleet_base_free(&base);
+    free(medians), free(values), free(clocks);
+    return ok;
+}
+
+/* ---- problems ----------------------------------------------------------- */
+
+static int find_member(const cb_fleet *f, const char *run_dir)
+{
+    const char *base = strrchr(run_dir, '/');
+    base = base ? base + 1 : run_dir;
+    if (!*base) return -1;
+    int lo = 0, hi = f->n_members;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = strcmp(f->members[mid].name, base);
+        if (c == 0) return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static void task_problem(cb_fleet *f, cb_fleet_task *t)
+{
+    const char *node = t->node[0] ? t->node : "?";
+    int m = find_member(f, t->run_dir);
+    if (!t->state[0]) {
+        if (f->expected >= 0 && t->id >= f->expected) return; /* not part of the array */
+        snprintf(t->problem, sizeof t->problem,
+                 "no record: the task never started (pending, cancelled, or its node failed "
+                 "before it ran)");
+    } else if (strcmp(t->state, "running") == 0) {
+        snprintf(t->problem, sizeof t->problem,
+                 "started on %.60s but left no end record: killed (time limit, node failure "
+                 "or scancel)",
+                 node);
+    } else if (strcmp(t->state, "failed") == 0) {
+        snprintf(t->problem, sizeof t->problem, "failed on %.60s: cubench exit %d", node,
+                 t->exit_code);
+    } else if (strcmp(t->state, "done") != 0 && strcmp(t->state, "reused") != 0) {
+        snprintf(t->problem, sizeof t->problem, "unknown state '%.16s'", t->state);
+    } else if (m < 0) {
+        snprintf(t->problem, sizeof t->problem, "recorded %.16s, but its run '%.60s' is missing",
+                 t->state, t->run_dir);
+    } else if (f->members[m].task != t->id) {
+        snprintf(t->problem, sizeof t->problem,
+                 "ran on %.60s into the run of task %d (same host and device): two tasks "
+                 "shared a node, so another node has no run",
+                 node, f->members[m].task);
+    }
+}
+
+static void member_problem(cb_fleet *f, cb_fleet_member *m)
+{
+    bool task_said = m->task >= 0 && f->tasks[m->task].problem[0];
+    if (!m->complete) {
+        m->problem = !task_said;
+    } else if (m->failed_points > 0) {
+        snprintf(m->detail, sizeof m->detail, "%ld point(s) failed (status fail in results.csv)",
+                 m->failed_points);
+        m->problem = true;
+    }
+}
+
+bool cb_fleet_judge(cb_fleet *f, const cb_fleet_opts *o, cb_msg *err)
+{
+    for (int i = 0; i < f->n_members; i++) {
+        cb_fleet_member *m = &f->members[i];
+        for (int c = 0; c < CB_FLEET_FIGURES; c++)
+            m->cells[c] = (cb_fleet_cell){-1, 0, NAN, NAN, NAN, NAN, NAN, CB_FLEET_NA};
+        /* Sorted samples: medians and the comparisons read them in order. */
+        for (int p = 0; m->complete && p < m->run.n_points; p++) {
+            cb_cmp_point *pt = &m->run.points[p];
+            qsort(pt->times, (size_t)pt->n, sizeof *pt->times, cmp_double);
+        }
+    }
+    if (!make_groups(f, err)) return false;
+    for (int g = 0; g < f->n_groups; g++)
+        for (int fig = 0; fig < CB_FLEET_FIGURES; fig++)
+            if (cb_fleet_figures[fig].cpu == f->groups[g].cpu_only &&
+                !judge_figure(f, &f->groups[g], fig, o, err))
+                return false;
+
+    f->n_flagged = f->n_problems = 0;
+    for (int i = 0; i < f->n_members; i++) {
+        cb_fleet_member *m = &f->members[i];
+        for (int c = 0; c < CB_FLEET_FIGURES; c++) {
+            cb_fleet_verdict v = m->cells[c].verdict;
+            if (v == CB_FLEET_SLOW || v == CB_FLEET_FAST || v == CB_FLEET_MISSING)
+                m->flagged = true;
+        }
+        f->n_flagged += m->flagged;
+    }
+    for (int t = 0; t < f->n_tasks; t++) {
+        task_problem(f, &f->tasks[t]);
+        f->n_problems += f->tasks[t].problem[0] != '\0';
+    }
+    for (int i = 0; i < f->n_members; i++) {
+        member_problem(f, &f->members[i]);
+        f->n_problems += f->members[i].problem;
+    }
+    return true;
+}
