@@ -326,7 +326,7 @@ bool cb_fleet_judge(cb_fleet *f, const cb_fleet_opts *o, cb_msg *err)
         /* Sorted samples: medians and the comparisons read them in order. */
         for (int p = 0; m->complete && p < m->run.n_points; p++) {
             cb_cmp_point *pt = &m->run.points[p];
-            qsort(pt->times, (size_t)pt->n, sizeof *pt->times, cmp_double);
+            if (pt->n > 1) qsort(pt->times, (size_t)pt->n, sizeof *pt->times, cmp_double);
         }
     }
     if (!make_groups(f, err)) return false;

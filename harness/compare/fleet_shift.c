@@ -51,6 +51,7 @@ void cb_fleet_base_free(cb_fleet_base *b)
     free(b->log_medians);
     free(b->x);
     free(b->y);
+    free(b->d);
     memset(b, 0, sizeof *b);
 }
 
@@ -79,6 +80,41 @@ static const double *exact_cdf(cb_fleet_base *b, int n)
     }
     if (!b->cdf[n]) b->cdf[n] = cb_mwu_exact_cdf(b->m, n);
     return b->cdf[n];
+}
+
+/* The order statistics ranks[0..count) of the m n differences y - x: by one
+ * sort of all of them when they are few (the usual fleet: a few hundred
+ * runs, a few samples each), else by compare's selection per rank. */
+static bool order_stats(cb_fleet_base *b, int n, const int64_t *ranks, int count, double *vals,
+                        cb_msg *err)
+{
+    int m = b->m;
+    int64_t mn = (int64_t)m * n;
+    if (mn <= CB_HL_SORT_MAX) {
+        if (mn > b->d_cap) {
+            double *d = realloc(b->d, (size_t)mn * sizeof *d);
+            if (!d) return oom(err);
+            b->d = d;
+            b->d_cap = mn;
+        }
+        int64_t c = 0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+                b->d[c++] = b->y[j] - b->x[i];
+        qsort(b->d, (size_t)mn, sizeof *b->d, cmp_double);
+        for (int r = 0; r < count; r++)
+            vals[r] = b->d[ranks[r] - 1];
+        return true;
+    }
+    int64_t gather = 4 * ((int64_t)m + n);
+    if (gather < 4096) gather = 4096;
+    for (int r = 0; r < count; r++) {
+        if (r > 0 && ranks[r] == ranks[r - 1])
+            vals[r] = vals[r - 1];
+        else if (!cb_hl_kth_diff(b->x, m, b->y, n, ranks[r], gather, &vals[r], err))
+            return false;
+    }
+    return true;
 }
 
 bool cb_fleet_base_compare(cb_fleet_base *b, double own_median, const double *times, int n,
@@ -123,14 +159,7 @@ bool cb_fleet_base_compare(cb_fleet_base *b, double own_median, const double *ti
     int64_t ranks[4] = {(mn + 1) / 2, mn / 2 + 1, out->ci_rank, mn + 1 - out->ci_rank};
     int count = out->ci_rank >= 1 ? 4 : 2;
     double vals[4];
-    int64_t gather = 4 * ((int64_t)m + n);
-    if (gather < 4096) gather = 4096;
-    for (int r = 0; r < count; r++) {
-        if (r > 0 && ranks[r] == ranks[r - 1])
-            vals[r] = vals[r - 1];
-        else if (!cb_hl_kth_diff(b->x, m, b->y, n, ranks[r], gather, &vals[r], err))
-            return false;
-    }
+    if (!order_stats(b, n, ranks, count, vals, err)) return false;
     out->ratio = exp(0.5 * (vals[0] + vals[1]));
     out->ci_lo = out->ci_rank >= 1 ? exp(vals[2]) : 0.0;
     out->ci_hi = out->ci_rank >= 1 ? exp(vals[3]) : INFINITY;

@@ -29,6 +29,8 @@ typedef struct cb_fleet_base {
     double *x; /* scratch BASE, m values                                 */
     double *y; /* scratch NEW, grown as needed                           */
     int y_cap;
+    double *d; /* scratch pairwise differences, up to CB_HL_SORT_MAX of them */
+    int64_t d_cap;
     double **cdf; /* exact null cdf by NEW size, for m n <= CB_MWU_EXACT_MAX */
     int cdf_len;
 } cb_fleet_base;
