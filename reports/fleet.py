@@ -8,8 +8,10 @@ its confidence interval and the tolerance band, the flagged runs in red and
 named; below it the same table as the markdown report. Failed, killed and
 never-started tasks get their own table.
 
+Options other than --fleet, -o, --cubench go to `cubench fleet` (--tolerance,
+--alpha and --min-runs are read here too: the band drawn is the tolerance).
 Exit codes: 0 page written (whatever the fleet's verdict), 2 bad input: no
-cubench binary, a directory `cubench fleet` refuses, bad arguments.
+cubench binary, a directory or option `cubench fleet` refuses.
 """
 
 from __future__ import annotations
@@ -249,7 +251,8 @@ def main(argv: list[str]) -> int:
                         help="as `cubench fleet --tolerance` (default 0.05)")
     parser.add_argument("--alpha", type=float, help="as `cubench fleet --alpha`")
     parser.add_argument("--min-runs", type=int, help="as `cubench fleet --min-runs`")
-    args = parser.parse_args(argv)
+    # Other options (--max-base, --title) go to cubench fleet as they are.
+    args, passthrough = parser.parse_known_args(argv)
     try:
         cubench = find_cubench(args.cubench)
         if not Path(args.fleet).is_dir():
@@ -261,6 +264,7 @@ def main(argv: list[str]) -> int:
             fleet_args += ["--alpha", repr(args.alpha)]
         if args.min_runs is not None:
             fleet_args += ["--min-runs", str(args.min_runs)]
+        fleet_args += passthrough
         status = run_cubench(cubench, args.fleet, out, fleet_args)
         rows = read_rows(out / "fleet.csv")
         page = build_page(args.fleet, rows, args.tolerance, status, out)

@@ -111,7 +111,8 @@ typedef struct cb_fleet_task {
     char state[16]; /* running, done, reused, failed; "" when no record */
     int exit_code;  /* -1 when not recorded                              */
     char run_dir[160], node[96], job[32];
-    char problem[200]; /* what the report says about it; "" when fine    */
+    char reason[120];  /* the task script's one-line reason of a failure    */
+    char problem[256]; /* what the report says about it; "" when fine    */
 } cb_fleet_task;
 
 /* The reference point of one figure in one model. */

@@ -290,8 +290,8 @@ static void task_problem(cb_fleet *f, cb_fleet_task *t)
                  "or scancel)",
                  node);
     } else if (strcmp(t->state, "failed") == 0) {
-        snprintf(t->problem, sizeof t->problem, "failed on %.60s: cubench exit %d", node,
-                 t->exit_code);
+        snprintf(t->problem, sizeof t->problem, "failed on %.60s: exit %d%s%.120s", node,
+                 t->exit_code, t->reason[0] ? ": " : "", t->reason);
     } else if (strcmp(t->state, "done") != 0 && strcmp(t->state, "reused") != 0) {
         snprintf(t->problem, sizeof t->problem, "unknown state '%.16s'", t->state);
     } else if (m < 0) {

@@ -359,6 +359,7 @@ static bool read_task(cb_fleet *f, const char *path, cb_msg *err)
         copy_field(csv, cb_csv_col(csv, "run_dir"), t->run_dir, sizeof t->run_dir);
         copy_field(csv, cb_csv_col(csv, "node"), t->node, sizeof t->node);
         copy_field(csv, cb_csv_col(csv, "job"), t->job, sizeof t->job);
+        copy_field(csv, cb_csv_col(csv, "reason"), t->reason, sizeof t->reason);
         int ec = cb_csv_col(csv, "exit_code");
         double code;
         cb_msg ignore;

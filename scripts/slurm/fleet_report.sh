@@ -6,9 +6,11 @@
 #
 # writes OUT/fleet-report.md and OUT/fleet-report.csv with `cubench fleet`
 # (docs/fleet.md) and OUT/fleet-report.rc (its exit code: 0 nothing flagged,
-# 1 a run flagged or a task problem, 2 bad input). With HTML_PYTHON (a Python
+# 1 a run flagged or a task problem, 2 bad input), each also kept as
+# OUT/_fleet/reports/report-JOBID.*. With HTML_PYTHON (a Python
 # with the reports package's requirements; "" for none) also the HTML page
-# OUT/fleet-html/index.html. The job exits with cubench fleet's code, so
+# OUT/_fleet-html/index.html (a name starting with _ is never taken for a
+# run). The job exits with cubench fleet's code, so
 # sacct shows FAILED when something was flagged.
 set -uo pipefail
 if [ $# -lt 3 ]; then
@@ -20,10 +22,16 @@ shift 3
 "$cubench" fleet "$out" --markdown "$out/fleet-report.md" --csv "$out/fleet-report.csv" "$@"
 rc=$?
 echo "$rc" >"$out/fleet-report.rc"
+# Keep every report: a rerun replaces the one at the top.
+mkdir -p "$out/_fleet/reports" &&
+    for ext in md csv rc; do
+        cp -f "$out/fleet-report.$ext" "$out/_fleet/reports/report-${SLURM_JOB_ID:-local}.$ext" 2>/dev/null
+    done
 if [ -n "$python" ] && [ "$rc" -le 1 ]; then
     # The reports package lives beside this script's checkout; the job runs a
     # spooled copy of the script, so the checkout comes in the environment.
-    (cd "${CUBENCH_SOURCE_DIR:?}" && "$python" -m reports --fleet "$out" -o "$out/fleet-html" \
-        --cubench "$cubench") || echo "fleet_report: the HTML page failed (the markdown and CSV stand)" >&2
+    (cd "${CUBENCH_SOURCE_DIR:?}" && "$python" -m reports --fleet "$out" -o "$out/_fleet-html" \
+        --cubench "$cubench" "$@") ||
+        echo "fleet_report: the HTML page failed (the markdown and CSV stand)" >&2
 fi
 exit "$rc"

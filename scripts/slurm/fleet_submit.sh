@@ -42,7 +42,7 @@ usage: fleet_submit.sh --out DIR --nodes N [options] [-- CUBENCH_RUN_ARGS...]
                      (e.g. --sbatch-arg=--account=ops --sbatch-arg=--reservation=burnin)
   --report-arg ARG   one more `cubench fleet` argument, repeatable
                      (e.g. --report-arg=--tolerance --report-arg=0.1)
-  --html PYTHON      the report job also renders DIR/fleet-html/ with this Python
+  --html PYTHON      the report job also renders DIR/_fleet-html/ with this Python
                      (python3 -m reports --fleet; needs reports/requirements.txt)
   --job-name NAME    (default cubench-fleet)
   --dry-run          print the sbatch commands, submit nothing

@@ -46,16 +46,17 @@ run_dir=""
 # The record: a header and one row, replaced atomically (write + rename), so
 # the report never reads half a line. Fields hold no comma (names below are
 # restricted to [A-Za-z0-9._-]).
-record() { # STATE EXIT_CODE
-    local tmp=$records/.task-$task.csv.$$ finished=""
+record() { # STATE EXIT_CODE [REASON]
+    local tmp=$records/.task-$task.csv.$$ finished="" reason
     [ "$1" = running ] || finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    printf 'task,job,node,host,run_dir,state,exit_code,started,finished\n%s,%s,%s,%s,%s,%s,%s,%s,%s\n' \
+    reason=$(printf '%s' "${3:-}" | tr ',\n\r"' ';   ' | cut -c1-160)
+    printf 'task,job,node,host,run_dir,state,exit_code,started,finished,reason\n%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' \
         "$task" "$job" "$node" "$host" "$(basename "${run_dir:-}")" "$1" "$2" "$started" \
-        "$finished" >"$tmp" && mv -f "$tmp" "$records/task-$task.csv"
+        "$finished" "$reason" >"$tmp" && mv -f "$tmp" "$records/task-$task.csv"
 }
 fail() { # EXIT_CODE MESSAGE
     echo "fleet_task: task $task on $node: $2" >&2
-    record failed "$1"
+    record failed "$1" "$2"
     exit "$1"
 }
 
@@ -83,7 +84,7 @@ else
         [ -n "$machine" ] || machine=$(printf '%s' "$host" | cksum | cut -d' ' -f1)
         dev_id=cpu-$machine
     else
-        fail 2 "no CUDA device $device here (cubench env exit $env_rc): $(printf '%s' "$env_text" | grep -m1 -i 'device')"
+        fail 2 "no CUDA device $device here (cubench env exit $env_rc): $(printf '%s' "$env_text" | grep -m1 -i 'device' || true)"
     fi
 fi
 dev_id=$(printf '%s' "$dev_id" | tr -c 'A-Za-z0-9._-' '-')

@@ -138,16 +138,16 @@ static void write_run(const char *fleet, const char *name, const run_meta *meta,
 }
 
 static void write_task(const char *fleet, int id, const char *state, int exit_code,
-                       const char *run_dir)
+                       const char *run_dir, const char *reason)
 {
     char dir[512], path[600], text[400];
     snprintf(dir, sizeof dir, "%s/_fleet", fleet);
     mkdir(dir, 0700);
     snprintf(path, sizeof path, "%s/task-%d.csv", dir, id);
     snprintf(text, sizeof text,
-             "task,job,node,host,run_dir,state,exit_code,started,finished\n"
-             "%d,77_%d,node%02d,node%02d,%s,%s,%d,2026-01-01T00:00:00Z,\n",
-             id, id, id, id, run_dir, state, exit_code);
+             "task,job,node,host,run_dir,state,exit_code,started,finished,reason\n"
+             "%d,77_%d,node%02d,node%02d,%s,%s,%d,2026-01-01T00:00:00Z,,%s\n",
+             id, id, id, id, run_dir, state, exit_code, reason);
     write_text(path, text);
 }
 
@@ -340,11 +340,11 @@ static void test_mixed_fleet(void)
     for (int i = 0; i < 5; i++) {
         char name[16];
         snprintf(name, sizeof name, "g%d", i);
-        write_task(fleet, i, "done", 0, name);
+        write_task(fleet, i, "done", 0, name, "");
     }
-    write_task(fleet, 5, "failed", 2, "");
-    write_task(fleet, 6, "running", -1, "g9");
-    write_task(fleet, 8, "reused", 0, "g0");
+    write_task(fleet, 5, "failed", 2, "", "no CUDA device 0 here");
+    write_task(fleet, 6, "running", -1, "g9", "");
+    write_task(fleet, 8, "reused", 0, "g0", "");
     char path[200];
     snprintf(path, sizeof path, "%s/_fleet/expected", fleet);
     write_text(path, "9\n");
@@ -430,7 +430,8 @@ static void test_mixed_fleet(void)
     CHECK_CONTAINS(text, "| g4 | 4 | Test GPU | cuBLAS FP32 TFLOP/s | `matmul/cublas_fp32 "
                          "m=4096;n=m;k=m` | - | ");
     CHECK_CONTAINS(text, " | - | **missing** | status skip: no device, \"test\" |");
-    CHECK_CONTAINS(text, "| 5 | node05 | - | failed on node05: cubench exit 2 (job 77_5) |");
+    CHECK_CONTAINS(text, "| 5 | node05 | - | failed on node05: exit 2: no CUDA device 0 here (job "
+                         "77_5) |");
     CHECK_CONTAINS(text, "| 6 | node06 | g9 | started on node06 but left no end record");
     CHECK_CONTAINS(text, "| 7 | - | - | no record: the task never started");
     CHECK_CONTAINS(text, "| 8 | node08 | g0 | ran on node08 into the run of task 0");

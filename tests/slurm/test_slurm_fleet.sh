@@ -4,10 +4,10 @@
 # packages from scripts/setup_slurm.sh when missing), five array tasks that
 # pretend to be five nodes (the task id is in the run name), and the report.
 #
-#   task 2 is the slow node: pinned to one CPU that three busy loops share
-#          with it, so it gets about a quarter of one core where the others
+#   task 2 is the slow node: pinned to one CPU that five busy loops share
+#          with it, so it gets about a sixth of one core where the others
 #          have the machine (>= 4x slower on the large points the CPU figures
-#          use; 2 cores, and another ctest job beside it, still leave >= 2x)
+#          use; 2 cores, and another ctest job beside it, still leave >= 3x)
 #   task 4 fails (its cubench exits 2) until the test lets it run
 #
 # Checks: the report flags exactly task 2's run and lists task 4 as failed
@@ -15,8 +15,11 @@
 # and records untouched; a third has nothing to submit. The tolerance is 1.0
 # (flag only beyond a factor of 2) because a shared 2-core CI machine moves a
 # node's host figures by tens of percent; the slow node is far beyond that.
+# When the source tree has a .venv with the reports' requirements, the report
+# job also renders the HTML page (fleet_submit.sh --html), which is checked.
 # Every daemon and job process is stopped on exit; exit 77 (skip) when not
-# root. About 40 s; the waits are bounded.
+# root. About 50 s; the waits are bounded. CUBENCH_SLURM_KEEP=DIR copies the
+# fleet directory there before cleaning up (docs/fleet-example/ came so).
 set -euo pipefail
 
 [ $# -eq 2 ] || { echo "usage: test_slurm_fleet.sh CUBENCH SOURCE_DIR" >&2; exit 2; }
@@ -47,6 +50,9 @@ cluster=$tmp/cluster
 fleet=$tmp/fleet
 cleanup() {
     "$src/scripts/slurm/local_cluster.sh" stop "$cluster" || true
+    if [ -n "${CUBENCH_SLURM_KEEP:-}" ] && [ -d "$fleet" ]; then
+        mkdir -p "$CUBENCH_SLURM_KEEP" && cp -r "$fleet" "$CUBENCH_SLURM_KEEP/"
+    fi
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -68,7 +74,7 @@ fi
 [ "\$task" = 2 ] || exec "\$real" "\$@"
 cpu=\$(taskset -pc \$\$ | sed 's/.*: //; s/[-,].*//')
 burners=()
-for _ in 1 2 3; do
+for _ in 1 2 3 4 5; do
     taskset -c "\$cpu" bash -c 'while :; do :; done' &
     burners+=(\$!)
 done
@@ -83,8 +89,12 @@ exit \$rc
 EOF
 chmod +x "$tmp/cubench-test"
 
+html=()
+if "$src/.venv/bin/python" -c 'import matplotlib, numpy' 2>/dev/null; then
+    html=(--html "$src/.venv/bin/python")
+fi
 submit() {
-    "$src/scripts/slurm/fleet_submit.sh" --out "$fleet" --nodes 5 --partition cbtest \
+    "$src/scripts/slurm/fleet_submit.sh" --out "$fleet" --nodes 5 --partition cbtest "${html[@]}" \
         --gpus-per-node 0 --time 3 --report-time 2 --host-label '%h-t%a' \
         --cubench "$tmp/cubench-test" --report-arg=--tolerance --report-arg=1.0 \
         -- vecadd/host matmul/host_blocked --quick --min-samples 10 --max-time-per-point 0.3 \
@@ -127,6 +137,9 @@ check "only task 2 is flagged (flagged: $(flagged_tasks))" [ "$(flagged_tasks)" 
 check "task 2 is slow, not fast or missing" [ "$(slow_tasks)" = "2 " ]
 check "task 4 is the one problem (problems: $(problem_tasks))" [ "$(problem_tasks)" = "4 " ]
 check "task 4's record says failed" grep -q ',failed,2,' "$fleet/_fleet/task-4.csv"
+if [ ${#html[@]} -gt 0 ]; then
+    check "the report job rendered the HTML page" grep -q 'vm-t2\|-t2_' "$fleet/_fleet-html/index.html"
+fi
 "$cubench" fleet "$fleet" --tolerance 1.0 >/dev/null 2>&1 && rc=0 || rc=$?
 check "cubench fleet exits 1 on the same directory" [ "$rc" = 1 ]
 
