@@ -101,7 +101,7 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
     runs = sorted({r["run"] for r in rows})
     fig, ax = F.new_figure(width=max(5.0, 1.6 * len(figures) + 2.5), height=4.2)
     ax.axhspan(1 / (1 + tolerance), 1 + tolerance, color="0.9", zorder=0,
-               label=f"within ±{100 * tolerance:g}%")
+               label=f"[{1 / (1 + tolerance):.3g}, {1 + tolerance:.3g}]: within tolerance")
     ax.axhline(1.0, color="0.5", linewidth=0.8, zorder=1)
     data_rows = []
     ys: list[float] = []
@@ -134,13 +134,21 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
                 ax.annotate(r["run"], (x, ratio), xytext=(4, 3), textcoords="offset points",
                             fontsize=7, color=color)
     ax.set_yscale("log")
-    plain = FuncFormatter(lambda v, _pos: f"{v:g}")  # 0.9, not 9 x 10^-1
-    ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain)
-    ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # not 10^0
+    low, high = 1 / (1 + tolerance), 1 + tolerance
     if ys:
-        low, high = min(min(ys), 1 / (1 + tolerance)), max(max(ys), 1 + tolerance)
+        low, high = min(min(ys), low), max(max(ys), high)
         ax.set_ylim(low / 1.15, high * 1.15)
+    # Minor labels: all of them over a short range; over a decade or more,
+    # 2 and 5 times a power of ten only (0.9 next to 1 would collide).
+    wide = high / low > 8
+
+    def minor(v: float, _pos) -> str:
+        lead = round(v / 10 ** math.floor(math.log10(v)), 6)
+        return f"{v:g}" if not wide or lead in (2, 5) else ""
+
+    ax.yaxis.set_minor_formatter(FuncFormatter(minor))
+    ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_xticks(range(len(figures)))
     ax.set_xticklabels(figures, fontsize=8)
     ax.set_xlim(-0.6, len(figures) - 0.4)
@@ -151,9 +159,9 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
     ax.legend(fontsize=7, loc="best", framealpha=0.85)
     caption = (f"Each dot is one run at its figure's reference point: the Hodges-Lehmann "
                f"ratio of its samples to the other runs' medians, with its confidence "
-               f"interval; red runs are flagged (the whole CI outside the ±{100 * tolerance:g}% "
-               f"band, or the point missing). Runs keep their horizontal offset across "
-               f"columns.")
+               f"interval; red runs are flagged (the whole CI outside the grey band "
+               f"[1/(1 + tolerance), 1 + tolerance], or the point missing). Runs keep their "
+               f"horizontal offset across columns.")
     name = f"fleet/strip_{index}_{F.slug(model)}"
     return F.save(fig, out, name, {"kind": "strip", "model": model, "tolerance": tolerance,
                                    "rows": data_rows}, SECTION, title, caption)

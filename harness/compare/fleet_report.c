@@ -281,9 +281,9 @@ bool cb_fleet_write_markdown(FILE *f, const cb_fleet *fl, const cb_fleet_opts *o
             "baselines the largest point. *ratio*: this run's throughput over the other runs' "
             "(Hodges-Lehmann ratio "
             "of its samples to their medians, %g%% CI). **slow**/**fast**: the whole CI lies "
-            "more than %g%% from 1; **missing**: the run did not time the point; *unjudged*: "
-            "fewer than %d runs timed it, or too few samples for a CI.\n\n",
-            level, 100.0 * o->tolerance, o->min_runs);
+            "below %.3g or above %.3g (tolerance %g); **missing**: the run did not time the "
+            "point; *unjudged*: fewer than %d runs timed it, or too few samples for a CI.\n\n",
+            level, 1.0 / (1.0 + o->tolerance), 1.0 + o->tolerance, o->tolerance, o->min_runs);
     if (fl->n_flagged) write_flagged(f, fl, level);
     if (fl->n_problems) write_problems(f, fl);
     for (int g = 0; g < fl->n_groups; g++)

@@ -146,9 +146,11 @@ array_args=(--parsable "--job-name=$name" "--array=$ids${max_parallel:+%$max_par
 [ "$exclusive" = 1 ] && array_args+=(--exclusive)
 [ -n "$partition" ] && array_args+=("--partition=$partition")
 [ "$gpus" -gt 0 ] && array_args+=("--gpus-per-node=$gpus")
-# Gap tasks must not land on nodes that already have a run, when the names
-# are per host (with %a in the label, a task's run is its own wherever it runs).
-if [[ "$label" != *%a* ]] && [ ${#done_nodes[@]} -gt 0 ]; then
+# Gap tasks must not land on nodes that already have a run, when a node has
+# one run (whole nodes) named by its host; with %a in the label a task's run
+# is its own wherever it runs, and with --shared (one task per GPU) a node
+# with a finished GPU may still hold the missing one.
+if [ "$exclusive" = 1 ] && [[ "$label" != *%a* ]] && [ ${#done_nodes[@]} -gt 0 ]; then
     array_args+=("--exclude=$(IFS=,; echo "${done_nodes[*]}")")
 fi
 task_cmd=("$here/fleet_task.sh" "$out" "$cubench" "$device" "$label" "$([ "$gpus" -gt 0 ] && echo 1 || echo 0)"
