@@ -109,9 +109,9 @@ if [ ${#run_args[@]} -eq 0 ]; then
 fi
 command -v sbatch >/dev/null || [ "$dry_run" = 1 ] || die "sbatch not found: is this a Slurm login node?"
 
-mkdir -p "$out/_fleet/logs"
-out=$(realpath "$out")
+out=$(realpath -m "$out")
 records=$out/_fleet
+[ "$dry_run" = 1 ] || mkdir -p "$records/logs" || die "cannot create $records/logs"
 
 # How many tasks: the recorded count, grown by --nodes.
 expected=0

@@ -96,15 +96,17 @@ if grep -qs '"complete": *true' "$run_dir/meta.json"; then
     exit 0
 fi
 if [ -e "$run_dir" ]; then
-    mkdir -p "$records/attempts" &&
-        mv "$run_dir" "$records/attempts/$(basename "$run_dir").$(date -u +%Y%m%dT%H%M%SZ).$job" ||
+    if ! mkdir -p "$records/attempts" ||
+        ! mv "$run_dir" "$records/attempts/$(basename "$run_dir").$(date -u +%Y%m%dT%H%M%SZ).$job"; then
         fail 2 "cannot move the incomplete $run_dir aside"
+    fi
 fi
 
 record running ""
 # cubench in the background so that a TERM (time limit, scancel) reaches
 # this trap at once; Slurm signals cubench too, which ends its run cleanly.
 pid=""
+# shellcheck disable=SC2317 # called by the trap
 on_term() {
     [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid"
     fail 143 "terminated (time limit or scancel) while running into $run_dir"
@@ -117,7 +119,7 @@ wait "$pid"
 rc=$?
 pid=""
 if grep -qs '"complete": *true' "$run_dir/meta.json"; then
-    record done "$rc" # rc 1: the run finished with failed points (the report lists them)
+    record "done" "$rc" # rc 1: the run finished with failed points (the report lists them)
     exit "$rc"
 fi
 fail "$rc" "cubench run exit $rc without a complete run in $run_dir"

@@ -102,9 +102,9 @@ kill_sessions() { # SIGNAL SID...
     local sig=$1
     shift
     [ $# -gt 0 ] || return 0
-    local pids
-    pids=$(ps -eo pid=,sid= | awk -v s=" $* " 'index(s, " " $2 " ") { print $1 }')
-    [ -n "$pids" ] && kill "-$sig" $pids 2>/dev/null
+    local pids=()
+    mapfile -t pids < <(ps -eo pid=,sid= | awk -v s=" $* " 'index(s, " " $2 " ") { print $1 }')
+    [ ${#pids[@]} -gt 0 ] && kill "-$sig" "${pids[@]}" 2>/dev/null
     return 0
 }
 
@@ -137,13 +137,13 @@ stop_cluster() {
         fi
     done
     # Steps that outlived slurmd (it was stopped mid-job): their sessions.
-    local sessions
-    sessions=$(step_sessions "$dir" | tr '\n' ' ')
-    if [ -n "${sessions// /}" ]; then
-        say "ending leftover job sessions: $sessions"
-        kill_sessions TERM $sessions
+    local sessions=()
+    mapfile -t sessions < <(step_sessions "$dir" | tr -d ' ')
+    if [ ${#sessions[@]} -gt 0 ]; then
+        say "ending leftover job sessions: ${sessions[*]}"
+        kill_sessions TERM "${sessions[@]}"
         sleep 1
-        kill_sessions KILL $sessions
+        kill_sessions KILL "${sessions[@]}"
     fi
 }
 
@@ -166,7 +166,9 @@ start_cluster() {
         die "munged did not start (see $dir/log/munged.log)"
 
     local ctld_port slurmd_port
-    ctld_port=$(free_port) && slurmd_port=$(free_port) || die "no free TCP port"
+    if ! ctld_port=$(free_port) || ! slurmd_port=$(free_port); then
+        die "no free TCP port"
+    fi
     [ "$ctld_port" != "$slurmd_port" ] || slurmd_port=$((ctld_port + 1))
     write_conf "$dir" "$cpus" "$ctld_port" "$slurmd_port"
     export SLURM_CONF=$dir/slurm.conf
@@ -190,7 +192,9 @@ cmd=$1
 dir=$(realpath -m "$2")
 case "$cmd" in
 start)
-    trap 'rc=$?; [ $rc -eq 0 ] || stop_cluster "$dir"' EXIT
+    # A failed start stops what it started.
+    on_exit() { [ "$1" -eq 0 ] || stop_cluster "$dir"; }
+    trap 'on_exit $?' EXIT
     start_cluster "$dir" "${3:-}"
     ;;
 stop) stop_cluster "$dir" ;;
