@@ -1,11 +1,14 @@
 /* fleet.h - `cubench fleet DIR`: many runs of one selection, one per GPU (or
  * per CPU-only node), set against each other (docs/fleet.md).
  *
- * DIR holds one run directory per GPU (named HOST_UUID by scripts/slurm/, but
- * any name works) and, when the runs came from scripts/slurm/, a _fleet/
- * folder with the task records: `expected` (the array size) and one
- * task-ID.csv per array task (task, job, node, run_dir, state, exit_code).
- * Names starting with '.' or '_' are never runs.
+ * DIR holds one run directory per GPU or node (named HOST_UUID by
+ * scripts/slurm/, but any name works) and, when the runs came from
+ * scripts/slurm/, a _fleet/ folder with the task records: `expected` (the
+ * array size) and one task-ID.csv per array task (task, job, node, run_dir,
+ * state, exit_code, reason). Names starting with '.' or '_' are never runs.
+ * A run of several devices (`cubench run --device all`, schema 2: rows carry
+ * `device`) gives one member per device, named DIR_NAME/gpuN; its host rows
+ * (no device) belong to none of them.
  *
  * Runs are grouped by model: the device name of meta.json, or "CPU: " and the
  * host's CPU model for a run without a GPU. Each run gets the key figures of
@@ -88,7 +91,10 @@ typedef struct cb_fleet_cell {
 } cb_fleet_cell;
 
 typedef struct cb_fleet_member {
-    char *name;       /* the directory name under DIR                          */
+    char *name;       /* the directory name, or DIR_NAME/gpuN for one device of
+                       * a multi-device run                                     */
+    int dir;          /* index into cb_fleet.dirs                               */
+    char device[16];  /* the rows' `device` value, "" for a one-device run      */
     int task;         /* the array task that wrote it, -1 when unknown          */
     bool complete;    /* meta.json "complete": true, and its CSVs were read     */
     bool problem;     /* incomplete, or complete with failed points             */
@@ -97,7 +103,7 @@ typedef struct cb_fleet_member {
     char model[160];  /* device name, or "CPU: " + host CPU                    */
     char host[128], uuid[96];
     int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width; /* 0: unknown */
-    long failed_points;                                     /* meta.json totals.fail */
+    long failed_points;                                     /* its `fail` rows      */
     cb_cmp_run run;
     cb_fleet_point_info *info; /* one per run.points */
     int group;                 /* index into cb_fleet.groups, -1 if incomplete */
@@ -114,6 +120,13 @@ typedef struct cb_fleet_task {
     char reason[120];  /* the task script's one-line reason of a failure    */
     char problem[256]; /* what the report says about it; "" when fine    */
 } cb_fleet_task;
+
+/* One directory under DIR: its members are members[first .. first+count). */
+typedef struct cb_fleet_dir {
+    char *name;
+    int first, count;
+    int task; /* the first task whose record names it, -1 when none */
+} cb_fleet_dir;
 
 /* The reference point of one figure in one model. */
 typedef struct cb_fleet_ref {
@@ -133,7 +146,9 @@ typedef struct cb_fleet_group {
 
 typedef struct cb_fleet {
     char dir[1024];
-    cb_fleet_member *members; /* every directory under dir, in name order */
+    cb_fleet_dir *dirs; /* every directory under dir, in name order */
+    int n_dirs;
+    cb_fleet_member *members; /* by directory, then device */
     int n_members, cap_members;
     cb_fleet_task *tasks; /* by id */
     int n_tasks;
@@ -162,6 +177,18 @@ void cb_fleet_free(cb_fleet *f);
  * Incomplete runs (no meta.json, "complete": false) are kept, unread, with a
  * detail line. */
 bool cb_fleet_load(cb_fleet *f, const char *dir, cb_msg *err);
+
+/* A new member at the end of f->members for directory `dir` (zeroed, its
+ * run initialised, cells empty); NULL with `err` set when out of memory. */
+cb_fleet_member *cb_fleet_add_member(cb_fleet *f, int dir, cb_msg *err);
+
+/* The directory named like the last component of `run_dir`, or -1. */
+int cb_fleet_find_dir(const cb_fleet *f, const char *run_dir);
+
+/* Read the complete run at `path` (directory `dir` of the fleet, meta.json
+ * text `meta`) into one member per device (fleet_read.c). False with `err`
+ * set for an unreadable or malformed file. */
+bool cb_fleet_read_run(cb_fleet *f, int dir, const char *path, const char *meta, cb_msg *err);
 
 /* Group, choose the reference points, compare, give verdicts and count the
  * flagged runs and the problems (fleet_judge.c). False when out of memory. */

@@ -105,6 +105,22 @@ const char *cb_fleet_json_find(const char *json, const char *path)
     return v;
 }
 
+const char *cb_fleet_json_item(const char *json, const char *path, int index)
+{
+    const char *v = *path ? cb_fleet_json_find(json, path) : skip_ws(json);
+    if (!v || *v != '[' || index < 0) return NULL;
+    v = skip_ws(v + 1);
+    for (int i = 0; *v && *v != ']'; i++) {
+        if (i == index) return v;
+        v = skip_value(v);
+        if (!v) return NULL;
+        v = skip_ws(v);
+        if (*v != ',') return NULL;
+        v = skip_ws(v + 1);
+    }
+    return NULL;
+}
+
 bool cb_fleet_json_string(const char *json, const char *path, char *out, size_t len)
 {
     if (len) out[0] = '\0';

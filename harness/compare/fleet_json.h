@@ -19,6 +19,11 @@
  * is not an object, or the text is malformed before the value. */
 const char *cb_fleet_json_find(const char *json, const char *path);
 
+/* The `index`-th (0-based) element of the array at `path`, or NULL when
+ * there is no such element (or no array there). The element's text runs on
+ * past it: give it to the functions here with a path inside it. */
+const char *cb_fleet_json_item(const char *json, const char *path, int index);
+
 /* The value at `path` as a string (escapes \" \\ \/ \n \t kept as the
  * character, \uXXXX as '?'), truncated to len - 1 bytes. False when absent
  * or not a string (null included); `out` is then "". */

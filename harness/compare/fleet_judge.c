@@ -257,28 +257,10 @@ static bool judge_figure(cb_fleet *f, cb_fleet_group *g, int fig_i, const cb_fle
 
 /* ---- problems ----------------------------------------------------------- */
 
-static int find_member(const cb_fleet *f, const char *run_dir)
-{
-    const char *base = strrchr(run_dir, '/');
-    base = base ? base + 1 : run_dir;
-    if (!*base) return -1;
-    int lo = 0, hi = f->n_members;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        int c = strcmp(f->members[mid].name, base);
-        if (c == 0) return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
-}
-
 static void task_problem(cb_fleet *f, cb_fleet_task *t)
 {
     const char *node = t->node[0] ? t->node : "?";
-    int m = find_member(f, t->run_dir);
+    int d = cb_fleet_find_dir(f, t->run_dir);
     if (!t->state[0]) {
         if (f->expected >= 0 && t->id >= f->expected) return; /* not part of the array */
         snprintf(t->problem, sizeof t->problem,
@@ -294,14 +276,14 @@ static void task_problem(cb_fleet *f, cb_fleet_task *t)
                  t->exit_code, t->reason[0] ? ": " : "", t->reason);
     } else if (strcmp(t->state, "done") != 0 && strcmp(t->state, "reused") != 0) {
         snprintf(t->problem, sizeof t->problem, "unknown state '%.16s'", t->state);
-    } else if (m < 0) {
+    } else if (d < 0) {
         snprintf(t->problem, sizeof t->problem, "recorded %.16s, but its run '%.60s' is missing",
                  t->state, t->run_dir);
-    } else if (f->members[m].task != t->id) {
+    } else if (f->dirs[d].task != t->id) {
         snprintf(t->problem, sizeof t->problem,
                  "ran on %.60s into the run of task %d (same host and device): two tasks "
                  "shared a node, so another node has no run",
-                 node, f->members[m].task);
+                 node, f->dirs[d].task);
     }
 }
 

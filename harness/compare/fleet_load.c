@@ -1,14 +1,13 @@
 /* fleet_load.c - a fleet directory into runs and task records.
  *
- * Each run directory is read by compare's loader (results.csv + samples.csv,
- * with its checks), then once more through the CSV reader for the columns
- * the loader does not keep (bytes, flops, schema 2 telemetry), and its
- * meta.json through fleet_json. A run that did not finish is not parsed: a
- * task killed mid-write may leave a truncated last line, and the report only
- * needs to say that the run is incomplete.
+ * Each directory under DIR is one run: its meta.json is read through
+ * fleet_json (complete or not, host, devices), a complete run's CSV files
+ * through fleet_read.c (one member per device). A run that did not finish is
+ * not parsed: a task killed mid-write may leave a truncated last line, and
+ * the report only needs to say that the run is incomplete.
  *
  * Sizes: directory entries are sorted once (n log n); tasks are indexed by id
- * and joined to runs by binary search on the sorted names.
+ * and joined to directories by binary search on the sorted names.
  */
 #include "fleet.h"
 
@@ -54,6 +53,9 @@ void cb_fleet_free(cb_fleet *f)
         cb_cmp_run_free(&m->run);
     }
     free(f->members);
+    for (int d = 0; d < f->n_dirs; d++)
+        free(f->dirs[d].name);
+    free(f->dirs);
     free(f->tasks);
     for (int g = 0; g < f->n_groups; g++) {
         free(f->groups[g].model);
@@ -158,129 +160,74 @@ static char **list_run_dirs(const char *dir, int *count, cb_msg *err)
     return names;
 }
 
-/* A results.csv cell as a number: NAN when the column is absent or empty. */
-static bool optional_number(const cb_csv *csv, int row, int col, double *out, cb_msg *err)
+cb_fleet_member *cb_fleet_add_member(cb_fleet *f, int dir, cb_msg *err)
 {
-    *out = NAN;
-    if (col < 0 || !*cb_csv_get(csv, row, col)) return true;
-    return cb_csv_get_double(csv, row, col, out, err);
-}
-
-/* The columns of results.csv beside the samples, one info per point. The
- * loader made one point per row in row order (a single directory lists a
- * point once), which is checked rather than assumed. */
-static bool read_point_info(cb_fleet_member *m, const char *run_path, cb_msg *err)
-{
-    char path[PATH_MAX];
-    if (!join(path, sizeof path, run_path, "results.csv", err)) return false;
-    cb_csv *csv = cb_csv_read_file(path, err);
-    if (!csv) return false;
-    static const char *const names[] = {"bytes",
-                                        "flops",
-                                        "sm_clock_min_mhz",
-                                        "sm_clock_median_mhz",
-                                        "sm_clock_max_mhz",
-                                        "mem_clock_median_mhz",
-                                        "power_mean_w",
-                                        "temp_max_c"};
-    int cols[8];
-    for (int c = 0; c < 8; c++)
-        cols[c] = cb_csv_col(csv, names[c]);
-    int bench_col = cb_csv_col(csv, "benchmark"), axes_col = cb_csv_col(csv, "axes");
-    int throttle_col = cb_csv_col(csv, "throttle");
-    bool ok = cb_csv_rows(csv) == m->run.n_points && bench_col >= 0 && axes_col >= 0;
-    if (!ok) cb_msg_set(err, "%s: rows do not match the points read from it", path);
-    m->info = ok ? calloc((size_t)m->run.n_points + 1, sizeof *m->info) : NULL;
-    if (ok && !m->info) {
-        cb_msg_set(err, "fleet: out of memory");
-        ok = false;
-    }
-    for (int r = 0; ok && r < m->run.n_points; r++) {
-        const cb_cmp_point *p = &m->run.points[r];
-        if (strcmp(p->benchmark, cb_csv_get(csv, r, bench_col)) != 0 ||
-            strcmp(p->axes, cb_csv_get(csv, r, axes_col)) != 0) {
-            cb_msg_set(err, "%s:%ld: row does not match the point read from it", path,
-                       cb_csv_line(csv, r));
-            ok = false;
-            break;
+    if (f->n_members == f->cap_members) {
+        int cap = f->cap_members ? 2 * f->cap_members : 64;
+        cb_fleet_member *grown = realloc(f->members, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            cb_msg_set(err, "fleet: out of memory");
+            return NULL;
         }
-        cb_fleet_point_info *in = &m->info[r];
-        double *dst[8] = {&in->bytes,
-                          &in->flops,
-                          &in->sm_clock_min_mhz,
-                          &in->sm_clock_median_mhz,
-                          &in->sm_clock_max_mhz,
-                          &in->mem_clock_median_mhz,
-                          &in->power_mean_w,
-                          &in->temp_max_c};
-        for (int c = 0; ok && c < 8; c++)
-            ok = optional_number(csv, r, cols[c], dst[c], err);
-        if (ok && throttle_col >= 0 && *cb_csv_get(csv, r, throttle_col)) {
-            in->throttle = strdup(cb_csv_get(csv, r, throttle_col));
-            if (!in->throttle) {
-                cb_msg_set(err, "fleet: out of memory");
-                ok = false;
-            }
-        }
+        f->members = grown;
+        f->cap_members = cap;
     }
-    cb_csv_free(csv);
-    return ok;
-}
-
-static int json_int(const char *json, const char *path)
-{
-    double v;
-    return cb_fleet_json_number(json, path, &v) && v >= 0 && v < 1e6 ? (int)v : 0;
-}
-
-/* Read one run directory into `m` (its name already set). */
-static bool load_member(cb_fleet_member *m, const char *dir, cb_msg *err)
-{
-    char run_path[PATH_MAX], path[PATH_MAX];
+    cb_fleet_member *m = &f->members[f->n_members++];
+    memset(m, 0, sizeof *m);
+    cb_cmp_run_init(&m->run);
+    m->dir = dir;
     m->task = -1;
     m->group = -1;
-    if (!join(run_path, sizeof run_path, dir, m->name, err) ||
+    if (f->dirs[dir].count++ == 0) f->dirs[dir].first = f->n_members - 1;
+    return m;
+}
+
+/* An incomplete run: one member named by its directory, with what meta.json
+ * says about the host and the (first) device, and why it is incomplete. */
+static bool add_incomplete(cb_fleet *f, int dir, const char *meta, const char *why, cb_msg *err)
+{
+    cb_fleet_member *m = cb_fleet_add_member(f, dir, err);
+    if (!m) return false;
+    m->name = strdup(f->dirs[dir].name);
+    if (!m->name) {
+        cb_msg_set(err, "fleet: out of memory");
+        return false;
+    }
+    snprintf(m->detail, sizeof m->detail, "%s", why);
+    if (!meta) return true;
+    cb_fleet_json_string(meta, "host.hostname", m->host, sizeof m->host);
+    if (!cb_fleet_json_string(meta, "device.name", m->model, sizeof m->model)) {
+        char cpu[128] = "";
+        cb_fleet_json_string(meta, "host.cpu", cpu, sizeof cpu);
+        snprintf(m->model, sizeof m->model, "CPU: %s", cpu[0] ? cpu : "unknown CPU");
+        m->cpu_only = true;
+    }
+    return true;
+}
+
+/* Read directory `dir` of the fleet. */
+static bool load_dir(cb_fleet *f, int dir, const char *fleet_dir, cb_msg *err)
+{
+    char run_path[PATH_MAX], path[PATH_MAX];
+    if (!join(run_path, sizeof run_path, fleet_dir, f->dirs[dir].name, err) ||
         !join(path, sizeof path, run_path, "meta.json", err))
         return false;
-    if (!is_file(path)) {
-        snprintf(m->detail, sizeof m->detail, "no meta.json: the run never started");
-        return true;
-    }
+    if (!is_file(path))
+        return add_incomplete(f, dir, NULL, "no meta.json: the run never started", err);
     char *meta = read_text(path, META_MAX_BYTES, err);
     if (!meta) return false;
     int complete = cb_fleet_json_bool(meta, "complete");
-    cb_fleet_json_string(meta, "host.hostname", m->host, sizeof m->host);
-    m->cpu_only = cb_fleet_json_find(meta, "device.name") == NULL;
-    if (m->cpu_only) {
-        char cpu[128];
-        if (!cb_fleet_json_string(meta, "host.cpu", cpu, sizeof cpu) || !cpu[0])
-            snprintf(cpu, sizeof cpu, "unknown CPU");
-        snprintf(m->model, sizeof m->model, "CPU: %s", cpu);
-    } else {
-        cb_fleet_json_string(meta, "device.name", m->model, sizeof m->model);
-        cb_fleet_json_string(meta, "device.uuid", m->uuid, sizeof m->uuid);
-        m->pcie_gen = json_int(meta, "device.pcie.generation");
-        m->pcie_width = json_int(meta, "device.pcie.width");
-        m->pcie_max_gen = json_int(meta, "device.pcie.max_generation");
-        m->pcie_max_width = json_int(meta, "device.pcie.max_width");
-    }
-    double fails = 0;
-    if (cb_fleet_json_number(meta, "totals.fail", &fails)) m->failed_points = (long)fails;
+    bool ok;
+    if (complete != 1)
+        ok = add_incomplete(f, dir, meta,
+                            complete == 0 ? "meta.json says complete: false (interrupted, killed "
+                                            "or still running)"
+                                          : "meta.json has no complete: true/false",
+                            err);
+    else
+        ok = cb_fleet_read_run(f, dir, run_path, meta, err);
     free(meta);
-    if (complete != 1) {
-        snprintf(m->detail, sizeof m->detail, "%s",
-                 complete == 0 ? "meta.json says complete: false (interrupted, killed or still "
-                                 "running)"
-                               : "meta.json has no complete: true/false");
-        return true;
-    }
-    cb_msg why = {{0}};
-    if (!cb_cmp_run_load(&m->run, run_path, &why) || !read_point_info(m, run_path, &why)) {
-        cb_msg_set(err, "%s", why.text);
-        return false;
-    }
-    m->complete = true;
-    return true;
+    return ok;
 }
 
 /* ---- task records ------------------------------------------------------- */
@@ -397,12 +344,15 @@ static bool read_tasks(cb_fleet *f, const char *dir, cb_msg *err)
 
 /* ---- the whole directory ------------------------------------------------ */
 
-static int find_member(const cb_fleet *f, const char *name)
+int cb_fleet_find_dir(const cb_fleet *f, const char *run_dir)
 {
-    int lo = 0, hi = f->n_members;
+    const char *name = strrchr(run_dir, '/');
+    name = name ? name + 1 : run_dir;
+    if (!*name) return -1;
+    int lo = 0, hi = f->n_dirs;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        int c = strcmp(f->members[mid].name, name);
+        int c = strcmp(f->dirs[mid].name, name);
         if (c == 0) return mid;
         if (c < 0)
             lo = mid + 1;
@@ -429,33 +379,32 @@ bool cb_fleet_load(cb_fleet *f, const char *dir, cb_msg *err)
     int n = 0;
     char **names = list_run_dirs(dir, &n, err);
     if (!names) return false;
-    f->members = calloc((size_t)n + 1, sizeof *f->members);
-    if (!f->members) {
+    f->dirs = calloc((size_t)n + 1, sizeof *f->dirs);
+    if (!f->dirs) {
         for (int i = 0; i < n; i++)
             free(names[i]);
         free(names);
         cb_msg_set(err, "fleet: out of memory");
         return false;
     }
-    for (int i = 0; i < n; i++) {
-        f->members[i].name = names[i]; /* owned by the member from here */
-        cb_cmp_run_init(&f->members[i].run);
-    }
-    free(names);
-    f->n_members = f->cap_members = n;
     for (int i = 0; i < n; i++)
-        if (!load_member(&f->members[i], dir, err)) return false;
+        f->dirs[i] = (cb_fleet_dir){names[i], 0, 0, -1}; /* the name is the dir's now */
+    free(names);
+    f->n_dirs = n;
+    for (int i = 0; i < n; i++)
+        if (!load_dir(f, i, dir, err)) return false;
     if (!read_tasks(f, dir, err)) return false;
-    if (f->n_members == 0 && f->n_tasks == 0) {
+    if (f->n_dirs == 0 && f->n_tasks == 0) {
         cb_msg_set(err, "%s: no run directories and no _fleet/ task records", dir);
         return false;
     }
-    /* Join tasks to runs by the run directory's name. */
+    /* Join tasks to runs by the run directory's name (the first task wins). */
     for (int t = 0; t < f->n_tasks; t++) {
-        const char *base = strrchr(f->tasks[t].run_dir, '/');
-        base = base ? base + 1 : f->tasks[t].run_dir;
-        int i = *base ? find_member(f, base) : -1;
-        if (i >= 0 && f->members[i].task < 0) f->members[i].task = t;
+        int d = cb_fleet_find_dir(f, f->tasks[t].run_dir);
+        if (d < 0 || f->dirs[d].task >= 0) continue;
+        f->dirs[d].task = t;
+        for (int k = 0; k < f->dirs[d].count; k++)
+            f->members[f->dirs[d].first + k].task = t;
     }
     return true;
 }

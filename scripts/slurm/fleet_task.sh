@@ -7,8 +7,9 @@
 #
 #   OUT          the shared fleet directory
 #   CUBENCH      the cubench binary (or a wrapper) as seen from this node
-#   DEVICE       passed to `cubench run --device` (a number, or `all` for the
-#                multi-GPU runs; the directory is then <label>_all-gpus)
+#   DEVICE       passed to `cubench run --device` on a GPU node (a number, or
+#                `all`: every GPU of the node in one run, the directory then
+#                <label>_all-gpus and each GPU a run of its own in the report)
 #   LABEL        the run name before _<device id>: %h host name, %n Slurm node
 #                name, %a array task id (e.g. %h, or %h-t%a for several tasks
 #                on one machine)
@@ -68,24 +69,32 @@ case "$label" in [._]* | "") label=h$label ;; esac # '.' and '_' names are not r
 
 [ -x "$cubench" ] || fail 2 "cubench '$cubench' is not an executable file on this node"
 
-if [ "$device" = all ]; then
+# The device id, and what to tell cubench run: nothing on a CPU-only node
+# (cubench refuses a --device ordinal where there is no GPU).
+env_text=$("$cubench" env --no-cupti 2>&1)
+env_rc=$?
+run_device=()
+cpu_id() {
+    local machine
+    machine=$(head -c 8 /etc/machine-id 2>/dev/null || true)
+    [ -n "$machine" ] || machine=$(printf '%s' "$host" | cksum | cut -d' ' -f1)
+    echo "cpu-$machine"
+}
+if [ "$env_rc" -eq 3 ] && [ "$require_gpu" != 1 ]; then
+    dev_id=$(cpu_id)
+elif [ "$env_rc" -ne 0 ]; then
+    fail 2 "no usable CUDA device here (cubench env exit $env_rc): $(printf '%s' "$env_text" | grep -m1 -i 'device' || true)"
+elif [ "$device" = all ]; then
     dev_id=all-gpus
+    run_device=(--device all)
 else
-    env_text=$("$cubench" env --no-cupti 2>&1)
-    env_rc=$?
     uuid=$(printf '%s\n' "$env_text" | awk -v d="$device" '
         $1 == "device" && $2 == d ":" { found = 1; next }
         found && $1 == "uuid" { sub(/,$/, "", $2); print $2; exit }
         found && $1 == "device" { exit }')
-    if [ -n "$uuid" ]; then
-        dev_id=$uuid
-    elif [ "$env_rc" -eq 3 ] && [ "$require_gpu" != 1 ]; then
-        machine=$(head -c 8 /etc/machine-id 2>/dev/null || true)
-        [ -n "$machine" ] || machine=$(printf '%s' "$host" | cksum | cut -d' ' -f1)
-        dev_id=cpu-$machine
-    else
-        fail 2 "no CUDA device $device here (cubench env exit $env_rc): $(printf '%s' "$env_text" | grep -m1 -i 'device' || true)"
-    fi
+    [ -n "$uuid" ] || fail 2 "no CUDA device $device here (cubench env lists: $(printf '%s' "$env_text" | grep -c '^device ') devices)"
+    dev_id=$uuid
+    run_device=(--device "$device")
 fi
 dev_id=$(printf '%s' "$dev_id" | tr -c 'A-Za-z0-9._-' '-')
 run_dir=$out/${label}_$dev_id
@@ -113,7 +122,7 @@ on_term() {
 }
 trap on_term TERM INT
 echo "fleet_task: task $task on $node ($host): cubench run into $run_dir" >&2
-"$cubench" run --device "$device" --out "$run_dir" --quiet "$@" &
+"$cubench" run "${run_device[@]}" --out "$run_dir" --quiet "$@" &
 pid=$!
 wait "$pid"
 rc=$?

@@ -330,8 +330,13 @@ static void test_mixed_fleet(void)
         char name[16];
         snprintf(name, sizeof name, "c%d", i);
         run_meta m = cpu;
-        if (i == 2) m.failed_points = 2;
-        write_run(fleet, name, &m, p, cpu_points(p, 1.0));
+        int n = cpu_points(p, 1.0);
+        if (i == 2) { /* two points that failed verification: a problem */
+            m.failed_points = 2;
+            p[n++] = (spec){"vecadd/host", "n=1024;threads=all", "fail", 0, 0, 0, 0, NULL};
+            p[n++] = (spec){"matmul/host_blocked", "m=64;n=m;k=m", "fail", 0, 0, 0, 0, NULL};
+        }
+        write_run(fleet, name, &m, p, n);
     }
     run_meta inc = {"Test GPU", "false", 5, 5, 0};
     write_run(fleet, "inc", &inc, p, gpu_points(p, 1.0, NULL, false));
@@ -447,6 +452,103 @@ static void test_mixed_fleet(void)
     CB_CHECK(text && printed && strcmp(text, printed) == 0); /* stdout = --markdown */
     free(text);
     free(printed);
+}
+
+/* A schema 2 run of two devices (`--device all`): rows with `device`, host
+ * rows without; `slow` scales device 1's vecadd time. */
+static void write_two_device_run(const char *fleet, const char *name, double slow, bool twice)
+{
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/%s", fleet, name);
+    CB_CHECK(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    FILE *r = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    FILE *s = fopen(path, "w");
+    CB_CHECK(r && s);
+    if (!r || !s) return;
+    fputs("schema_version,benchmark,family,axes,status,reason,bytes,flops,device,device_uuid,"
+          "replicates,throttle\n",
+          r);
+    fputs("benchmark,axes,sample,time_s,cupti_s,batch,device,replicate,sm_clock_mhz,throttle\n", s);
+    spec p[16];
+    int n = gpu_points(p, 1.0, NULL, false);
+    for (int dev = 0; dev < 2; dev++)
+        for (int i = 0; i < n; i++) {
+            if (strcmp(p[i].bench, "vecadd/host") == 0) continue; /* the host row, below */
+            double median = p[i].median_s * (dev == 1 && i == 0 ? slow : 1.0);
+            fprintf(r, "2,%s,x,%s,ok,,", p[i].bench, p[i].axes);
+            if (p[i].bytes > 0) fprintf(r, "%.0f", p[i].bytes);
+            fputc(',', r);
+            if (p[i].flops > 0) fprintf(r, "%.0f", p[i].flops);
+            fprintf(r, ",%d,GPU-%s-%d,1,%s\n", dev, name, dev, dev == 1 ? "hw_slowdown" : "none");
+            for (int k = 0; k < p[i].n; k++)
+                fprintf(s, "%s,%s,%d,%.9g,,1,%d,0,,\n", p[i].bench, p[i].axes, k,
+                        median * (1.0 + 0.01 * (uniform() - 0.5)), dev);
+        }
+    if (twice) fputs("2,matmul/pipelined,x,m=4096;n=m;k=m,ok,,,1,1,GPU-x,1,\n", r);
+    fprintf(r, "2,vecadd/host,x,n=16777216;threads=all,ok,,%.0f,,,,1,\n", 12 * N24);
+    for (int k = 0; k < 5; k++)
+        fprintf(s, "vecadd/host,n=16777216;threads=all,%d,0.01,,1,,0,,\n", k);
+    fclose(r);
+    fclose(s);
+    char meta[1200];
+    snprintf(
+        meta, sizeof meta,
+        "{\"schema_version\": 2, \"complete\": true, \"host\": {\"hostname\": \"%s\", "
+        "\"cpu\": \"Test CPU 9000\"},\n \"device\": {\"ordinal\": 0, \"name\": \"Test GPU\"},\n"
+        " \"devices\": [{\"ordinal\": 0, \"name\": \"Test GPU\", \"uuid\": \"GPU-%s-0\", "
+        "\"pcie\": {\"generation\": 5, \"width\": 16, \"max_generation\": 5, \"max_width\": "
+        "16}},\n  {\"ordinal\": 1, \"name\": \"Test GPU\", \"uuid\": \"GPU-%s-1\", \"pcie\": "
+        "{\"generation\": 5, \"width\": 8, \"max_generation\": 5, \"max_width\": 16}}]}\n",
+        name, name, name);
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    write_text(path, meta);
+}
+
+/* Two multi-device runs and one single-device run of one model: four
+ * members, device 1 of the first run slow; a point twice for one device is
+ * bad input. */
+static void test_multi_device(void)
+{
+    char fleet[128], out[160], csv[160];
+    snprintf(fleet, sizeof fleet, "%s/multi", root);
+    snprintf(out, sizeof out, "%s/multi.md", root);
+    snprintf(csv, sizeof csv, "%s/multi.csv", root);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+    write_two_device_run(fleet, "nodeA_all-gpus", 1.5, false);
+    write_two_device_run(fleet, "nodeB_all-gpus", 1.0, false);
+    spec p[16];
+    run_meta gpu = {"Test GPU", "true", 5, 5, 0};
+    write_run(fleet, "nodeC_GPU-c", &gpu, p, gpu_points(p, 1.0, NULL, false));
+    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 1);
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    CB_CHECK(c != NULL);
+    if (c) {
+        CB_CHECK_STR(csv_verdict(c, "nodeA_all-gpus/gpu1", "vecadd"), "slow");
+        CB_CHECK_STR(csv_verdict(c, "nodeA_all-gpus/gpu0", "vecadd"), "ok");
+        CB_CHECK_STR(csv_verdict(c, "nodeB_all-gpus/gpu1", "vecadd"), "ok");
+        CB_CHECK_STR(csv_verdict(c, "nodeC_GPU-c", "vecadd"), "ok");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu1", "vecadd", "device_uuid"),
+                     "GPU-nodeA_all-gpus-1");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu1", "vecadd", "throttle"), "hw_slowdown");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu1", "vecadd", "pcie"),
+                     "gen 5 x8 (max gen 5 x16)");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu0", "vecadd", "pcie"), "gen 5 x16");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu0", "vecadd", "runs_timed"), "5");
+        CB_CHECK(csv_verdict(c, "nodeA_all-gpus", "vecadd/host") == NULL); /* host rows: none */
+        cb_csv_free(c);
+    }
+    char *text = read_all(out);
+    CHECK_CONTAINS(text, "**1 run flagged, 0 problems.** 5 runs (5 complete) in 1 model");
+    CHECK_CONTAINS(text, "## Test GPU — 5 runs");
+    free(text);
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/multi-bad", root);
+    CB_CHECK(mkdir(bad, 0700) == 0);
+    write_two_device_run(bad, "nodeD_all-gpus", 1.0, true);
+    CB_CHECK_EQ_INT(run_fleet(out, bad, NULL), 2);
 }
 
 /* A uniform fleet exits 0; two runs of a model cannot be judged. */
@@ -621,6 +723,7 @@ int main(void)
     }
     test_mixed_fleet();
     test_clean_and_small();
+    test_multi_device();
     test_errors();
     test_recorded();
     remove_tree(root);

@@ -49,6 +49,37 @@ static void test_paths(void)
     CB_CHECK_STR(small, "NVID");
 }
 
+static void test_arrays(void)
+{
+    const char *meta = "{\"device\": {\"name\": \"A\"}, \"devices\": [ {\"ordinal\": 0, \"name\": "
+                       "\"A\", \"pcie\": {\"width\": 16}}, {\"ordinal\": 1, \"name\": \"B [x]\"} ],"
+                       " \"empty\": [], \"nums\": [1, [2, 3], \"4\"]}";
+    char s[32];
+    double v = 0;
+    const char *d0 = cb_fleet_json_item(meta, "devices", 0);
+    const char *d1 = cb_fleet_json_item(meta, "devices", 1);
+    CB_CHECK(d0 && d1);
+    CB_CHECK(cb_fleet_json_item(meta, "devices", 2) == NULL);
+    CB_CHECK(cb_fleet_json_item(meta, "devices", -1) == NULL);
+    CB_CHECK(cb_fleet_json_item(meta, "empty", 0) == NULL);
+    CB_CHECK(cb_fleet_json_item(meta, "device", 0) == NULL); /* an object */
+    CB_CHECK(cb_fleet_json_item(meta, "missing", 0) == NULL);
+    if (d0 && d1) {
+        CB_CHECK(cb_fleet_json_string(d1, "name", s, sizeof s));
+        CB_CHECK_STR(s, "B [x]");
+        CB_CHECK(cb_fleet_json_number(d1, "ordinal", &v));
+        CB_CHECK_NEAR(v, 1, 0);
+        CB_CHECK(cb_fleet_json_number(d0, "pcie.width", &v));
+        CB_CHECK_NEAR(v, 16, 0);
+        CB_CHECK(cb_fleet_json_find(d1, "pcie") == NULL); /* not d0's */
+    }
+    const char *n2 = cb_fleet_json_item(meta, "nums", 2);
+    CB_CHECK(n2 && *n2 == '"');
+    CB_CHECK(cb_fleet_json_item("[1, 2", "", 1) != NULL);
+    CB_CHECK(cb_fleet_json_item("[1, 2", "", 2) == NULL);
+    CB_CHECK(cb_fleet_json_item("[1 2]", "", 1) == NULL);
+}
+
 static void test_null_device(void)
 {
     const char *cpu_only = "{\"device\": null, \"no_device_reason\": \"none\", \"host\": {}}";
@@ -106,6 +137,7 @@ static void test_deep_nesting(void)
 int main(void)
 {
     test_paths();
+    test_arrays();
     test_null_device();
     test_malformed();
     test_deep_nesting();
