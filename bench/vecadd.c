@@ -10,6 +10,7 @@
 #include "common_kernels.h"
 #include "vecadd.h"
 #include "vecadd_host.h"
+#include "mem_budget.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -64,14 +65,10 @@ static cb_status vecadd_setup(const cb_point *p, const cb_bench_ctx *ctx, void *
         return CB_SKIP;
     }
     bool stream_hint = variant == CB_VECADD_FLOAT4 && cb_point_is(p, "hint", "stream");
-    size_t bytes = 3 * (size_t)n * sizeof(float);
-    size_t free_b = 0, total_b = 0;
-    CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    if (bytes + ((size_t)256 << 20) > free_b) {
-        cb_msg_set(why, "needs %.2f GiB of device memory, %.2f GiB free", bytes / 1073741824.0,
-                   free_b / 1073741824.0);
-        return CB_SKIP;
-    }
+    /* a, b and c: 3 n floats (n = 2^62 overflows 64 bits: a skip, not a wrap). */
+    cb_status fit =
+        cb_mem_check_device(cb_mem_bytes(cb_mem_bytes((uint64_t)n, 3), sizeof(float)), why);
+    if (fit != CB_OK) return fit;
 
     int per_sm = 0;
     CB_CUDA(cb_vecadd_blocks_per_sm(variant, block, ilp, stream_hint, &per_sm));

@@ -50,9 +50,9 @@ typedef struct cb_bench_ctx {
      * The runner's stream and events live on `dev`. */
     const cb_device_info *const *devs;
     int n_devs;
-    cudaStream_t stream;       /* the runner's dedicated stream (CUDA only)    */
-    uint64_t seed;             /* for the benchmark's random inputs            */
-    int host_threads;          /* threads a host benchmark may use             */
+    cudaStream_t stream; /* the runner's dedicated stream (CUDA only)    */
+    uint64_t seed;       /* for the benchmark's random inputs            */
+    int host_threads;    /* threads a host benchmark may use             */
 } cb_bench_ctx;
 
 /* What `setup` may report about a point besides its status. */

@@ -23,6 +23,22 @@
 #define MAX_OVERRIDES 32
 #define MAX_POINTS    200000
 
+/* The confidence level of the stopping rule's interval (stats.c). */
+#define CI_LEVEL 0.95
+
+/* The fewest samples whose order statistics can bracket the median at
+ * CI_LEVEL: with n samples the widest interval, [x(1), x(n)], covers it
+ * with probability 1 - 2 / 2^n, 93.75% for n = 5 and 96.9% for n = 6.
+ * Fewer samples can never meet a CI target, so --quick uses this many and
+ * --min-samples refuses less. */
+static int ci_min_samples(void)
+{
+    int n = 1, lo, hi;
+    while (!cb_stats_median_ci_ranks(n, CI_LEVEL, &lo, &hi))
+        n++;
+    return n;
+}
+
 static void run_usage(FILE *f)
 {
     fprintf(
@@ -42,14 +58,17 @@ static void run_usage(FILE *f)
         "  --device N|all|N,M,...  CUDA device(s): every single-GPU point runs on each, in\n"
         "                          turn, into one run directory (rows say `device`);\n"
         "                          multi-GPU points (p2p, nccl) run once over them all\n"
+        "                          (an ordinal the machine lacks is refused; without a GPU,\n"
+        "                          only the default: GPU points are then skipped)\n"
         "                          (default 0)\n"
         "  --cache cold|hot        cold: flush L2 before every sample, one run per sample\n"
         "                          (default); hot: batch runs into samples >= 100 us\n"
         "  --max-time-per-point S  sampling budget per point in seconds (default 1)\n"
-        "  --min-samples N         samples before the stopping rule may stop (default 10)\n"
+        "  --min-samples N         samples before the stopping rule may stop (default 10;\n"
+        "                          at least %d, the fewest that can give a 95%% CI)\n"
         "  --target-ci PCT         stop when the 95%% CI of the median is within +-PCT %%\n"
         "                          of it (default 0.5)\n"
-        "  --quick                 smoke run: 5 samples, +-2%% target, 0.05 s per point\n"
+        "  --quick                 smoke run: %d samples, +-2%% target, 0.05 s per point\n"
         "  --replicates R          run the point list R times (default 1), each point set\n"
         "                          up afresh per round, rounds interleaved over the points;\n"
         "                          each round gets 1/R of the time budget. samples.csv\n"
@@ -62,11 +81,13 @@ static void run_usage(FILE *f)
         "  --no-nvtx               no NVTX ranges\n"
         "  --profile               bracket the sampling with cudaProfilerStart/Stop; needs\n"
         "                          exactly one point. Prints the ncu/nsys command lines\n"
-        "  --dry-run               print the points and exit\n"
+        "  --dry-run               print the points and exit (GPU points too, without a\n"
+        "                          GPU: values that need the device, like 4sm, unresolved)\n"
         "  --quiet                 no progress line\n"
         "\n"
         "exit codes: 0 all points ran (ok, noisy or skip); 1 at least one point failed;\n"
-        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n");
+        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n",
+        ci_min_samples(), ci_min_samples());
 }
 
 typedef struct run_args {
@@ -169,6 +190,15 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_MINS:
             if (!cb_cli_parse_int("run", "--min-samples", optarg, 1, 10000, &iv))
                 return CB_EXIT_USAGE;
+            if (iv < ci_min_samples()) {
+                fprintf(
+                    stderr,
+                    "cubench run: --min-samples %lld: a 95%% CI of the median needs at least %d "
+                    "samples (with %d, the widest interval [min, max] covers only %.2f%%)\n",
+                    iv, ci_min_samples(), ci_min_samples() - 1,
+                    100.0 * (1.0 - 2.0 / (double)(1LL << (ci_min_samples() - 1))));
+                return CB_EXIT_USAGE;
+            }
             a->cfg.stop.min_samples = (int)iv;
             set_min = true;
             break;
@@ -233,7 +263,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         return CB_EXIT_USAGE;
     }
     if (quick) {
-        if (!set_min) a->cfg.stop.min_samples = 5;
+        if (!set_min) a->cfg.stop.min_samples = ci_min_samples();
         if (!set_time) a->cfg.stop.max_time_s = 0.05;
         if (!set_ci) a->cfg.stop.target_rel = 0.02;
         a->cfg.warmup_runs = 1;
@@ -245,15 +275,18 @@ static int parse_run_args(int argc, char **argv, run_args *a)
 
 /* The points of one pass; `device` >= 0 prefixes them when the run has
  * several devices. */
-static void print_points(const cb_plan *plan, int device)
+static void print_points(const cb_plan *plan, int device, const char *no_device_reason)
 {
     for (int i = 0; i < plan->n; i++) {
         const cb_planned_point *pp = &plan->points[i];
         char axes[CB_POINT_TEXT] = "";
         if (pp->point.n_axes) cb_point_format(&pp->point, axes, sizeof axes);
         if (device >= 0) printf("[device %d] ", device);
+        /* The no-device reason is on stderr in full once, not on every line. */
+        const char *why =
+            strcmp(pp->skip_reason, no_device_reason) == 0 ? "no CUDA device" : pp->skip_reason;
         if (pp->skip_reason[0])
-            printf("%s %s (skip: %s)\n", pp->bench->name, axes, pp->skip_reason);
+            printf("%s %s (skip: %s)\n", pp->bench->name, axes, why);
         else
             printf("%s %s\n", pp->bench->name, axes);
     }
@@ -318,7 +351,8 @@ static int resolve_devices(const char *spec, bool given, device_set *ds, cb_msg 
         if (want[k] >= count) {
             if (count == 0 && !given) return -1; /* the default, on a machine without one */
             if (count == 0)
-                fprintf(stderr, "cubench run: --device %d: %s\n", want[k], why->text);
+                fprintf(stderr, "cubench run: no CUDA device; --device %d cannot be used (%s)\n",
+                        want[k], why->text);
             else
                 fprintf(stderr, "cubench run: --device %d: only %d device(s) (0..%d)\n", want[k],
                         count, count - 1);
@@ -442,6 +476,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
                                .dev = ds.n > 0 ? ds.ptr[d] : NULL,
                                .no_device_reason = a.cfg.no_device_reason,
                                .omit_cuda_without_device = a.n_globs == 0,
+                               .expand_skipped = a.dry_run,
                                .max_points = MAX_POINTS};
         if (!cb_plan_build(&req, &plans[d], &why)) {
             fprintf(stderr, "cubench run: %s\n", why.text);
@@ -459,7 +494,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         fprintf(stderr, "cubench: no CUDA device (%s); running the CPU baseline only\n", why.text);
     if (a.dry_run) {
         for (int d = 0; d < n_passes; d++)
-            print_points(&plans[d], ds.n > 1 ? ds.ptr[d]->ordinal : -1);
+            print_points(&plans[d], ds.n > 1 ? ds.ptr[d]->ordinal : -1, a.cfg.no_device_reason);
         fprintf(stderr, "%d points\n", total);
         free_plans(plans, n_passes);
         return CB_EXIT_OK;
