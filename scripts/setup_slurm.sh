@@ -42,7 +42,9 @@ if [ ! -e "$policy" ]; then
     "${sudo[@]}" chmod 755 "$policy"
     made_policy=1
 fi
-cleanup() { [ "$made_policy" = 1 ] && "${sudo[@]}" rm -f "$policy"; }
+cleanup() {
+    if [ "$made_policy" = 1 ]; then "${sudo[@]}" rm -f "$policy"; fi
+}
 trap cleanup EXIT
 
 say "installing ${missing[*]}"
@@ -54,3 +56,4 @@ for pkg in "${missing[@]}"; do
         { say "$pkg installed but ${provides[$pkg]} not found"; exit 1; }
 done
 say "ready"
+exit 0
