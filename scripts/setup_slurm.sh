@@ -42,6 +42,7 @@ if [ ! -e "$policy" ]; then
     "${sudo[@]}" chmod 755 "$policy"
     made_policy=1
 fi
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
     if [ "$made_policy" = 1 ]; then "${sudo[@]}" rm -f "$policy"; fi
 }
