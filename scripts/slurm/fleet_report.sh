@@ -30,7 +30,7 @@ mkdir -p "$out/_fleet/reports" &&
 if [ -n "$python" ] && [ "$rc" -le 1 ]; then
     # The reports package lives beside this script's checkout; the job runs a
     # spooled copy of the script, so the checkout comes in the environment.
-    (cd "${CUBENCH_SOURCE_DIR:?}" && "$python" -m reports --fleet "$out" -o "$out/_fleet-html" \
+    (cd "${CUBENCH_SOURCE_DIR:?}" && PYTHONDONTWRITEBYTECODE=1 "$python" -m reports --fleet "$out" -o "$out/_fleet-html" \
         --cubench "$cubench" "$@") ||
         echo "fleet_report: the HTML page failed (the markdown and CSV stand)" >&2
 fi
