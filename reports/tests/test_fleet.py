@@ -86,6 +86,40 @@ def test_flagged_runs_are_marked(fleet, cubench, tmp_path):
     assert 'class="marked"' in page
 
 
+def test_schema2_gpu_run(cubench, tmp_path):
+    """The recorded schema 2 run of the whole default suite (--device all on
+    one H200, samples.csv.xz unpacked here), three times under three names:
+    every GPU figure finds its reference point, the telemetry columns and the
+    PCIe link reach the CSV, and identical runs are all ok."""
+    import lzma
+    src = REPO / "tests" / "data" / "h200-defaults-r2"
+    base = tmp_path / "unpacked"
+    base.mkdir()
+    (base / "samples.csv").write_bytes(lzma.decompress((src / "samples.csv.xz").read_bytes()))
+    root = tmp_path / "fleet"
+    root.mkdir()
+    for i in range(3):
+        run = root / f"node{i}_GPU-test"
+        run.mkdir()
+        for name in ("results.csv", "meta.json"):
+            (run / name).symlink_to(src / name)
+        (run / "samples.csv").symlink_to(base / "samples.csv")
+    out = tmp_path / "page"
+    assert main(["--fleet", str(root), "-o", str(out), "--cubench", cubench]) == 0
+    rows = read_rows(out / "fleet.csv")
+    assert models(rows) == ["NVIDIA H200"]
+    figures = {r["figure"] for r in rows}
+    assert figures == {"vecadd", "pinned H2D", "pinned D2H", "cuBLAS FP32", "ladder best"}
+    assert {r["verdict"] for r in rows} == {"ok"}
+    for r in rows:
+        assert r["sm_clock_median_mhz"] and r["throttle"] and r["power_mean_w"]
+        assert r["pcie"] == "gen 5 x16"
+        assert r["device_uuid"].startswith("GPU-")
+        assert abs(float(r["ratio"]) - 1.0) < 1e-6  # the same samples (exp of a log)
+    ladder = next(r for r in rows if r["figure"] == "ladder best")
+    assert not ladder["benchmark"].startswith(("matmul/cublas", "matmul/host"))
+
+
 def test_errors(fleet, cubench, tmp_path, capsys):
     empty = tmp_path / "empty"
     empty.mkdir()
