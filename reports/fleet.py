@@ -157,14 +157,19 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
     ax.set_title(title, fontsize=10)
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="best", framealpha=0.85)
-    caption = (f"Each dot is one run at its figure's reference point: the Hodges-Lehmann "
-               f"ratio of its samples to the other runs' medians, with its confidence "
-               f"interval; red runs are flagged (the whole CI outside the grey band "
+    caption = (f"Each dot is one run at its figure's reference point: its throughput over "
+               f"the other runs' geometric mean, with the interval a further run of the "
+               f"fleet would have (leave-one-out t); red runs are flagged (the whole CI outside the grey band "
                f"[1/(1 + tolerance), 1 + tolerance], or the point missing). Runs keep their "
                f"horizontal offset across columns.")
     name = f"fleet/strip_{index}_{F.slug(model)}"
     return F.save(fig, out, name, {"kind": "strip", "model": model, "tolerance": tolerance,
                                    "rows": data_rows}, SECTION, title, caption)
+
+
+def _r(value: float) -> str:
+    """A ratio as the markdown report writes it."""
+    return f"{value:.3f}" if 0.001 <= value < 1000 else f"{value:.3g}"
 
 
 def _cell(r: dict) -> str:
@@ -173,10 +178,10 @@ def _cell(r: dict) -> str:
     value, ratio = _num(r["value"]), _num(r["ratio"])
     text = F.fmt(value) if value is not None else "-"
     if ratio is not None:
-        text += f" ({ratio:.3f}"
+        text += f" ({_r(ratio)}"
         lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
         if lo is not None and hi is not None:
-            text += f" [{lo:.3f}, {hi:.3f}]"
+            text += f" [{_r(lo)}, {_r(hi)}]"
         text += ")"
     return text
 
@@ -259,7 +264,7 @@ def main(argv: list[str]) -> int:
                         help="as `cubench fleet --tolerance` (default 0.05)")
     parser.add_argument("--alpha", type=float, help="as `cubench fleet --alpha`")
     parser.add_argument("--min-runs", type=int, help="as `cubench fleet --min-runs`")
-    # Other options (--max-base, --title) go to cubench fleet as they are.
+    # Other options (--title) go to cubench fleet as they are.
     args, passthrough = parser.parse_known_args(argv)
     try:
         cubench = find_cubench(args.cubench)

@@ -24,13 +24,14 @@
  * Either way only points that at least half of the model's runs timed are
  * candidates.
  *
- * At the reference point each run's sample times are compared with the
- * median times of the model's other runs (fleet_shift.h): the
- * Hodges-Lehmann ratio with its Moses CI, turned into a throughput ratio
- * (> 1 = faster than the fleet). Verdicts (first that applies):
+ * At the reference point each run is one value, compare's estimate of its
+ * center (compare_units.h), set against the other runs' values
+ * (fleet_stat.h: the leave-one-out t interval), turned into a throughput
+ * ratio (> 1 = faster than the rest of the fleet). Verdicts (first that
+ * applies):
  *   missing   the run did not time the reference point (skip, fail, absent)
- *   unjudged  fewer than min_runs runs of the model timed it, or the samples
- *             are too few for a CI at this alpha
+ *   unjudged  fewer than min_runs runs of the model timed it, or the run's
+ *             own spread is unknown (a single sample)
  *   slow      the whole CI lies below 1 / (1 + tolerance)
  *   fast      the whole CI lies above 1 + tolerance
  *   ok        anything else
@@ -86,7 +87,7 @@ typedef struct cb_fleet_cell {
     int point;                     /* the reference point in run.points, or -1 */
     int n;                         /* its samples                                */
     double value;                  /* GB/s or TFLOP/s at the median time; NAN    */
-    double ratio, ci_lo, ci_hi, p; /* throughput vs the fleet; NAN when none     */
+    double ratio, ci_lo, ci_hi, p; /* throughput vs the other runs; NAN: none    */
     cb_fleet_verdict verdict;
 } cb_fleet_cell;
 
@@ -163,7 +164,6 @@ typedef struct cb_fleet_opts {
     double tolerance; /* relative distance from the fleet that matters (0.05)  */
     double alpha;     /* CIs at 1 - alpha (0.05)                                */
     int min_runs;     /* runs of a model that must time a point to judge it (3) */
-    int max_base;     /* the others' medians are thinned to this many (1024)   */
 } cb_fleet_opts;
 
 void cb_fleet_opts_default(cb_fleet_opts *o);

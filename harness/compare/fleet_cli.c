@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +23,16 @@ static void usage(FILE *f)
           "Runs are grouped by GPU model (CPU model without a GPU); each key figure\n"
           "(vecadd, pinned H2D/D2H, cuBLAS FP32, the ladder's best; vecadd/host and\n"
           "matmul/host_blocked on CPU-only runs) is measured at the model's best point\n"
-          "and set against the model's other runs: Hodges-Lehmann ratio of the run's\n"
-          "samples to the other runs' medians, with its CI. Failed, killed and\n"
+          "and set against the model's other runs: the ratio of the run's center (compare's\n"
+          "estimate) to the others' mean, with its leave-one-out t CI. Failed, killed and\n"
           "never-started array tasks (DIR/_fleet/) are listed as problems.\n"
           "\n"
           "options:\n"
           "  --tolerance X    a figure is slow/fast when its whole CI lies more than X\n"
           "                   (relative) from the fleet (default 0.05)\n"
           "  --alpha X        CIs at 1 - X (default 0.05)\n"
-          "  --min-runs N     runs of a model that must time a point to judge it (default 3)\n"
-          "  --max-base N     the other runs' medians are thinned to N evenly spaced ranks\n"
-          "                   beyond N runs (default 1024; keeps a large fleet linear)\n"
+          "  --min-runs N     runs of a model that must time a point to judge it (default 3,\n"
+          "                   the fewest with a spread to judge by)\n"
           "  --markdown FILE  also write the markdown report to FILE\n"
           "  --csv FILE       write one row per run and figure, and per problem, to FILE\n"
           "                   ('-': stdout, and then no markdown on stdout)\n"
@@ -58,10 +58,12 @@ static bool parse_number(const char *opt, const char *text, double lo, double hi
 
 static bool parse_count(const char *opt, const char *text, int lo, int hi, int *out)
 {
-    double v;
-    if (!parse_number(opt, text, lo - 1, hi, &v)) return false;
-    if (v != (int)v) {
-        fprintf(stderr, "fleet: --%s '%s': expected a whole number\n", opt, text);
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (!*text || *end || errno || !(v >= lo && v <= hi) || v != floor(v)) {
+        fprintf(stderr, "fleet: --%s '%s': expected a whole number from %d to %d\n", opt, text, lo,
+                hi);
         return false;
     }
     *out = (int)v;
@@ -77,12 +79,11 @@ typedef struct cli_args {
 
 static int parse_args(int argc, char **argv, cli_args *a)
 {
-    enum { OPT_TOL = 256, OPT_ALPHA, OPT_MIN_RUNS, OPT_MAX_BASE, OPT_MD, OPT_CSV, OPT_TITLE };
+    enum { OPT_TOL = 256, OPT_ALPHA, OPT_MIN_RUNS, OPT_MD, OPT_CSV, OPT_TITLE };
     static const struct option longopts[] = {
         {"tolerance", required_argument, NULL, OPT_TOL},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"min-runs", required_argument, NULL, OPT_MIN_RUNS},
-        {"max-base", required_argument, NULL, OPT_MAX_BASE},
         {"markdown", required_argument, NULL, OPT_MD},
         {"csv", required_argument, NULL, OPT_CSV},
         {"title", required_argument, NULL, OPT_TITLE},
@@ -106,11 +107,7 @@ static int parse_args(int argc, char **argv, cli_args *a)
             if (!parse_number("alpha", optarg, 0.0, 0.5, &a->opts.alpha)) return CB_EXIT_USAGE;
             break;
         case OPT_MIN_RUNS:
-            if (!parse_count("min-runs", optarg, 2, 1000000, &a->opts.min_runs))
-                return CB_EXIT_USAGE;
-            break;
-        case OPT_MAX_BASE:
-            if (!parse_count("max-base", optarg, 1, 1000000, &a->opts.max_base))
+            if (!parse_count("min-runs", optarg, 3, 1000000, &a->opts.min_runs))
                 return CB_EXIT_USAGE;
             break;
         case OPT_MD:

@@ -2,15 +2,17 @@
  * point, compare every run with the others there, and collect the problems
  * (the rules are in fleet.h).
  *
- * Cost: every point's samples are sorted once (N log N); a figure's
- * candidates are pooled in a hash keyed by identity (compare_load's), so the
- * choice of its reference point is linear in the rows; the comparisons are
- * fleet_shift's, O(T max_base + N log N) per model and figure.
+ * Cost: a candidate point's samples are copied and sorted once for its
+ * median (N log N); a figure's candidates are pooled in a hash keyed by
+ * identity (compare_load's), so the choice of its reference point is linear
+ * in the rows; each run's value is compare's side estimate (compare_units.h,
+ * N log N) and the comparisons are fleet_stat's, linear in the runs.
  */
 #include "fleet.h"
 
 #include "compare_stats.h"
-#include "fleet_shift.h"
+#include "compare_units.h"
+#include "fleet_stat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,14 +91,25 @@ static double unit_work(const cb_fleet_figure *fig, const cb_fleet_point_info *i
     return w > 0 && isfinite(w) ? w : 0.0;
 }
 
-static double sorted_median(const cb_cmp_point *p)
-{
-    return cb_cmp_quantile(p->times, p->n, 0.5);
-}
-
 static bool usable(const cb_cmp_point *p)
 {
     return p->timed && p->n > 0;
+}
+
+/* The median of a point's times, sorted in a copy: the point's arrays keep
+ * their time order (compare_units reads the rounds in it). NAN when out of
+ * memory. */
+static double point_median(const cb_cmp_point *p, double **scratch, int *cap)
+{
+    if (p->n > *cap) {
+        double *grown = realloc(*scratch, (size_t)p->n * sizeof *grown);
+        if (!grown) return NAN;
+        *scratch = grown;
+        *cap = p->n;
+    }
+    memcpy(*scratch, p->times, (size_t)p->n * sizeof **scratch);
+    qsort(*scratch, (size_t)p->n, sizeof **scratch, cmp_double);
+    return cb_cmp_quantile(*scratch, p->n, 0.5);
 }
 
 /* The reference point: among the points the figure matches that at least
@@ -110,7 +123,8 @@ static bool choose_ref(cb_fleet *f, cb_fleet_group *g, int fig_i, cb_msg *err)
     cb_cmp_run pool; /* "times" of a pooled point are the runs' values */
     cb_cmp_run_init(&pool);
     int *origin = NULL; /* pool point -> member that added it first */
-    int origin_cap = 0;
+    int origin_cap = 0, scratch_cap = 0;
+    double *scratch = NULL;
     bool ok = true;
     for (int k = 0; ok && k < g->n; k++) {
         cb_fleet_member *m = &f->members[g->members[k]];
@@ -136,7 +150,9 @@ static bool choose_ref(cb_fleet *f, cb_fleet_group *g, int fig_i, cb_msg *err)
                 }
                 origin[before] = g->members[k];
             }
-            ok = cb_cmp_point_add_time(q, work / sorted_median(pt), err);
+            double med = point_median(pt, &scratch, &scratch_cap);
+            if (isnan(med)) ok = oom(err);
+            if (ok) ok = cb_cmp_point_add_time(q, work / med, 0, err);
         }
     }
     int need = (g->n + 1) / 2;
@@ -166,17 +182,9 @@ static bool choose_ref(cb_fleet *f, cb_fleet_group *g, int fig_i, cb_msg *err)
         ref->median_value = best;
     }
     free(origin);
+    free(scratch);
     cb_cmp_run_free(&pool);
     return ok;
-}
-
-static cb_fleet_verdict verdict_of(const cb_shift *s, int timed, const cb_fleet_opts *o)
-{
-    if (timed < o->min_runs || s->ci_rank < 1) return CB_FLEET_UNJUDGED;
-    double limit = 1.0 + o->tolerance;
-    if (s->ci_lo > limit) return CB_FLEET_SLOW; /* times: a ratio above 1 is slower */
-    if (s->ci_hi < 1.0 / limit) return CB_FLEET_FAST;
-    return CB_FLEET_OK;
 }
 
 static double median_of(double *v, int n)
@@ -194,15 +202,15 @@ static bool judge_figure(cb_fleet *f, cb_fleet_group *g, int fig_i, const cb_fle
     if (!choose_ref(f, g, fig_i, err)) return false;
     if (!ref->benchmark) return true; /* no run of the model measured it: NA */
 
-    double *medians = malloc((size_t)g->n * sizeof *medians);
+    cb_fleet_value *vals = malloc((size_t)g->n * sizeof *vals);
+    cb_fleet_loo *loo = malloc((size_t)g->n * sizeof *loo);
+    int *who = malloc((size_t)g->n * sizeof *who);
     double *values = malloc((size_t)g->n * sizeof *values);
     double *clocks = malloc((size_t)g->n * sizeof *clocks);
-    if (!medians || !values || !clocks) {
-        free(medians), free(values), free(clocks);
-        return oom(err);
-    }
+    bool ok = vals && loo && who && values && clocks;
+    if (!ok) oom(err);
     int timed = 0, n_clocks = 0;
-    for (int k = 0; k < g->n; k++) {
+    for (int k = 0; ok && k < g->n; k++) {
         cb_fleet_member *m = &f->members[g->members[k]];
         cb_fleet_cell *c = &m->cells[fig_i];
         const cb_cmp_point *pt = cb_cmp_run_find(&m->run, ref->benchmark, ref->axes);
@@ -212,46 +220,47 @@ static bool judge_figure(cb_fleet *f, cb_fleet_group *g, int fig_i, const cb_fle
             c->verdict = CB_FLEET_MISSING;
             continue;
         }
+        cb_side_est est;
+        if (!cb_side_estimate(pt, &est, err)) {
+            ok = false;
+            break;
+        }
         c->n = pt->n;
-        double med = sorted_median(pt);
-        c->value = work / med;
-        medians[timed] = med;
+        c->value = work / est.median_s;
+        vals[timed] = (cb_fleet_value){est.center, est.var, est.df};
+        who[timed] = g->members[k];
         values[timed++] = c->value;
         double clock = m->info[c->point].sm_clock_median_mhz;
         if (!isnan(clock)) clocks[n_clocks++] = clock;
     }
-    ref->timed = timed;
-    ref->median_value = median_of(values, timed);
-    ref->median_sm_clock_mhz = median_of(clocks, n_clocks);
-
-    bool ok = true;
-    cb_fleet_base base;
-    bool have_base = timed >= 2 && cb_fleet_base_init(&base, medians, timed, o->max_base, err);
-    if (timed >= 2 && !have_base) ok = false;
-    for (int k = 0; ok && have_base && k < g->n; k++) {
-        cb_fleet_member *m = &f->members[g->members[k]];
-        cb_fleet_cell *c = &m->cells[fig_i];
-        if (c->verdict == CB_FLEET_MISSING) continue;
-        const cb_cmp_point *pt = &m->run.points[c->point];
-        cb_shift s;
-        if (!cb_fleet_base_compare(&base, sorted_median(pt), pt->times, pt->n, o->alpha, &s, err)) {
-            ok = false;
-            break;
+    if (ok) {
+        ref->timed = timed;
+        if (timed >= 2) cb_fleet_leave_one_out(vals, timed, o->alpha, loo);
+        for (int t = 0; t < timed; t++) {
+            cb_fleet_cell *c = &f->members[who[t]].cells[fig_i];
+            if (timed < 2) {
+                c->verdict = CB_FLEET_UNJUDGED; /* one run alone: nothing to set it against */
+                continue;
+            }
+            /* Log times to throughput: the ratio and the CI invert. */
+            c->ratio = exp(-loo[t].log_ratio);
+            c->ci_lo = exp(-loo[t].ci_hi);
+            c->ci_hi = exp(-loo[t].ci_lo);
+            c->p = loo[t].p;
+            double limit = 1.0 + o->tolerance;
+            if (timed < o->min_runs || isnan(loo[t].ci_lo))
+                c->verdict = CB_FLEET_UNJUDGED;
+            else if (c->ci_hi < 1.0 / limit)
+                c->verdict = CB_FLEET_SLOW;
+            else if (c->ci_lo > limit)
+                c->verdict = CB_FLEET_FAST;
+            else
+                c->verdict = CB_FLEET_OK;
         }
-        /* Times to throughput: the ratio and the CI invert. */
-        c->ratio = 1.0 / s.ratio;
-        c->ci_lo = s.ci_rank >= 1 ? 1.0 / s.ci_hi : NAN;
-        c->ci_hi = s.ci_rank >= 1 ? 1.0 / s.ci_lo : NAN;
-        c->p = s.p;
-        c->verdict = verdict_of(&s, timed, o);
+        ref->median_value = median_of(values, timed);
+        ref->median_sm_clock_mhz = median_of(clocks, n_clocks);
     }
-    if (ok && timed == 1) /* one run alone: nothing to set it against */
-        for (int k = 0; k < g->n; k++) {
-            cb_fleet_cell *c = &f->members[g->members[k]].cells[fig_i];
-            if (c->verdict != CB_FLEET_MISSING) c->verdict = CB_FLEET_UNJUDGED;
-        }
-    if (have_base) cb_fleet_base_free(&base);
-    free(medians), free(values), free(clocks);
+    free(vals), free(loo), free(who), free(values), free(clocks);
     return ok;
 }
 
@@ -301,16 +310,9 @@ static void member_problem(cb_fleet *f, cb_fleet_member *m)
 
 bool cb_fleet_judge(cb_fleet *f, const cb_fleet_opts *o, cb_msg *err)
 {
-    for (int i = 0; i < f->n_members; i++) {
-        cb_fleet_member *m = &f->members[i];
+    for (int i = 0; i < f->n_members; i++)
         for (int c = 0; c < CB_FLEET_FIGURES; c++)
-            m->cells[c] = (cb_fleet_cell){-1, 0, NAN, NAN, NAN, NAN, NAN, CB_FLEET_NA};
-        /* Sorted samples: medians and the comparisons read them in order. */
-        for (int p = 0; m->complete && p < m->run.n_points; p++) {
-            cb_cmp_point *pt = &m->run.points[p];
-            if (pt->n > 1) qsort(pt->times, (size_t)pt->n, sizeof *pt->times, cmp_double);
-        }
-    }
+            f->members[i].cells[c] = (cb_fleet_cell){-1, 0, NAN, NAN, NAN, NAN, NAN, CB_FLEET_NA};
     if (!make_groups(f, err)) return false;
     for (int g = 0; g < f->n_groups; g++)
         for (int fig = 0; fig < CB_FLEET_FIGURES; fig++)

@@ -32,7 +32,6 @@ void cb_fleet_opts_default(cb_fleet_opts *o)
     o->tolerance = 0.05;
     o->alpha = 0.05;
     o->min_runs = 3;
-    o->max_base = 1024;
 }
 
 void cb_fleet_init(cb_fleet *f)

@@ -9,8 +9,10 @@
  * --device all`: the same point once per `device`), and the results.csv
  * columns beside the samples (bytes, flops, telemetry). Checks follow
  * compare's: schema_version 1 or 2, a known status, a point once per device,
- * positive finite sample times; samples of a point results.csv does not list
- * are counted and left out.
+ * positive finite sample times, whole replicates in [0, 1e6]; samples of a
+ * point results.csv does not list are counted and left out. Each member is
+ * one directory of its run structure, each sample keeps its replicate (the
+ * units of compare_units.h).
  */
 #include "fleet.h"
 
@@ -18,6 +20,7 @@
 #include "fleet_json.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +171,7 @@ static bool read_results(cb_fleet *f, int dir, const char *path, const char *met
             snprintf(name, sizeof name, "%s", dir_name);
         m->name = strdup(name);
         if (!m->name) ok = oom(err);
+        if (ok) ok = cb_cmp_run_begin_dir(&m->run, path, err);
         if (n_devices) memcpy(m->device, devices[d], sizeof m->device); /* both 16, with NUL */
         identity(m, meta,
                  n_devices && uuid_col >= 0 ? cb_csv_get(csv, uuid_row[d], uuid_col) : NULL);
@@ -239,7 +243,7 @@ static bool read_samples(cb_fleet *f, int first, int count, const char *path, cb
     static const char *const need[] = {"benchmark", "axes", "time_s"};
     int col[3];
     bool ok = cb_csv_require(csv, need, 3, col, err);
-    int device_col = cb_csv_col(csv, "device");
+    int device_col = cb_csv_col(csv, "device"), replicate_col = cb_csv_col(csv, "replicate");
     char devices[MAX_DEVICES][16];
     int n_devices = 0;
     for (int i = 0; i < count; i++)
@@ -263,6 +267,19 @@ static bool read_samples(cb_fleet *f, int first, int count, const char *path, cb
             ok = false;
             break;
         }
+        double replicate = 0.0; /* schema 1: one round */
+        if (replicate_col >= 0 && *cb_csv_get(csv, r, replicate_col)) {
+            if (!cb_csv_get_double(csv, r, replicate_col, &replicate, err)) {
+                ok = false;
+                break;
+            }
+            if (!(replicate >= 0 && replicate <= 1e6 && replicate == floor(replicate))) {
+                cb_msg_set(err, "%s:%ld: replicate '%.20s' is not a whole number in [0, 1e6]", path,
+                           cb_csv_line(csv, r), cb_csv_get(csv, r, replicate_col));
+                ok = false;
+                break;
+            }
+        }
         if (mi < 0) continue;
         cb_fleet_member *m = &f->members[mi];
         cb_cmp_point *p = last;
@@ -275,7 +292,7 @@ static bool read_samples(cb_fleet *f, int first, int count, const char *path, cb
         }
         last = p;
         last_member = mi;
-        if (p->timed) ok = cb_cmp_point_add_time(p, t, err);
+        if (p->timed) ok = cb_cmp_point_add_time(p, t, (int)replicate, err);
     }
     cb_csv_free(csv);
     return ok;

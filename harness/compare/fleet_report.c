@@ -31,15 +31,25 @@ static const char *fmt_value(double v, char *buf, size_t len)
     return buf;
 }
 
+/* A ratio with three decimals, or three digits where that says nothing
+ * (a CI of a fleet of three spans many decades). */
+static const char *fmt_r(double r, char *buf, size_t len)
+{
+    snprintf(buf, len, r >= 0.001 && r < 1000 ? "%.3f" : "%.3g", r);
+    return buf;
+}
+
 /* "0.982 [0.951, 1.010]", or the ratio alone without a CI. */
 static const char *fmt_ratio_ci(const cb_fleet_cell *c, char *buf, size_t len)
 {
+    char r[24], lo[24], hi[24];
     if (isnan(c->ratio))
         snprintf(buf, len, "-");
     else if (isnan(c->ci_lo))
-        snprintf(buf, len, "%.3f", c->ratio);
+        snprintf(buf, len, "%s", fmt_r(c->ratio, r, sizeof r));
     else
-        snprintf(buf, len, "%.3f [%.3f, %.3f]", c->ratio, c->ci_lo, c->ci_hi);
+        snprintf(buf, len, "%s [%s, %s]", fmt_r(c->ratio, r, sizeof r),
+                 fmt_r(c->ci_lo, lo, sizeof lo), fmt_r(c->ci_hi, hi, sizeof hi));
     return buf;
 }
 
@@ -279,10 +289,10 @@ bool cb_fleet_write_markdown(FILE *f, const cb_fleet *fl, const cb_fleet_opts *o
             "Each figure is measured at one reference point per model, listed above the model's "
             "table: for GPU figures the best median over the model's runs, for the host "
             "baselines the largest point. *ratio*: this run's throughput over the other runs' "
-            "(Hodges-Lehmann ratio "
-            "of its samples to their medians, %g%% CI). **slow**/**fast**: the whole CI lies "
+            "(geometric) mean, with the %g%% CI of a further run of the fleet (leave-one-out t "
+            "interval, the run's own uncertainty added). **slow**/**fast**: the whole CI lies "
             "below %.3g or above %.3g (tolerance %g); **missing**: the run did not time the "
-            "point; *unjudged*: fewer than %d runs timed it, or too few samples for a CI.\n\n",
+            "point; *unjudged*: fewer than %d runs timed it, or its own spread is unknown.\n\n",
             level, 1.0 / (1.0 + o->tolerance), 1.0 + o->tolerance, o->tolerance, o->min_runs);
     if (fl->n_flagged) write_flagged(f, fl, level);
     if (fl->n_problems) write_problems(f, fl);

@@ -45,19 +45,20 @@ def fleet(tmp_path_factory, cubench):
 
 def test_two_models(fleet, cubench, tmp_path):
     out = tmp_path / "page"
-    # CPU runs on a shared test machine differ by tens of percent: a 10x
-    # tolerance keeps this test about the page, not about the machine.
-    assert main(["--fleet", str(fleet), "-o", str(out), "--cubench", cubench,
-                 "--tolerance", "10"]) == 0
+    assert main(["--fleet", str(fleet), "-o", str(out), "--cubench", cubench]) == 0
     rows = read_rows(out / "fleet.csv")
     names = models(rows)
     assert len(names) == 2 and "NVIDIA H200" in names
     cpu = next(n for n in names if n.startswith("CPU: "))
     page = (out / "index.html").read_text()
     assert "NVIDIA H200" in page and cpu in page
-    assert "0 run(s) flagged, 0 problem(s); cubench fleet exit 0" in page
+    # The recorded A/A runs of one H200 sit inside the 5% band; the CPU runs
+    # made here on a shared test machine may not (their verdicts are the
+    # machine's, not the page's).
+    assert {r["verdict"] for r in rows if r["model"] == "NVIDIA H200"} == {"ok"}
     manifest = json.loads((out / "report.json").read_text())
-    assert manifest["models"] == names and manifest["status"] == 0
+    assert manifest["models"] == names and manifest["status"] in (0, 1)
+    assert f"cubench fleet exit {manifest['status']}" in page
     assert len(manifest["figures"]) == 2
     for fig in manifest["figures"]:
         for key in ("png", "svg", "data_json", "data_csv"):
@@ -73,10 +74,11 @@ def test_two_models(fleet, cubench, tmp_path):
 
 
 def test_flagged_runs_are_marked(fleet, cubench, tmp_path):
-    """A 0.1% tolerance flags A/A runs whose CI misses it: the page names them."""
+    """A 0.1% tolerance at 50% confidence flags A/A runs whose interval misses
+    it (aa1-B and aa3-B run 2% below the others): the page names them."""
     out = tmp_path / "page"
     assert main(["--fleet", str(fleet), "-o", str(out), "--cubench", cubench,
-                 "--tolerance", "0.001"]) == 0
+                 "--tolerance", "0.001", "--alpha", "0.5"]) == 0
     rows = read_rows(out / "fleet.csv")
     flagged = sorted({r["run"] for r in rows if r["verdict"] in ("slow", "fast", "missing")})
     assert flagged
@@ -138,7 +140,7 @@ def test_module_entry_point(fleet, cubench, tmp_path):
     """`python3 -m reports --fleet` reaches the fleet page."""
     out = tmp_path / "page"
     proc = subprocess.run([sys.executable, "-m", "reports", "--fleet", str(fleet), "-o",
-                           str(out), "--cubench", cubench, "--tolerance", "10"],
+                           str(out), "--cubench", cubench],
                           cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (out / "index.html").exists()

@@ -4,8 +4,8 @@
 # default fleet selection (--quick --min-samples 10: 159 points, about a
 # minute each on an H200), each pretending to be array task i on its own
 # node (run name <host>-t<i>_<GPU UUID>), then `cubench fleet OUT` and, with
-# a Python that has the reports' requirements, the HTML page. Four runs with
-# ten samples each give every comparison a 95% CI (three others x ten).
+# a Python that has the reports' requirements, the HTML page. Four runs: each
+# is judged against three others (two would leave no spread to judge by).
 #
 # What a good result looks like (the same GPU RUNS times, so one model):
 #   - OUT/<host>-t0_GPU-<uuid>/ ... one directory per run, named by the UUID

@@ -14,9 +14,10 @@
 #
 # Checks: the report flags exactly task 2's run and lists task 4 as failed
 # (exit 1); a second submission runs only task 4 and leaves the other runs
-# and records untouched; a third has nothing to submit. The tolerance is 1.0
-# (flag only beyond a factor of 2) because a shared 2-core CI machine moves a
-# node's host figures by tens of percent; the slow node is far beyond that.
+# and records untouched; a third has nothing to submit. The tolerance is
+# 0.25: a shared 2-core CI machine moves a node's host figures by tens of
+# percent, the slow node is 5-15x slower, and the normal runs, whose
+# yardstick holds the slow one, have intervals that span decades.
 # When the source tree has a .venv with the reports' requirements, the report
 # job also renders the HTML page (fleet_submit.sh --html), which is checked.
 # Every daemon and job process is stopped on exit; exit 77 (skip) when not
@@ -101,7 +102,7 @@ fi
 submit() {
     "$src/scripts/slurm/fleet_submit.sh" --out "$fleet" --nodes 5 --partition cbtest "${html[@]}" \
         --gpus-per-node 0 --time 3 --report-time 2 --host-label '%h-t%a' \
-        --cubench "$tmp/cubench-test" --report-arg=--tolerance --report-arg=1.0 \
+        --cubench "$tmp/cubench-test" --report-arg=--tolerance --report-arg=0.25 \
         -- vecadd/host matmul/host_blocked --quick --min-samples 10 --max-time-per-point 0.3 \
         --axis m=256,512
 }
@@ -145,7 +146,7 @@ check "task 4's record says failed" grep -q ',failed,2,' "$fleet/_fleet/task-4.c
 if [ ${#html[@]} -gt 0 ]; then
     check "the report job rendered the HTML page" grep -q 'vm-t2\|-t2_' "$fleet/_fleet-html/index.html"
 fi
-"$cubench" fleet "$fleet" --tolerance 1.0 >/dev/null 2>&1 && rc=0 || rc=$?
+"$cubench" fleet "$fleet" --tolerance 0.25 >/dev/null 2>&1 && rc=0 || rc=$?
 check "cubench fleet exits 1 on the same directory" [ "$rc" = 1 ]
 
 say "phase 2: resubmit; only task 4 may run"
