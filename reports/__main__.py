@@ -1,4 +1,5 @@
 """Command line: python3 -m reports RESULT_DIR... -o OUT_DIR
+(the fleet page: python3 -m reports --fleet DIR -o OUT_DIR, reports/fleet.py)
 
 Exit codes: 0 report written; 2 bad input (a directory that breaks schema
 version 1, or bad arguments), with one clear line on stderr.
@@ -16,6 +17,10 @@ PROG = "python3 -m reports"
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    if "--fleet" in args_list:  # the fleet page (reports/fleet.py)
+        from .fleet import main as fleet_main
+        return fleet_main(args_list)
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Make an HTML report (PNG/SVG figures + their data) from cubench "
@@ -25,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="directory holding results.csv, samples.csv, meta.json")
     parser.add_argument("-o", "--out", required=True, metavar="OUT_DIR",
                         help="where index.html and the figures are written")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
 
     def warn(message: str) -> None:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
