@@ -64,7 +64,7 @@ def test_notes_name_what_the_cpu_used(cpu_run):
     assert cores in by["vecadd/host"]["note"]
     cblas = by["matmul/host_cblas"]
     if cblas["status"] == "skip":
-        assert "without CBLAS" in cblas["note"]
+        assert "without CBLAS" in cblas["reason"]
     else:
         vendor = cpu["blas"]["vendor"]
         assert ("netlib reference" if vendor == "netlib reference" else vendor) in cblas["note"]
