@@ -1,7 +1,8 @@
 """Command line: python3 -m reports RESULT_DIR... -o OUT_DIR
 
-Exit codes: 0 report written; 2 bad input (a directory that breaks schema
-version 1, or bad arguments), with one clear line on stderr.
+Exit codes: 0 report written; 2 bad input (a directory that breaks the
+schema), bad arguments, an output that cannot be written, or a Python
+without the report's packages; each with one clear line on stderr.
 """
 
 from __future__ import annotations
@@ -9,10 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .build import write_report
-from .load import InputError
-
 PROG = "python3 -m reports"
+NEEDED = ("matplotlib", "numpy")  # what reports/requirements.txt brings
+
+
+def _missing_package(exc: ModuleNotFoundError) -> str | None:
+    name = (exc.name or "").partition(".")[0]
+    return name if name in NEEDED else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,12 +31,26 @@ def main(argv: list[str] | None = None) -> int:
                         help="where index.html and the figures are written")
     args = parser.parse_args(argv)
 
+    try:
+        # Imported here so that a Python without matplotlib gets a sentence.
+        from .build import write_report
+        from .load import InputError
+        from .output import OutputError
+    except ModuleNotFoundError as exc:
+        package = _missing_package(exc)
+        if package is None:
+            raise
+        print(f"{PROG}: error: {package} is not installed for {sys.executable}; "
+              f"run scripts/setup.sh, then .venv/bin/python -m reports RESULT_DIR... "
+              f"-o OUT_DIR", file=sys.stderr)
+        return 2
+
     def warn(message: str) -> None:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
 
     try:
         page = write_report(args.dirs, args.out, warn)
-    except InputError as exc:
+    except (InputError, OutputError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     print(f"{PROG}: wrote {args.out}/index.html ({len(page.figures())} figures)",

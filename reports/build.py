@@ -17,6 +17,7 @@ from . import compare, distributions, environment, html, roofline
 from . import figures_matmul, figures_transfers, figures_vecadd
 from .figure import slug
 from .load import Run, load_run
+from .output import make_dir, write_file
 from .page import Page, Paragraph, Section, Table
 from .tables import not_measured, results_table, status_summary
 
@@ -129,11 +130,11 @@ def write_report(dirs: list[str], out_dir: str | Path, warn=None) -> Page:
     of every figure and its data files) under out_dir, return the page."""
     runs = [load_run(d, warn) for d in dirs]
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    make_dir(out)
     page = build_page(runs, out)
-    (out / "index.html").write_text(html.render(page), encoding="utf-8")
+    write_file(out / "index.html", html.render(page))
     manifest = {"runs": [{"path": str(r.path), "label": r.label, "gpu": r.gpu_name}
                          for r in runs],
                 "figures": [asdict(f) for f in page.figures()]}
-    (out / "report.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    write_file(out / "report.json", json.dumps(manifest, indent=1) + "\n")
     return page

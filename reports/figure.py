@@ -10,6 +10,7 @@ readers can check the exact numbers behind every line.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import re
@@ -19,9 +20,18 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # headless: reports are made on CI and GPU boxes
+# The same data gives the same bytes: no random SVG ids, no dates in files
+# (scripts/docs_figures.py and its staleness test rely on it).
+matplotlib.rcParams["svg.hashsalt"] = "cubench"
 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from .output import write_file  # noqa: E402
+
+# Metadata written into the images: fixed, so that files are reproducible.
+PNG_METADATA = {"Software": "cubench reports (matplotlib)"}
+SVG_METADATA = {"Date": None, "Creator": "cubench reports (matplotlib)"}
 
 
 @dataclass
@@ -173,21 +183,24 @@ def save(fig, out_dir: Path, name: str, data: dict, section: str,
     """Write `name`.png, .svg, .json (the full spec) and .csv (long form) under
     out_dir, close the matplotlib figure, return the record for the page."""
     path = out_dir / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path.with_suffix(".png"), dpi=110, bbox_inches="tight")
-    fig.savefig(path.with_suffix(".svg"), bbox_inches="tight")
+    for suffix, fmt_name, metadata in ((".png", "png", PNG_METADATA),
+                                       (".svg", "svg", SVG_METADATA)):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt_name, dpi=110, bbox_inches="tight", metadata=metadata)
+        write_file(path.with_suffix(suffix), buf.getvalue())
     plt.close(fig)
     payload = {"figure": name, "section": section, "title": title, **data}
-    path.with_suffix(".json").write_text(
-        json.dumps(payload, indent=1, default=str, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_file(path.with_suffix(".json"),
+               json.dumps(payload, indent=1, default=str, ensure_ascii=False) + "\n")
     rows = _flat_rows(data)
-    with path.with_suffix(".csv").open("w", newline="", encoding="utf-8") as fh:
-        columns: list[str] = []
-        for row in rows:
-            columns += [k for k in row if k not in columns]
-        writer = csv.DictWriter(fh, fieldnames=columns or ["empty"])
-        writer.writeheader()
-        writer.writerows(rows)
+    columns: list[str] = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=columns or ["empty"])
+    writer.writeheader()
+    writer.writerows(rows)
+    write_file(path.with_suffix(".csv"), text.getvalue())
     return Figure(name=name, section=section, title=title, caption=caption,
                   png=f"{name}.png", svg=f"{name}.svg",
                   data_json=f"{name}.json", data_csv=f"{name}.csv")

@@ -12,13 +12,13 @@ transfers family, whose columns are not fixed yet.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import csvfile
 
 SCHEMA_VERSION = 1
 
@@ -194,42 +194,30 @@ class Run:
 
 
 def _read_csv(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    """Rows of an RFC 4180 file as (line number, column -> text), checking
-    the header and the field count of every row."""
+    """Rows of an RFC 4180 file as (line number, column -> text), read by the
+    same rules as the C reader (csvfile.py), checking the required columns."""
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc})") from None
+        data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if text.strip() == "":
-        raise InputError(f"{path}: empty file (expected a header line)")
-    reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        header = next(reader)
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError(f"{path}: missing column(s) {', '.join(missing)} "
-                             f"(schema version {SCHEMA_VERSION}, docs/schema.md)")
-        rows = []
-        for fields in reader:
-            if not fields:
-                continue
-            if len(fields) != len(header):
-                raise InputError(f"{path}:{reader.line_num}: {len(fields)} fields, "
-                                 f"header has {len(header)}")
-            rows.append((reader.line_num, dict(zip(header, fields))))
-    except csv.Error as exc:
-        raise InputError(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
-    return rows
+        header, records = csvfile.parse(data, str(path))
+    except csvfile.CsvError as exc:
+        raise InputError(str(exc)) from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} "
+                         f"(schema version {SCHEMA_VERSION}, docs/schema.md)")
+    return [(line, dict(zip(header, fields))) for line, fields in records]
 
 
 def _number(text: str, where: str) -> float | None:
+    """A number column: empty is None ('not measured'); otherwise the field in
+    the C reader's syntax (strtod), non-finite values read as None."""
     if text == "":
         return None
     try:
-        value = float(text)
+        value = csvfile.parse_number(text)
     except ValueError:
         raise InputError(f"{where}: {text!r} is not a number") from None
     return value if math.isfinite(value) else None
@@ -271,6 +259,25 @@ def read_samples(path: Path) -> dict[tuple[str, str], list[float]]:
     return {k: [t for _, t in sorted(v)] for k, v in samples.items()}
 
 
+# meta.json is a few levels deep (device.pcie.width); far deeper nesting is
+# no cubench file, and would overflow the recursion of the JSON decoder or of
+# the environment table.
+META_MAX_DEPTH = 32
+
+
+def _depth(obj) -> int:
+    """Nesting depth of a JSON value, without recursion."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(value, dict):
+            stack += [(v, depth + 1) for v in value.values()]
+        elif isinstance(value, list):
+            stack += [(v, depth + 1) for v in value]
+    return deepest
+
+
 def read_meta(path: Path) -> dict:
     if not path.exists():
         raise InputError(f"{path}: missing (every result directory has meta.json)")
@@ -278,8 +285,15 @@ def read_meta(path: Path) -> dict:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to be a cubench meta.json") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     if not isinstance(meta, dict):
         raise InputError(f"{path}: expected a JSON object")
+    if _depth(meta) > META_MAX_DEPTH:
+        raise InputError(f"{path}: nested deeper than {META_MAX_DEPTH} levels; "
+                         f"not a cubench meta.json")
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise InputError(f"{path}: schema_version {meta.get('schema_version')!r}, "
                          f"this report reads version {SCHEMA_VERSION}")
