@@ -16,7 +16,7 @@ from pathlib import Path
 from . import compare, distributions, environment, html, roofline
 from . import figures_matmul, figures_transfers, figures_vecadd
 from .figure import slug
-from .load import Run, load_run
+from .load import Run, load_run, split_devices
 from .output import make_dir, write_file
 from .page import Page, Paragraph, Section, Table
 from .tables import not_measured, results_table, status_summary
@@ -128,7 +128,9 @@ def build_page(runs: list[Run], out_dir: Path) -> Page:
 def write_report(dirs: list[str], out_dir: str | Path, warn=None) -> Page:
     """Load `dirs`, write index.html, the figures and report.json (a manifest
     of every figure and its data files) under out_dir, return the page."""
-    runs = [load_run(d, warn) for d in dirs]
+    # A run over several devices becomes one Run per device: they are compared
+    # side by side like runs of different machines.
+    runs = [part for d in dirs for part in split_devices(load_run(d, warn))]
     out = Path(out_dir)
     make_dir(out)
     page = build_page(runs, out)

@@ -47,9 +47,12 @@ BREAKS = {
     "missing meta.json": (lambda run: (run / "meta.json").unlink(), "meta.json: missing"),
     "meta.json not JSON": (lambda run: (run / "meta.json").write_text("{not json"),
                            "meta.json: not valid JSON"),
-    "meta.json schema_version 2": (
-        lambda run: (run / "meta.json").write_text(json.dumps({"schema_version": 2})),
-        "meta.json: schema_version 2"),
+    "meta.json schema_version 3": (
+        lambda run: (run / "meta.json").write_text(json.dumps({"schema_version": 3})),
+        "meta.json: schema_version 3"),
+    "schema 2 meta.json over schema 1 columns": (
+        lambda run: _replace_in(run / "meta.json", '"schema_version": 1', '"schema_version": 2'),
+        "missing column(s) device, device_uuid"),
     "missing results.csv": (lambda run: (run / "results.csv").unlink(),
                             "results.csv: missing"),
     "empty results.csv": (lambda run: (run / "results.csv").write_text(""),
@@ -58,7 +61,7 @@ BREAKS = {
                                      "missing column(s) median_s"),
     "results.csv schema_version 2": (
         lambda run: _replace_in(run / "results.csv", "\n1,vecadd", "\n2,vecadd"),
-        "results.csv:2: schema_version '2'"),
+        "results.csv:2: schema_version '2', but meta.json says 1"),
     "results.csv unknown status": (
         lambda run: _replace_in(run / "results.csv", ",ok,", ",great,"),
         "status 'great' is not one of"),
