@@ -44,6 +44,9 @@ class Series:
     ids: list[str] = field(default_factory=list)
     style: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)  # e.g. a transfer curve's fit
+    # Per point: the throttle reasons when the GPU reported any while the
+    # point was measured (schema 2), else "". Flagged points get a red ring.
+    flags: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -138,6 +141,10 @@ def draw_line_chart(ax, chart: LineChart, xunit: str = "", legend: bool = True) 
     for s in chart.series:
         style = {"marker": "o", "markersize": 3.5, "linewidth": 1.4, **s.style}
         ax.plot(s.x, s.y, label=s.label, **style)
+    flagged = [(x, y) for s in chart.series for x, y, f in zip(s.x, s.y, s.flags) if f]
+    if flagged:
+        ax.scatter([x for x, _ in flagged], [y for _, y in flagged], s=90, facecolors="none",
+                   edgecolors="red", linewidths=1.3, zorder=4, label="throttled while measured")
     for ref in chart.reflines:
         style = {"linestyle": "--", "linewidth": 1.0, "color": "0.35", **ref.style}
         ax.axhline(ref.value, label=f"{ref.label}", **style)
@@ -228,6 +235,21 @@ def save_line_chart(chart: LineChart, out_dir: Path, name: str, section: str,
     if outside:
         legend_outside(fig, ax)
     return save(fig, out_dir, name, chart.data(), section, chart.title, caption)
+
+
+def throttle_flags(rows) -> list[str]:
+    """The flags of a series drawn from `rows` (load.Result): their throttle
+    reasons where the GPU reported any, else ''."""
+    return [r.throttle if r.throttled else "" for r in rows]
+
+
+def flag_note(chart: LineChart) -> str:
+    """The caption sentence for flagged points, empty when there are none."""
+    count = sum(bool(f) for s in chart.series for f in s.flags)
+    if not count:
+        return ""
+    return (f" Red rings: {count} point(s) measured while the GPU reported a clock-event "
+            f"(throttle) reason.")
 
 
 def fmt(value: float | None, digits: int = 4) -> str:

@@ -108,7 +108,7 @@ def line_chart(run: Run) -> F.LineChart | None:
                                lambda r: r.tflops)
         label = _pretty(bench) + (" (reference)" if bench in refs else "")
         series.append(F.Series(label=label, x=xs, y=ys, ids=[r.label() for r in chosen],
-                               style=styles[bench]))
+                               style=styles[bench], flags=F.throttle_flags(chosen)))
     xs = [r.axis(xaxis) for r in rows]
     ys = [r.tflops for r in rows]
     return F.LineChart(
@@ -226,7 +226,7 @@ def figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
             drawn.append("the CPU baselines (browns, squares)")
         caption = ("TFLOP/s against matrix size, solid lines: " + ", ".join(drawn)
                    + ("; each point is the best over the other axes (e.g. tile)"
-                      if best_of else "") + ".")
+                      if best_of else "") + "." + F.flag_note(chart))
         figs.append(F.save_line_chart(chart, out_dir, f"{prefix}matmul_tflops_vs_size",
                                       SECTION, caption, outside=True))
         ladder = ladder_figure(run, out_dir, f"{prefix}matmul_ladder")

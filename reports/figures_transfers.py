@@ -212,7 +212,8 @@ def line_chart(run: Run, panel: str, rows: list[Result] | None = None) -> F.Line
             k = styled[1] if len(benches) > 1 else styled[-1]
             style["fillstyle"] = FILLS[_index(values[k], key[other.index(k)]) % len(FILLS)]
         series.append(F.Series(label=label, x=xs, y=ys, ids=[r.label() for r in chosen],
-                               style=style, extra={"fit": fit}))
+                               style=style, extra={"fit": fit},
+                               flags=F.throttle_flags(chosen)))
     refs = []
     peak = _panel_peak(rows)
     if peak:
@@ -239,7 +240,7 @@ def bandwidth_figure(run: Run, panel: str, out_dir: Path, name: str) -> F.Figure
                "t = α + bytes/β"
                + (" (* = fitted by this report on the medians, relative least squares; "
                   "others from the run's fits.csv)" if fitted_here else ", from the run's fits.csv")
-               + ". Points are the best over any other axis.")
+               + ". Points are the best over any other axis." + F.flag_note(chart))
     return F.save(fig, out_dir, name, chart.data(), SECTION, chart.title, caption)
 
 

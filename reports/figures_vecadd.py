@@ -55,7 +55,8 @@ def line_chart(run: Run) -> F.LineChart | None:
         # is told apart by its square markers and its name.
         style = {"marker": "s"} if chosen[0].is_host else {}
         series.append(F.Series(label=variant.partition("/")[2], x=xs, y=ys,
-                               ids=[r.label() for r in chosen], style=style))
+                               ids=[r.label() for r in chosen], style=style,
+                               flags=F.throttle_flags(chosen)))
     refs = []
     peak = dram_peak(run)
     if peak:
@@ -88,7 +89,7 @@ def line_caption(chart: F.LineChart, best_of: bool) -> str:
             text += " The dashed line is the theoretical DRAM peak the run stated."
         elif ref.label.startswith("best measured"):
             text += " The dotted line is the best GPU bandwidth measured in this run."
-    return text
+    return text + F.flag_note(chart)
 
 
 def heatmap_choice(run: Run):
