@@ -104,8 +104,8 @@ def comparison_section(runs: list[Run], out_dir: Path) -> Section:
         if unmatched:
             sub.append(unmatched)
         blocks.append(Section(f"{new.label} vs {base.label}", sub))
-    if compare.different_gpus(runs):
-        blocks.append(hardware_section(runs, out_dir))
+    if compare.different_gpus(runs):  # first: what a comparison of GPUs is for
+        blocks.insert(1, hardware_section(runs, out_dir))
     figs = compare.side_by_side_figures(runs, out_dir, "compare/")
     if figs:
         blocks.append(Section("Side by side", figs))
