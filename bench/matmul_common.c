@@ -1,6 +1,7 @@
 /* matmul_common.c - shape, work model, state, verification and teardown
  * shared by the GPU rungs of the matmul family. */
 #include "matmul_common.h"
+#include "mem_budget.h"
 
 #include <cublas_v2.h>
 #include <limits.h>
@@ -41,10 +42,44 @@ double cb_matmul_bytes(const cb_point *p)
     return 4.0 * ((double)m * k + (double)k * n + 2.0 * m * n);
 }
 
+/* Whether verification computes all of C in FP64 on the CPU. */
+static bool cb_matmul_full_ref_shape(int m, int n, int k)
+{
+    const uint64_t mn = cb_mem_bytes((uint64_t)m, (uint64_t)n);
+    return mn <= CB_MATMUL_FULL_REF_MAX_ELEMS &&
+           cb_mem_bytes(mn, (uint64_t)k) <= CB_MATMUL_FULL_REF_MAX_FMA;
+}
+
 static bool cb_matmul_full_ref(const cb_matmul_state *st)
 {
-    return (uint64_t)st->m * st->n * st->k <= CB_MATMUL_FULL_REF_MAX_FMA &&
-           (uint64_t)st->m * st->n <= CB_MATMUL_FULL_REF_MAX_ELEMS;
+    return cb_matmul_full_ref_shape(st->m, st->n, st->k);
+}
+
+cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_precision prec,
+                                 cb_msg *why)
+{
+    const uint64_t mk = cb_mem_bytes((uint64_t)m, (uint64_t)k);
+    const uint64_t kn = cb_mem_bytes((uint64_t)k, (uint64_t)n);
+    const uint64_t mn = cb_mem_bytes((uint64_t)m, (uint64_t)n);
+    const uint64_t abc = cb_mem_bytes(cb_mem_sum(cb_mem_sum(mk, kn), mn), sizeof(float));
+    const bool full_ref = cb_matmul_full_ref_shape(m, n, k);
+    const bool bf16 = prec == CB_MATMUL_BF16;
+    /* Host: A, B and C; the FP64 reference of C (full check), or on the GPU
+     * the cuBLAS reference read back as floats; BF16 staging of A or B. */
+    uint64_t host = abc;
+    if (full_ref)
+        host = cb_mem_sum(host, cb_mem_bytes(mn, sizeof(double)));
+    else if (on_gpu)
+        host = cb_mem_sum(host, cb_mem_bytes(mn, sizeof(float)));
+    if (on_gpu && bf16) host = cb_mem_sum(host, cb_mem_bytes(mk > kn ? mk : kn, 2));
+    cb_status s = cb_mem_check_host(host, CB_MEM_HOST_SHARE, "host memory", why);
+    if (s != CB_OK || !on_gpu) return s;
+    /* Device: A, B and C; the cuBLAS reference of C and its workspace;
+     * the BF16 copies of A and B. */
+    uint64_t dev = cb_mem_sum(abc, CB_MATMUL_WORKSPACE_BYTES);
+    if (!full_ref) dev = cb_mem_sum(dev, cb_mem_bytes(mn, sizeof(float)));
+    if (bf16) dev = cb_mem_sum(dev, cb_mem_bytes(cb_mem_sum(mk, kn), 2));
+    return cb_mem_check_device(dev, why);
 }
 
 cb_status cb_matmul_blas_init(cb_matmul_state *st, cb_msg *why)
@@ -103,6 +138,7 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
     *out = NULL;
     int m, n, k;
     cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
+    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, prec, why);
     if (s != CB_OK) return s;
     cb_matmul_state *st = calloc(1, sizeof *st);
     if (!st) {
@@ -132,6 +168,8 @@ cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
     int m, n, k, variant = 0;
     cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
     if (s == CB_OK) s = rung->variant(p, ctx, m, n, &variant, why);
+    /* Sizes first: m = n = k = 2^31 - 1 is a skip, before any CUDA call. */
+    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, CB_MATMUL_FP32, why);
     if (s != CB_OK) return s;
     /* Ask about the launch before allocating: a launch the device cannot
      * make is a skip with its reason, not a failed run. */

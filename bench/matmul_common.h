@@ -30,6 +30,13 @@ cb_status cb_matmul_point_shape(const cb_point *p, int *m, int *n, int *k, cb_ms
 double cb_matmul_flops(const cb_point *p);
 double cb_matmul_bytes(const cb_point *p);
 
+/* CB_SKIP with the numbers unless the point's buffers fit: on the host A,
+ * B, C and the verification's reference, on the GPU (on_gpu) also device
+ * A, B, C, the cuBLAS reference and workspace, and BF16 copies (prec).
+ * Byte counts saturate, so m = n = k = 2^31 - 1 cannot wrap. */
+cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_precision prec,
+                                 cb_msg *why);
+
 /* A hand-written kernel rung: its launcher, its query and how the point
  * selects its template instance (`variant`, see kernels/matmul.h). */
 typedef struct cb_matmul_kernel_rung {

@@ -131,6 +131,7 @@ cb_status cb_matmul_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
     *state = NULL;
     int m, n, k;
     cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
+    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, false, CB_MATMUL_FP32, why);
     if (s != CB_OK) return s;
     cb_matmul_host_state *st = calloc(1, sizeof *st);
     if (!st) {

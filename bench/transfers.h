@@ -70,11 +70,12 @@ cb_status cb_xfer_dev_compare(const void *a, const void *b, size_t bytes,
 void cb_xfer_pattern_fill_cpu(void *buf, size_t bytes, uint64_t seed, bool complement);
 uint64_t cb_xfer_pattern_count_cpu(const void *buf, size_t bytes, uint64_t seed);
 
-/* Host memory a point may take: half of MemAvailable (/proc/meminfo), or of
- * the free physical pages where that file is missing. */
+/* Host memory a point may take: half of what the host has available
+ * (MemAvailable and the cgroup limit, harness/mem_budget.h). */
 uint64_t cb_xfer_host_budget_bytes(void);
 /* CB_SKIP with a reason unless `host_bytes` fit the host budget and
- * `dev_bytes` plus a 256 MiB reserve fit the free device memory. */
+ * `dev_bytes` plus a 256 MiB reserve fit the free device memory. Counts
+ * from cb_mem_bytes/cb_mem_sum (saturating) are refused, not wrapped. */
 cb_status cb_xfer_check_fit(uint64_t host_bytes, uint64_t dev_bytes, cb_msg *why);
 
 /* ---- work model (transfers.c) ----

@@ -7,6 +7,7 @@
  * that differs. Buffers are made and filled in setup; `run` is the one API
  * call being measured (plus the fork/join events of bidir). */
 #include "transfers.h"
+#include "mem_budget.h"
 #include "transfers_kernels.h"
 #include "transfers_pattern.h"
 
@@ -98,10 +99,10 @@ cb_status cb_xfer_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **
         return CB_FAIL;
     }
     uint64_t host_need = op == CB_XFER_OP_D2D     ? 0
-                         : op == CB_XFER_OP_BIDIR ? 2 * (uint64_t)bytes
+                         : op == CB_XFER_OP_BIDIR ? cb_mem_bytes(bytes, 2)
                                                   : bytes;
     uint64_t dev_need =
-        op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC ? bytes : 2 * (uint64_t)bytes;
+        op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC ? bytes : cb_mem_bytes(bytes, 2);
     cb_status fit = cb_xfer_check_fit(host_need, dev_need, why);
     if (fit != CB_OK) return fit;
 

@@ -1,13 +1,13 @@
 /* transfers_host.c - host memory kinds, the pattern fill and check on either
  * side of the bus, and the size limits of the transfers family. */
 #include "transfers.h"
+#include "mem_budget.h"
 #include "transfers_kernels.h"
 #include "transfers_pattern.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const mem_names[] = {"pageable", "pinned", "registered", "wc"};
 
@@ -172,49 +172,18 @@ cb_status cb_xfer_host_count(const cb_xfer_host_buf *b, uint64_t seed, unsigned 
 
 uint64_t cb_xfer_host_budget_bytes(void)
 {
-    uint64_t avail = 0;
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[256];
-        unsigned long long kib;
-        while (fgets(line, sizeof line, f)) {
-            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
-                avail = (uint64_t)kib * 1024;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    if (avail == 0) {
-        long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-        if (pages > 0 && size > 0) avail = (uint64_t)pages * (uint64_t)size;
-    }
-    /* Half: page-locking or filling the rest could push the host into swap
-     * or the OOM killer, which costs far more than a skipped point. */
-    return avail / 2;
+    cb_host_memory mem;
+    cb_mem_probe_host(NULL, &mem);
+    return (uint64_t)(CB_MEM_PINNED_SHARE * (double)mem.available);
 }
 
 cb_status cb_xfer_check_fit(uint64_t host_bytes, uint64_t dev_bytes, cb_msg *why)
 {
-    const double gib = 1073741824.0;
-    if (host_bytes > 0) {
-        uint64_t budget = cb_xfer_host_budget_bytes();
-        if (host_bytes > budget) {
-            cb_msg_set(why,
-                       "needs %.2f GiB of host memory, more than half of the %.2f GiB available",
-                       host_bytes / gib, 2.0 * budget / gib);
-            return CB_SKIP;
-        }
-    }
-    if (dev_bytes > 0) {
-        size_t free_b = 0, total_b = 0;
-        CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
-        const uint64_t reserve = (uint64_t)256 << 20;
-        if (dev_bytes + reserve > free_b) {
-            cb_msg_set(why, "needs %.2f GiB of device memory, %.2f GiB free", dev_bytes / gib,
-                       free_b / gib);
-            return CB_SKIP;
-        }
-    }
-    return CB_OK;
+    /* Half the available host memory: page-locking or filling the rest
+     * could push the host into swap or the OOM killer, which costs far
+     * more than a skipped point. */
+    cb_status s =
+        host_bytes ? cb_mem_check_host(host_bytes, CB_MEM_PINNED_SHARE, "host memory", why) : CB_OK;
+    if (s == CB_OK) s = cb_mem_check_device(dev_bytes, why);
+    return s;
 }

@@ -15,6 +15,7 @@
  * separate H2D and D2H copy engines let chunk c+1 come in while chunk c is
  * computed and chunk c-1 goes out. */
 #include "transfers.h"
+#include "mem_budget.h"
 #include "transfers_kernels.h"
 #include "transfers_pattern.h"
 
@@ -129,7 +130,8 @@ cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void
         return CB_SKIP;
     }
     /* Host: input and output; device: input, output and the reference. */
-    cb_status s = cb_xfer_check_fit(2 * (uint64_t)bytes, 3 * (uint64_t)bytes, why);
+    cb_status s =
+        cb_xfer_check_fit(cb_mem_bytes((uint64_t)bytes, 2), cb_mem_bytes((uint64_t)bytes, 3), why);
     if (s != CB_OK) return s;
 
     overlap_state *st = calloc(1, sizeof *st);

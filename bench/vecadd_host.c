@@ -6,6 +6,7 @@
 #include "vecadd_host.h"
 
 #include "cb_random.h"
+#include "mem_budget.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -103,6 +104,10 @@ cb_status cb_vecadd_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
     if ((size_t)threads > useful) threads = (int)useful;
     if (threads < 1) threads = 1;
     if (threads > 256) threads = 256;
+    /* a, b and c: 3 n floats, counted so that n = 2^62 cannot wrap. */
+    cb_status fit = cb_mem_check_host(cb_mem_bytes(cb_mem_bytes(n, 3), sizeof(float)),
+                                      CB_MEM_HOST_SHARE, "host memory", why);
+    if (fit != CB_OK) return fit;
     host_state *st = calloc(1, sizeof *st);
     if (!st) {
         cb_msg_set(why, "out of host memory");

@@ -1,16 +1,21 @@
-/* axis.c - the axis value grammar (see axis.h). */
+/* axis.c - the axis value grammar (see axis.h).
+ *
+ * Each VALUE is read in two passes over its text, both linear: first its
+ * syntax (digits, then nothing, a unit, `^` and digits, or `sm`), so that
+ * garbage is refused before any arithmetic; then its value, with every
+ * multiplication checked against the 2^62 cap. */
 #include "axis.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Values are capped well below INT64_MAX so products in ranges cannot overflow. */
+/* Values are capped well below INT64_MAX so products in ranges cannot
+ * overflow: 2^62 = 4611686018427387904, itself allowed. */
 #define CB_AXIS_LIMIT ((int64_t)1 << 62)
 
+/* a * b for 0 <= a, b <= CB_AXIS_LIMIT; false when the product passes it. */
 static bool mul_checked(int64_t a, int64_t b, int64_t *out)
 {
     if (a != 0 && b > CB_AXIS_LIMIT / a) return false;
@@ -18,19 +23,57 @@ static bool mul_checked(int64_t a, int64_t b, int64_t *out)
     return true;
 }
 
-/* Parse a run of decimal digits; false if none or too large. */
-static bool parse_digits(const char **s, int64_t *out)
+/* A run of decimal digits: its value, or too_big once it passes the cap. */
+typedef struct digit_run {
+    int64_t value;
+    bool too_big;
+} digit_run;
+
+/* Read the whole run of digits at *s (past the cap too, so the caller can
+ * look at what follows); false when there is none. One pass, no growth. */
+static bool scan_digits(const char **s, digit_run *d)
 {
     const char *p = *s;
     if (!isdigit((unsigned char)*p)) return false;
-    int64_t v = 0;
-    while (isdigit((unsigned char)*p)) {
-        if (v > (CB_AXIS_LIMIT - 9) / 10) return false;
-        v = v * 10 + (*p - '0');
-        p++;
+    d->value = 0;
+    d->too_big = false;
+    for (; isdigit((unsigned char)*p); p++) {
+        int digit = *p - '0';
+        if (d->too_big) continue;
+        if (d->value > (CB_AXIS_LIMIT - digit) / 10)
+            d->too_big = true;
+        else
+            d->value = d->value * 10 + digit;
     }
     *s = p;
-    *out = v;
+    return true;
+}
+
+/* base^exp exactly, or false when it passes the cap. Exponentiation by
+ * squaring: at most 62 rounds, since any base >= 2 passes 2^62 by then. An
+ * exponent past the cap still has an answer for the bases 0 and 1. */
+static bool pow_checked(digit_run base, digit_run exp, int64_t *out)
+{
+    if (!exp.too_big && exp.value == 0) {
+        *out = 1; /* k^0 = 1, and 0^0 = 1 by the usual convention */
+        return true;
+    }
+    if (base.too_big) return false;
+    if (base.value <= 1) {
+        *out = base.value; /* 0^k = 0 and 1^k = 1 for k >= 1 */
+        return true;
+    }
+    if (exp.too_big) return false;
+    int64_t result = 1, square = base.value, e = exp.value;
+    for (;;) {
+        if ((e & 1) && !mul_checked(result, square, &result)) return false;
+        e >>= 1;
+        if (e == 0) break;
+        /* A factor still to come is at least square^2, so when that passes
+         * the cap the result does too. */
+        if (!mul_checked(square, square, &square)) return false;
+    }
+    *out = result;
     return true;
 }
 
@@ -39,7 +82,7 @@ typedef struct cb_unit {
     int64_t factor;
 } cb_unit;
 
-/* Longest suffixes first so "KiB" is not read as "Ki" + "B". */
+/* Matched against the whole rest of the value, so "KiB" is not "Ki" + "B". */
 static const cb_unit cb_units[] = {
     {"KiB", (int64_t)1 << 10},
     {"MiB", (int64_t)1 << 20},
@@ -54,52 +97,103 @@ static const cb_unit cb_units[] = {
     {"G", 1000000000},
 };
 
-bool cb_axis_parse_value(const char *text, const cb_axis_context *ctx, int64_t *out, cb_msg *err)
+/* Messages quote at most this much of a text, so that the reason still
+ * fits a message (CB_MSG_LEN 256) after a megabyte of input. */
+#define CLIP_CHARS 40
+typedef struct clipped {
+    char text[CLIP_CHARS + 4];
+} clipped;
+
+static clipped clip(const char *s)
+{
+    clipped c;
+    size_t n = strnlen(s, CLIP_CHARS + 1);
+    if (n <= CLIP_CHARS) {
+        memcpy(c.text, s, n + 1);
+    } else {
+        memcpy(c.text, s, CLIP_CHARS);
+        memcpy(c.text + CLIP_CHARS, "...", 4);
+    }
+    return c;
+}
+
+/* One VALUE: an integer, or (planning without a device) `k sm` unresolved. */
+typedef struct parsed_value {
+    int64_t v;       /* the integer; CB_AXIS_DEFERRED when deferred      */
+    bool deferred;   /* `sm` without an SM count, ctx->defer_device set */
+    int64_t sm_mult; /* k of `k sm` when deferred                       */
+} parsed_value;
+
+static bool parse_one(const char *text, const cb_axis_context *ctx, parsed_value *out, cb_msg *err)
 {
     const char *p = text;
-    int64_t base = 1;
-    bool have_num = parse_digits(&p, &base);
-    int64_t v = base;
-
+    digit_run num = {1, false};
+    bool have_num = scan_digits(&p, &num);
+    out->deferred = false;
+    out->sm_mult = 0;
     if (strcmp(p, "sm") == 0) {
-        if (!ctx || ctx->sm_count <= 0) {
-            cb_msg_set(err, "'%s' uses 'sm' (the SM count) but no CUDA device is selected", text);
-            return false;
+        if (num.too_big) goto too_big;
+        if (ctx && ctx->sm_count > 0) {
+            if (!mul_checked(num.value, ctx->sm_count, &out->v)) goto too_big;
+            return true;
         }
-        if (!mul_checked(have_num ? base : 1, ctx->sm_count, &v)) goto too_big;
-        p += 2;
-    } else if (!have_num) {
-        cb_msg_set(err, "'%s' is not a number (expected e.g. 256, 2^20, 4Ki, 8sm)", text);
+        if (ctx && ctx->defer_device) {
+            out->v = CB_AXIS_DEFERRED;
+            out->deferred = true;
+            out->sm_mult = num.value;
+            return true;
+        }
+        cb_msg_set(err, "'%s' uses 'sm' (the SM count) but no CUDA device is selected",
+                   clip(text).text);
         return false;
-    } else if (*p == '^') {
-        p++;
-        int64_t e;
-        if (!parse_digits(&p, &e)) {
-            cb_msg_set(err, "'%s': expected an exponent after '^'", text);
+    }
+    if (!have_num) {
+        cb_msg_set(err, "'%s' is not a number (expected e.g. 256, 2^20, 4Ki, 8sm)",
+                   clip(text).text);
+        return false;
+    }
+    if (*p == '^') {
+        const char *q = p + 1;
+        digit_run exp;
+        if (!scan_digits(&q, &exp)) {
+            cb_msg_set(err, "'%s': expected an exponent (digits) after '^'", clip(text).text);
             return false;
         }
-        v = 1;
-        for (int64_t i = 0; i < e; i++)
-            if (!mul_checked(v, base, &v)) goto too_big;
-    } else if (*p) {
-        for (int u = 0; u < CB_ARRAY_LEN(cb_units); u++) {
-            if (strcmp(p, cb_units[u].suffix) == 0) {
-                if (!mul_checked(base, cb_units[u].factor, &v)) goto too_big;
-                p += strlen(cb_units[u].suffix);
-                break;
-            }
+        if (*q) {
+            cb_msg_set(err, "'%s': unexpected '%s' after the power", clip(text).text, clip(q).text);
+            return false;
         }
+        if (!pow_checked(num, exp, &out->v)) goto too_big;
+        return true;
     }
+    int64_t factor = 1;
     if (*p) {
-        cb_msg_set(err, "'%s': unexpected '%s' (units: k M G Ki Mi Gi KiB MiB GiB, or ^, or sm)",
-                   text, p);
-        return false;
+        int u = 0;
+        while (u < CB_ARRAY_LEN(cb_units) && strcmp(p, cb_units[u].suffix) != 0)
+            u++;
+        if (u == CB_ARRAY_LEN(cb_units)) {
+            cb_msg_set(err,
+                       "'%s': unexpected '%s' (units: k M G Ki Mi Gi KiB MiB GiB, or ^, or sm)",
+                       clip(text).text, clip(p).text);
+            return false;
+        }
+        factor = cb_units[u].factor;
     }
-    *out = v;
+    if (num.too_big || !mul_checked(num.value, factor, &out->v)) goto too_big;
     return true;
 too_big:
-    cb_msg_set(err, "'%s' is too large", text);
+    cb_msg_set(err, "'%s' is too large (values go up to 2^62 = %lld)", clip(text).text,
+               (long long)CB_AXIS_LIMIT);
     return false;
+}
+
+bool cb_axis_parse_value(const char *text, const cb_axis_context *ctx, int64_t *out, cb_msg *err)
+{
+    cb_axis_context resolved = {.sm_count = ctx ? ctx->sm_count : 0, .defer_device = false};
+    parsed_value pv;
+    if (!parse_one(text, &resolved, &pv, err)) return false;
+    *out = pv.v;
+    return true;
 }
 
 /* Is `word` one of the comma-separated `choices`? */
@@ -118,6 +212,25 @@ static bool word_allowed(const char *choices, const char *word)
     return false;
 }
 
+/* Append a value with its canonical text. */
+static bool push_text(cb_axis_values *out, int64_t i, const char *text, const cb_axis_def *def,
+                      cb_msg *err)
+{
+    if (out->count >= CB_AXIS_MAX_VALUES) {
+        cb_msg_set(err, "axis '%s': more than %d values", def->name, CB_AXIS_MAX_VALUES);
+        return false;
+    }
+    cb_axis_value *val = &out->v[out->count];
+    if (snprintf(val->text, sizeof val->text, "%s", text) >= (int)sizeof val->text) {
+        cb_msg_set(err, "axis '%s': '%s' is too long (at most %d characters)", def->name,
+                   clip(text).text, (int)sizeof val->text - 1);
+        return false;
+    }
+    val->i = i;
+    out->count++;
+    return true;
+}
+
 static bool push_int(cb_axis_values *out, int64_t v, const cb_axis_def *def, cb_msg *err)
 {
     if (v < def->min_value) {
@@ -125,26 +238,71 @@ static bool push_int(cb_axis_values *out, int64_t v, const cb_axis_def *def, cb_
                    (long long)def->min_value);
         return false;
     }
-    if (out->count >= CB_AXIS_MAX_VALUES) {
-        cb_msg_set(err, "axis '%s': more than %d values", def->name, CB_AXIS_MAX_VALUES);
-        return false;
-    }
-    cb_axis_value *val = &out->v[out->count++];
-    val->i = v;
-    snprintf(val->text, sizeof val->text, "%lld", (long long)v);
-    return true;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)v);
+    return push_text(out, v, text, def, err);
 }
 
-static bool push_word(cb_axis_values *out, const char *word, const cb_axis_def *def, cb_msg *err)
+/* The canonical text of one part of an item: "528" or, deferred, "4sm". */
+static void format_part(const parsed_value *pv, char *buf, size_t len)
 {
-    if (out->count >= CB_AXIS_MAX_VALUES) {
-        cb_msg_set(err, "axis '%s': more than %d values", def->name, CB_AXIS_MAX_VALUES);
+    if (pv->deferred)
+        snprintf(buf, len, "%lldsm", (long long)pv->sm_mult);
+    else
+        snprintf(buf, len, "%lld", (long long)pv->v);
+}
+
+/* An item that needs the SM count, planned without a device: check what
+ * can be checked (k sm >= k for any SM count >= 1) and keep it as text. */
+static bool push_deferred(const cb_axis_def *def, const parsed_value *lo, const parsed_value *hi,
+                          const parsed_value *step, bool multiply, cb_axis_values *out, cb_msg *err)
+{
+    /* The smallest value the item can take: lo itself, or k x 1 SM. */
+    int64_t least = lo->deferred ? lo->sm_mult : lo->v;
+    if (least < def->min_value && !(lo->deferred && least > 0)) {
+        cb_msg_set(err, "axis '%s': %lld%s is below the minimum %lld", def->name, (long long)least,
+                   lo->deferred ? "sm" : "", (long long)def->min_value);
         return false;
     }
-    cb_axis_value *val = &out->v[out->count++];
-    val->i = CB_AXIS_WORD;
-    snprintf(val->text, sizeof val->text, "%s", word);
-    return true;
+    if (hi && lo->deferred == hi->deferred &&
+        (lo->deferred ? hi->sm_mult < lo->sm_mult : hi->v < lo->v)) {
+        char a[32], b[32];
+        format_part(hi, a, sizeof a);
+        format_part(lo, b, sizeof b);
+        cb_msg_set(err, "axis '%s': range end %s is below its start %s", def->name, a, b);
+        return false;
+    }
+    if (step && step->deferred && step->sm_mult < 1) {
+        cb_msg_set(err, "axis '%s': step %s0sm must be 1sm or more", def->name,
+                   multiply ? "x" : "+");
+        return false;
+    }
+    if (multiply && least < 1) {
+        cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more", def->name);
+        return false;
+    }
+    char text[128], part[32];
+    format_part(lo, text, sizeof text);
+    if (hi) {
+        format_part(hi, part, sizeof part);
+        strcat(text, ":");
+        strcat(text, part);
+    }
+    if (step) {
+        format_part(step, part, sizeof part);
+        strcat(text, multiply ? ":x" : ":+");
+        strcat(text, part);
+    }
+    return push_text(out, CB_AXIS_DEFERRED, text, def, err);
+}
+
+static bool parse_part(const cb_axis_def *def, const char *text, const cb_axis_context *ctx,
+                       parsed_value *pv, cb_msg *err)
+{
+    cb_msg inner;
+    if (parse_one(text, ctx, pv, &inner)) return true;
+    cb_msg_set(err, "axis '%s': %s", def->name, inner.text);
+    return false;
 }
 
 /* Expand one ITEM (a value, a range or a word) into `out`. */
@@ -157,11 +315,11 @@ static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_contex
     }
     if (def->kind == CB_AXIS_ENUM || word_allowed(def->choices, item)) {
         if (!word_allowed(def->choices, item)) {
-            cb_msg_set(err, "axis '%s': '%s' is not one of %s", def->name, item,
+            cb_msg_set(err, "axis '%s': '%s' is not one of %s", def->name, clip(item).text,
                        def->choices ? def->choices : "(no choices)");
             return false;
         }
-        return push_word(out, item, def, err);
+        return push_text(out, CB_AXIS_WORD, item, def, err);
     }
     char *parts[3] = {item, NULL, NULL};
     int n_parts = 1;
@@ -169,31 +327,26 @@ static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_contex
         if (*c == ':') {
             if (n_parts == 3) {
                 cb_msg_set(err, "axis '%s': '%s' has too many ':' (START:STOP[:STEP])", def->name,
-                           item);
+                           clip(item).text);
                 return false;
             }
             *c = '\0';
             parts[n_parts++] = c + 1;
         }
     }
-    int64_t lo, hi;
-    cb_msg inner;
-    if (!cb_axis_parse_value(parts[0], ctx, &lo, &inner)) {
-        cb_msg_set(err, "axis '%s': %s", def->name, inner.text);
-        return false;
+    parsed_value lo, hi, step = {.v = 1};
+    if (!parse_part(def, parts[0], ctx, &lo, err)) return false;
+    if (n_parts == 1) {
+        if (lo.deferred) return push_deferred(def, &lo, NULL, NULL, false, out, err);
+        return push_int(out, lo.v, def, err);
     }
-    if (n_parts == 1) return push_int(out, lo, def, err);
-    if (!cb_axis_parse_value(parts[1], ctx, &hi, &inner)) {
-        cb_msg_set(err, "axis '%s': %s", def->name, inner.text);
-        return false;
-    }
-    if (hi < lo) {
+    if (!parse_part(def, parts[1], ctx, &hi, err)) return false;
+    if (!hi.deferred && !lo.deferred && hi.v < lo.v) {
         cb_msg_set(err, "axis '%s': range end %lld is below its start %lld", def->name,
-                   (long long)hi, (long long)lo);
+                   (long long)hi.v, (long long)lo.v);
         return false;
     }
     bool multiply = false;
-    int64_t step = 1;
     if (n_parts == 3) {
         const char *s = parts[2];
         if (*s == 'x' || *s == '*') {
@@ -202,28 +355,32 @@ static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_contex
         } else if (*s == '+') {
             s++;
         }
-        if (!cb_axis_parse_value(s, ctx, &step, &inner)) {
-            cb_msg_set(err, "axis '%s': bad step '%s': %s", def->name, parts[2], inner.text);
+        cb_msg inner;
+        if (!parse_one(s, ctx, &step, &inner)) {
+            cb_msg_set(err, "axis '%s': bad step '%s': %s", def->name, clip(parts[2]).text,
+                       inner.text);
             return false;
         }
-        if (multiply ? step < 2 : step < 1) {
-            cb_msg_set(err, "axis '%s': step '%s' must be %s", def->name, parts[2],
+        if (!step.deferred && (multiply ? step.v < 2 : step.v < 1)) {
+            cb_msg_set(err, "axis '%s': step '%s' must be %s", def->name, clip(parts[2]).text,
                        multiply ? "x2 or more" : "1 or more");
             return false;
         }
-        if (multiply && lo < 1) {
-            cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more", def->name);
-            return false;
-        }
     }
-    for (int64_t v = lo; v <= hi;) {
+    if (lo.deferred || hi.deferred || step.deferred)
+        return push_deferred(def, &lo, &hi, n_parts == 3 ? &step : NULL, multiply, out, err);
+    if (multiply && lo.v < 1) {
+        cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more", def->name);
+        return false;
+    }
+    for (int64_t v = lo.v; v <= hi.v;) {
         if (!push_int(out, v, def, err)) return false;
         int64_t next;
         if (multiply) {
-            if (!mul_checked(v, step, &next)) break;
+            if (!mul_checked(v, step.v, &next)) break;
         } else {
-            if (v > CB_AXIS_LIMIT - step) break;
-            next = v + step;
+            if (v > CB_AXIS_LIMIT - step.v) break;
+            next = v + step.v;
         }
         v = next;
     }
@@ -265,7 +422,9 @@ bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_cont
     }
     free(copy);
     if (!ok) return false;
-    /* Drop duplicates, keeping first appearances (a point is run once). */
+    /* Drop duplicates, keeping first appearances (a point is run once).
+     * At most CB_AXIS_MAX_VALUES (512) values: 131k comparisons at worst,
+     * and a longer list has already been refused at its 513th value. */
     int kept = 0;
     for (int i = 0; i < out->count; i++) {
         bool dup = false;

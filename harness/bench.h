@@ -45,9 +45,14 @@ typedef enum cb_peak_kind {
 typedef struct cb_bench_ctx {
     const void *param;         /* the benchmark's `param` (its variant)        */
     const cb_device_info *dev; /* NULL for host benchmarks                    */
-    cudaStream_t stream;       /* the runner's dedicated stream (CUDA only)    */
-    uint64_t seed;             /* for the benchmark's random inputs            */
-    int host_threads;          /* threads a host benchmark may use             */
+    /* Every device of the run (`--device all|0,2`), dev among them; a
+     * benchmark that needs several (peer copies, collectives) uses these.
+     * The runner's stream and events live on `dev`. */
+    const cb_device_info *const *devs;
+    int n_devs;
+    cudaStream_t stream; /* the runner's dedicated stream (CUDA only)    */
+    uint64_t seed;       /* for the benchmark's random inputs            */
+    int host_threads;    /* threads a host benchmark may use             */
 } cb_bench_ctx;
 
 /* What `setup` may report about a point besides its status. */
@@ -75,6 +80,11 @@ typedef struct cb_bench {
     const cb_axis_def *axes;
     int n_axes;
     cb_peak_kind peak;
+    /* Devices one point uses at most (0 or 1: one). The runner runs a
+     * benchmark that needs several once per run, not once per device, and
+     * hands it every device of the run in ctx->devs; its setup skips a
+     * point that needs more than the run has. */
+    int devices;
     /* Optional: name of a benchmark with the same axes whose median at the
      * same point gives `pct_ref` (e.g. cuBLAS for the matmul ladder). */
     const char *ref_bench;

@@ -2,16 +2,32 @@
 #include "device.h"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Is an NVIDIA driver installed at all? The runtime answers "driver
+ * version is insufficient" both for an old driver and for none, which
+ * misleads on a machine that has none (a CI runner, a laptop). */
+static bool driver_library_present(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!h) return false;
+    dlclose(h);
+    return true;
+}
 
 int cb_device_count(cb_msg *why)
 {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
-        cb_msg_set(why, "no usable CUDA device: %s (%s)", cudaGetErrorString(err),
-                   cudaGetErrorName(err));
+        if ((err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice) &&
+            !driver_library_present())
+            cb_msg_set(why, "no NVIDIA driver on this machine (libcuda.so.1 not found)");
+        else
+            cb_msg_set(why, "no usable CUDA device: %s (%s)", cudaGetErrorString(err),
+                       cudaGetErrorName(err));
         (void)cudaGetLastError(); /* clear the sticky-free error state */
         return 0;
     }

@@ -10,6 +10,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
 
 static void iso_time(time_t t, char *buf, size_t len)
 {
@@ -23,16 +26,8 @@ static void version_text(int v, char *buf, size_t len)
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-static void write_device(cb_json *j, const cb_run_config *cfg)
+static void write_device_object(cb_json *j, const cb_device_info *d)
 {
-    const cb_device_info *d = cfg->dev;
-    if (!d) {
-        cb_json_key(j, "device");
-        cb_json_null(j);
-        cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
-        return;
-    }
-    cb_json_key(j, "device");
     cb_json_object_begin(j);
     cb_json_kv_int(j, "ordinal", d->ordinal);
     cb_json_kv_str(j, "name", d->name);
@@ -73,6 +68,31 @@ static void write_device(cb_json *j, const cb_run_config *cfg)
                    "sm_count x fp32_lanes_per_sm x 2 x sm_clock_khz x 1e3 / 1e12");
     cb_json_object_end(j);
     cb_json_object_end(j);
+}
+
+/* "device": the run's first device (what round-1 readers look for), and
+ * "devices": every device of the run (--device all|0,2), in run order. */
+static void write_device(cb_json *j, const cb_run_config *cfg)
+{
+    if (!cfg->dev) {
+        cb_json_key(j, "device");
+        cb_json_null(j);
+        cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
+        cb_json_key(j, "devices");
+        cb_json_array_begin(j);
+        cb_json_array_end(j);
+        return;
+    }
+    cb_json_key(j, "device");
+    write_device_object(j, cfg->dev);
+    cb_json_key(j, "devices");
+    cb_json_array_begin(j);
+    if (cfg->devs)
+        for (int i = 0; i < cfg->n_devs; i++)
+            write_device_object(j, cfg->devs[i]);
+    else
+        write_device_object(j, cfg->dev);
+    cb_json_array_end(j);
 }
 
 static void write_body(cb_json *j, const cb_meta *m)
@@ -116,6 +136,9 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_int(j, "skip", m->totals.skip);
     cb_json_kv_int(j, "fail", m->totals.fail);
     cb_json_object_end(j);
+    cb_json_kv_bool(j, "write_failed", m->totals.write_failed);
+    cb_json_kv_str(j, "stopped_early_because",
+                   m->totals.stop_reason[0] ? m->totals.stop_reason : NULL);
 
     cb_host_info h;
     cb_host_info_read(&h);
@@ -132,14 +155,20 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_key(j, "cuda");
     cb_json_object_begin(j);
     char v[32];
-    if (cfg->dev) {
-        version_text(cfg->dev->driver_version, v, sizeof v);
-        cb_json_kv_str(j, "driver_api_version", v);
-        version_text(cfg->dev->runtime_version, v, sizeof v);
+    /* Both versions are known without a device: the runtime is the library
+     * linked in, and the driver answers 0 when none is installed. */
+    int runtime = 0, driver = 0;
+    if (cudaRuntimeGetVersion(&runtime) == cudaSuccess && runtime > 0) {
+        version_text(runtime, v, sizeof v);
         cb_json_kv_str(j, "runtime_version", v);
     } else {
-        cb_json_kv_str(j, "driver_api_version", NULL);
         cb_json_kv_str(j, "runtime_version", NULL);
+    }
+    if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
+        version_text(driver, v, sizeof v);
+        cb_json_kv_str(j, "driver_api_version", v);
+    } else {
+        cb_json_kv_str(j, "driver_api_version", NULL);
     }
     cb_cublas_version(v, sizeof v);
     cb_json_kv_str(j, "cublas_version", v);
@@ -159,6 +188,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_num(j, "ci_level", 0.95);
     cb_json_kv_num(j, "max_time_per_point_s", cfg->stop.max_time_s);
     cb_json_kv_int(j, "warmup_runs", cfg->warmup_runs);
+    cb_json_kv_int(j, "replicates", cfg->replicates > 1 ? cfg->replicates : 1);
     cb_json_kv_int(j, "seed", (long long)cfg->seed);
     cb_json_kv_int(j, "host_threads", cfg->host_threads);
     cb_json_kv_str(j, "timer", cfg->cupti_primary ? "cupti" : "event");
@@ -180,10 +210,17 @@ bool cb_meta_write(const char *dir, const cb_meta *m, cb_msg *err)
     cb_json_begin(&j, f);
     write_body(&j, m);
     cb_json_end(&j);
-    bool ok = fflush(f) == 0 && ferror(f) == 0;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, final) != 0) {
-        cb_msg_set(err, "cannot write '%s': %s", final, strerror(errno));
+    /* Checked at every step, and durable before the rename: a full disk
+     * leaves the previous meta.json in place, never a cut one. */
+    errno = 0;
+    int e = 0;
+    if (fflush(f) != 0 || ferror(f)) e = errno ? errno : EIO;
+    if (!e && fsync(fileno(f)) != 0) e = errno;
+    if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
+    if (!e && rename(tmp, final) != 0) e = errno;
+    if (e) {
+        unlink(tmp);
+        cb_msg_set(err, "cannot write '%s': %s", final, strerror(e));
         return false;
     }
     return true;

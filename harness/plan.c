@@ -61,24 +61,15 @@ static bool push_point(cb_plan *out, int *cap, const cb_planned_point *pp, cb_ms
     return true;
 }
 
-/* Expand one benchmark into `out`. */
-static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used, cb_plan *out,
-                       int *cap, cb_msg *err)
+/* Expand every axis of `b` into values[]: each override is checked here,
+ * whether or not the point can run on this machine. Without a device, an
+ * item that needs one (`4sm`) is kept unresolved. *total is the product. */
+static bool expand_axes(const cb_plan_request *req, const cb_bench *b, bool *used,
+                        cb_axis_values *values, long long *total, cb_msg *err)
 {
-    cb_planned_point pp;
-    memset(&pp, 0, sizeof pp);
-    pp.bench = b;
-    if (b->target == CB_TARGET_CUDA && !req->dev) {
-        /* Mark the overrides this benchmark would have taken as used, so a
-         * CUDA-only axis is not reported as unknown on a machine without a GPU. */
-        for (int a = 0; a < b->n_axes; a++)
-            (void)spec_for(req, &b->axes[a], used);
-        snprintf(pp.skip_reason, sizeof pp.skip_reason, "%s", req->no_device_reason);
-        return push_point(out, cap, &pp, err);
-    }
-    cb_axis_context ctx = {.sm_count = req->dev ? req->dev->sm_count : 0};
-    static cb_axis_values values[CB_MAX_AXES];
-    long long total = 1;
+    const cb_axis_context ctx = {.sm_count = req->dev ? req->dev->sm_count : 0,
+                                 .defer_device = !req->dev};
+    *total = 1;
     for (int a = 0; a < b->n_axes; a++) {
         const char *spec = spec_for(req, &b->axes[a], used);
         cb_msg inner;
@@ -86,12 +77,35 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
             cb_msg_set(err, "%s: %s", b->name, inner.text);
             return false;
         }
-        total *= values[a].count;
-        if (total + out->n > req->max_points) {
-            cb_msg_set(err, "the sweep has more than %d points; narrow it with --axis or a glob",
-                       req->max_points);
-            return false;
-        }
+        /* Capped so that eight axes of 512 values cannot overflow. */
+        *total *= values[a].count;
+        if (*total > req->max_points) *total = (long long)req->max_points + 1;
+    }
+    return true;
+}
+
+/* Expand one benchmark into `out`. */
+static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used, cb_plan *out,
+                       int *cap, cb_msg *err)
+{
+    static cb_axis_values values[CB_MAX_AXES];
+    long long total;
+    if (!expand_axes(req, b, used, values, &total, err)) return false;
+    cb_planned_point pp;
+    memset(&pp, 0, sizeof pp);
+    pp.bench = b;
+    const bool no_device = b->target == CB_TARGET_CUDA && !req->dev;
+    if (no_device) {
+        snprintf(pp.skip_reason, sizeof pp.skip_reason, "%s",
+                 req->no_device_reason ? req->no_device_reason : "no CUDA device");
+        /* A run writes one skip row for the benchmark; a listing shows
+         * every point it would have run. */
+        if (!req->expand_skipped) return push_point(out, cap, &pp, err);
+    }
+    if (total + out->n > req->max_points) {
+        cb_msg_set(err, "the sweep has more than %d points; narrow it with --axis or a glob",
+                   req->max_points);
+        return false;
     }
     int idx[CB_MAX_AXES] = {0};
     pp.point.n_axes = b->n_axes;
@@ -131,7 +145,14 @@ bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err)
     for (int i = 0; i < cb_registry_count() && ok; i++) {
         const cb_bench *b = cb_registry_get(i);
         if (!selected(req, b)) continue;
-        if (b->target == CB_TARGET_CUDA && !req->dev && req->omit_cuda_without_device) continue;
+        if (b->target == CB_TARGET_CUDA && !req->dev && req->omit_cuda_without_device) {
+            /* Left out of the run, but its overrides are still checked, so
+             * a command line means the same with and without a GPU. */
+            static cb_axis_values values[CB_MAX_AXES];
+            long long total;
+            ok = expand_axes(req, b, used, values, &total, err);
+            continue;
+        }
         out->n_benches++;
         ok = plan_bench(req, b, used, out, &cap, err);
     }

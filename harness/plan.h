@@ -20,7 +20,12 @@ typedef struct cb_plan_request {
     const cb_device_info *dev;     /* NULL without a device                   */
     const char *no_device_reason;  /* why dev is NULL                         */
     bool omit_cuda_without_device; /* default suite: leave CUDA benches out   */
-    int max_points;                /* refuse sweeps larger than this          */
+    /* Without a device, a CUDA benchmark is one skip point (n_axes 0) for a
+     * run; with expand_skipped (--dry-run) it is every point of its sweep,
+     * each a skip, `sm` items unresolved ("grid=4sm"). Its overrides are
+     * checked either way. */
+    bool expand_skipped;
+    int max_points; /* refuse sweeps larger than this          */
 } cb_plan_request;
 
 typedef struct cb_plan {
@@ -31,7 +36,8 @@ typedef struct cb_plan {
 
 /* Build the plan. Fails (false, message; the CLI exits 2) when a glob
  * matches nothing, an override names an axis no selected benchmark has, a
- * value is malformed, or the sweep exceeds max_points. */
+ * value is malformed (for every selected benchmark, with or without a
+ * device), or the sweep exceeds max_points. */
 bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err);
 void cb_plan_free(cb_plan *p);
 

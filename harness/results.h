@@ -6,7 +6,25 @@
 #include "bench.h"
 #include "stats.h"
 
-#define CB_SCHEMA_VERSION 1
+/* 2: device, replicate and telemetry columns (round 2); readers accept 1. */
+#define CB_SCHEMA_VERSION 2
+
+/* What the GPU did while a point was sampled (telemetry.h fills it). */
+typedef struct cb_point_telemetry {
+    bool valid; /* false: no telemetry (no NVML, host benchmark) */
+    double sm_clock_min_mhz, sm_clock_median_mhz, sm_clock_max_mhz;
+    double mem_clock_median_mhz;
+    double power_mean_w; /* NAN when the GPU reports no power          */
+    double temp_max_c;   /* NAN when the GPU reports no temperature    */
+    char throttle[128];  /* reason words joined by '+', or "none"      */
+} cb_point_telemetry;
+
+/* Per-sample extras for samples.csv; every pointer may be NULL. */
+typedef struct cb_sample_extras {
+    const int *replicate;        /* the replicate (round) each sample came from */
+    const double *sm_clock_mhz;  /* SM clock nearest the sample                 */
+    const char *const *throttle; /* reason words seen during the sample         */
+} cb_sample_extras;
 
 typedef struct cb_result {
     const cb_bench *bench;
@@ -30,6 +48,11 @@ typedef struct cb_result {
     double occupancy;    /* NAN when not a kernel launch               */
     double verify_error; /* NAN when not verified                      */
     char note[160];
+    int device;           /* ordinal; -1 for host benchmarks          */
+    char device_uuid[48]; /* "GPU-..." or ""                          */
+    int replicates;       /* replicates (rounds) the samples came from */
+    cb_point_telemetry telemetry;
+    const char *peak_source; /* where `peak` came from, or NULL            */
 } cb_result;
 
 #endif

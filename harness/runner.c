@@ -1,17 +1,25 @@
 /* runner.c - verify, warm up, sample until the stopping rule holds, derive.
  *
- * One point, CUDA benchmark:
- *   setup -> run -> sync -> verify            (a wrong result is a fail row, untimed)
- *   -> warm-up runs (also calibrate the batch for hot mode)
- *   -> samples: [flush L2 if cold] event0, run x batch, event1, sync
- *      (each sample attributed to one CUPTI external-correlation id)
- *   -> stopping rule after every sample -> statistics -> row -> teardown
+ * One point in one round reads as its phases:
+ *   phase_setup_and_verify  setup -> run -> sync -> verify (a wrong result is
+ *                           a fail row, never timed)
+ *   phase_warm_up           warm-up runs; the last one sizes a hot batch
+ *   phase_sample            [flush L2 if cold] event0, run x batch, event1,
+ *                           sync; the stopping rule after every sample (each
+ *                           sample is one CUPTI external-correlation id)
+ *   phase_attach_cupti      CUPTI's view of the round's samples
+ *   teardown
+ * and, after its last round, point_finish pools the rounds into the row.
  * Host benchmarks follow the same path with the monotonic clock.
+ *
+ * Rounds (cfg->replicates > 1) run the whole point list again with fresh
+ * setups, so every point's samples come from several allocations and
+ * moments in the run: the between-replicate spread that compare needs.
  */
 #include "runner.h"
 
-#include "l2_flush.h"
 #include "cupti_timer.h"
+#include "l2_flush.h"
 #include "nvtx_ranges.h"
 #include "profile_point.h"
 #include "progress.h"
@@ -22,6 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A hot sample batches runs until it lasts hot_min_sample_s; this caps the
+ * batch for runs far shorter than the event timer's resolution. */
+enum { CB_MAX_HOT_BATCH = 100000 };
+/* Without a known L2 size, flush this much (larger than any L2 so far). */
+#define CB_FLUSH_FALLBACK_BYTES ((size_t)64 << 20)
 
 void cb_run_config_defaults(cb_run_config *cfg)
 {
@@ -39,6 +53,7 @@ void cb_run_config_defaults(cb_run_config *cfg)
     cfg->host_threads = cores > 0 ? (int)cores : 1;
     cfg->use_cupti = true;
     cfg->nvtx = true;
+    cfg->replicates = 1;
 }
 
 /* Everything the timer needs for CUDA points, made once per sweep. */
@@ -63,7 +78,7 @@ static cb_status timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *wh
     CB_CUDA(cudaEventCreate(&t->stop));
     /* Reading twice the L2 size evicts whatever a point left there (dirty
      * lines are written back during the flush, not the timed run). */
-    t->flush_bytes = dev->l2_bytes ? 2 * dev->l2_bytes : (size_t)64 << 20;
+    t->flush_bytes = dev->l2_bytes ? 2 * dev->l2_bytes : CB_FLUSH_FALLBACK_BYTES;
     t->flush_bytes &= ~(size_t)15;
     CB_CUDA(cudaMalloc(&t->flush_buf, t->flush_bytes));
     CB_CUDA(cudaMalloc((void **)&t->flush_sink, sizeof(float)));
@@ -84,24 +99,41 @@ static void timing_free(cb_timing *t)
     t->ready = false;
 }
 
-/* One sample: `batch` runs, timed by the point's timer. Returns the elapsed
- * seconds for the whole batch in *elapsed. */
-static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, bool host_timer,
-                             bool flush, int batch, uint64_t sample_id, double *elapsed,
-                             cb_msg *why)
+/* How one point is timed: decided once from the benchmark and the config. */
+typedef struct point_timing {
+    bool cuda;       /* needs the device, stream and events          */
+    bool host_timer; /* monotonic clock around run (+ stream sync)   */
+    bool hot;        /* batched back to back, no flush               */
+} point_timing;
+
+static point_timing point_timing_of(const cb_bench *b, const cb_run_config *cfg)
 {
-    bool cuda = b->target == CB_TARGET_CUDA;
-    cudaStream_t s = cuda ? t->stream : NULL;
-    if (cuda && flush) CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
-    if (cuda && host_timer) CB_CUDA(cudaStreamSynchronize(s));
+    point_timing pt;
+    pt.cuda = b->target == CB_TARGET_CUDA;
+    pt.host_timer = !pt.cuda || b->timer == CB_TIMER_HOST;
+    pt.hot = !pt.cuda || cfg->cache == CB_CACHE_HOT;
+    return pt;
+}
+
+/* One sample: `batch` runs, timed by the point's timer. *elapsed is the
+ * whole batch in seconds; *host_t0 the host clock when it started. */
+static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
+                             bool flush, int batch, uint64_t sample_id, double *elapsed,
+                             double *host_t0, cb_msg *why)
+{
+    cudaStream_t s = pt.cuda ? t->stream : NULL;
+    if (pt.cuda && flush)
+        CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
+    if (pt.cuda && pt.host_timer) CB_CUDA(cudaStreamSynchronize(s));
     if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
     double h0 = cb_now_s();
-    if (cuda && !host_timer) CB_CUDA(cudaEventRecord(t->start, s));
+    if (host_t0) *host_t0 = h0;
+    if (pt.cuda && !pt.host_timer) CB_CUDA(cudaEventRecord(t->start, s));
     cb_status st = CB_OK;
     for (int i = 0; i < batch && st == CB_OK; i++)
         st = b->run(state, s, why);
-    if (st == CB_OK && cuda) {
-        if (host_timer) {
+    if (st == CB_OK && pt.cuda) {
+        if (pt.host_timer) {
             cudaError_t e = cudaStreamSynchronize(s);
             *elapsed = cb_now_s() - h0;
             CB_CUDA(e);
@@ -119,6 +151,61 @@ static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, bool 
     return st;
 }
 
+/* ---- the samples of one point, pooled over its rounds ---- */
+
+typedef struct point_samples {
+    double *time_s;  /* per run (sample / batch), by the point's timer */
+    double *cupti_s; /* per run by CUPTI; NAN where no record          */
+    double *host_t0; /* host monotonic clock at the sample's start     */
+    int *replicate;  /* the round the sample came from                 */
+    int n, cap;
+} point_samples;
+
+static void point_samples_free(point_samples *ps)
+{
+    free(ps->time_s);
+    free(ps->cupti_s);
+    free(ps->host_t0);
+    free(ps->replicate);
+    memset(ps, 0, sizeof *ps);
+}
+
+/* Room for `more` samples after the n already held. */
+static cb_status point_samples_reserve(point_samples *ps, int more, cb_msg *why)
+{
+    if (ps->n + more <= ps->cap) return CB_OK;
+    int cap = ps->cap ? ps->cap : 64;
+    while (cap < ps->n + more)
+        cap = cap > (1 << 29) ? ps->n + more : cap * 2;
+    double *t = realloc(ps->time_s, sizeof(double) * (size_t)cap);
+    if (t) ps->time_s = t;
+    double *c = t ? realloc(ps->cupti_s, sizeof(double) * (size_t)cap) : NULL;
+    if (c) ps->cupti_s = c;
+    double *h = c ? realloc(ps->host_t0, sizeof(double) * (size_t)cap) : NULL;
+    if (h) ps->host_t0 = h;
+    int *r = h ? realloc(ps->replicate, sizeof(int) * (size_t)cap) : NULL;
+    if (r) ps->replicate = r;
+    if (!r) {
+        cb_msg_set(why, "out of host memory for %d samples", ps->n + more);
+        return CB_FAIL;
+    }
+    ps->cap = cap;
+    return CB_OK;
+}
+
+/* ---- one point across its rounds ---- */
+
+typedef struct point_run {
+    cb_result *r;
+    point_samples samples;
+    int batch;    /* fixed by the first round: every round's samples alike */
+    bool closed;  /* skip or fail in some round: no more rounds            */
+    bool written; /* its row is on disk: later rounds pass it by           */
+    int noisy_rounds;
+    char noisy_reason[CB_MSG_LEN];
+    cb_point_info info; /* from the last setup */
+} point_run;
+
 static void result_init(cb_result *r, const cb_planned_point *pp, const cb_run_config *cfg)
 {
     memset(r, 0, sizeof *r);
@@ -132,6 +219,260 @@ static void result_init(cb_result *r, const cb_planned_point *pp, const cb_run_c
     r->cupti_median_s = r->bytes = r->flops = r->gbps = r->tflops = NAN;
     r->peak = r->pct_peak = r->pct_ref = r->occupancy = r->verify_error = NAN;
     r->peak_unit = "";
+    r->device = -1;
+    if (!host && cfg->dev) {
+        r->device = cfg->dev->ordinal;
+        snprintf(r->device_uuid, sizeof r->device_uuid, "%s", cfg->dev->uuid);
+    }
+}
+
+/* Close the point with a status other than ok/noisy: its row says why. */
+static void point_close(point_run *pr, cb_status st, const char *reason)
+{
+    pr->closed = true;
+    pr->r->status = st;
+    snprintf(pr->r->reason, sizeof pr->r->reason, "%s", reason);
+}
+
+static cb_status phase_setup_and_verify(const cb_run_config *cfg, const cb_bench *b,
+                                        const cb_point *p, cb_timing *t, point_timing pt,
+                                        void **state, point_run *pr, double *single, cb_msg *why)
+{
+    const cb_device_info *const *devs = cfg->devs ? cfg->devs : &cfg->dev;
+    int n_devs = cfg->devs ? cfg->n_devs : (cfg->dev ? 1 : 0);
+    cb_bench_ctx ctx = {.param = b->param,
+                        .dev = pt.cuda ? cfg->dev : NULL,
+                        .devs = pt.cuda ? devs : NULL,
+                        .n_devs = pt.cuda ? n_devs : 0,
+                        .stream = pt.cuda ? t->stream : NULL,
+                        .seed = cfg->seed,
+                        .host_threads = cfg->host_threads};
+    memset(&pr->info, 0, sizeof pr->info);
+    pr->info.occupancy = NAN;
+    cb_status st = b->setup(p, &ctx, state, &pr->info, why);
+    pr->r->occupancy = pr->info.occupancy >= 0 ? pr->info.occupancy : NAN;
+    snprintf(pr->r->note, sizeof pr->r->note, "%s", pr->info.note);
+    if (st != CB_OK) return st;
+    st = time_sample(b, *state, t, pt, false, 1, 0, single, NULL, why);
+    if (st != CB_OK) return st;
+    double error = NAN;
+    st = b->verify(*state, &error, why);
+    pr->r->verify_error = error;
+    return st;
+}
+
+/* Warm-up runs; *single ends as the last run's time (it sizes a hot batch). */
+static cb_status phase_warm_up(const cb_run_config *cfg, const cb_bench *b, void *state,
+                               cb_timing *t, point_timing pt, double *single, cb_msg *why)
+{
+    double started = cb_now_s();
+    for (int i = 0; i < cfg->warmup_runs && !cb_interrupted(); i++) {
+        double elapsed = 0;
+        cb_status st = time_sample(b, state, t, pt, false, 1, 0, &elapsed, NULL, why);
+        if (st != CB_OK) return st;
+        *single = elapsed;
+        if (cb_now_s() - started > cfg->warmup_max_s) break;
+    }
+    return CB_OK;
+}
+
+static int hot_batch(const cb_run_config *cfg, point_timing pt, double single)
+{
+    /* The profiler sees exactly one run (ncu replays every kernel in its
+     * range, so a batch would multiply its work). */
+    if (cfg->profile && pt.cuda) return 1;
+    if (!pt.hot || !(single > 0) || single >= cfg->hot_min_sample_s) return 1;
+    double want = ceil(cfg->hot_min_sample_s / single);
+    return want > CB_MAX_HOT_BATCH ? CB_MAX_HOT_BATCH : (int)want;
+}
+
+typedef enum sampling_end {
+    SAMPLING_CONVERGED,
+    SAMPLING_BUDGET,
+    SAMPLING_INTERRUPTED,
+    SAMPLING_FAILED,
+} sampling_end;
+
+/* The stopping rule of one round: the budget and the sample cap shared out
+ * over the rounds; every round still needs the rule's minimum. */
+static cb_stop_rule round_rule(const cb_run_config *cfg)
+{
+    cb_stop_rule rule = cfg->stop;
+    int rounds = cfg->replicates > 1 ? cfg->replicates : 1;
+    rule.max_time_s = cfg->stop.max_time_s / rounds;
+    rule.max_samples = cfg->stop.max_samples / rounds;
+    if (rule.max_samples < rule.min_samples) rule.max_samples = rule.min_samples;
+    return rule;
+}
+
+static sampling_end phase_sample(const cb_run_config *cfg, const cb_bench *b, void *state,
+                                 cb_timing *t, point_timing pt, int round, point_run *pr,
+                                 uint64_t *first_id, int *n_round, cb_msg *why)
+{
+    point_samples *ps = &pr->samples;
+    const cb_stop_rule rule = round_rule(cfg);
+    const bool use_cupti = pt.cuda && cb_cupti_active();
+    const int start = ps->n;
+    *first_id = t->next_sample_id;
+    *n_round = 0;
+    double started = cb_now_s();
+    for (;;) {
+        if (cb_interrupted()) return SAMPLING_INTERRUPTED;
+        if (point_samples_reserve(ps, 1, why) != CB_OK) return SAMPLING_FAILED;
+        uint64_t id = use_cupti ? t->next_sample_id++ : 0;
+        bool profiled = cfg->profile && pt.cuda && ps->n == 0;
+        cb_msg perr;
+        if (profiled && cb_profile_start(&perr) != CB_OK)
+            fprintf(stderr, "cubench: %s\n", perr.text);
+        double elapsed = 0, h0 = 0;
+        cb_status st =
+            time_sample(b, state, t, pt, pt.cuda && !pt.hot, pr->batch, id, &elapsed, &h0, why);
+        if (profiled && cb_profile_stop(&perr) != CB_OK)
+            fprintf(stderr, "cubench: %s\n", perr.text);
+        if (st != CB_OK) return SAMPLING_FAILED;
+        ps->time_s[ps->n] = elapsed / pr->batch;
+        ps->cupti_s[ps->n] = NAN;
+        ps->host_t0[ps->n] = h0;
+        ps->replicate[ps->n] = round;
+        ps->n++;
+        *n_round = ps->n - start;
+        cb_stop_verdict v =
+            cb_stop_check(&rule, ps->time_s + start, *n_round, cb_now_s() - started);
+        if (v == CB_STOP_CONVERGED) return SAMPLING_CONVERGED;
+        if (v == CB_STOP_BUDGET) return SAMPLING_BUDGET;
+    }
+}
+
+/* Attach CUPTI's view of one round's samples (from index `start`); a
+ * failure or a memcpy of the wrong kind makes the point fail. */
+static cb_status phase_attach_cupti(const cb_run_config *cfg, point_run *pr, uint64_t first_id,
+                                    int start, int n, cb_msg *why)
+{
+    cb_cupti_point cp;
+    memset(&cp, 0, sizeof cp);
+    if (cb_cupti_collect(first_id, n, &cp, why) != CB_OK) {
+        char inner[CB_MSG_LEN];
+        snprintf(inner, sizeof inner, "%s", why->text);
+        cb_msg_set(why, "CUPTI: %.240s", inner);
+        cb_cupti_point_free(&cp);
+        return CB_FAIL;
+    }
+    cb_result *r = pr->r;
+    const cb_point_info *info = &pr->info;
+    snprintf(r->kernels, sizeof r->kernels, "%s", cp.kernels);
+    int missing = 0;
+    double *cupti_s = pr->samples.cupti_s + start;
+    for (int i = 0; i < n; i++) {
+        cupti_s[i] = cp.records[i] > 0 ? cp.gpu_s[i] / pr->batch : NAN;
+        if (cp.records[i] == 0) missing++;
+    }
+    cb_status st = CB_OK;
+    if ((info->memcpy_src_kind || info->memcpy_dst_kind) && cp.memcpy_count > 0 &&
+        ((info->memcpy_src_kind && cp.memcpy_src_kind != info->memcpy_src_kind) ||
+         (info->memcpy_dst_kind && cp.memcpy_dst_kind != info->memcpy_dst_kind))) {
+        cb_msg_set(why,
+                   "CUPTI saw memcpy kinds src=%d dst=%d but the point claims src=%d dst=%d "
+                   "(1 pageable, 2 pinned, 3 device)",
+                   cp.memcpy_src_kind, cp.memcpy_dst_kind, info->memcpy_src_kind,
+                   info->memcpy_dst_kind);
+        st = CB_FAIL;
+    }
+    /* --timer cupti: the statistics use CUPTI's times only when every
+     * sample has them; otherwise the row says it fell back to events. */
+    if (cfg->cupti_primary) {
+        if (missing == 0)
+            memcpy(pr->samples.time_s + start, cupti_s, sizeof(double) * (size_t)n);
+        else
+            r->timer = "event";
+    }
+    cb_cupti_point_free(&cp);
+    return st;
+}
+
+/* One round of one point. Returns false when the sweep must stop (an
+ * interrupt); the point's row is then not written. */
+static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp, cb_timing *t,
+                            int round, point_run *pr)
+{
+    const cb_bench *b = pp->bench;
+    const point_timing pt = point_timing_of(b, cfg);
+    void *state = NULL;
+    cb_msg why = {{0}};
+    double single = 0;
+    bool go_on = true;
+
+    cb_status st = phase_setup_and_verify(cfg, b, &pp->point, t, pt, &state, pr, &single, &why);
+    if (st == CB_OK) st = phase_warm_up(cfg, b, state, t, pt, &single, &why);
+    if (st != CB_OK) {
+        point_close(pr, st, why.text);
+    } else if (cb_interrupted()) {
+        go_on = false;
+    } else {
+        if (round == 0) pr->batch = hot_batch(cfg, pt, single);
+        pr->r->batch = pr->batch;
+        uint64_t first_id = 0;
+        int start = pr->samples.n, n = 0;
+        sampling_end end = phase_sample(cfg, b, state, t, pt, round, pr, &first_id, &n, &why);
+        if (end == SAMPLING_INTERRUPTED) {
+            go_on = false;
+        } else if (end == SAMPLING_FAILED) {
+            point_close(pr, CB_FAIL, why.text);
+        } else {
+            if (end == SAMPLING_BUDGET) {
+                cb_summary s;
+                cb_stats_summarise(pr->samples.time_s + start, n, &s);
+                pr->noisy_rounds++;
+                snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
+                         "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget "
+                         "%.3g s)",
+                         100 * s.ci_rel_half, n, 100 * cfg->stop.target_rel,
+                         round_rule(cfg).max_time_s);
+            }
+            if (pt.cuda && cb_cupti_active() &&
+                phase_attach_cupti(cfg, pr, first_id, start, n, &why) != CB_OK)
+                point_close(pr, CB_FAIL, why.text);
+        }
+    }
+    if (state) b->teardown(state);
+    return go_on;
+}
+
+/* Pool the rounds into the row's statistics and status. */
+static void point_finish(const cb_run_config *cfg, point_run *pr)
+{
+    cb_result *r = pr->r;
+    point_samples *ps = &pr->samples;
+    if (pr->closed) {
+        memset(&r->summary, 0, sizeof r->summary);
+        ps->n = 0;
+        return;
+    }
+    cb_stats_summarise(ps->time_s, ps->n, &r->summary);
+    r->replicates = cfg->replicates > 1 ? cfg->replicates : 1;
+    int with_cupti = 0;
+    for (int i = 0; i < ps->n; i++)
+        with_cupti += isfinite(ps->cupti_s[i]);
+    if (with_cupti > 0) {
+        double *tmp = malloc(sizeof(double) * (size_t)with_cupti);
+        if (tmp) {
+            int m = 0;
+            for (int i = 0; i < ps->n; i++)
+                if (isfinite(ps->cupti_s[i])) tmp[m++] = ps->cupti_s[i];
+            cb_summary s;
+            cb_stats_summarise(tmp, m, &s);
+            r->cupti_median_s = s.median;
+            free(tmp);
+        }
+    }
+    r->status = CB_OK;
+    if (pr->noisy_rounds > 0) {
+        r->status = CB_NOISY;
+        if (r->replicates > 1)
+            snprintf(r->reason, sizeof r->reason, "%d of %d rounds ran out of budget; last: %.180s",
+                     pr->noisy_rounds, r->replicates, pr->noisy_reason);
+        else
+            snprintf(r->reason, sizeof r->reason, "%s", pr->noisy_reason);
+    }
 }
 
 /* Does `p` hold the reference point `ref`'s value on every axis the
@@ -147,6 +488,21 @@ static bool same_ref_point(const cb_point *ref, const cb_point *p)
         if (!found) return false;
     }
     return ref->n_axes > 0;
+}
+
+static const char *peak_source_of(cb_peak_kind kind)
+{
+    switch (kind) {
+    case CB_PEAK_DRAM:
+        return "attribute: 2 x memory clock x bus width / 8";
+    case CB_PEAK_PCIE:
+        return "attribute: PCIe generation rate x width x encoding, per direction";
+    case CB_PEAK_FP32:
+        return "table: FP32 lanes per SM by compute capability x SMs x 2 x max SM clock";
+    case CB_PEAK_NONE:
+        break;
+    }
+    return NULL;
 }
 
 /* Fill the figures that follow from the median and the work model. */
@@ -181,6 +537,7 @@ static void derive_figures(cb_result *r, const cb_run_config *cfg, const cb_resu
         if (peak > 0) {
             r->peak = peak;
             r->pct_peak = 100.0 * figure / peak;
+            r->peak_source = peak_source_of(b->peak);
         } else {
             r->peak_unit = "";
         }
@@ -198,160 +555,6 @@ static void derive_figures(cb_result *r, const cb_run_config *cfg, const cb_resu
     }
 }
 
-/* Attach CUPTI's view of the samples; a failure turns the point into fail. */
-static void attach_cupti(cb_result *r, uint64_t first_id, int n, int batch,
-                         const cb_point_info *info, double *cupti_s, bool primary, double *samples)
-{
-    cb_cupti_point cp;
-    cb_msg why;
-    memset(&cp, 0, sizeof cp);
-    if (cb_cupti_collect(first_id, n, &cp, &why) != CB_OK) {
-        r->status = CB_FAIL;
-        snprintf(r->reason, sizeof r->reason, "CUPTI: %.240s", why.text);
-        cb_cupti_point_free(&cp);
-        return;
-    }
-    snprintf(r->kernels, sizeof r->kernels, "%s", cp.kernels);
-    int missing = 0;
-    for (int i = 0; i < n; i++) {
-        cupti_s[i] = cp.records[i] > 0 ? cp.gpu_s[i] / batch : NAN;
-        if (cp.records[i] == 0) missing++;
-    }
-    if ((info->memcpy_src_kind || info->memcpy_dst_kind) && cp.memcpy_count > 0 &&
-        ((info->memcpy_src_kind && cp.memcpy_src_kind != info->memcpy_src_kind) ||
-         (info->memcpy_dst_kind && cp.memcpy_dst_kind != info->memcpy_dst_kind))) {
-        r->status = CB_FAIL;
-        snprintf(r->reason, sizeof r->reason,
-                 "CUPTI saw memcpy kinds src=%d dst=%d but the point claims src=%d dst=%d "
-                 "(1 pageable, 2 pinned, 3 device)",
-                 cp.memcpy_src_kind, cp.memcpy_dst_kind, info->memcpy_src_kind,
-                 info->memcpy_dst_kind);
-    }
-    double *tmp = missing < n ? malloc(sizeof(double) * (size_t)n) : NULL;
-    if (tmp) {
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (isfinite(cupti_s[i])) tmp[m++] = cupti_s[i];
-        cb_summary s;
-        cb_stats_summarise(tmp, m, &s);
-        r->cupti_median_s = s.median;
-        free(tmp);
-    }
-    if (primary) {
-        /* --timer cupti: the statistics use CUPTI's times only when every
-         * sample has them; otherwise the row says it fell back to events. */
-        if (missing == 0)
-            memcpy(samples, cupti_s, sizeof(double) * (size_t)n);
-        else
-            r->timer = "event";
-    }
-    cb_cupti_point_free(&cp);
-}
-
-/* Run one point to completion. `samples`/`cupti_s` have room for
- * cfg->stop.max_samples values; *n_samples says how many were taken. */
-static void run_point(const cb_run_config *cfg, const cb_planned_point *pp, cb_timing *t,
-                      cb_result *r, double *samples, double *cupti_s, int *n_samples)
-{
-    const cb_bench *b = pp->bench;
-    bool cuda = b->target == CB_TARGET_CUDA;
-    bool host_timer = !cuda || b->timer == CB_TIMER_HOST;
-    *n_samples = 0;
-
-    cb_bench_ctx ctx = {.param = b->param,
-                        .dev = cuda ? cfg->dev : NULL,
-                        .stream = cuda ? t->stream : NULL,
-                        .seed = cfg->seed,
-                        .host_threads = cfg->host_threads};
-    cb_point_info info = {.occupancy = NAN};
-    void *state = NULL;
-    cb_msg why = {{0}};
-
-    cb_status st = b->setup(&pp->point, &ctx, &state, &info, &why);
-    r->occupancy = info.occupancy >= 0 ? info.occupancy : NAN;
-    snprintf(r->note, sizeof r->note, "%s", info.note);
-    if (st != CB_OK) goto finish;
-
-    /* The verified run. */
-    double elapsed = 0;
-    st = time_sample(b, state, t, host_timer, false, 1, 0, &elapsed, &why);
-    if (st != CB_OK) goto finish;
-    double error = NAN;
-    st = b->verify(state, &error, &why);
-    r->verify_error = error;
-    if (st != CB_OK) goto finish;
-
-    /* Warm-up, and the single-run time that sizes a hot batch. */
-    double single = elapsed;
-    double warm_start = cb_now_s();
-    for (int i = 0; i < cfg->warmup_runs && !cb_interrupted(); i++) {
-        st = time_sample(b, state, t, host_timer, false, 1, 0, &elapsed, &why);
-        if (st != CB_OK) goto finish;
-        single = elapsed;
-        if (cb_now_s() - warm_start > cfg->warmup_max_s) break;
-    }
-    bool hot = !cuda || cfg->cache == CB_CACHE_HOT;
-    int batch = 1;
-    if (hot && single > 0 && single < cfg->hot_min_sample_s) {
-        double want = ceil(cfg->hot_min_sample_s / single);
-        batch = want > 100000 ? 100000 : (int)want;
-    }
-    /* Profile mode: the profiler sees exactly one run (ncu replays every
-     * kernel in its range, so a batch would multiply its work). */
-    if (cfg->profile && cuda) batch = 1;
-    r->batch = batch;
-
-    uint64_t first_id = t->next_sample_id;
-    bool use_cupti = cuda && cb_cupti_active();
-    double sample_start = cb_now_s();
-    int n = 0;
-    for (;;) {
-        if (cb_interrupted()) {
-            st = CB_FAIL;
-            cb_msg_set(&why, "interrupted");
-            break;
-        }
-        uint64_t id = use_cupti ? t->next_sample_id++ : 0;
-        bool profiled = cfg->profile && cuda && n == 0;
-        if (profiled && cb_profile_start(&why) != CB_OK) fprintf(stderr, "cubench: %s\n", why.text);
-        st = time_sample(b, state, t, host_timer, cuda && !hot, batch, id, &elapsed, &why);
-        if (profiled && cb_profile_stop(&why) != CB_OK) fprintf(stderr, "cubench: %s\n", why.text);
-        if (st != CB_OK) break;
-        samples[n++] = elapsed / batch;
-        cb_stop_verdict v = cb_stop_check(&cfg->stop, samples, n, cb_now_s() - sample_start);
-        if (v == CB_STOP_CONTINUE) continue;
-        if (v == CB_STOP_BUDGET) {
-            st = CB_NOISY;
-            cb_stats_summarise(samples, n, &r->summary);
-            cb_msg_set(
-                &why, "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
-                100 * r->summary.ci_rel_half, n, 100 * cfg->stop.target_rel, cfg->stop.max_time_s);
-        }
-        break;
-    }
-    *n_samples = (st == CB_OK || st == CB_NOISY) ? n : 0;
-    if (*n_samples > 0) {
-        for (int i = 0; i < n; i++)
-            cupti_s[i] = NAN;
-        if (use_cupti) {
-            attach_cupti(r, first_id, n, batch, &info, cupti_s, cfg->cupti_primary, samples);
-            if (r->status == CB_FAIL) st = CB_FAIL;
-        }
-        cb_stats_summarise(samples, n, &r->summary);
-    }
-
-finish:
-    if (state) b->teardown(state);
-    if (r->status != CB_FAIL) r->status = st;
-    if (st == CB_FAIL && r->reason[0] == '\0')
-        snprintf(r->reason, sizeof r->reason, "%s", why.text);
-    if (st != CB_OK && st != CB_FAIL) snprintf(r->reason, sizeof r->reason, "%s", why.text);
-    if (r->status == CB_FAIL || r->status == CB_SKIP) {
-        memset(&r->summary, 0, sizeof r->summary);
-        *n_samples = 0;
-    }
-}
-
 /* After a failed CUDA point: is the context still usable? Errors such as an
  * illegal address are sticky and poison every later call. */
 static bool context_lost(char *why, size_t len)
@@ -365,89 +568,145 @@ static bool context_lost(char *why, size_t len)
     return true;
 }
 
-void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n, cb_sink *sink,
-                   cb_result **results_out, cb_run_totals *totals)
+static void count_status(cb_run_totals *totals, cb_status st)
+{
+    switch (st) {
+    case CB_OK:
+        totals->ok++;
+        break;
+    case CB_NOISY:
+        totals->noisy++;
+        break;
+    case CB_SKIP:
+        totals->skip++;
+        break;
+    case CB_FAIL:
+        totals->fail++;
+        break;
+    }
+}
+
+/* Can the point run at all? Closes it with a skip/fail row when not. */
+static bool point_can_run(const cb_run_config *cfg, const cb_planned_point *pp, cb_timing *t,
+                          bool *timing_failed, point_run *pr)
+{
+    bool cuda = pp->bench->target == CB_TARGET_CUDA;
+    if (pp->skip_reason[0]) {
+        point_close(pr, CB_SKIP, pp->skip_reason);
+        return false;
+    }
+    if (cuda && !cfg->dev) {
+        point_close(pr, CB_SKIP, cfg->no_device_reason);
+        return false;
+    }
+    if (cuda && !t->ready) {
+        cb_msg err = {{0}};
+        if (*timing_failed || timing_init(t, cfg->dev, &err) != CB_OK) {
+            char reason[CB_MSG_LEN];
+            snprintf(reason, sizeof reason, "runner setup: %.230s",
+                     *timing_failed ? "failed earlier in this run" : err.text);
+            *timing_failed = true;
+            point_close(pr, CB_FAIL, reason);
+            return false;
+        }
+    }
+    return true;
+}
+
+cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
+                        cb_sink *sink, cb_result **results_out, cb_run_totals *totals, cb_msg *why)
 {
     memset(totals, 0, sizeof *totals);
+    *results_out = NULL;
+    const int rounds = cfg->replicates > 1 ? cfg->replicates : 1;
     cb_result *results = calloc((size_t)(n > 0 ? n : 1), sizeof *results);
-    double *samples = malloc(sizeof(double) * (size_t)cfg->stop.max_samples);
-    double *cupti_s = malloc(sizeof(double) * (size_t)cfg->stop.max_samples);
-    if (!results || !samples || !cupti_s) {
-        fprintf(stderr, "cubench: out of memory\n");
-        exit(1);
+    point_run *runs = calloc((size_t)(n > 0 ? n : 1), sizeof *runs);
+    if (!results || !runs) {
+        free(results);
+        free(runs);
+        cb_msg_set(why, "out of host memory for %d points", n);
+        return CB_FAIL;
+    }
+    /* Rows are written in plan order; results[] holds the written ones. */
+    cb_result *rows = calloc((size_t)(n > 0 ? n : 1), sizeof *rows);
+    if (!rows) {
+        free(results);
+        free(runs);
+        cb_msg_set(why, "out of host memory for %d points", n);
+        return CB_FAIL;
+    }
+    for (int i = 0; i < n; i++) {
+        runs[i].r = &results[i];
+        result_init(&results[i], &points[i], cfg);
     }
     cb_timing timing = {0};
-    cb_msg timing_err = {{0}};
     bool timing_failed = false;
     cb_progress prog;
-    cb_progress_begin(&prog, n, false);
+    cb_progress_begin(&prog, n * rounds, cfg->quiet);
 
-    int done = 0;
-    for (int i = 0; i < n; i++) {
-        if (cb_interrupted()) {
-            totals->interrupted = true;
-            break;
-        }
-        const cb_planned_point *pp = &points[i];
-        cb_result *r = &results[done];
-        result_init(r, pp, cfg);
-        cb_progress_point(&prog, i, pp->bench->name, r->axes);
-        int n_samples = 0;
-        bool cuda = pp->bench->target == CB_TARGET_CUDA;
-        if (pp->skip_reason[0]) {
-            r->status = CB_SKIP;
-            snprintf(r->reason, sizeof r->reason, "%s", pp->skip_reason);
-        } else if (cuda && !cfg->dev) {
-            r->status = CB_SKIP;
-            snprintf(r->reason, sizeof r->reason, "%s", cfg->no_device_reason);
-        } else if (cuda && !timing.ready &&
-                   (timing_failed || timing_init(&timing, cfg->dev, &timing_err) != CB_OK)) {
-            timing_failed = true;
-            r->status = CB_FAIL;
-            snprintf(r->reason, sizeof r->reason, "runner setup: %.230s", timing_err.text);
-        } else {
-            if (cfg->nvtx) cb_nvtx_point_push(pp->bench->name, r->axes);
-            run_point(cfg, pp, &timing, r, samples, cupti_s, &n_samples);
-            if (cfg->nvtx) cb_nvtx_point_pop();
-        }
-        if (cb_interrupted() && r->status == CB_FAIL && strcmp(r->reason, "interrupted") == 0) {
-            /* The point in flight is abandoned, not recorded as a failure. */
-            totals->interrupted = true;
-            break;
-        }
-        derive_figures(r, cfg, results, done);
-        if (n_samples > 0) cb_sink_write_samples(sink, r, samples, cupti_s, n_samples);
-        cb_sink_write_result(sink, r);
-        cb_progress_done(&prog, i, r);
-        switch (r->status) {
-        case CB_OK:
-            totals->ok++;
-            break;
-        case CB_NOISY:
-            totals->noisy++;
-            break;
-        case CB_SKIP:
-            totals->skip++;
-            break;
-        case CB_FAIL:
-            totals->fail++;
-            break;
-        }
-        done++;
-        char lost[CB_MSG_LEN];
-        if (cuda && r->status == CB_FAIL && timing.ready && context_lost(lost, sizeof lost)) {
-            fprintf(stderr,
-                    "cubench: the CUDA context is unusable after %s %s: %s; stopping the sweep "
-                    "(every finished point is on disk)\n",
-                    r->bench->name, r->axes, lost);
-            totals->context_lost = true;
-            break;
+    int written = 0;
+    bool stop = false;
+    for (int round = 0; round < rounds && !stop; round++) {
+        for (int i = 0; i < n && !stop; i++) {
+            if (cb_interrupted()) {
+                totals->interrupted = true;
+                stop = true;
+                break;
+            }
+            const cb_planned_point *pp = &points[i];
+            point_run *pr = &runs[i];
+            if (pr->written) continue;
+            cb_result *r = pr->r;
+            int step = round * n + i;
+            cb_progress_point(&prog, step, pp->bench->name, r->axes);
+            bool cuda = pp->bench->target == CB_TARGET_CUDA;
+            if (round > 0 || point_can_run(cfg, pp, &timing, &timing_failed, pr)) {
+                if (cfg->nvtx) cb_nvtx_point_push(pp->bench->name, r->axes);
+                bool go_on = run_point_round(cfg, pp, &timing, round, pr);
+                if (cfg->nvtx) cb_nvtx_point_pop();
+                if (!go_on) {
+                    /* The point in flight is abandoned, not recorded as a failure. */
+                    totals->interrupted = true;
+                    stop = true;
+                    break;
+                }
+            }
+            /* A skip or fail ends the point in any round; else the last round does. */
+            if (!pr->closed && round < rounds - 1) continue;
+            point_finish(cfg, pr);
+            derive_figures(r, cfg, rows, written);
+            cb_sample_extras extras = {.replicate = pr->samples.replicate};
+            cb_msg werr = {{0}};
+            bool ok = cb_sink_write_point(sink, r, pr->samples.time_s, pr->samples.cupti_s,
+                                          pr->samples.n, &extras, &werr);
+            pr->written = true;
+            rows[written++] = *r;
+            count_status(totals, r->status);
+            cb_progress_done(&prog, step, r);
+            point_samples_free(&pr->samples);
+            if (!ok) {
+                totals->write_failed = true;
+                snprintf(totals->stop_reason, sizeof totals->stop_reason, "%s", werr.text);
+                stop = true;
+                break;
+            }
+            char lost[CB_MSG_LEN];
+            if (cuda && r->status == CB_FAIL && timing.ready && context_lost(lost, sizeof lost)) {
+                snprintf(totals->stop_reason, sizeof totals->stop_reason,
+                         "the CUDA context is unusable after %.40s %.60s: %.80s", r->bench->name,
+                         r->axes, lost);
+                totals->context_lost = true;
+                stop = true;
+                break;
+            }
         }
     }
     cb_progress_end(&prog);
     timing_free(&timing);
-    free(samples);
-    free(cupti_s);
-    *results_out = results;
-    /* Callers read results[0 .. ok+noisy+skip+fail). */
+    for (int i = 0; i < n; i++)
+        point_samples_free(&runs[i].samples);
+    free(runs);
+    free(results);
+    *results_out = rows;
+    return CB_OK;
 }

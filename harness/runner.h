@@ -26,8 +26,21 @@ typedef struct cb_run_config {
     bool use_cupti;     /* CUPTI activity records next to the events   */
     bool cupti_primary; /* --timer cupti: CUPTI times feed the statistics */
     bool nvtx;
-    bool profile;              /* bracket the (single) point with cudaProfilerStart/Stop */
+    bool profile; /* bracket the (single) point with cudaProfilerStart/Stop */
+    bool quiet;   /* no progress line                                 */
+    /* Replicates: the sweep runs `replicates` rounds, each point set up
+     * afresh (new allocations, new warm-up) in every round, the rounds
+     * interleaved over the points so that slow drifts and the GPU's
+     * millisecond-scale modes spread over every point. Each round samples
+     * under the stopping rule with 1/replicates of the time budget; the row
+     * pools the rounds and samples.csv says which round each sample is from,
+     * so compare can test on replicate medians. 1 = today's single pass. */
+    int replicates;
     const cb_device_info *dev; /* NULL without a device                     */
+    /* Every device of the run (dev among them), for benchmarks that use
+     * several (cb_bench.devices > 1); NULL means {dev}. */
+    const cb_device_info *const *devs;
+    int n_devs;
     char no_device_reason[CB_MSG_LEN];
 } cb_run_config;
 
@@ -40,16 +53,21 @@ typedef struct cb_planned_point {
 typedef struct cb_run_totals {
     int ok, noisy, skip, fail;
     bool interrupted;
-    bool context_lost; /* a sticky CUDA error ended the sweep early */
+    bool context_lost;            /* a sticky CUDA error ended the sweep early     */
+    bool write_failed;            /* results could not be written: the sweep stopped */
+    char stop_reason[CB_MSG_LEN]; /* why the sweep stopped early, if it did */
 } cb_run_totals;
 
 /* Default configuration (10 samples, +-0.5% CI, 1 s per point, cold). */
 void cb_run_config_defaults(cb_run_config *cfg);
 
 /* Run the points in order, writing each finished point to `sink`. The
- * results stay in *results (allocated, n entries) for summaries. */
-void cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n, cb_sink *sink,
-                   cb_result **results, cb_run_totals *totals);
+ * results stay in *results (allocated; ok + noisy + skip + fail entries) for
+ * summaries. CB_FAIL with a message only when the runner itself cannot work
+ * (out of memory); a failed point, a write error or an interrupt are told by
+ * *totals. */
+cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
+                        cb_sink *sink, cb_result **results, cb_run_totals *totals, cb_msg *why);
 
 /* Set by SIGINT/SIGTERM (signals.c); the runner stops between samples. */
 bool cb_interrupted(void);

@@ -1,9 +1,17 @@
-/* sink.c - results.csv / samples.csv writing (columns in docs/schema.md). */
+/* sink.c - results.csv / samples.csv writing (columns in docs/schema.md).
+ *
+ * A point's rows are formatted in memory first and then written with one
+ * checked write per file, fsync'd. When the disk is full (or any write,
+ * flush or fsync fails) the file is cut back to its length before the point,
+ * so what is on disk stays valid CSV holding every earlier point, and the
+ * caller stops the run with the message. */
 #include "sink.h"
 
 #include "csv_writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <math.h>
 #include <dirent.h>
 #include <string.h>
@@ -12,23 +20,90 @@
 #include <unistd.h>
 
 const char *const cb_results_columns[] = {
-    "schema_version", "benchmark",   "family",         "axes",         "status",    "reason",
-    "timer",          "cache",       "batch",          "samples",      "median_s",  "min_s",
-    "max_s",          "q1_s",        "q3_s",           "mean_s",       "stddev_s",  "ci_lo_s",
-    "ci_hi_s",        "ci_rel_half", "cupti_median_s", "overhead_s",   "kernels",   "bytes",
-    "flops",          "gbps",        "tflops",         "peak",         "peak_unit", "pct_peak",
-    "ref_benchmark",  "pct_ref",     "occupancy",      "verify_error", "note",      NULL};
+    "schema_version", "benchmark", "family", "axes", "status", "reason", "timer", "cache", "batch",
+    "samples", "median_s", "min_s", "max_s", "q1_s", "q3_s", "mean_s", "stddev_s", "ci_lo_s",
+    "ci_hi_s", "ci_rel_half", "cupti_median_s", "overhead_s", "kernels", "bytes", "flops", "gbps",
+    "tflops", "peak", "peak_unit", "pct_peak", "ref_benchmark", "pct_ref", "occupancy",
+    "verify_error", "note",
+    /* schema 2 */
+    "device", "device_uuid", "replicates", "sm_clock_min_mhz", "sm_clock_median_mhz",
+    "sm_clock_max_mhz", "mem_clock_median_mhz", "power_mean_w", "temp_max_c", "throttle",
+    "peak_source", NULL};
 
-const char *const cb_samples_columns[] = {"benchmark", "axes",  "sample", "time_s",
-                                          "cupti_s",   "batch", NULL};
+const char *const cb_samples_columns[] = {"benchmark",    "axes",     "sample", "time_s",
+                                          "cupti_s",      "batch",    "device", "replicate",
+                                          "sm_clock_mhz", "throttle", NULL};
 
-static void write_header(FILE *f, const char *const *cols)
+static void format_header(FILE *f, const char *const *cols)
 {
     cb_csv_row r;
     cb_csv_begin(&r, f);
     for (int i = 0; cols[i]; i++)
         cb_csv_str(&r, cols[i]);
     cb_csv_end(&r);
+}
+
+/* Append `len` bytes to `fd` and fsync; on any failure cut the file back to
+ * `keep` bytes so it ends on a whole row. */
+static bool append_durably(int fd, off_t keep, const char *buf, size_t len, const char *path,
+                           cb_msg *err)
+{
+    size_t done = 0;
+    int e = 0;
+    while (done < len) {
+        ssize_t w = write(fd, buf + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (!e && fsync(fd) != 0 && errno != EINVAL) e = errno; /* EINVAL: a pipe or /dev/null */
+    if (!e) return true;
+    if (ftruncate(fd, keep) != 0) { /* nothing more can be done: say both */
+        cb_msg_set(err, "cannot write %s: %s (and cannot cut it back to its last row: %s)", path,
+                   strerror(e), strerror(errno));
+        return false;
+    }
+    cb_msg_set(err, "cannot write %s: %s; the file keeps every earlier row", path, strerror(e));
+    return false;
+}
+
+/* Format rows into memory, then append them in one checked write. */
+typedef void (*row_formatter)(FILE *mem, const void *ctx);
+static bool write_rows(cb_sink_file *out, row_formatter format, const void *ctx, cb_msg *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (!mem) {
+        cb_msg_set(err, "out of memory formatting %s", out->path);
+        return false;
+    }
+    format(mem, ctx);
+    bool ok = fclose(mem) == 0 && buf;
+    if (!ok) {
+        free(buf);
+        cb_msg_set(err, "out of memory formatting %s", out->path);
+        return false;
+    }
+    ok = append_durably(out->fd, out->length, buf, len, out->path, err);
+    if (ok) out->length += (off_t)len;
+    free(buf);
+    return ok;
+}
+
+static void format_results_header(FILE *f, const void *ctx)
+{
+    (void)ctx;
+    format_header(f, cb_results_columns);
+}
+
+static void format_samples_header(FILE *f, const void *ctx)
+{
+    (void)ctx;
+    format_header(f, cb_samples_columns);
 }
 
 /* mkdir -p */
@@ -94,6 +169,7 @@ static bool pick_default_dir(char *out, size_t len, cb_msg *err)
 bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err)
 {
     memset(s, 0, sizeof *s);
+    s->results.fd = s->samples.fd = -1;
     if (dir) {
         if (snprintf(s->dir, sizeof s->dir, "%s", dir) >= (int)sizeof s->dir) {
             cb_msg_set(err, "output path too long");
@@ -116,57 +192,75 @@ bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err)
     } else if (!pick_default_dir(s->dir, sizeof s->dir, err)) {
         return false;
     }
+    struct stat before;
+    bool created = stat(s->dir, &before) != 0;
     if (!make_dirs(s->dir, err)) return false;
 
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/results.csv", s->dir);
-    s->results = fopen(path, "w");
-    if (!s->results) {
-        cb_msg_set(err, "cannot write '%s': %s", path, strerror(errno));
-        return false;
+    s->created_dir = created;
+    cb_sink_file *files[2] = {&s->results, &s->samples};
+    const char *names[2] = {"results.csv", "samples.csv"};
+    row_formatter headers[2] = {format_results_header, format_samples_header};
+    for (int i = 0; i < 2; i++) {
+        cb_sink_file *f = files[i];
+        f->fd = -1;
+        if (snprintf(f->path, sizeof f->path, "%s/%s", s->dir, names[i]) >= (int)sizeof f->path) {
+            cb_msg_set(err, "output path too long: %s", s->dir);
+            cb_sink_discard(s);
+            return false;
+        }
+        f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (f->fd < 0) {
+            cb_msg_set(err, "cannot write '%s': %s", f->path, strerror(errno));
+            cb_sink_discard(s);
+            return false;
+        }
+        f->length = 0;
+        if (!write_rows(f, headers[i], NULL, err)) {
+            cb_sink_discard(s);
+            return false;
+        }
     }
-    snprintf(path, sizeof path, "%s/samples.csv", s->dir);
-    s->samples = fopen(path, "w");
-    if (!s->samples) {
-        cb_msg_set(err, "cannot write '%s': %s", path, strerror(errno));
-        fclose(s->results);
-        s->results = NULL;
-        return false;
-    }
-    write_header(s->results, cb_results_columns);
-    write_header(s->samples, cb_samples_columns);
-    fflush(s->results);
-    fflush(s->samples);
     return true;
 }
 
-/* Make the rows durable before the next point starts: a crash in a later
- * point (or the machine going away) keeps everything written so far. */
-static void commit(FILE *f)
-{
-    fflush(f);
-    fsync(fileno(f));
-}
+typedef struct samples_rows {
+    const cb_result *r;
+    const double *time_s, *cupti_s;
+    int n;
+    const cb_sample_extras *x;
+} samples_rows;
 
-void cb_sink_write_samples(cb_sink *s, const cb_result *r, const double *time_s,
-                           const double *cupti_s, int n)
+static void format_samples(FILE *f, const void *ctx)
 {
-    for (int i = 0; i < n; i++) {
+    const samples_rows *sr = ctx;
+    const cb_result *r = sr->r;
+    const cb_sample_extras *x = sr->x;
+    for (int i = 0; i < sr->n; i++) {
         cb_csv_row row;
-        cb_csv_begin(&row, s->samples);
+        cb_csv_begin(&row, f);
         cb_csv_str(&row, r->bench->name);
         cb_csv_str(&row, r->axes);
         cb_csv_int(&row, i);
-        cb_csv_num(&row, time_s[i]);
-        cb_csv_num(&row, cupti_s ? cupti_s[i] : NAN);
+        cb_csv_num(&row, sr->time_s[i]);
+        cb_csv_num(&row, sr->cupti_s ? sr->cupti_s[i] : NAN);
         cb_csv_int(&row, r->batch);
+        if (r->device >= 0)
+            cb_csv_int(&row, r->device);
+        else
+            cb_csv_str(&row, NULL);
+        if (x && x->replicate)
+            cb_csv_int(&row, x->replicate[i]);
+        else
+            cb_csv_int(&row, 0);
+        cb_csv_num(&row, x && x->sm_clock_mhz ? x->sm_clock_mhz[i] : NAN);
+        cb_csv_str(&row, x && x->throttle ? x->throttle[i] : NULL);
         cb_csv_end(&row);
     }
-    commit(s->samples);
 }
 
-void cb_sink_write_result(cb_sink *s, const cb_result *r)
+static void format_result(FILE *f, const void *ctx)
 {
+    const cb_result *r = ctx;
     const cb_summary *m = &r->summary;
     bool timed = m->n > 0;
     char family[64];
@@ -177,7 +271,7 @@ void cb_sink_write_result(cb_sink *s, const cb_result *r)
     family[flen] = '\0';
 
     cb_csv_row row;
-    cb_csv_begin(&row, s->results);
+    cb_csv_begin(&row, f);
     cb_csv_int(&row, CB_SCHEMA_VERSION);
     cb_csv_str(&row, r->bench->name);
     cb_csv_str(&row, family);
@@ -217,13 +311,62 @@ void cb_sink_write_result(cb_sink *s, const cb_result *r)
     cb_csv_num(&row, r->occupancy);
     cb_csv_num(&row, r->verify_error);
     cb_csv_str(&row, r->note);
+    /* schema 2 */
+    if (r->device >= 0)
+        cb_csv_int(&row, r->device);
+    else
+        cb_csv_str(&row, NULL);
+    cb_csv_str(&row, r->device_uuid);
+    if (r->replicates > 0)
+        cb_csv_int(&row, r->replicates);
+    else
+        cb_csv_str(&row, NULL);
+    const cb_point_telemetry *t = &r->telemetry;
+    cb_csv_num(&row, t->valid ? t->sm_clock_min_mhz : nan);
+    cb_csv_num(&row, t->valid ? t->sm_clock_median_mhz : nan);
+    cb_csv_num(&row, t->valid ? t->sm_clock_max_mhz : nan);
+    cb_csv_num(&row, t->valid ? t->mem_clock_median_mhz : nan);
+    cb_csv_num(&row, t->valid ? t->power_mean_w : nan);
+    cb_csv_num(&row, t->valid ? t->temp_max_c : nan);
+    cb_csv_str(&row, t->valid ? t->throttle : NULL);
+    cb_csv_str(&row, r->peak_source);
     cb_csv_end(&row);
-    commit(s->results);
+}
+
+bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
+                         const double *cupti_s, int n, const cb_sample_extras *extras, cb_msg *err)
+{
+    if (s->failed) {
+        cb_msg_set(err, "the run's files could not be written earlier");
+        return false;
+    }
+    samples_rows sr = {r, time_s, cupti_s, n, extras};
+    /* Samples first: a results row never names samples that are not on disk. */
+    bool ok = (n <= 0 || write_rows(&s->samples, format_samples, &sr, err)) &&
+              write_rows(&s->results, format_result, r, err);
+    if (!ok) s->failed = true;
+    return ok;
 }
 
 void cb_sink_close(cb_sink *s)
 {
-    if (s->results) fclose(s->results);
-    if (s->samples) fclose(s->samples);
-    s->results = s->samples = NULL;
+    cb_sink_file *files[2] = {&s->results, &s->samples};
+    for (int i = 0; i < 2; i++) {
+        if (files[i]->fd >= 0) close(files[i]->fd);
+        files[i]->fd = -1;
+    }
+}
+
+void cb_sink_discard(cb_sink *s)
+{
+    cb_sink_close(s);
+    cb_sink_file *files[2] = {&s->results, &s->samples};
+    for (int i = 0; i < 2; i++)
+        if (files[i]->path[0]) unlink(files[i]->path);
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s/.meta.json.tmp", s->dir);
+    unlink(tmp);
+    snprintf(tmp, sizeof tmp, "%s/meta.json", s->dir);
+    unlink(tmp);
+    if (s->created_dir) rmdir(s->dir); /* only when empty, and only ours */
 }

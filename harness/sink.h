@@ -10,11 +10,19 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+typedef struct cb_sink_file {
+    char path[PATH_MAX + 32];
+    int fd;       /* -1 when closed                                 */
+    off_t length; /* bytes of whole rows written: where a failed point is cut back to */
+} cb_sink_file;
 
 typedef struct cb_sink {
     char dir[PATH_MAX];
-    FILE *results;
-    FILE *samples;
+    bool created_dir; /* cb_sink_open made the directory (discard removes it) */
+    bool failed;      /* a write failed: the run must stop                    */
+    cb_sink_file results, samples;
 } cb_sink;
 
 /* Create the run directory and write both CSV headers. With dir == NULL a new
@@ -24,14 +32,20 @@ typedef struct cb_sink {
  * or written. */
 bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err);
 
-/* Append the raw samples of a point (per-run seconds; `cupti_s` may be NULL). */
-void cb_sink_write_samples(cb_sink *s, const cb_result *r, const double *time_s,
-                           const double *cupti_s, int n);
-
-/* Append the point's row. */
-void cb_sink_write_result(cb_sink *s, const cb_result *r);
+/* Append a finished point: its `n` raw samples (per-run seconds; `cupti_s`
+ * and `extras` may be NULL) to samples.csv, then its row to results.csv,
+ * each fsync'd. False with a message when a write fails: the files are cut
+ * back to their last whole point and every later call fails too, so the
+ * caller stops the run. */
+bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
+                         const double *cupti_s, int n, const cb_sample_extras *extras, cb_msg *err);
 
 void cb_sink_close(cb_sink *s);
+
+/* A run that could not start: close and remove what cb_sink_open made (the
+ * CSV files, a meta.json written so far, the directory when it made it), so
+ * that a retry into the same --out works. */
+void cb_sink_discard(cb_sink *s);
 
 /* Column names of results.csv and samples.csv, NULL-terminated (for tests
  * and readers that check a header). */

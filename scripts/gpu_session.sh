@@ -43,7 +43,7 @@ step_tests() {
 step_sanitize_vecadd() {
     for tool in memcheck racecheck; do
         timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $BIN run 'vecadd*' --axis n=1000,4097 \
-            --axis grid=auto,2 --quick --no-cupti --min-samples 2 --max-time-per-point 0 --quiet \
+            --axis grid=auto,2 --quick --no-cupti --min-samples 6 --max-time-per-point 0 --quiet \
             --out "$W/san-$tool-vecadd" > "$W/sanitize-$tool-vecadd.log" 2>&1
         echo "$tool vecadd*: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize-$tool-vecadd.log" | tail -1)"
     done
@@ -51,7 +51,7 @@ step_sanitize_vecadd() {
 step_sanitize() {
     # Every rung of every family at small and odd sizes, through the runner,
     # under memcheck and racecheck (CUPTI off: the sanitizer is the profiler).
-    local q=(--quick --no-cupti --min-samples 2 --max-time-per-point 0 --quiet)
+    local q=(--quick --no-cupti --min-samples 6 --max-time-per-point 0 --quiet)
     local sets=("vecadd*|--axis n=1000,4097 --axis grid=auto,2"
                 "matmul/*|--axis m=127,129"
                 "transfers/*|--axis bytes=4KiB,1052676")

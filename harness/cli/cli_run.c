@@ -13,6 +13,7 @@
 #include "registry.h"
 
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,22 @@
 
 #define MAX_OVERRIDES 32
 #define MAX_POINTS    200000
+
+/* The confidence level of the stopping rule's interval (stats.c). */
+#define CI_LEVEL 0.95
+
+/* The fewest samples whose order statistics can bracket the median at
+ * CI_LEVEL: with n samples the widest interval, [x(1), x(n)], covers it
+ * with probability 1 - 2 / 2^n, 93.75% for n = 5 and 96.9% for n = 6.
+ * Fewer samples can never meet a CI target, so --quick uses this many and
+ * --min-samples refuses less. */
+static int ci_min_samples(void)
+{
+    int n = 1, lo, hi;
+    while (!cb_stats_median_ci_ranks(n, CI_LEVEL, &lo, &hi))
+        n++;
+    return n;
+}
 
 static void run_usage(FILE *f)
 {
@@ -38,14 +55,24 @@ static void run_usage(FILE *f)
         "                          Ki Mi Gi (KiB MiB GiB); SM multiples 4sm; words like auto\n"
         "  --out DIR               write here (new or empty directory; default\n"
         "                          results/<UTC time>-<host>); a run never overwrites another\n"
-        "  --device N              CUDA device ordinal (default 0)\n"
+        "  --device N|all|N,M,...  CUDA device(s): every single-GPU point runs on each, in\n"
+        "                          turn, into one run directory (rows say `device`);\n"
+        "                          multi-GPU points (p2p, nccl) run once over them all\n"
+        "                          (an ordinal the machine lacks is refused; without a GPU,\n"
+        "                          only the default: GPU points are then skipped)\n"
+        "                          (default 0)\n"
         "  --cache cold|hot        cold: flush L2 before every sample, one run per sample\n"
         "                          (default); hot: batch runs into samples >= 100 us\n"
         "  --max-time-per-point S  sampling budget per point in seconds (default 1)\n"
-        "  --min-samples N         samples before the stopping rule may stop (default 10)\n"
+        "  --min-samples N         samples before the stopping rule may stop (default 10;\n"
+        "                          at least %d, the fewest that can give a 95%% CI)\n"
         "  --target-ci PCT         stop when the 95%% CI of the median is within +-PCT %%\n"
         "                          of it (default 0.5)\n"
-        "  --quick                 smoke run: 5 samples, +-2%% target, 0.05 s per point\n"
+        "  --quick                 smoke run: %d samples, +-2%% target, 0.05 s per point\n"
+        "  --replicates R          run the point list R times (default 1), each point set\n"
+        "                          up afresh per round, rounds interleaved over the points;\n"
+        "                          each round gets 1/R of the time budget. samples.csv\n"
+        "                          says which round each sample is from (docs/methodology.md)\n"
         "  --seed N                seed of the random inputs (default fixed)\n"
         "  --threads N             threads for host benchmarks (default: all cores)\n"
         "  --timer event|cupti     what the statistics use (default event; CUPTI times\n"
@@ -54,20 +81,23 @@ static void run_usage(FILE *f)
         "  --no-nvtx               no NVTX ranges\n"
         "  --profile               bracket the sampling with cudaProfilerStart/Stop; needs\n"
         "                          exactly one point. Prints the ncu/nsys command lines\n"
-        "  --dry-run               print the points and exit\n"
+        "  --dry-run               print the points and exit (GPU points too, without a\n"
+        "                          GPU: values that need the device, like 4sm, unresolved)\n"
         "  --quiet                 no progress line\n"
         "\n"
         "exit codes: 0 all points ran (ok, noisy or skip); 1 at least one point failed;\n"
-        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n");
+        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n",
+        ci_min_samples(), ci_min_samples());
 }
 
 typedef struct run_args {
     cb_run_config cfg;
     const char *out_dir;
-    int device;
+    const char *device_spec; /* "0" (default), "all", or "0,2,..."   */
+    bool device_given;
     cb_axis_override overrides[MAX_OVERRIDES];
     int n_overrides;
-    bool dry_run, quiet;
+    bool dry_run;
     const char **globs;
     int n_globs;
 } run_args;
@@ -91,7 +121,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_NONVTX,
         O_PROFILE,
         O_DRY,
-        O_QUIET
+        O_QUIET,
+        O_REPLICATES
     };
     static const struct option opts[] = {{"axis", required_argument, NULL, O_AXIS},
                                          {"out", required_argument, NULL, O_OUT},
@@ -109,6 +140,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"profile", no_argument, NULL, O_PROFILE},
                                          {"dry-run", no_argument, NULL, O_DRY},
                                          {"quiet", no_argument, NULL, O_QUIET},
+                                         {"replicates", required_argument, NULL, O_REPLICATES},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     cb_run_config_defaults(&a->cfg);
@@ -136,8 +168,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->out_dir = optarg;
             break;
         case O_DEVICE:
-            if (!cb_cli_parse_int("run", "--device", optarg, 0, 1024, &iv)) return CB_EXIT_USAGE;
-            a->device = (int)iv;
+            a->device_spec = optarg;
+            a->device_given = true;
             break;
         case O_CACHE:
             if (strcmp(optarg, "cold") == 0)
@@ -158,6 +190,15 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_MINS:
             if (!cb_cli_parse_int("run", "--min-samples", optarg, 1, 10000, &iv))
                 return CB_EXIT_USAGE;
+            if (iv < ci_min_samples()) {
+                fprintf(
+                    stderr,
+                    "cubench run: --min-samples %lld: a 95%% CI of the median needs at least %d "
+                    "samples (with %d, the widest interval [min, max] covers only %.2f%%)\n",
+                    iv, ci_min_samples(), ci_min_samples() - 1,
+                    100.0 * (1.0 - 2.0 / (double)(1LL << (ci_min_samples() - 1))));
+                return CB_EXIT_USAGE;
+            }
             a->cfg.stop.min_samples = (int)iv;
             set_min = true;
             break;
@@ -202,7 +243,12 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             a->dry_run = true;
             break;
         case O_QUIET:
-            a->quiet = true;
+            a->cfg.quiet = true;
+            break;
+        case O_REPLICATES:
+            if (!cb_cli_parse_int("run", "--replicates", optarg, 1, 1000, &iv))
+                return CB_EXIT_USAGE;
+            a->cfg.replicates = (int)iv;
             break;
         case 'h':
             run_usage(stdout);
@@ -217,7 +263,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         return CB_EXIT_USAGE;
     }
     if (quick) {
-        if (!set_min) a->cfg.stop.min_samples = 5;
+        if (!set_min) a->cfg.stop.min_samples = ci_min_samples();
         if (!set_time) a->cfg.stop.max_time_s = 0.05;
         if (!set_ci) a->cfg.stop.target_rel = 0.02;
         a->cfg.warmup_runs = 1;
@@ -227,17 +273,159 @@ static int parse_run_args(int argc, char **argv, run_args *a)
     return -1;
 }
 
-static void print_points(const cb_plan *plan)
+/* The points of one pass; `device` >= 0 prefixes them when the run has
+ * several devices. */
+static void print_points(const cb_plan *plan, int device, const char *no_device_reason)
 {
     for (int i = 0; i < plan->n; i++) {
         const cb_planned_point *pp = &plan->points[i];
         char axes[CB_POINT_TEXT] = "";
         if (pp->point.n_axes) cb_point_format(&pp->point, axes, sizeof axes);
+        if (device >= 0) printf("[device %d] ", device);
+        /* The no-device reason is on stderr in full once, not on every line. */
+        const char *why =
+            strcmp(pp->skip_reason, no_device_reason) == 0 ? "no CUDA device" : pp->skip_reason;
         if (pp->skip_reason[0])
-            printf("%s %s (skip: %s)\n", pp->bench->name, axes, pp->skip_reason);
+            printf("%s %s (skip: %s)\n", pp->bench->name, axes, why);
         else
             printf("%s %s\n", pp->bench->name, axes);
     }
+}
+
+/* ---- devices: --device N|all|N,M and one pass per device ---- */
+
+#define CB_MAX_RUN_DEVICES 64
+
+typedef struct device_set {
+    int n;
+    cb_device_info info[CB_MAX_RUN_DEVICES];
+    const cb_device_info *ptr[CB_MAX_RUN_DEVICES];
+} device_set;
+
+/* Resolve the --device text against the machine. Returns -1 to go on (ds
+ * filled; ds->n == 0 without a usable device, the reason in *why), or an
+ * exit code after a message. An ordinal the user named must exist. */
+static int resolve_devices(const char *spec, bool given, device_set *ds, cb_msg *why)
+{
+    ds->n = 0;
+    int count = cb_device_count(why);
+    int want[CB_MAX_RUN_DEVICES], n_want = 0;
+    if (strcmp(spec, "all") == 0) {
+        for (int d = 0; d < count && d < CB_MAX_RUN_DEVICES; d++)
+            want[n_want++] = d;
+    } else {
+        const char *p = spec;
+        while (*p) {
+            char *end = NULL;
+            errno = 0;
+            long v = strtol(p, &end, 10);
+            if (end == p || errno || v < 0 || v > 4096 || (*end && *end != ',')) {
+                fprintf(stderr,
+                        "cubench run: --device: '%s' is not all or a list of ordinals "
+                        "(0, or 0,2)\n",
+                        spec);
+                return CB_EXIT_USAGE;
+            }
+            if (n_want == CB_MAX_RUN_DEVICES) {
+                fprintf(stderr, "cubench run: --device: at most %d devices\n", CB_MAX_RUN_DEVICES);
+                return CB_EXIT_USAGE;
+            }
+            for (int k = 0; k < n_want; k++)
+                if (want[k] == (int)v) {
+                    fprintf(stderr, "cubench run: --device: %ld is listed twice\n", v);
+                    return CB_EXIT_USAGE;
+                }
+            want[n_want++] = (int)v;
+            p = *end ? end + 1 : end;
+            if (*end && !*p) {
+                fprintf(stderr, "cubench run: --device: '%s' ends with a comma\n", spec);
+                return CB_EXIT_USAGE;
+            }
+        }
+        if (n_want == 0) {
+            fprintf(stderr, "cubench run: --device: empty\n");
+            return CB_EXIT_USAGE;
+        }
+    }
+    for (int k = 0; k < n_want; k++) {
+        if (want[k] >= count) {
+            if (count == 0 && !given) return -1; /* the default, on a machine without one */
+            if (count == 0)
+                fprintf(stderr, "cubench run: no CUDA device; --device %d cannot be used (%s)\n",
+                        want[k], why->text);
+            else
+                fprintf(stderr, "cubench run: --device %d: only %d device(s) (0..%d)\n", want[k],
+                        count, count - 1);
+            return CB_EXIT_USAGE;
+        }
+    }
+    for (int k = 0; k < n_want; k++) {
+        if (cb_device_query(want[k], &ds->info[ds->n], why) != CB_OK) {
+            fprintf(stderr, "cubench run: cannot query device %d: %s\n", want[k], why->text);
+            return CB_EXIT_FAILURES;
+        }
+        ds->ptr[ds->n] = &ds->info[ds->n];
+        ds->n++;
+    }
+    return -1;
+}
+
+/* A pass after the first runs only what runs per device: single-GPU CUDA
+ * points. Host points and multi-GPU points ran in the first pass. */
+static void keep_per_device_points(cb_plan *plan)
+{
+    int kept = 0;
+    for (int i = 0; i < plan->n; i++) {
+        const cb_bench *b = plan->points[i].bench;
+        if (b->target == CB_TARGET_CUDA && b->devices <= 1) plan->points[kept++] = plan->points[i];
+    }
+    plan->n = kept;
+}
+
+static void free_plans(cb_plan *plans, int n)
+{
+    for (int d = 0; d < n; d++)
+        cb_plan_free(&plans[d]);
+}
+
+/* Run every pass into the one sink; the rows of all passes end in *rows. */
+static cb_status run_passes(cb_run_config *cfg, const device_set *ds, cb_plan *plans, int n_passes,
+                            cb_sink *sink, cb_result **rows, cb_run_totals *totals, cb_msg *why)
+{
+    cb_result *all = NULL;
+    int n_all = 0;
+    memset(totals, 0, sizeof *totals);
+    for (int d = 0; d < n_passes; d++) {
+        if (ds->n > 0) cfg->dev = ds->ptr[d];
+        if (ds->n > 1)
+            fprintf(stderr, "cubench: device %d (%s): %d points\n", ds->ptr[d]->ordinal,
+                    ds->ptr[d]->name, plans[d].n);
+        cb_result *part = NULL;
+        cb_run_totals t;
+        cb_status st = cb_runner_run(cfg, plans[d].points, plans[d].n, sink, &part, &t, why);
+        int n_part = t.ok + t.noisy + t.skip + t.fail;
+        cb_result *grown = n_part ? realloc(all, sizeof *all * (size_t)(n_all + n_part)) : all;
+        if (st != CB_OK || (n_part && !grown)) {
+            free(part);
+            *rows = all;
+            if (st == CB_OK) cb_msg_set(why, "out of host memory for %d rows", n_all + n_part);
+            return CB_FAIL;
+        }
+        all = grown;
+        if (n_part) memcpy(all + n_all, part, sizeof *all * (size_t)n_part);
+        n_all += n_part;
+        free(part);
+        totals->ok += t.ok, totals->noisy += t.noisy, totals->skip += t.skip,
+            totals->fail += t.fail;
+        totals->interrupted |= t.interrupted;
+        totals->context_lost |= t.context_lost;
+        totals->write_failed |= t.write_failed;
+        if (t.stop_reason[0])
+            snprintf(totals->stop_reason, sizeof totals->stop_reason, "%s", t.stop_reason);
+        if (t.interrupted || t.write_failed || t.context_lost) break;
+    }
+    *rows = all;
+    return CB_OK;
 }
 
 static int run_command(int argc, char **argv, int full_argc, char **full_argv);
@@ -263,60 +451,68 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
     int rc = parse_run_args(argc, argv, &a);
     if (rc >= 0) return rc;
 
-    /* The device, so that `sm` axis values and device limits can be used. */
-    cb_device_info dev;
+    /* The devices, so that `sm` axis values and device limits can be used. */
+    static device_set ds;
     cb_msg why = {{0}};
-    int n_dev = cb_device_count(&why);
-    if (n_dev > 0 && a.device >= n_dev) {
-        fprintf(stderr, "cubench run: --device %d: only %d device(s)\n", a.device, n_dev);
-        return CB_EXIT_USAGE;
-    }
-    if (n_dev > 0) {
-        if (cb_device_query(a.device, &dev, &why) != CB_OK) {
-            fprintf(stderr, "cubench run: cannot query device %d: %s\n", a.device, why.text);
-            n_dev = 0;
-        } else {
-            a.cfg.dev = &dev;
-        }
-    }
-    if (!a.cfg.dev) {
+    rc = resolve_devices(a.device_given ? a.device_spec : "0", a.device_given, &ds, &why);
+    if (rc >= 0) return rc;
+    if (ds.n == 0) {
         snprintf(a.cfg.no_device_reason, sizeof a.cfg.no_device_reason, "%s", why.text);
-        fprintf(stderr, "cubench: no CUDA device (%s)%s\n", why.text,
-                a.n_globs == 0 ? "; running the CPU baseline only" : "; GPU points are skipped");
+    } else {
+        a.cfg.devs = ds.ptr;
+        a.cfg.n_devs = ds.n;
+        a.cfg.dev = ds.ptr[0];
     }
 
-    cb_plan_request req = {.globs = a.globs,
-                           .n_globs = a.n_globs,
-                           .overrides = a.overrides,
-                           .n_overrides = a.n_overrides,
-                           .dev = a.cfg.dev,
-                           .no_device_reason = a.cfg.no_device_reason,
-                           .omit_cuda_without_device = a.n_globs == 0,
-                           .max_points = MAX_POINTS};
-    cb_plan plan;
-    if (!cb_plan_build(&req, &plan, &why)) {
-        fprintf(stderr, "cubench run: %s\n", why.text);
-        return CB_EXIT_USAGE;
+    /* One plan per device (its `sm` values and limits are its own). */
+    static cb_plan plans[CB_MAX_RUN_DEVICES];
+    int n_passes = ds.n > 0 ? ds.n : 1, total = 0;
+    bool has_cuda = false;
+    for (int d = 0; d < n_passes; d++) {
+        cb_plan_request req = {.globs = a.globs,
+                               .n_globs = a.n_globs,
+                               .overrides = a.overrides,
+                               .n_overrides = a.n_overrides,
+                               .dev = ds.n > 0 ? ds.ptr[d] : NULL,
+                               .no_device_reason = a.cfg.no_device_reason,
+                               .omit_cuda_without_device = a.n_globs == 0,
+                               .expand_skipped = a.dry_run,
+                               .max_points = MAX_POINTS};
+        if (!cb_plan_build(&req, &plans[d], &why)) {
+            fprintf(stderr, "cubench run: %s\n", why.text);
+            free_plans(plans, d);
+            return CB_EXIT_USAGE;
+        }
+        if (d > 0) keep_per_device_points(&plans[d]);
+        total += plans[d].n;
+        for (int i = 0; i < plans[d].n; i++)
+            has_cuda |= plans[d].points[i].bench->target == CB_TARGET_CUDA;
     }
+    if (ds.n == 0 && has_cuda)
+        fprintf(stderr, "cubench: no CUDA device (%s); GPU points are skipped\n", why.text);
+    else if (ds.n == 0 && a.n_globs == 0)
+        fprintf(stderr, "cubench: no CUDA device (%s); running the CPU baseline only\n", why.text);
     if (a.dry_run) {
-        print_points(&plan);
-        fprintf(stderr, "%d points in %d benchmarks\n", plan.n, plan.n_benches);
-        cb_plan_free(&plan);
+        for (int d = 0; d < n_passes; d++)
+            print_points(&plans[d], ds.n > 1 ? ds.ptr[d]->ordinal : -1, a.cfg.no_device_reason);
+        fprintf(stderr, "%d points\n", total);
+        free_plans(plans, n_passes);
         return CB_EXIT_OK;
     }
-    if (a.cfg.profile && plan.n != 1) {
+    if (a.cfg.profile && total != 1) {
         fprintf(stderr,
                 "cubench run: --profile needs exactly one point, the selection has %d; narrow it "
-                "with a benchmark name and one value per --axis (see --dry-run)\n",
-                plan.n);
-        cb_plan_free(&plan);
+                "with a benchmark name, one value per --axis and one --device (see --dry-run)\n",
+                total);
+        free_plans(plans, n_passes);
         return CB_EXIT_USAGE;
     }
+    cb_plan plan = plans[0]; /* the first device's: --profile and the banner */
 
     cb_sink sink;
     if (!cb_sink_open(&sink, a.out_dir, &why)) {
         fprintf(stderr, "cubench run: %s\n", why.text);
-        cb_plan_free(&plan);
+        free_plans(plans, n_passes);
         return CB_EXIT_USAGE;
     }
     cb_meta meta = {.argc = full_argc, .argv = full_argv, .started = time(NULL), .cfg = &a.cfg};
@@ -341,12 +537,13 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         cb_nvtx_init(false);
     }
     if (!cb_meta_write(sink.dir, &meta, &why)) {
+        /* Nothing ran: leave nothing behind, so a retry into --out works. */
         fprintf(stderr, "cubench run: %s\n", why.text);
-        cb_sink_close(&sink);
-        cb_plan_free(&plan);
-        return CB_EXIT_USAGE;
+        cb_sink_discard(&sink);
+        free_plans(plans, n_passes);
+        return CB_EXIT_FAILURES;
     }
-    fprintf(stderr, "cubench: %d points in %d benchmarks -> %s/\n", plan.n, plan.n_benches,
+    fprintf(stderr, "cubench: %d points%s -> %s/\n", total, ds.n > 1 ? " over the devices" : "",
             sink.dir);
     if (a.cfg.profile) {
         char axes[CB_POINT_TEXT];
@@ -363,27 +560,36 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
 
     cb_install_signal_handlers();
     cb_result *results = NULL;
-    cb_runner_run(&a.cfg, plan.points, plan.n, &sink, &results, &meta.totals);
+    if (run_passes(&a.cfg, &ds, plans, n_passes, &sink, &results, &meta.totals, &why) != CB_OK) {
+        fprintf(stderr, "cubench run: %s\n", why.text);
+        meta.totals.write_failed = true;
+    }
+    a.cfg.dev = ds.n > 0 ? ds.ptr[0] : NULL; /* meta.json's "device" is the first */
+    if (meta.totals.stop_reason[0])
+        fprintf(stderr, "cubench run: stopped early: %s (every finished point is on disk)\n",
+                meta.totals.stop_reason);
     int n_results = meta.totals.ok + meta.totals.noisy + meta.totals.skip + meta.totals.fail;
     /* The per-run files (fits.csv, and each family's own, e.g. overlap.csv)
      * are derived from the rows: a failure to write them is a write error. */
-    bool written = cb_fits_write(sink.dir, results, n_results, &why) == CB_OK &&
+    bool written = !meta.totals.write_failed &&
+                   cb_fits_write(sink.dir, results, n_results, &why) == CB_OK &&
                    cb_registry_write_outputs(sink.dir, results, n_results, &why) == CB_OK;
-    if (!written) fprintf(stderr, "cubench run: %s\n", why.text);
+    if (!written && !meta.totals.write_failed) fprintf(stderr, "cubench run: %s\n", why.text);
     if (cb_cupti_active()) cb_cupti_stop();
 
     meta.finished = time(NULL);
-    meta.complete = !meta.totals.interrupted && !meta.totals.context_lost;
+    meta.complete = !meta.totals.interrupted && !meta.totals.context_lost && written;
     if (!cb_meta_write(sink.dir, &meta, &why)) {
         fprintf(stderr, "cubench run: %s\n", why.text);
         written = false;
     }
     cb_sink_close(&sink);
-    fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; wrote %s/results.csv\n",
+    fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; %s %s/results.csv\n",
             meta.totals.ok, meta.totals.noisy, meta.totals.skip, meta.totals.fail,
-            meta.totals.interrupted ? " (interrupted)" : "", sink.dir);
+            meta.totals.interrupted ? " (interrupted)" : "",
+            written ? "wrote" : "COULD NOT FINISH WRITING", sink.dir);
     free(results);
-    cb_plan_free(&plan);
+    free_plans(plans, n_passes);
     if (meta.totals.interrupted) return CB_EXIT_INTERRUPTED;
     if (!written) return CB_EXIT_FAILURES;
     return (meta.totals.fail || meta.totals.context_lost) ? CB_EXIT_FAILURES : CB_EXIT_OK;

@@ -23,10 +23,49 @@ static void before_value(cb_json *j)
     if (j->depth > 0) indent(j);
 }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0 when it is not one. */
+static int utf8_valid_length(const unsigned char *p)
+{
+    unsigned c = p[0];
+    if (c < 0x80) return 1;
+    int len;
+    unsigned lo = 0x80, hi = 0xbf; /* the allowed range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        if (c == 0xe0) lo = 0xa0; /* overlong */
+        if (c == 0xed) hi = 0x9f; /* surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        if (c == 0xf0) lo = 0x90; /* overlong */
+        if (c == 0xf4) hi = 0x8f; /* above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (int i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return len;
+}
+
+/* A JSON string. Bytes that are not UTF-8 (a command line typed in
+ * Latin-1, say) become U+FFFD, so every reader accepts the file. */
 static void write_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p >= 0x80) {
+            int len = utf8_valid_length(p);
+            if (len == 0) {
+                fputs("\\ufffd", f);
+            } else {
+                fwrite(p, 1, (size_t)len, f);
+                p += len - 1;
+            }
+            continue;
+        }
         switch (*p) {
         case '"':
             fputs("\\\"", f);

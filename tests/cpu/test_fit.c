@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* 1 KiB .. 1 GiB in x4 steps, as the transfers defaults. */
+/* 1 KiB .. 1 GiB in x4 steps (the transfers defaults of round 1). */
 static int default_sizes(double *x)
 {
     int n = 0;

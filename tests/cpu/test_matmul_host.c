@@ -1,7 +1,7 @@
 /* test_matmul_host.c - the CPU rungs of the matmul family through their
  * descriptors, no GPU needed: odd shapes verify, thread counts agree, an
  * unwritten (NaN-poisoned) output fails, and the axis words work. */
-#include "gpu/gpu_test_util.h"
+#include "bench_test_util.h"
 #include "matmul_common.h"
 #include "families.h"
 
@@ -15,14 +15,7 @@ static cb_status cb_host_point(const cb_bench *b, const char *const *values, int
 {
     cb_point p;
     if (!cb_test_point(b, NULL, values, &p)) return CB_FAIL;
-    cb_bench_ctx ctx = {.dev = NULL, .stream = NULL, .seed = 99, .host_threads = threads};
-    cb_point_info info = {.occupancy = -1};
-    void *state = NULL;
-    cb_status st = b->setup(&p, &ctx, &state, &info, why);
-    if (st == CB_OK && run_first) st = b->run(state, NULL, why);
-    if (st == CB_OK) st = b->verify(state, err, why);
-    if (state) b->teardown(state);
-    return st;
+    return cb_test_run_point_threads(b, &p, NULL, NULL, run_first, threads, err, why);
 }
 
 int main(void)

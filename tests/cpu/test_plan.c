@@ -3,6 +3,88 @@
 #include "plan.h"
 #include "families.h"
 
+/* Plan `glob` (NULL: the default suite) with overrides; the result of
+ * cb_plan_build, with the plan in *plan and the message in *err. */
+static bool plan_with(const char *glob, const char *const *axes, int n_axes,
+                      const cb_device_info *dev, bool expand_skipped, cb_plan *plan, cb_msg *err)
+{
+    static cb_axis_override ov[8];
+    for (int i = 0; i < n_axes; i++)
+        CB_CHECK(cb_axis_override_parse(axes[i], &ov[i], err));
+    const char *globs[] = {glob};
+    cb_plan_request req = {.globs = globs,
+                           .n_globs = glob ? 1 : 0,
+                           .overrides = ov,
+                           .n_overrides = n_axes,
+                           .dev = dev,
+                           .no_device_reason = dev ? NULL : "no GPU here",
+                           .omit_cuda_without_device = glob == NULL,
+                           .expand_skipped = expand_skipped,
+                           .max_points = 100000};
+    return cb_plan_build(&req, plan, err);
+}
+
+/* Without a GPU every override is still checked (issue #10: `--axis
+ * n=garbage` for a GPU benchmark exited 0), and a listing shows the GPU
+ * points with the device-dependent values unresolved. */
+static void check_without_device(void)
+{
+    cb_plan plan;
+    cb_msg err = {{0}};
+    CB_CHECK(!plan_with("vecadd/grid_stride", (const char *[]){"n=garbage"}, 1, NULL, false, &plan,
+                        &err));
+    CB_CHECK(strstr(err.text, "vecadd/grid_stride: axis 'n': 'garbage' is not a number") != NULL);
+    CB_CHECK(!plan_with("vecadd/grid_stride", (const char *[]){"grid=4smx"}, 1, NULL, true, &plan,
+                        &err));
+    CB_CHECK(strstr(err.text, "axis 'grid'") != NULL);
+    /* The default suite leaves GPU benchmarks out, but checks their axes. */
+    CB_CHECK(!plan_with(NULL, (const char *[]){"grid=garbage"}, 1, NULL, false, &plan, &err));
+    CB_CHECK(strstr(err.text, "axis 'grid': 'garbage' is not a number") != NULL);
+    /* ... so a GPU-only axis means the same with and without a GPU. */
+    bool ok = plan_with(NULL, (const char *[]){"block=64", "n=2^10"}, 2, NULL, false, &plan, &err);
+    CB_CHECK(ok);
+    if (!ok) fprintf(stderr, "  default suite with block=64: %s\n", err.text);
+    for (int i = 0; ok && i < plan.n; i++)
+        CB_CHECK(plan.points[i].bench->target == CB_TARGET_HOST);
+    if (ok) cb_plan_free(&plan);
+
+    /* A run: one skip point per GPU benchmark. */
+    const char *axes[] = {"n=2^20", "block=256", "grid=auto,4sm,1sm:8sm:x2,64"};
+    CB_CHECK(plan_with("vecadd/grid_stride", axes, 3, NULL, false, &plan, &err));
+    CB_CHECK_EQ_INT(plan.n, 1);
+    CB_CHECK_EQ_INT(plan.points[0].point.n_axes, 0);
+    CB_CHECK_STR(plan.points[0].skip_reason, "no GPU here");
+    cb_plan_free(&plan);
+    /* A listing: every point, each a skip, sm values unresolved. */
+    ok = plan_with("vecadd/grid_stride", axes, 3, NULL, true, &plan, &err);
+    CB_CHECK(ok);
+    CB_CHECK_EQ_INT(ok ? plan.n : 0, 4);
+    const char *want[] = {"n=1048576;block=256;grid=auto", "n=1048576;block=256;grid=4sm",
+                          "n=1048576;block=256;grid=1sm:8sm:x2", "n=1048576;block=256;grid=64"};
+    for (int i = 0; ok && i < plan.n && i < 4; i++) {
+        char text[CB_POINT_TEXT];
+        cb_point_format(&plan.points[i].point, text, sizeof text);
+        CB_CHECK_STR(text, want[i]);
+        CB_CHECK_STR(plan.points[i].skip_reason, "no GPU here");
+    }
+    if (ok) cb_plan_free(&plan);
+}
+
+/* With a device, `sm` resolves against its SM count. */
+static void check_with_device(void)
+{
+    const cb_device_info dev = {.sm_count = 132, .max_threads_per_block = 1024};
+    cb_plan plan;
+    cb_msg err = {{0}};
+    bool ok = plan_with("vecadd/grid_stride", (const char *[]){"n=2^20", "block=256", "grid=4sm"},
+                        3, &dev, true, &plan, &err);
+    CB_CHECK(ok && plan.n == 1);
+    if (!ok) return;
+    CB_CHECK_EQ_INT(cb_point_int(&plan.points[0].point, "grid"), 528);
+    CB_CHECK_STR(plan.points[0].skip_reason, "");
+    cb_plan_free(&plan);
+}
+
 int main(void)
 {
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
@@ -83,6 +165,9 @@ int main(void)
     for (int i = 0; i < plan.n; i++)
         CB_CHECK(plan.points[i].bench->target == CB_TARGET_HOST);
     cb_plan_free(&plan);
+
+    check_without_device();
+    check_with_device();
 
     /* Errors. */
     const char *bad_glob[] = {"nosuch*"};

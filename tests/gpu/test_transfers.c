@@ -117,8 +117,11 @@ static bool check_cupti_kinds(const cb_bench *b, void *state, cudaStream_t strea
     return ok;
 }
 
-static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx *ctx)
+static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx *family_ctx)
 {
+    cb_bench_ctx variant_ctx = *family_ctx;
+    variant_ctx.param = b->param; /* the variant, as the runner hands it */
+    const cb_bench_ctx *ctx = &variant_ctx;
     char axes[CB_POINT_TEXT], detail[512];
     cb_point_format(p, axes, sizeof axes);
     cb_point_info info = {.occupancy = NAN};

@@ -48,6 +48,9 @@ def documented_columns(section):
         (("list", "nosuch"), "no benchmark matches"),
         (("env", "extra"), "unexpected argument"),
         (("run", "vecadd/host", "--profile"), "--profile needs exactly one point"),
+        (("run", "vecadd/host", "--device", "0,0"), "listed twice"),
+        (("run", "vecadd/host", "--device", "1,"), "ends with a comma"),
+        (("run", "vecadd/host", "--device", "gpu0"), "is not all or a list of ordinals"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(cubench, args, message, tmp_path):
@@ -118,7 +121,8 @@ def test_host_run_end_to_end(cubench, tmp_path):
     assert len(rows) == 10
     samples = read_csv(out / "samples.csv")
     for r in rows:
-        assert r["schema_version"] == "1" and r["family"] == "vecadd"
+        assert r["schema_version"] == "2" and r["family"] == "vecadd"
+        assert r["device"] == "" and r["replicates"] == "1" and r["throttle"] == ""
         assert r["status"] in ("ok", "noisy"), r
         n = int(re.search(r"n=(\d+)", r["axes"]).group(1))
         assert float(r["bytes"]) == 12 * n
@@ -134,7 +138,9 @@ def test_host_run_end_to_end(cubench, tmp_path):
         if r["status"] == "ok":
             assert float(r["ci_rel_half"]) <= 0.005
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["schema_version"] == 1 and meta["complete"] is True
+    assert meta["schema_version"] == 2 and meta["complete"] is True
+    assert meta["cuda"]["runtime_version"], "the runtime linked in is known without a GPU"
+    assert meta["write_failed"] is False and meta["settings"]["replicates"] == 1
     assert meta["command_line"][1:3] == ["run", "vecadd/host"]
     assert meta["totals"]["ok"] + meta["totals"]["noisy"] == 10
     assert meta["host"]["cores"] >= 1 and meta["settings"]["min_samples"] == 10
@@ -160,7 +166,7 @@ def test_gpu_glob_without_gpu_is_a_skip_row(cubench, has_gpu, tmp_path):
     assert p.returncode == 0
     rows = read_csv(tmp_path / "r" / "results.csv")
     assert [r["status"] for r in rows] == ["skip"]
-    assert "no usable CUDA device" in rows[0]["reason"] or "no devices" in rows[0]["reason"]
+    assert any(w in rows[0]["reason"] for w in ("no usable CUDA device", "no devices", "no NVIDIA driver"))
 
 
 def test_env_without_gpu_says_so(cubench, has_gpu):
@@ -205,3 +211,70 @@ def test_gpu_vecadd_quick_run(cubench, tmp_path):
     gpu = [r for r in rows if r["timer"] == "event"]
     assert gpu and all(r["status"] in ("ok", "noisy", "skip") for r in gpu)
     assert all(0 < float(r["occupancy"]) <= 1 for r in gpu if r["status"] != "skip")
+
+
+def test_quiet_prints_no_progress(cubench, tmp_path):
+    args = ("run", "vecadd/host", "--axis", "n=2^10,2^12", "--axis", "threads=1", "--quick")
+    loud = run(cubench, *args, "--out", str(tmp_path / "loud"))
+    quiet = run(cubench, *args, "--quiet", "--out", str(tmp_path / "quiet"))
+    assert loud.returncode == 0 and quiet.returncode == 0, quiet.stderr
+    assert "vecadd/host n=1024" in loud.stderr, "the progress line names each point"
+    assert "vecadd/host n=1024" not in quiet.stderr
+    assert len(read_csv(tmp_path / "quiet" / "results.csv")) == 2
+
+
+def test_replicates_interleave_rounds(cubench, tmp_path):
+    out = tmp_path / "rep"
+    p = run(cubench, "run", "vecadd/host", "--axis", "n=2^10,2^14", "--axis", "threads=1",
+            "--replicates", "3", "--max-time-per-point", "0.3", "--quiet", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    rows = read_csv(out / "results.csv")
+    assert [r["axes"] for r in rows] == ["n=1024;threads=1", "n=16384;threads=1"], "plan order"
+    samples = read_csv(out / "samples.csv")
+    for r in rows:
+        assert r["replicates"] == "3"
+        mine = [s for s in samples if s["axes"] == r["axes"]]
+        assert len(mine) == int(r["samples"])
+        rounds = [int(s["replicate"]) for s in mine]
+        assert sorted(set(rounds)) == [0, 1, 2], "every round contributed samples"
+        assert rounds == sorted(rounds), "samples are written round by round"
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["settings"]["replicates"] == 3
+    bad = run(cubench, "run", "vecadd/host", "--replicates", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "--replicates" in bad.stderr
+
+
+def test_meta_json_is_utf8_whatever_the_command_line(cubench, tmp_path):
+    out = tmp_path / "latin1"
+    # A Latin-1 byte in an argument (a glob that also matches): meta.json
+    # stays valid UTF-8 JSON with U+FFFD in its place.
+    p = subprocess.run([cubench.encode(), b"run", b"vecadd/host", b"--axis", b"n=1024",
+                        b"--axis", b"threads=1", b"--quick", b"--quiet", b"--out", str(out).encode(),
+                        b"vecadd/ho[s\xe9]t"], capture_output=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    raw = (out / "meta.json").read_bytes()
+    raw.decode("utf-8")  # raises if not UTF-8
+    meta = json.loads(raw)
+    assert "\ufffd" in meta["command_line"][-1]
+
+
+
+def test_device_selection_without_a_gpu(cubench, tmp_path):
+    """--device all works anywhere (the host points run once); an ordinal the
+    machine lacks is refused before anything runs. Only meaningful where the
+    machine has no GPU (CI), so it says so elsewhere."""
+    env_rc = run(cubench, "env").returncode
+    if env_rc != 3:
+        pytest.skip("this machine has a GPU: the GPU tests cover --device there")
+    p = run(cubench, "run", "vecadd/host", "--axis", "n=1024", "--axis", "threads=1", "--quick",
+            "--quiet", "--device", "all", "--out", str(tmp_path / "all"))
+    assert p.returncode == 0, p.stderr
+    assert "no CUDA device" not in p.stderr, "a host-only selection needs no GPU warning"
+    assert len(read_csv(tmp_path / "all" / "results.csv")) == 1
+    meta = json.loads((tmp_path / "all" / "meta.json").read_text())
+    assert meta["device"] is None and meta["devices"] == []
+    bad = run(cubench, "run", "vecadd/host", "--device", "99", cwd=tmp_path)
+    assert bad.returncode == 2 and "--device 99" in bad.stderr
+    assert not (tmp_path / "results").exists()
+    dry = run(cubench, "run", "p2p", "--dry-run", "--device", "all")
+    assert dry.returncode == 0

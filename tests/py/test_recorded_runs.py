@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
 RUNS = sorted(p for p in DATA.glob("h200-*") if (p / "results.csv").exists())
 
 
@@ -68,3 +69,30 @@ def test_aa_pairs(cubench, pair):
     else:
         assert rc == 1 and len(slower) == 1
         assert re.search(r"n=16777216;", slower[0]["axes"]) and float(slower[0]["ratio"]) < 1.04
+
+
+def test_targets_script_fails_on_a_missed_target(tmp_path):
+    """scripts/targets.py passes on the recorded runs and exits 1 when one
+    figure falls below its target (here: every vecadd median doubled)."""
+    import shutil
+    import subprocess
+    import sys
+    script = ROOT / "scripts" / "targets.py"
+    ok = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "tests" / "data", data,
+                    ignore=shutil.ignore_patterns("samples.csv*"))
+    path = data / "h200-vecadd-large" / "results.csv"
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if r["gbps"]:
+            r["gbps"] = str(float(r["gbps"]) / 2)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    bad = subprocess.run([sys.executable, str(script), str(data)], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "vecadd best GB/s at n=2^28" in bad.stderr

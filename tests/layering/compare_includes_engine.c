@@ -1,0 +1,2 @@
+/* The judge including the engine: must NOT compile. */
+#include "runner.h"

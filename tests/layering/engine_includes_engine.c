@@ -1,0 +1,3 @@
+/* The control: an engine source including engine headers compiles. */
+#include "registry.h"
+#include "runner.h"

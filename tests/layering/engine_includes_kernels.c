@@ -1,0 +1,2 @@
+/* The engine including a kernel header: must NOT compile. */
+#include "vecadd.h"

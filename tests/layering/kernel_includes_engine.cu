@@ -1,0 +1,3 @@
+/* A kernel that reaches into the engine: must NOT compile (kernels/ include
+ * nothing of ours but their own headers). */
+#include "runner.h"

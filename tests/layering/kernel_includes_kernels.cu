@@ -1,0 +1,2 @@
+/* The control: a kernel source including a kernels/ header compiles. */
+#include "vecadd.h"
