@@ -52,15 +52,28 @@ def _pretty(bench: str) -> str:
     return variant
 
 
-def _styles(rows: list[Result]) -> dict[str, dict]:
-    """Rungs coloured along the ladder (light to dark = later rung), references
-    in greys with diamonds, host baselines in browns with squares: the legend
-    then reads as a ladder. Every measured curve is solid; dashed lines are
-    reserved for peaks."""
+def _is_host(bench: str) -> bool:
+    return bench.partition("/")[2].startswith("host")
+
+
+def kinds(rows: list[Result]) -> tuple[list[str], list[str], list[str]]:
+    """(GPU rungs, GPU references such as cuBLAS, CPU baselines) among the
+    benchmarks of rows. A host BLAS that other host rows name as their
+    reference is still a CPU baseline."""
     refs = references(rows)
     benches = ordered_unique(r.benchmark for r in rows)
-    rungs = [b for b in benches if b not in refs and not b.partition("/")[2].startswith("host")]
-    hosts = [b for b in benches if b not in refs and b not in rungs]
+    hosts = [b for b in benches if _is_host(b)]
+    gpu_refs = [b for b in refs if not _is_host(b)]
+    rungs = [b for b in benches if b not in gpu_refs and b not in hosts]
+    return rungs, gpu_refs, hosts
+
+
+def _styles(rows: list[Result]) -> dict[str, dict]:
+    """Rungs coloured along the ladder (light to dark = later rung), GPU
+    references in greys with diamonds, CPU baselines in browns with squares:
+    the legend then reads as a ladder. Every measured curve is solid; dashed
+    lines are reserved for peaks."""
+    rungs, refs, hosts = kinds(rows)
     cmap = mpl.colormaps["plasma"]
     styles = {}
     for i, b in enumerate(rungs):
@@ -72,15 +85,6 @@ def _styles(rows: list[Result]) -> dict[str, dict]:
     for i, b in enumerate(hosts):
         styles[b] = {"color": browns[i % len(browns)], "marker": "s"}
     return styles
-
-
-def kinds(rows: list[Result]) -> tuple[list[str], list[str], list[str]]:
-    """(GPU rungs, references, host baselines) among the benchmarks of rows."""
-    refs = references(rows)
-    benches = ordered_unique(r.benchmark for r in rows)
-    hosts = [b for b in benches if b not in refs and b.partition("/")[2].startswith("host")]
-    rungs = [b for b in benches if b not in refs and b not in hosts]
-    return rungs, refs, hosts
 
 
 def _dims(row: Result) -> tuple[str, ...]:

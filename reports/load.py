@@ -293,13 +293,15 @@ def split_devices(run: Run) -> list[Run]:
     if len(devices) < 2:
         return [run]
     parts = []
-    for dev in devices:
-        rows = [r for r in run.results if r.device == dev]
-        parts.append(Run(path=run.path, meta=run.meta, results=rows,
-                         samples=run.samples_by_device.get(dev, {}),
+    for i, dev in enumerate(devices):
+        # Host points have no device: they go with the first device's part.
+        mine = (dev, "") if i == 0 else (dev,)
+        rows = [r for r in run.results if r.device in mine]
+        samples = {k: v for d in mine for k, v in run.samples_by_device.get(d, {}).items()}
+        parts.append(Run(path=run.path, meta=run.meta, results=rows, samples=samples,
                          side_csv=run.side_csv, has_samples=run.has_samples,
                          schema=run.schema,
-                         telemetry=[t for t in run.telemetry if t.device == dev],
+                         telemetry=[t for t in run.telemetry if t.device in mine],
                          device_key=dev))
     return parts
 

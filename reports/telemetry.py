@@ -27,8 +27,10 @@ def missing_note(run: Run) -> Paragraph | None:
         return Paragraph(f"Telemetry was not recorded for {run.label}: schema-1 run "
                          f"(clocks, power and throttle reasons arrived with schema 2).")
     if not run.has_telemetry:
+        why = ("a run without a GPU" if run.device_info() is None
+               else "no NVML where it ran")
         return Paragraph(f"Telemetry was not recorded for {run.label}: the schema-2 "
-                         f"telemetry columns are empty (no NVML where it ran).")
+                         f"telemetry columns are empty ({why}).")
     return None
 
 

@@ -46,8 +46,9 @@ def derive_run(sources: list[Path], dst: Path, *, schema: int = 1, gpu_name: str
                devices: tuple[str, ...] = ("0",), telemetry: bool = True,
                uuid: str = "GPU-SYNTHETIC-0000") -> Path:
     """Write `dst` from the recorded run(s) `sources` (their rows one after the
-    other, meta.json of the first). devices: with several, every row is
-    repeated per device, the k-th device 10% slower per k. telemetry=False
+    other, meta.json of the first). devices: with several, every GPU row is
+    repeated per device, the k-th device 10% slower per k; host rows appear
+    once, with an empty device, as cubench writes them. telemetry=False
     writes the schema-2 columns empty (a run without NVML)."""
     dst.mkdir(parents=True)
     meta = json.loads((sources[0] / "meta.json").read_text())
@@ -77,6 +78,8 @@ def derive_run(sources: list[Path], dst: Path, *, schema: int = 1, gpu_name: str
     for k, dev in enumerate(devices):
         scale = time_scale * (1 + 0.1 * k)
         for row in results:
+            if k > 0 and row["cache"] == "n/a":
+                continue  # host points run once, not per device (as cubench writes them)
             row = dict(row, schema_version=str(schema))
             for col in TIME_COLUMNS:
                 if row[col]:
@@ -99,8 +102,9 @@ def derive_run(sources: list[Path], dst: Path, *, schema: int = 1, gpu_name: str
                     throttled.add((dev, row["benchmark"], row["axes"]))
                 tele = telemetry and is_timed
                 clock = 1590.0 if hot else 1980.0
+                own_uuid = f"{uuid}-{dev}" if len(devices) > 1 else uuid
                 row.update({
-                    "device": dev, "device_uuid": f"{uuid}-{dev}" if len(devices) > 1 else uuid,
+                    "device": dev if gpu else "", "device_uuid": own_uuid if gpu else "",
                     "replicates": "1",
                     "sm_clock_min_mhz": g9(clock - 15) if tele else "",
                     "sm_clock_median_mhz": g9(clock) if tele else "",
@@ -115,14 +119,18 @@ def derive_run(sources: list[Path], dst: Path, *, schema: int = 1, gpu_name: str
                                     if row["peak_unit"] == "TFLOP/s" else ""),
                 })
             out_rows.append(row)
+        host = {(r["benchmark"], r["axes"]) for r in results if r["cache"] == "n/a"}
         for s in samples:
+            is_host = (s["benchmark"], s["axes"]) in host
+            if k > 0 and is_host:
+                continue
             s = dict(s)
             s["time_s"] = g9(float(s["time_s"]) * scale)
             if s["cupti_s"]:
                 s["cupti_s"] = g9(float(s["cupti_s"]) * scale)
             if schema >= 2:
                 hot = (dev, s["benchmark"], s["axes"]) in throttled
-                s.update({"device": dev, "replicate": "0",
+                s.update({"device": "" if is_host else dev, "replicate": "0",
                           "sm_clock_mhz": (g9(1590.0 if hot else 1980.0) if telemetry else ""),
                           "throttle": ((THROTTLE_WORDS if hot else "none") if telemetry else "")})
             out_samples.append(s)

@@ -157,7 +157,8 @@ def test_schema2_without_nvml_says_so(tmp_path):
 
 
 def test_a_run_over_two_devices_shows_them_side_by_side(tmp_path):
-    run = derive_run(SOURCES[:1], tmp_path / "two_gpus", schema=2, devices=("0", "1"))
+    run = derive_run([SOURCES[0], DATA / "h200-matmul-defaults"], tmp_path / "two_gpus",
+                     schema=2, devices=("0", "1"))
     out = _report([run], tmp_path / "report")
     labels = [r["label"] for r in E.manifest(out)["runs"]]
     assert labels == ["NVIDIA H200 [device 0] (two_gpus)", "NVIDIA H200 [device 1] (two_gpus)"]
@@ -174,3 +175,9 @@ def test_a_run_over_two_devices_shows_them_side_by_side(tmp_path):
             assert y == ids[ident] and y != dev0[ident]
             checked += 1
     assert checked
+    # host points (device empty) are drawn once, with the first device
+    hosts = {r["_id"] for r in E.rows(run) if r["device"] == "" and r["status"] in ("ok", "noisy")}
+    assert hosts
+    drawn = [{i for s in E.figure_data(out, f"run{k}_two_gpus/matmul_tflops_vs_size")["series"]
+              for i in s["ids"]} for k in (1, 2)]
+    assert drawn[0] & hosts and not drawn[1] & hosts
