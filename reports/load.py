@@ -26,8 +26,7 @@ from pathlib import Path
 
 from . import csvfile
 
-SCHEMA_VERSIONS = (1, 2)
-SCHEMA_VERSION = SCHEMA_VERSIONS[-1]  # the newest this report reads
+SCHEMA_VERSIONS = (1, 2)  # every version this report reads
 
 RESULTS_COLUMNS = (
     "schema_version", "benchmark", "family", "axes", "status", "reason",

@@ -26,11 +26,6 @@ SECTION = "Roofline"
 MARKERS = ["o", "s", "^", "v", "D", "P", "X", "<", ">", "h", "*", "p"]
 
 
-def fp32_peak(run: Run) -> float | None:
-    roof = P.fp32_roof(run)
-    return roof.tflops if roof else None
-
-
 def bandwidth_roof(run: Run) -> tuple[float | None, str]:
     """Best measured GPU bandwidth: vector add first, else a d2d copy."""
     for label, rows in (
