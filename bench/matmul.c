@@ -31,23 +31,6 @@
 
 #include <string.h>
 
-#define CB_MATMUL_N_AXIS                                                                           \
-    {                                                                                              \
-        .name = "n", .kind = CB_AXIS_INT, .defaults = "m", .choices = "m", .min_value = 1,         \
-        .help = "columns of B and C; the word `m` means n = m"                                     \
-    }
-#define CB_MATMUL_K_AXIS                                                                           \
-    {                                                                                              \
-        .name = "k", .kind = CB_AXIS_INT, .defaults = "m", .choices = "m", .min_value = 1,         \
-        .help = "inner dimension (columns of A, rows of B); the word `m` means k = m"              \
-    }
-#define CB_MATMUL_M_AXIS(list)                                                                     \
-    {                                                                                              \
-        .name = "m", .kind = CB_AXIS_INT, .defaults = list, .min_value = 1,                        \
-        .help = "rows of A and C"                                                                  \
-    }
-
-#define CB_MATMUL_SIZES_FAST "256,512,1024,2048,4096,8192,8448"
 #define CB_MATMUL_SIZES_SLOW "256,512,1024,2048,4096"
 #define CB_MATMUL_SIZES_HOST "64,128,256,512"
 

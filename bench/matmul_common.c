@@ -132,6 +132,31 @@ static cb_status cb_matmul_state_fill(cb_matmul_state *st, cb_msg *why)
     return CB_OK;
 }
 
+cb_status cb_matmul_state_bf16(cb_matmul_state *st, cb_msg *why)
+{
+    /* Convert once, on the host, round to nearest even. */
+    const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
+    uint16_t *h16 = malloc((na > nb ? na : nb) * sizeof(uint16_t));
+    cudaError_t err = h16 ? cudaMalloc(&st->d_a16, na * 2) : cudaErrorMemoryAllocation;
+    if (err == cudaSuccess) err = cudaMalloc(&st->d_b16, nb * 2);
+    if (err == cudaSuccess) {
+        for (size_t i = 0; i < na; i++)
+            h16[i] = cb_matmul_float_to_bf16(st->h_a[i]);
+        err = cudaMemcpy(st->d_a16, h16, na * 2, cudaMemcpyHostToDevice);
+    }
+    if (err == cudaSuccess) {
+        for (size_t i = 0; i < nb; i++)
+            h16[i] = cb_matmul_float_to_bf16(st->h_b[i]);
+        err = cudaMemcpy(st->d_b16, h16, nb * 2, cudaMemcpyHostToDevice);
+    }
+    free(h16);
+    if (err != cudaSuccess) {
+        cb_msg_set(why, "BF16 copies of A and B: %s", cudaGetErrorString(err));
+        return err == cudaErrorMemoryAllocation ? CB_SKIP : CB_FAIL;
+    }
+    return CB_OK;
+}
+
 cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_matmul_precision prec,
                               cb_matmul_engine engine, cb_matmul_state **out, cb_msg *why)
 {

@@ -18,6 +18,27 @@
 #define CB_MATMUL_FULL_REF_MAX_ELEMS (1ull << 25) /* doubles held for C */
 #define CB_MATMUL_SPOT_SAMPLES       512
 
+/* The identity axes of every matmul rung (m, then n and k, which take the
+ * word `m` for "same as m"): the same definitions in each family, so
+ * pct_ref can match a tensor-core rung to a cuBLAS ceiling point by point. */
+#define CB_MATMUL_N_AXIS                                                                           \
+    {                                                                                              \
+        .name = "n", .kind = CB_AXIS_INT, .defaults = "m", .choices = "m", .min_value = 1,         \
+        .help = "columns of B and C; the word `m` means n = m"                                     \
+    }
+#define CB_MATMUL_K_AXIS                                                                           \
+    {                                                                                              \
+        .name = "k", .kind = CB_AXIS_INT, .defaults = "m", .choices = "m", .min_value = 1,         \
+        .help = "inner dimension (columns of A, rows of B); the word `m` means k = m"              \
+    }
+#define CB_MATMUL_M_AXIS(list)                                                                     \
+    {                                                                                              \
+        .name = "m", .kind = CB_AXIS_INT, .defaults = list, .min_value = 1,                        \
+        .help = "rows of A and C"                                                                  \
+    }
+
+#define CB_MATMUL_SIZES_FAST "256,512,1024,2048,4096,8192,8448"
+
 /* m, n, k of a point. The axes n and k accept the word `m` ("same as m"),
  * which is their default, so a plain run sweeps square matrices. */
 cb_status cb_matmul_point_shape(const cb_point *p, int *m, int *n, int *k, cb_msg *why);
@@ -78,6 +99,11 @@ typedef struct cb_matmul_state {
  * points). On failure everything is freed and *out is NULL. */
 cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_matmul_precision prec,
                               cb_matmul_engine engine, cb_matmul_state **out, cb_msg *why);
+
+/* st->d_a16 and st->d_b16: A and B rounded to BF16 (nearest even) on the
+ * host, untimed; the BF16 rungs (cuBLAS and the tensor-core ladder) read
+ * them. */
+cb_status cb_matmul_state_bf16(cb_matmul_state *st, cb_msg *why);
 
 /* Create st->blas on st->stream with a workspace (once). */
 cb_status cb_matmul_blas_init(cb_matmul_state *st, cb_msg *why);

@@ -28,26 +28,7 @@ static cb_status cb_cublas_setup(const cb_point *p, const cb_bench_ctx *ctx,
     st->in_type = CUDA_R_32F;
     s = cb_matmul_blas_init(st, why);
     if (s == CB_OK && prec == CB_MATMUL_BF16) {
-        /* Convert once, on the host, round to nearest even. */
-        const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
-        uint16_t *h16 = malloc((na > nb ? na : nb) * sizeof(uint16_t));
-        cudaError_t err = h16 ? cudaMalloc(&st->d_a16, na * 2) : cudaErrorMemoryAllocation;
-        if (err == cudaSuccess) err = cudaMalloc(&st->d_b16, nb * 2);
-        if (err == cudaSuccess) {
-            for (size_t i = 0; i < na; i++)
-                h16[i] = cb_matmul_float_to_bf16(st->h_a[i]);
-            err = cudaMemcpy(st->d_a16, h16, na * 2, cudaMemcpyHostToDevice);
-        }
-        if (err == cudaSuccess) {
-            for (size_t i = 0; i < nb; i++)
-                h16[i] = cb_matmul_float_to_bf16(st->h_b[i]);
-            err = cudaMemcpy(st->d_b16, h16, nb * 2, cudaMemcpyHostToDevice);
-        }
-        free(h16);
-        if (err != cudaSuccess) {
-            cb_msg_set(why, "BF16 copies of A and B: %s", cudaGetErrorString(err));
-            s = err == cudaErrorMemoryAllocation ? CB_SKIP : CB_FAIL;
-        }
+        s = cb_matmul_state_bf16(st, why);
         st->in_type = CUDA_R_16BF;
     }
     if (s == CB_OK) {

@@ -331,7 +331,7 @@ static const cb_axis_def coll_axes[] = {
      .help = "element type (the reduction is a sum)"},
     {.name = "bytes",
      .kind = CB_AXIS_INT,
-     .defaults = "2^10,2^16,2^22,2^28,2^30",
+     .defaults = "2^10,2^20,2^30",
      .min_value = 1,
      .help = "nccl-tests' size: per rank (all-reduce, broadcast), gathered output "
              "(all-gather), each input (reduce-scatter)"},

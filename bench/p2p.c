@@ -262,7 +262,7 @@ static const cb_axis_def p2p_axes[] = {
      .help = "one way, or both ways at once (bytes count both)"},
     {.name = "bytes",
      .kind = CB_AXIS_INT,
-     .defaults = "2^10,2^14,2^18,2^22,2^26,2^28,2^30",
+     .defaults = "2^10,2^16,2^22,2^26,2^30",
      .min_value = 1,
      .help = "bytes per copy, each way"},
 };

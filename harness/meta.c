@@ -4,7 +4,9 @@
 #include "build_info.h"
 #include "cupti_timer.h"
 #include "host_info.h"
+#include "library_versions.h"
 #include "json_writer.h"
+#include "telemetry.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -177,6 +179,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_object_end(j);
 
     write_device(j, cfg);
+    cb_telemetry_write_json(j, cfg->telemetry);
 
     cb_json_key(j, "settings");
     cb_json_object_begin(j);

@@ -1,6 +1,8 @@
 /* progress.c - "[ 12/240] vecadd/grid_stride n=...  ok 3812 GB/s  ETA 0:35" */
 #include "progress.h"
 
+#include "telemetry_reasons.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -58,10 +60,15 @@ void cb_progress_done(cb_progress *p, int index, const cb_result *r)
         else
             snprintf(figure, sizeof figure, "%.4g us", r->summary.median * 1e6);
     }
-    fprintf(stderr, "%s[%*d/%d] %s %s  %s %s%s%s  ETA %s%s", p->tty ? "\r\033[K" : "",
+    /* A throttled point, or one whose SM clock moved, says so; on a
+     * terminal its line stays (like a point that is not ok). */
+    char flag[160];
+    bool flagged = cb_telemetry_flag(&r->telemetry, flag, sizeof flag);
+    fprintf(stderr, "%s[%*d/%d] %s %s  %s %s%s%s%s%s%s  ETA %s%s", p->tty ? "\r\033[K" : "",
             p->total >= 1000 ? 4 : 3, index + 1, p->total, r->bench->name, r->axes,
-            cb_status_name(r->status), figure, r->reason[0] ? "  " : "", r->reason, eta_text,
-            p->tty && r->status == CB_OK ? "" : "\n");
+            cb_status_name(r->status), figure, r->reason[0] ? "  " : "", r->reason,
+            flagged ? "  [" : "", flagged ? flag : "", flagged ? "]" : "", eta_text,
+            p->tty && r->status == CB_OK && !flagged ? "" : "\n");
     fflush(stderr);
 }
 

@@ -23,6 +23,9 @@
 #include "nvtx_ranges.h"
 #include "profile_point.h"
 #include "progress.h"
+#include "telemetry.h"
+#include "telemetry_reasons.h"
+#include "telemetry_summary.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -204,6 +207,10 @@ typedef struct point_run {
     int noisy_rounds;
     char noisy_reason[CB_MSG_LEN];
     cb_point_info info; /* from the last setup */
+    /* telemetry (see "---- telemetry" below) */
+    cb_telemetry_readings readings; /* every round's, oldest first   */
+    double *sample_sm_clock_mhz;    /* per sample, for samples.csv   */
+    const char **sample_throttle;
 } point_run;
 
 static void result_init(cb_result *r, const cb_planned_point *pp, const cb_run_config *cfg)
@@ -389,6 +396,65 @@ static cb_status phase_attach_cupti(const cb_run_config *cfg, point_run *pr, uin
     return st;
 }
 
+/* ---- telemetry (telemetry.h): what the GPU did while a point was sampled ----
+ * The sampler reads only during phase_sample, so its readings describe the
+ * timed runs (plus the L2 flushes between cold samples), not setup. Host
+ * benchmarks have no GPU to describe: their telemetry columns stay empty. */
+
+/* A point on one GPU (the pass's cfg->dev); a point spanning several GPUs
+ * gets no telemetry rather than one device's clocks. */
+static bool telemetry_applies(const cb_run_config *cfg, const cb_bench *b, point_timing pt)
+{
+    return pt.cuda && b->devices <= 1 && cfg->dev &&
+           cb_telemetry_select(cfg->telemetry, cfg->dev->uuid);
+}
+
+/* Keep a round's readings; a failure loses the telemetry, never the point. */
+static void telemetry_round_end(const cb_run_config *cfg, point_run *pr)
+{
+    cb_msg why = {{0}};
+    if (cb_telemetry_point_end(cfg->telemetry, &pr->readings, &why) != CB_OK)
+        fprintf(stderr, "cubench: telemetry: %s\n", why.text);
+}
+
+/* The row's telemetry fields, each sample's SM clock and reasons, and the
+ * flag ("throttled: ...", "SM clock A-B MHz") appended to the note. */
+static void telemetry_finish(point_run *pr)
+{
+    cb_result *r = pr->r;
+    if (pr->closed || pr->readings.n == 0) return;
+    cb_telemetry_summarise(pr->readings.v, pr->readings.n, &r->telemetry);
+    int n = pr->samples.n;
+    if (n > 0) {
+        pr->sample_sm_clock_mhz = malloc(sizeof(double) * (size_t)n);
+        pr->sample_throttle = malloc(sizeof(const char *) * (size_t)n);
+    }
+    if (pr->sample_sm_clock_mhz && pr->sample_throttle) {
+        cb_telemetry_per_sample(pr->readings.v, pr->readings.n, pr->samples.host_t0,
+                                pr->samples.time_s, pr->batch, n, pr->sample_sm_clock_mhz,
+                                pr->sample_throttle);
+    } else {
+        free(pr->sample_sm_clock_mhz);
+        free(pr->sample_throttle);
+        pr->sample_sm_clock_mhz = NULL;
+        pr->sample_throttle = NULL;
+    }
+    char flag[sizeof r->note];
+    if (cb_telemetry_flag(&r->telemetry, flag, sizeof flag)) {
+        size_t used = strlen(r->note);
+        snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", flag);
+    }
+}
+
+static void telemetry_free(point_run *pr)
+{
+    cb_telemetry_readings_free(&pr->readings);
+    free(pr->sample_sm_clock_mhz);
+    free(pr->sample_throttle);
+    pr->sample_sm_clock_mhz = NULL;
+    pr->sample_throttle = NULL;
+}
+
 /* One round of one point. Returns false when the sweep must stop (an
  * interrupt); the point's row is then not written. */
 static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp, cb_timing *t,
@@ -412,7 +478,10 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
         pr->r->batch = pr->batch;
         uint64_t first_id = 0;
         int start = pr->samples.n, n = 0;
+        bool tele = telemetry_applies(cfg, b, pt);
+        if (tele) cb_telemetry_point_begin(cfg->telemetry);
         sampling_end end = phase_sample(cfg, b, state, t, pt, round, pr, &first_id, &n, &why);
+        if (tele) telemetry_round_end(cfg, pr);
         if (end == SAMPLING_INTERRUPTED) {
             go_on = false;
         } else if (end == SAMPLING_FAILED) {
@@ -494,11 +563,11 @@ static const char *peak_source_of(cb_peak_kind kind)
 {
     switch (kind) {
     case CB_PEAK_DRAM:
-        return "attribute: 2 x memory clock x bus width / 8";
+        return "attribute: 2 x memory clock x bus width / 8 (as the runtime reports them)";
     case CB_PEAK_PCIE:
-        return "attribute: PCIe generation rate x width x encoding, per direction";
+        return "attribute: sysfs link GT/s x width x line-code efficiency, per direction";
     case CB_PEAK_FP32:
-        return "table: FP32 lanes per SM by compute capability x SMs x 2 x max SM clock";
+        return "table: FP32 lanes per SM by compute capability x SMs x 2 (FMA) x max boost clock";
     case CB_PEAK_NONE:
         break;
     }
@@ -674,8 +743,11 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
             /* A skip or fail ends the point in any round; else the last round does. */
             if (!pr->closed && round < rounds - 1) continue;
             point_finish(cfg, pr);
+            telemetry_finish(pr);
             derive_figures(r, cfg, rows, written);
-            cb_sample_extras extras = {.replicate = pr->samples.replicate};
+            cb_sample_extras extras = {.replicate = pr->samples.replicate,
+                                       .sm_clock_mhz = pr->sample_sm_clock_mhz,
+                                       .throttle = pr->sample_throttle};
             cb_msg werr = {{0}};
             bool ok = cb_sink_write_point(sink, r, pr->samples.time_s, pr->samples.cupti_s,
                                           pr->samples.n, &extras, &werr);
@@ -684,6 +756,7 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
             count_status(totals, r->status);
             cb_progress_done(&prog, step, r);
             point_samples_free(&pr->samples);
+            telemetry_free(pr);
             if (!ok) {
                 totals->write_failed = true;
                 snprintf(totals->stop_reason, sizeof totals->stop_reason, "%s", werr.text);
@@ -703,8 +776,10 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
     }
     cb_progress_end(&prog);
     timing_free(&timing);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         point_samples_free(&runs[i].samples);
+        telemetry_free(&runs[i]);
+    }
     free(runs);
     free(results);
     *results_out = rows;

@@ -42,6 +42,9 @@ typedef struct cb_run_config {
     const cb_device_info *const *devs;
     int n_devs;
     char no_device_reason[CB_MSG_LEN];
+    /* NVML telemetry around each CUDA point's sampling (telemetry.h); NULL
+     * or not sampling: the telemetry columns stay empty. */
+    struct cb_telemetry *telemetry;
 } cb_run_config;
 
 typedef struct cb_planned_point {

@@ -181,6 +181,47 @@ def matmul_rows() -> list[str]:
     ]
 
 
+# The tensor-core ladder of h200-matmul-tc, in ladder order: benchmark variant
+# (without the precision suffix) -> how the table names the rung.
+TC_RUNGS = {"mma": "mma.sync", "ldmatrix": "ldmatrix + cp.async", "wgmma": "wgmma",
+            "wgmma_ws": "warp-specialised persistent"}
+
+
+def tensor_core_rows() -> list[str]:
+    tc = rows("h200-matmul-tc")
+    value = lambda bench, m: float(best(tc, "tflops", at(bench, m=m))["tflops"])  # noqa: E731
+    out = []
+    for m, head in ((8192, "tensor-core ladder, BF16 8192³: "
+                            + " · ".join(TC_RUNGS.values())), (4096, "the same at 4096³")):
+        rates = [value(f"matmul_tc/{rung}_bf16", m) for rung in TC_RUNGS]
+        top = best(tc, "tflops", at(f"matmul_tc/{list(TC_RUNGS)[-1]}_bf16", m=m))
+        cublas = value("matmul/cublas_bf16", m)
+        bold = f"**{rates[-1]:.1f} TFLOP/s**" if m == 8192 else f"**{rates[-1]:.1f}**"
+        tail = (f"({float(top['pct_ref']):.1f} % of cuBLAS BF16, {cublas:.1f}, in the same run)"
+                if m == 8192 else f"({float(top['pct_ref']):.1f} % of cuBLAS BF16, {cublas:.1f})")
+        run = "h200-matmul-tc (not yet printed by targets.py)" if m == 8192 else "h200-matmul-tc"
+        out.append(f"| {head} | {' · '.join(f'{r:.1f}' for r in rates[:-1])} · {bold} "
+                   f"{tail} | {run} |")
+    tf32 = {m: best(tc, "tflops", lambda r, m=m: r["benchmark"].startswith("matmul_tc/")
+                    and r["benchmark"].endswith("_tf32") and axis(r, "m") == str(m))
+            for m in (4096, 8192)}
+    names = {TC_RUNGS.get(r["benchmark"].partition("/")[2][:-len("_tf32")], r["benchmark"])
+             for r in tf32.values()}
+    cublas = best(tc, "tflops", at("matmul/cublas_tf32", m=8192))
+    with (REPO / DATA / "h200-matmul-tc" / "samples.csv").open(newline="") as fh:
+        first = sorted((int(s["sample"]), float(s["time_s"])) for s in csv.DictReader(fh)
+                       if s["benchmark"] == cublas["benchmark"] and s["axes"] == cublas["axes"]
+                       and s.get("replicate", "0") in ("", "0"))[:3]
+    rates = [float(cublas["flops"]) / t / 1e12 for _, t in first]
+    out.append(f"| tensor-core ladder, TF32, best rung ({' / '.join(sorted(names))}) "
+               f"4096³ · 8192³ | {float(tf32[4096]['tflops']):.1f} · "
+               f"{float(tf32[8192]['tflops']):.1f} TFLOP/s: {float(tf32[4096]['pct_ref']):.1f} % "
+               f"and {float(tf32[8192]['pct_ref']):.1f} % of cuBLAS TF32 in the same run, which "
+               f"sustained {float(cublas['tflops']):.1f} at 8192³ (its first samples "
+               f"{min(rates):.0f}–{max(rates):.0f}) | h200-matmul-tc |")
+    return out
+
+
 def transfer_rows() -> list[str]:
     tr = rows("h200-transfers-defaults")
 
@@ -229,7 +270,8 @@ def profiling_and_compare_rows() -> list[str]:
 
 def table() -> str:
     lines = ["| figure | measured | run |", "|---|---|---|"]
-    lines += vecadd_rows() + matmul_rows() + transfer_rows() + profiling_and_compare_rows()
+    lines += (vecadd_rows() + matmul_rows() + tensor_core_rows() + transfer_rows()
+              + profiling_and_compare_rows())
     return "\n".join(lines)
 
 

@@ -3,6 +3,8 @@
 #include "cupti_timer.h"
 #include "device.h"
 #include "host_info.h"
+#include "library_versions.h"
+#include "telemetry.h"
 
 #include <cuda_runtime_api.h>
 #include <getopt.h>
@@ -13,7 +15,9 @@ static void env_usage(FILE *f)
     fprintf(f, "usage: cubench env [--no-cupti]\n"
                "  Prints the host, the CUDA driver and runtime, every device (name, compute\n"
                "  capability, SMs, memory, L2, clocks, PCIe link, theoretical peaks) and\n"
-               "  whether CUPTI activity tracing works. Exits 3 when no CUDA device is usable.\n");
+               "  whether CUPTI activity tracing works, and what NVML (telemetry) sees: power\n"
+               "  limits, clocks, persistence, ECC, MIG, PCIe. Exits 3 when no CUDA device is\n"
+               "  usable.\n");
 }
 
 static void print_device(const cb_device_info *d)
@@ -71,6 +75,15 @@ int cb_cli_env(int argc, char **argv)
     printf("cuda runtime %d.%d, driver API %d.%d%s, cuBLAS %s\n", runtime / 1000,
            (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10,
            driver == 0 ? " (no driver)" : "", ver);
+
+    /* NVML first: it may see GPUs that CUDA cannot use (no runtime, a
+     * driver mismatch), which is what a doctor wants to know. */
+    cb_telemetry_options topt;
+    cb_telemetry_options_defaults(&topt);
+    cb_telemetry *tele = cb_telemetry_open(&topt, NULL, 0);
+    fflush(stdout);
+    cb_telemetry_print(stdout, tele);
+    cb_telemetry_close(tele);
 
     cb_msg why = {{0}};
     int n = cb_device_count(&why);

@@ -11,6 +11,7 @@
 #include "plan.h"
 #include "profile_point.h"
 #include "registry.h"
+#include "telemetry.h"
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
@@ -79,6 +80,10 @@ static void run_usage(FILE *f)
         "                          are recorded next to events whenever CUPTI is on)\n"
         "  --no-cupti              no CUPTI subscriber (use under nsys or ncu)\n"
         "  --no-nvtx               no NVTX ranges\n"
+        "  --telemetry-period MS   NVML readings (SM/memory clock, power, temperature,\n"
+        "                          throttle reasons) every MS ms while a point samples\n"
+        "                          (default 10; docs/telemetry.md)\n"
+        "  --no-telemetry          no NVML sampler (the telemetry columns stay empty)\n"
         "  --profile               bracket the sampling with cudaProfilerStart/Stop; needs\n"
         "                          exactly one point. Prints the ncu/nsys command lines\n"
         "  --dry-run               print the points and exit (GPU points too, without a\n"
@@ -100,6 +105,7 @@ typedef struct run_args {
     bool dry_run;
     const char **globs;
     int n_globs;
+    cb_telemetry_options telemetry;
 } run_args;
 
 /* Parse options into `a`; returns -1 to go on, else an exit code. */
@@ -122,7 +128,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_PROFILE,
         O_DRY,
         O_QUIET,
-        O_REPLICATES
+        O_REPLICATES,
+        O_TPERIOD,
+        O_NOTELEM
     };
     static const struct option opts[] = {{"axis", required_argument, NULL, O_AXIS},
                                          {"out", required_argument, NULL, O_OUT},
@@ -141,9 +149,12 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"dry-run", no_argument, NULL, O_DRY},
                                          {"quiet", no_argument, NULL, O_QUIET},
                                          {"replicates", required_argument, NULL, O_REPLICATES},
+                                         {"telemetry-period", required_argument, NULL, O_TPERIOD},
+                                         {"no-telemetry", no_argument, NULL, O_NOTELEM},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     cb_run_config_defaults(&a->cfg);
+    cb_telemetry_options_defaults(&a->telemetry);
     bool quick = false, set_time = false, set_min = false, set_ci = false;
     long long iv;
     double dv;
@@ -249,6 +260,15 @@ static int parse_run_args(int argc, char **argv, run_args *a)
             if (!cb_cli_parse_int("run", "--replicates", optarg, 1, 1000, &iv))
                 return CB_EXIT_USAGE;
             a->cfg.replicates = (int)iv;
+            break;
+        case O_TPERIOD:
+            /* From 1 ms: one reading is five NVML calls of tens of microseconds each. */
+            if (!cb_cli_parse_double("run", "--telemetry-period", optarg, 1, 10000, &dv))
+                return CB_EXIT_USAGE;
+            a->telemetry.period_s = dv / 1e3;
+            break;
+        case O_NOTELEM:
+            a->telemetry.off = true;
             break;
         case 'h':
             run_usage(stdout);
@@ -515,6 +535,15 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         free_plans(plans, n_passes);
         return CB_EXIT_USAGE;
     }
+    /* NVML for the run's devices (matched by UUID); without it the telemetry
+     * columns stay empty and meta.json says why. */
+    const char *uuids[CB_MAX_RUN_DEVICES];
+    for (int d = 0; d < ds.n; d++)
+        uuids[d] = ds.ptr[d]->uuid;
+    a.cfg.telemetry = cb_telemetry_open(&a.telemetry, uuids, ds.n);
+    if (a.cfg.dev && !cb_telemetry_sampling(a.cfg.telemetry))
+        fprintf(stderr, "cubench: no telemetry: %s\n",
+                cb_telemetry_unavailable_reason(a.cfg.telemetry));
     cb_meta meta = {.argc = full_argc, .argv = full_argv, .started = time(NULL), .cfg = &a.cfg};
     snprintf(meta.cupti_state, sizeof meta.cupti_state, "%s",
              a.cfg.use_cupti ? "not started" : "off (--no-cupti)");
@@ -540,6 +569,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         /* Nothing ran: leave nothing behind, so a retry into --out works. */
         fprintf(stderr, "cubench run: %s\n", why.text);
         cb_sink_discard(&sink);
+        cb_telemetry_close(a.cfg.telemetry);
         free_plans(plans, n_passes);
         return CB_EXIT_FAILURES;
     }
@@ -584,6 +614,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         written = false;
     }
     cb_sink_close(&sink);
+    cb_telemetry_close(a.cfg.telemetry);
     fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; %s %s/results.csv\n",
             meta.totals.ok, meta.totals.noisy, meta.totals.skip, meta.totals.fail,
             meta.totals.interrupted ? " (interrupted)" : "",

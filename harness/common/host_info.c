@@ -1,7 +1,6 @@
 /* host_info.c - host facts from uname, /etc/os-release and /proc. */
 #include "host_info.h"
 
-#include <cublas_api.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -44,16 +43,4 @@ void cb_host_info_read(cb_host_info *h)
     h->cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     h->mem_bytes = (pages > 0 && page > 0) ? (long long)pages * page : 0;
-}
-
-void cb_cublas_version(char *buf, int len)
-{
-    int major = 0, minor = 0, patch = 0;
-    if (cublasGetProperty(MAJOR_VERSION, &major) != CUBLAS_STATUS_SUCCESS ||
-        cublasGetProperty(MINOR_VERSION, &minor) != CUBLAS_STATUS_SUCCESS ||
-        cublasGetProperty(PATCH_LEVEL, &patch) != CUBLAS_STATUS_SUCCESS) {
-        snprintf(buf, (size_t)len, "unavailable");
-        return;
-    }
-    snprintf(buf, (size_t)len, "%d.%d.%d", major, minor, patch);
 }

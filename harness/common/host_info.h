@@ -13,7 +13,4 @@ typedef struct cb_host_info {
 
 void cb_host_info_read(cb_host_info *h);
 
-/* cuBLAS version as "13.0.2" (cublasGetProperty), or "unavailable". */
-void cb_cublas_version(char *buf, int len);
-
 #endif

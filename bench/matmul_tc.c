@@ -1,0 +1,175 @@
+/* matmul_tc.c - the tensor-core ladder (docs/matmul-ladder.md, "Tensor
+ * cores"): the matmul family's problem, C = A B with row-major matrices,
+ * A and B uniform in [-1, 1), C poisoned with NaN, computed on the tensor
+ * cores with BF16 inputs or TF32 products and FP32 accumulation.
+ *
+ * Benchmarks matmul_tc/<rung>_<precision> (kernels/matmul_tc*.cu):
+ *   mma_*        mma.sync from a padded shared-memory tile (sm_80+)
+ *   ldmatrix_*   + ldmatrix, XOR-swizzled shared memory, 3-stage cp.async
+ *   wgmma_*      Hopper: wgmma on TMA-loaded shared memory, mbarriers
+ *   wgmma_ws_*   + producer/consumer warpgroups, 128x256 tiles, persistent
+ *   wgmma_cluster_*  + 2-CTA clusters sharing B through TMA multicast
+ * Each names the cuBLAS ceiling of its precision (matmul/cublas_bf16 or
+ * matmul/cublas_tf32, which run first: families.def puts matmul before
+ * matmul_tc) as ref_bench, so pct_ref is "% of cuBLAS" at the same point.
+ *
+ * State, inputs, poisoning and verification are the matmul family's
+ * (matmul_common.c): BF16 copies of A and B are made once in setup,
+ * untimed, like cublas_bf16's; the verify error is the normwise error
+ * against the FP64 product of the FP32 inputs, with the tolerance of the
+ * rung's input precision. A shape or device a rung cannot handle is a skip
+ * with the reason (cb_tc_supported). */
+#include "matmul_common.h"
+#include "matmul_tc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct cb_tc_variant {
+    cb_tc_rung rung;
+    cb_tc_precision prec;
+} cb_tc_variant;
+
+typedef struct cb_tc_state {
+    cb_matmul_state *mm; /* inputs, C and the reference: the matmul family's */
+    cb_tc_plan *plan;
+    void *d_work;
+} cb_tc_state;
+
+static void cb_tc_teardown(void *state)
+{
+    cb_tc_state *ts = state;
+    if (!ts) return;
+    cb_tc_plan_destroy(ts->plan);
+    cudaFree(ts->d_work); /* errors ignored, as in cb_matmul_teardown */
+    cb_matmul_teardown(ts->mm);
+    free(ts);
+}
+
+static cb_status cb_tc_setup_state(cb_tc_state *ts, const cb_point *p, const cb_bench_ctx *ctx,
+                                   const cb_tc_variant *v, cb_point_info *info, cb_msg *why)
+{
+    const bool bf16 = v->prec == CB_TC_BF16;
+    cb_status s = cb_matmul_state_new(p, ctx, bf16 ? CB_MATMUL_BF16 : CB_MATMUL_TF32,
+                                      CB_MATMUL_ENGINE_KERNEL, &ts->mm, why);
+    if (s != CB_OK) return s;
+    cb_matmul_state *st = ts->mm;
+    if (bf16) {
+        s = cb_matmul_state_bf16(st, why);
+        if (s != CB_OK) return s;
+    }
+    const size_t work = cb_tc_workspace_bytes(v->rung, v->prec, st->m, st->n, st->k);
+    if (work > 0) CB_CUDA(cudaMalloc(&ts->d_work, work));
+    const cb_tc_args args = {st->m,
+                             st->n,
+                             st->k,
+                             st->alpha,
+                             st->beta,
+                             bf16 ? st->d_a16 : (const void *)st->d_a,
+                             bf16 ? st->d_b16 : (const void *)st->d_b,
+                             st->d_c,
+                             ts->d_work};
+    cb_matmul_launch_info li = {0};
+    CB_CUDA(cb_tc_plan_create(v->rung, v->prec, &args, &ts->plan, &li));
+    CB_CUDA(cudaDeviceSynchronize());
+    if (ctx->dev->max_threads_per_sm > 0)
+        info->occupancy = (double)li.blocks_per_sm * li.threads / ctx->dev->max_threads_per_sm;
+    snprintf(info->note, sizeof info->note, "%s; %d regs, %.1f KiB smem, %d blocks/SM%s", li.desc,
+             li.regs, li.smem_bytes / 1024.0, li.blocks_per_sm,
+             li.local_bytes ? "; SPILLS to local memory" : "");
+    return CB_OK;
+}
+
+static cb_status cb_tc_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                             cb_point_info *info, cb_msg *why)
+{
+    const cb_tc_variant *v = ctx->param;
+    *state = NULL;
+    int m, n, k;
+    cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
+    if (s != CB_OK) return s;
+    if (!ctx->dev) {
+        cb_msg_set(why, "needs a CUDA device");
+        return CB_SKIP;
+    }
+    char reason[sizeof why->text];
+    if (!cb_tc_supported(v->rung, v->prec, m, n, k, ctx->dev->cc_major, ctx->dev->cc_minor, reason,
+                         sizeof reason)) {
+        cb_msg_set(why, "%s", reason);
+        return CB_SKIP;
+    }
+    cb_tc_state *ts = calloc(1, sizeof *ts);
+    if (!ts) {
+        cb_msg_set(why, "host out of memory");
+        return CB_SKIP;
+    }
+    s = cb_tc_setup_state(ts, p, ctx, v, info, why);
+    if (s != CB_OK) {
+        cb_tc_teardown(ts);
+        return s;
+    }
+    *state = ts;
+    return CB_OK;
+}
+
+static cb_status cb_tc_run(void *state, cudaStream_t stream, cb_msg *why)
+{
+    cb_tc_state *ts = state;
+    CB_CUDA(cb_tc_plan_run(ts->plan, stream));
+    return CB_OK;
+}
+
+static cb_status cb_tc_verify(void *state, double *error, cb_msg *why)
+{
+    cb_tc_state *ts = state;
+    return cb_matmul_verify(ts->mm, error, why);
+}
+
+/* Default sizes: 1024 (too few tiles to fill 132 SMs with 128x256 tiles:
+ * the persistent rungs' weak spot), 4096 and 8192 (the sizes the goals are
+ * stated at). The FP32 ladder's full list is one --axis away. */
+static const cb_axis_def cb_tc_axes[] = {CB_MATMUL_M_AXIS("1024,4096,8192"), CB_MATMUL_N_AXIS,
+                                         CB_MATMUL_K_AXIS};
+
+#define CB_TC_VARIANT(rung_enum, prec_enum, id)                                                    \
+    static const cb_tc_variant cb_tc_##id = {rung_enum, prec_enum};
+CB_TC_VARIANT(CB_TC_MMA, CB_TC_BF16, mma_bf16)
+CB_TC_VARIANT(CB_TC_MMA, CB_TC_TF32, mma_tf32)
+CB_TC_VARIANT(CB_TC_LDMATRIX, CB_TC_BF16, ldmatrix_bf16)
+CB_TC_VARIANT(CB_TC_LDMATRIX, CB_TC_TF32, ldmatrix_tf32)
+CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_BF16, wgmma_bf16)
+CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_TF32, wgmma_tf32)
+CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_BF16, wgmma_ws_bf16)
+CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_TF32, wgmma_ws_tf32)
+CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_BF16, wgmma_cluster_bf16)
+CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, wgmma_cluster_tf32)
+
+/* No pct_peak: a percentage of the FP32 (SIMT) peak would pass 100, and
+ * the tensor-core peak has no device attribute to derive it from. */
+#define CB_TC_BENCH(id, text, ref, bytes_fn)                                                       \
+    {                                                                                              \
+        .name = "matmul_tc/" #id, .summary = text, .target = CB_TARGET_CUDA, .axes = cb_tc_axes,   \
+        .n_axes = CB_ARRAY_LEN(cb_tc_axes), .peak = CB_PEAK_NONE, .ref_bench = ref,                \
+        .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = cb_tc_setup, .param = &cb_tc_##id,   \
+        .run = cb_tc_run, .verify = cb_tc_verify, .teardown = cb_tc_teardown                       \
+    }
+#define CB_TC_BF16_BENCH(id, text) CB_TC_BENCH(id, text, "matmul/cublas_bf16", cb_matmul_bytes_bf16)
+#define CB_TC_TF32_BENCH(id, text) CB_TC_BENCH(id, text, "matmul/cublas_tf32", cb_matmul_bytes)
+
+static const cb_bench matmul_tc_benches[] = {
+    CB_TC_BF16_BENCH(mma_bf16, "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)"),
+    CB_TC_TF32_BENCH(mma_tf32, "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)"),
+    CB_TC_BF16_BENCH(ldmatrix_bf16, "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline"),
+    CB_TC_TF32_BENCH(ldmatrix_tf32, "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline"),
+    CB_TC_BF16_BENCH(wgmma_bf16, "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)"),
+    CB_TC_TF32_BENCH(wgmma_tf32, "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)"),
+    CB_TC_BF16_BENCH(wgmma_ws_bf16,
+                     "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)"),
+    CB_TC_TF32_BENCH(wgmma_ws_tf32,
+                     "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)"),
+    CB_TC_BF16_BENCH(wgmma_cluster_bf16, "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)"),
+    CB_TC_TF32_BENCH(wgmma_cluster_tf32, "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)"),
+};
+
+const cb_family cb_family_matmul_tc = {
+    .name = "matmul_tc", .benches = matmul_tc_benches, .count = CB_ARRAY_LEN(matmul_tc_benches)};

@@ -1,0 +1,65 @@
+/* telemetry.h - what the GPU did while cubench measured it (NVML).
+ *
+ * One cb_telemetry per run: it loads NVML (telemetry_nvml.h), lists the
+ * devices NVML sees (telemetry_device.h), finds the run's CUDA devices by
+ * UUID (never by ordinal: NVML and CUDA may number devices differently) and
+ * runs a sampler thread (telemetry_sampler.h) that the runner points at a
+ * point's device, then starts and stops around the point's sampling.
+ * Without NVML, with --no-telemetry or without a CUDA device nothing is
+ * sampled and the telemetry columns stay empty;
+ * cb_telemetry_unavailable_reason says why, and nothing fails.
+ * docs/telemetry.md describes the whole. */
+#ifndef CB_TELEMETRY_H
+#define CB_TELEMETRY_H
+
+#include "json_writer.h"
+#include "telemetry_sampler.h"
+
+#include <stdio.h>
+
+#define CB_TELEMETRY_DEFAULT_PERIOD_S 0.010
+
+typedef struct cb_telemetry_options {
+    bool off;            /* --no-telemetry                                    */
+    double period_s;     /* --telemetry-period (default 10 ms)                */
+    const char *library; /* NULL: $CUBENCH_NVML_LIBRARY, else libnvidia-ml.so.1 */
+} cb_telemetry_options;
+
+void cb_telemetry_options_defaults(cb_telemetry_options *o);
+
+typedef struct cb_telemetry cb_telemetry;
+
+/* Open NVML and, when NVML sees one of the run's CUDA devices (`n_uuids`
+ * UUIDs, "GPU-..."), start the sampler. Never fails: returns NULL only when
+ * out of host memory, and every function below takes NULL as "telemetry
+ * unavailable". */
+cb_telemetry *cb_telemetry_open(const cb_telemetry_options *o, const char *const *cuda_uuids,
+                                int n_uuids);
+
+/* True when some device of the run is sampled. */
+bool cb_telemetry_sampling(const cb_telemetry *t);
+
+/* Point the sampler at the CUDA device `uuid` for the points that follow
+ * (call between points). False when that device is not sampled. */
+bool cb_telemetry_select(cb_telemetry *t, const char *uuid);
+
+/* Why nothing is sampled ("off (--no-telemetry)", "cannot load NVML ...",
+ * ...); NULL while sampling. */
+const char *cb_telemetry_unavailable_reason(const cb_telemetry *t);
+
+/* Around one point's sampling on the selected device: begin starts the
+ * readings, end appends them to *out (CB_FAIL only when *out cannot grow).
+ * No-ops when not sampling. */
+void cb_telemetry_point_begin(cb_telemetry *t);
+cb_status cb_telemetry_point_end(cb_telemetry *t, cb_telemetry_readings *out, cb_msg *why);
+
+/* meta.json's "telemetry" member (key and object). */
+void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t);
+
+/* `cubench env`'s telemetry lines. */
+void cb_telemetry_print(FILE *f, const cb_telemetry *t);
+
+/* Stop the sampler, shut NVML down, free; NULL is fine. */
+void cb_telemetry_close(cb_telemetry *t);
+
+#endif

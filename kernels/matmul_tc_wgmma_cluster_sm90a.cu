@@ -1,0 +1,219 @@
+/* matmul_tc_wgmma_cluster_sm90a.cu - tensor-core rung 5 (Hopper, sm_90a):
+ * rung 4 in clusters of two CTAs that share B through TMA multicast.
+ *
+ * Rung 4 reads 48 KiB from L2 per 128x256x64 k-slice and block: at ~650
+ * TFLOP/s over 132 SMs that is about 7 TB/s of L2 -> SM traffic, close to
+ * what L2 delivers. Two CTAs of a cluster compute vertically adjacent tiles
+ * (tile rows 2i and 2i+1, same columns), so they need the same B slice:
+ * each loads its own A (16 KiB) and half of B (16 KiB), and multicast
+ * writes that half into both CTAs' shared memory. L2 traffic drops by a
+ * third (32 KiB instead of 48 per CTA and slice).
+ *
+ * What the sharing costs in synchronisation:
+ *   - a CTA's producer overwrites stage s in both CTAs (its half of B goes
+ *     to both), so it waits until the consumers of both have released s:
+ *     every consumer warp arrives on `empty` in its own CTA and in the peer
+ *     (16 arrivals per stage use);
+ *   - `full` in each CTA expects the whole 48 KiB: its own A and B half
+ *     from its own producer, the other half from the peer's;
+ *   - the barriers must be initialised in both CTAs before the first
+ *     remote write or arrival (a cluster barrier after init), and neither
+ *     CTA may exit while the peer can still arrive on its barriers (a
+ *     cluster barrier at the end, by every thread).
+ * The cluster walks cluster tiles (2 x 128 rows by 256 columns) in grouped
+ * order, one cluster per 2 SMs, persistently. With an odd number of tile
+ * rows the second CTA of the last row computes a tile of zeros past m
+ * (TMA fills it; the stores are guarded) so that its half of B still
+ * reaches the first.
+ *
+ * Same constraints as rung 3. */
+#include "matmul_tc_sm90.h"
+
+namespace
+{
+
+constexpr int kBM = 128, kBN = 256, kStages = 4, kThreads = 384, kCluster = 2;
+constexpr int kGroupM = 4; /* cluster rows per group: 8 tile rows, as rung 4 */
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+
+/* This CTA's loads of k-slice kt: its A box, and its half of B for both. */
+template <cb_tc_precision P>
+__device__ __forceinline__ void cb_mc_load_stage(uint32_t sa, uint32_t sb, uint64_t *full,
+                                                 const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                                 int bm, int bn, int kt, uint32_t rank)
+{
+    typedef cb_wg_cfg<P, kBM, kBN> C;
+    cb_mbar_expect_tx(full, C::STAGE); /* own A + both halves of B */
+    cb_tma_load_2d(sa, map_a, full, kt * C::BK, bm);
+    if constexpr (P == CB_TC_BF16) {
+#pragma unroll
+        for (int j = 2 * (int)rank; j < 2 * (int)rank + 2; j++) /* 2 of the 4 64-column boxes */
+            cb_tma_load_2d_multicast(sb + j * C::BK * 128, map_b, full, bn + j * 64, kt * C::BK,
+                                     (uint16_t)0x3);
+    } else { /* B^T rows bn + 128 rank .. + 127: box of 128 rows x 32 floats */
+        cb_tma_load_2d_multicast(sb + rank * 128 * 128, map_b, full, kt * C::BK,
+                                 bn + 128 * (int)rank, (uint16_t)0x3);
+    }
+}
+
+template <cb_tc_precision P>
+__global__ void __launch_bounds__(kThreads, 1)
+    cb_tc_wgmma_cluster_kernel(const __grid_constant__ CUtensorMap map_a,
+                               const __grid_constant__ CUtensorMap map_b, cb_tc_args g,
+                               int cluster_rows, int tiles_n)
+{
+#if CB_TC_SM90A_DEVICE
+    typedef cb_wg_cfg<P, kBM, kBN> C;
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t *smem = cb_wg_align_smem(smem_raw);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + kStages * C::STAGE);
+    uint64_t *empty = full + kStages;
+    const uint32_t sa0 = cb_tc_smem_addr(smem), sb0 = sa0 + kStages * C::STAGE_A;
+    const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
+    const uint32_t rank = cb_cluster_ctarank(), peer = rank ^ 1u;
+    const int cluster = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
+    const int kt_count = (g.k + C::BK - 1) / C::BK;
+    const int ctiles = cluster_rows * tiles_n;
+
+    if (tid == 0) {
+        for (int s = 0; s < kStages; s++) {
+            cb_mbar_init(&full[s], 1);
+            cb_mbar_init(&empty[s], 2 * 8); /* 8 consumer warps in each CTA */
+        }
+        cb_mbar_init_fence();
+    }
+    cb_cluster_sync(); /* both CTAs' barriers exist before any remote use */
+
+    if (wg == 0) {
+        cb_setmaxnreg_dec<kProducerRegs>();
+        if (tid == 0) {
+            uint32_t it = 0;
+            for (int t = cluster; t < ctiles; t += clusters) {
+                int tm2, tn;
+                cb_tc_tile_coords(t, cluster_rows, tiles_n, kGroupM, &tm2, &tn);
+                const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * kBN;
+                for (int kt = 0; kt < kt_count; kt++, it++) {
+                    const uint32_t s = it % kStages;
+                    cb_mbar_wait_cluster(&empty[s], ((it / kStages) & 1) ^ 1);
+                    cb_mc_load_stage<P>(sa0 + s * C::STAGE_A, sb0 + s * C::STAGE_B, &full[s],
+                                        &map_a, &map_b, bm, bn, kt, rank);
+                }
+            }
+        }
+        __syncwarp();
+        cb_cluster_sync(); /* no exit while the peer may still arrive here */
+    } else {
+        cb_setmaxnreg_inc<kConsumerRegs>();
+        const int cw = wg - 1;
+        float acc[kBN / 2];
+#pragma unroll
+        for (int i = 0; i < kBN / 2; i++)
+            acc[i] = 0.0f;
+        cb_wgmma_fence_regs(acc); /* keeps the zeroing out of the wgmma pipeline (ptxas C7515) */
+        uint32_t it = 0;
+        for (int t = cluster; t < ctiles; t += clusters) {
+            int tm2, tn;
+            cb_tc_tile_coords(t, cluster_rows, tiles_n, kGroupM, &tm2, &tn);
+            const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * kBN;
+            for (int kt = 0; kt < kt_count; kt++, it++) {
+                const uint32_t s = it % kStages;
+                cb_mbar_wait(&full[s], (it / kStages) & 1);
+                cb_wgmma_fence();
+                cb_wg_mma_slice<P, kBN>(acc, sa0 + s * C::STAGE_A + cw * 64 * 128,
+                                        sb0 + s * C::STAGE_B, kt > 0);
+                cb_wgmma_commit();
+                cb_wgmma_wait<1>();
+                if (kt > 0 && lane == 0) {
+                    const uint32_t ps = (it - 1) % kStages;
+                    cb_mbar_arrive(&empty[ps]);
+                    cb_mbar_arrive_cluster(&empty[ps], peer);
+                }
+            }
+            cb_wgmma_wait<0>();
+            if (lane == 0) {
+                const uint32_t ps = (it - 1) % kStages;
+                cb_mbar_arrive(&empty[ps]);
+                cb_mbar_arrive_cluster(&empty[ps], peer);
+            }
+            cb_wgmma_fence_regs(acc);
+            cb_wg_store<kBN>(g, acc, bm + cw * 64, bn);
+        }
+        __syncwarp();
+        cb_cluster_sync();
+    }
+#endif
+}
+
+typedef void (*cb_mc_kernel_fn)(const CUtensorMap, const CUtensorMap, cb_tc_args, int, int);
+
+cb_mc_kernel_fn cb_mc_pick(cb_tc_precision prec)
+{
+    return prec == CB_TC_BF16 ? cb_tc_wgmma_cluster_kernel<CB_TC_BF16>
+                              : cb_tc_wgmma_cluster_kernel<CB_TC_TF32>;
+}
+
+constexpr int kSmem = kStages * (kBM + kBN) * 128 + 2 * kStages * 8 + 1024;
+
+cudaLaunchConfig_t cb_mc_config(const cb_tc_plan *p, cudaLaunchAttribute *attr, cudaStream_t stream)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = p->grid;
+    cfg.blockDim = p->block;
+    cfg.dynamicSmemBytes = (size_t)p->smem_bytes;
+    cfg.stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = kCluster;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cfg;
+}
+
+} // namespace
+
+cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+{
+    if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
+    /* TF32: each CTA multicasts 128 of the 256 rows of B^T. */
+    cudaError_t err = cb_tc_wgmma_maps(p, kBM, kBN / kCluster);
+    if (err != cudaSuccess) return err;
+    const cb_mc_kernel_fn kernel = cb_mc_pick(p->prec);
+    p->smem_bytes = kSmem;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    if (err != cudaSuccess) return err;
+    p->tiles_m = cb_tc_cdiv(cb_tc_cdiv(p->args.m, kBM), kCluster); /* cluster rows */
+    p->tiles_n = cb_tc_cdiv(p->args.n, kBN);
+    const long long ctiles = (long long)p->tiles_m * p->tiles_n;
+    if (ctiles > 0x3fffffffLL) return cudaErrorInvalidValue;
+    /* As many clusters as fit at once (one CTA per SM, two SMs of a GPC
+     * per cluster), or one per cluster tile when there are fewer. */
+    p->block = dim3(kThreads);
+    p->grid = dim3(kCluster);
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = cb_mc_config(p, &attr, 0);
+    int fit = 0;
+    err = cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg);
+    if (err != cudaSuccess) return err;
+    if (fit < 1) return cudaErrorInvalidConfiguration;
+    p->grid = dim3((unsigned)(kCluster * (ctiles < fit ? ctiles : fit)));
+    p->variant = fit;
+    char desc[96];
+    snprintf(desc, sizeof desc, "rung 4 in 2-CTA clusters, B multicast, %d clusters%s",
+             (int)p->grid.x / kCluster, p->prec == CB_TC_BF16 ? "" : ", B^T first");
+    return cb_tc_fill_info(kernel, p, desc, info);
+}
+
+cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream)
+{
+    if (p->prec == CB_TC_TF32) {
+        cudaError_t err = cb_tc_transpose_tf32(static_cast<const float *>(p->args.b),
+                                               static_cast<float *>(p->args.workspace), p->args.k,
+                                               p->args.n, stream);
+        if (err != cudaSuccess) return err;
+    }
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = cb_mc_config(p, &attr, stream);
+    return cudaLaunchKernelEx(&cfg, cb_mc_pick(p->prec), p->map_a, p->map_b, p->args, p->tiles_m,
+                              p->tiles_n);
+}

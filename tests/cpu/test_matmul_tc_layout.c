@@ -1,0 +1,315 @@
+/* test_matmul_tc_layout.c - the tensor-core rungs' index arithmetic, on the
+ * CPU (kernels/matmul_tc_layout.h and cb_tc_supported):
+ *   - every shared-memory access pattern the kernels use is free of bank
+ *     conflicts (lanes hit 32 different banks, or share a word), and every
+ *     swizzle is a permutation of a row's chunks;
+ *   - wgmma descriptors carry the fields the PTX ISA lays out, and the
+ *     elements that the descriptors of rungs 3-4 address (through the
+ *     canonical 128-byte-swizzled K-major and MN-major layouts) are exactly
+ *     where TMA's 128-byte swizzle put them;
+ *   - the persistent tile order visits every tile once;
+ *   - cb_tc_supported refuses what a rung cannot run, with a reason.
+ * Without a GPU this is the only check of the layouts; the GPU test checks
+ * the numbers. */
+#include "cb_test.h"
+#include "matmul_tc.h"
+#include "matmul_tc_layout.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* ---- banks ---- */
+
+/* Do 32 lanes' byte addresses of `width`-byte accesses hit distinct banks
+ * (4 bytes each, 32 of them), counting lanes that read the same word once?
+ * For 16-byte accesses (ldmatrix rows), the hardware serves 8 lanes at a
+ * time: check each group of 8 over the 8 16-byte bank groups instead. */
+static bool cb_conflict_free(const uint32_t *addr, int lanes, int width)
+{
+    if (width == 16) {
+        for (int g = 0; g < lanes; g += 8) {
+            int used = 0;
+            for (int l = g; l < g + 8; l++) {
+                const int bank_group = (int)(addr[l] / 16 % 8);
+                if (used & 1 << bank_group) return false;
+                used |= 1 << bank_group;
+            }
+        }
+        return true;
+    }
+    for (int i = 0; i < lanes; i++)
+        for (int j = 0; j < i; j++)
+            if (addr[i] / 4 % 32 == addr[j] / 4 % 32 && addr[i] / 4 != addr[j] / 4) return false;
+    return true;
+}
+
+static void cb_check_swizzles_are_permutations(void)
+{
+    for (int r = 0; r < 64; r++) {
+        int seen128 = 0, seen_bf16 = 0;
+        long long seen_tf32 = 0;
+        for (int c = 0; c < 8; c++)
+            seen128 |= 1 << cb_tc_swizzle_row128(r, c);
+        for (int c = 0; c < 16; c++)
+            seen_bf16 |= 1 << cb_tc_swizzle_bf16_b(r, c);
+        for (int c = 0; c < 32; c++)
+            seen_tf32 |= 1ll << cb_tc_swizzle_tf32_b(r, c);
+        CB_CHECK_EQ_INT(seen128, 0xff);
+        CB_CHECK_EQ_INT(seen_bf16, 0xffff);
+        CB_CHECK_EQ_INT(seen_tf32, 0xffffffffll);
+    }
+}
+
+/* Rung 2: ldmatrix(.x4) row addresses of A (128-byte rows, any 16-row
+ * block and k-step) and ldmatrix.x4.trans of BF16 B (256-byte rows). */
+static void cb_check_ldmatrix_banks(void)
+{
+    uint32_t addr[32];
+    int bad = 0;
+    for (int m0 = 0; m0 < 128; m0 += 16)
+        for (int kk = 0; kk < 4; kk++) {
+            for (int lane = 0; lane < 32; lane++) {
+                const int r = m0 + lane % 16, c = kk * 2 + lane / 16;
+                addr[lane] = (uint32_t)(r * 128 + cb_tc_swizzle_row128(r, c) * 16);
+            }
+            bad += !cb_conflict_free(addr, 32, 16);
+        }
+    for (int wn = 0; wn < 4; wn++)
+        for (int jp = 0; jp < 2; jp++)
+            for (int kk = 0; kk < 4; kk++) {
+                for (int lane = 0; lane < 32; lane++) {
+                    const int mi = lane / 8, k = kk * 16 + (mi & 1) * 8 + lane % 8;
+                    const int chunk = wn * 4 + 2 * jp + (mi >> 1);
+                    addr[lane] = (uint32_t)(k * 256 + cb_tc_swizzle_bf16_b(k, chunk) * 16);
+                }
+                bad += !cb_conflict_free(addr, 32, 16);
+            }
+    CB_CHECK_EQ_INT(bad, 0);
+    /* Without the swizzle the A pattern is an 8-way conflict: the check
+     * can fail. */
+    for (int lane = 0; lane < 32; lane++)
+        addr[lane] = (uint32_t)((lane % 16) * 128 + (lane / 16) * 16);
+    CB_CHECK(!cb_conflict_free(addr, 32, 16));
+}
+
+/* Rung 2, TF32 B: one float per lane at (k = kk 8 + q + 4h, n = wn 32 +
+ * 8j + g) from 512-byte rows, q = lane % 4, g = lane / 4. */
+static void cb_check_tf32_b_banks(void)
+{
+    uint32_t addr[32];
+    int bad = 0;
+    for (int wn = 0; wn < 4; wn++)
+        for (int j = 0; j < 4; j++)
+            for (int kk = 0; kk < 4; kk++)
+                for (int h = 0; h < 2; h++) {
+                    for (int lane = 0; lane < 32; lane++) {
+                        const int q = lane % 4, g = lane / 4;
+                        const int k = kk * 8 + q + 4 * h, n = wn * 32 + j * 8 + g;
+                        addr[lane] =
+                            (uint32_t)(k * 512 + cb_tc_swizzle_tf32_b(k, n / 4) * 16 + n % 4 * 4);
+                    }
+                    bad += !cb_conflict_free(addr, 32, 4);
+                }
+    CB_CHECK_EQ_INT(bad, 0);
+}
+
+/* Rung 1's padded tiles: BF16 A pairs (rows of 40 BF16), BF16 B halves
+ * (rows of 136), TF32 A (rows of 20 floats) and B (rows of 136). */
+static void cb_check_padded_banks(void)
+{
+    uint32_t a16[32], b16[32], a32[32], b32[32];
+    int bad = 0;
+    for (int i = 0; i < 4; i++)              /* the warp's 16-row A tiles / 8-column B tiles */
+        for (int rh = 0; rh < 2; rh++)       /* row + 8 (A), k + 1 (BF16 B), k + 4 (TF32 B) */
+            for (int kh = 0; kh < 2; kh++) { /* k + 8 (BF16 A), k + 4 (TF32 A) */
+                for (int lane = 0; lane < 32; lane++) {
+                    const int g = lane / 4, q = lane % 4, r = i * 16 + g + 8 * rh;
+                    a16[lane] = (uint32_t)((r * 40 + 2 * q + 8 * kh) * 2);
+                    b16[lane] = (uint32_t)(((2 * q + rh + 8 * kh) * 136 + i * 8 + g) * 2);
+                    a32[lane] = (uint32_t)((r * 20 + q + 4 * kh) * 4);
+                    b32[lane] = (uint32_t)(((q + 4 * rh) * 136 + i * 8 + g) * 4);
+                }
+                bad += !cb_conflict_free(a16, 32, 4) + !cb_conflict_free(b16, 32, 2) +
+                       !cb_conflict_free(a32, 32, 4) + !cb_conflict_free(b32, 32, 4);
+            }
+    CB_CHECK_EQ_INT(bad, 0);
+    /* Unpadded BF16 A rows (32 elements) conflict: the check can fail. */
+    for (int lane = 0; lane < 32; lane++)
+        a16[lane] = (uint32_t)(((lane / 4) * 32 + 2 * (lane % 4)) * 2);
+    CB_CHECK(!cb_conflict_free(a16, 32, 4));
+}
+
+/* ---- descriptors and the canonical layouts ---- */
+
+typedef struct cb_desc_fields {
+    uint32_t start, lbo, sbo, swizzle;
+} cb_desc_fields;
+
+static cb_desc_fields cb_decode(uint64_t d)
+{
+    cb_desc_fields f = {(uint32_t)(d & 0x3FFF) << 4, (uint32_t)(d >> 16 & 0x3FFF) << 4,
+                        (uint32_t)(d >> 32 & 0x3FFF) << 4, (uint32_t)(d >> 62)};
+    return f;
+}
+
+/* The 128-byte swizzle as address arithmetic: the 16-byte chunk bits 4-6
+ * are XORed with bits 7-9 (the row within a 1024-byte block of 8 rows). */
+static uint32_t cb_swz128(uint32_t byte_addr)
+{
+    return byte_addr ^ ((byte_addr >> 7 & 7) << 4);
+}
+
+/* Where TMA (SWIZZLE_128B) puts element (row, col) of a box with 128-byte
+ * rows, esize-byte elements, landed at a 1024-aligned `base`. */
+static uint32_t cb_tma_place(uint32_t base, int row, int col, int esize)
+{
+    return cb_swz128(base + (uint32_t)(row * 128 + col * esize));
+}
+
+/* Canonical K-major, 128-byte swizzle (PTX ISA, shared memory matrix
+ * layouts): row mn of the operand is 128 bytes long, 8 rows make a
+ * 1024-byte core block, blocks are SBO apart; element k of the k-step sits
+ * k esize bytes after the start. */
+static uint32_t cb_kmajor_addr(cb_desc_fields f, int mn, int k, int esize)
+{
+    return cb_swz128(f.start + (uint32_t)(mn / 8) * f.sbo + (uint32_t)(mn % 8) * 128 +
+                     (uint32_t)(k * esize));
+}
+
+/* Canonical MN-major, 128-byte swizzle: 64 BF16 along mn make one 128-byte
+ * row, one row per k; 8 k-rows make a core block, k-blocks are SBO apart and
+ * blocks of 64 mn are LBO apart. */
+static uint32_t cb_mnmajor_addr(cb_desc_fields f, int mn, int k)
+{
+    return cb_swz128(f.start + (uint32_t)(mn / 64) * f.lbo + (uint32_t)(k / 8) * f.sbo +
+                     (uint32_t)(k % 8) * 128 + (uint32_t)(mn % 64) * 2);
+}
+
+static void cb_check_descriptor_fields(void)
+{
+    const uint64_t d = cb_tc_desc(0x1400, 16, 1024, CB_TC_SWIZZLE_128B);
+    CB_CHECK(d == 0x4000004000010140ull); /* start 0x140, LBO 1, SBO 64, mode 1 */
+    const cb_desc_fields f = cb_decode(cb_tc_desc(0x3FFF0, 8192, 1024, 1));
+    CB_CHECK_EQ_INT(f.start, 0x3FFF0);
+    CB_CHECK_EQ_INT(f.lbo, 8192);
+    CB_CHECK_EQ_INT(f.sbo, 1024);
+    CB_CHECK_EQ_INT(f.swizzle, 1);
+}
+
+/* The descriptors the Hopper kernels build (cb_wg_mma_slice), checked
+ * element by element against where TMA wrote each element. */
+static void cb_check_wgmma_operands(void)
+{
+    const uint32_t base = 0x4000; /* a 1024-aligned stage */
+    int bad = 0;
+    /* A (both precisions) and TF32 B^T: K-major, rows of one 128-byte
+     * k-slice; 4 k-steps of 16 BF16 / 8 TF32, 32 bytes each. */
+    for (int esize = 2; esize <= 4; esize += 2) {
+        const int kstep = esize == 2 ? 16 : 8;
+        for (int row0 = 0; row0 < 256; row0 += 64) /* a consumer's 64-row slab */
+            for (int kk = 0; kk < 4; kk++) {
+                const cb_desc_fields f =
+                    cb_decode(cb_tc_desc(base + row0 * 128 + kk * 32, 16, 1024, 1));
+                for (int mn = 0; mn < 64; mn++)
+                    for (int k = 0; k < kstep; k++)
+                        bad += cb_kmajor_addr(f, mn, k, esize) !=
+                               cb_tma_place(base, row0 + mn, kk * kstep + k, esize);
+            }
+    }
+    /* BF16 B: MN-major, BN / 64 TMA boxes of 64 k-rows x 64 n, 8 KiB apart;
+     * k-step kk starts 16 rows down. */
+    for (int bn = 128; bn <= 256; bn += 128)
+        for (int kk = 0; kk < 4; kk++) {
+            const cb_desc_fields f = cb_decode(cb_tc_desc(base + kk * 16 * 128, 64 * 128, 1024, 1));
+            for (int n = 0; n < bn; n++)
+                for (int k = 0; k < 16; k++) {
+                    const uint32_t box = base + (uint32_t)(n / 64) * 64 * 128;
+                    bad += cb_mnmajor_addr(f, n, k) != cb_tma_place(box, kk * 16 + k, n % 64, 2);
+                }
+        }
+    CB_CHECK_EQ_INT(bad, 0);
+    /* A wrong LBO (one box = 4 KiB) must not match: the model can fail. */
+    const cb_desc_fields wrong = cb_decode(cb_tc_desc(base, 32 * 128, 1024, 1));
+    CB_CHECK(cb_mnmajor_addr(wrong, 64, 0) != cb_tma_place(base + 64 * 128, 0, 0, 2));
+}
+
+/* ---- the persistent tile order ---- */
+
+static void cb_check_tile_order(void)
+{
+    static const int shapes[][2] = {{1, 1}, {64, 32}, {9, 3}, {17, 5}, {8, 1}, {3, 40}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int tm_n = shapes[s][0], tn_n = shapes[s][1];
+        char *seen = calloc((size_t)tm_n * tn_n, 1);
+        int bad = 0;
+        for (int t = 0; t < tm_n * tn_n; t++) {
+            int tm = -1, tn = -1;
+            cb_tc_tile_coords(t, tm_n, tn_n, 8, &tm, &tn);
+            if (tm < 0 || tm >= tm_n || tn < 0 || tn >= tn_n || seen[tm * tn_n + tn]++) bad++;
+        }
+        CB_CHECK_EQ_INT(bad, 0);
+        free(seen);
+    }
+    /* Grouped: the first 8 tiles are the 8 tile rows of column 0. */
+    int tm, tn;
+    cb_tc_tile_coords(7, 64, 32, 8, &tm, &tn);
+    CB_CHECK(tm == 7 && tn == 0);
+    cb_tc_tile_coords(8, 64, 32, 8, &tm, &tn);
+    CB_CHECK(tm == 0 && tn == 1);
+}
+
+/* ---- what each rung accepts ---- */
+
+static void cb_check_supported(void)
+{
+    char why[160];
+    /* rung 1: any shape from sm_80 on */
+    CB_CHECK(cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
+    CB_CHECK(cb_tc_supported(CB_TC_MMA, CB_TC_TF32, 1, 1, 1, 8, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 128, 128, 128, 7, 5, why, sizeof why));
+    CB_CHECK(strstr(why, "8.0") != NULL);
+    /* rung 2: k and n in whole 16-byte chunks */
+    CB_CHECK(cb_tc_supported(CB_TC_LDMATRIX, CB_TC_BF16, 129, 136, 72, 9, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(CB_TC_LDMATRIX, CB_TC_BF16, 129, 131, 72, 9, 0, why, sizeof why));
+    CB_CHECK(strstr(why, "multiples of 8") != NULL);
+    CB_CHECK(cb_tc_supported(CB_TC_LDMATRIX, CB_TC_TF32, 100, 100, 100, 8, 6, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(CB_TC_LDMATRIX, CB_TC_TF32, 100, 102, 100, 8, 6, why, sizeof why));
+    CB_CHECK(strstr(why, "multiples of 4") != NULL);
+    /* rungs 3-4: Hopper only, and only with the sm_90a code */
+    CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_BF16, 256, 256, 256, 8, 0, why, sizeof why));
+    CB_CHECK(strstr(why, "9.0") != NULL);
+    CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 10, 0, why, sizeof why));
+    CB_CHECK(
+        !cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 256, 256, 256, 8, 9, why, sizeof why));
+    const bool hopper =
+        cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 9, 0, why, sizeof why);
+    CB_CHECK(hopper == cb_tc_sm90a_built());
+    if (!hopper) CB_CHECK(strstr(why, "sm_90a") != NULL);
+    if (cb_tc_sm90a_built()) {
+        /* TF32: B is transposed first, so any n; k feeds TMA row pitches */
+        CB_CHECK(cb_tc_supported(CB_TC_WGMMA, CB_TC_TF32, 129, 131, 72, 9, 0, why, sizeof why));
+        CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_TF32, 129, 131, 70, 9, 0, why, sizeof why));
+        CB_CHECK(strstr(why, "multiple of 4") != NULL);
+        CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 128, 132, 64, 9, 0, why, sizeof why));
+        CB_CHECK(cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 1, 3, 4, 9, 0, why, sizeof why));
+    }
+    CB_CHECK(!cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 0, 4, 4, 9, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(CB_TC_RUNG_COUNT, CB_TC_BF16, 4, 4, 4, 9, 0, why, sizeof why));
+    /* workspace: only the TF32 Hopper rungs, B^T in floats */
+    CB_CHECK(cb_tc_workspace_bytes(CB_TC_WGMMA_WS, CB_TC_TF32, 10, 300, 200) == 300 * 200 * 4);
+    CB_CHECK(cb_tc_workspace_bytes(CB_TC_WGMMA_WS, CB_TC_BF16, 10, 300, 200) == 0);
+    CB_CHECK(cb_tc_workspace_bytes(CB_TC_LDMATRIX, CB_TC_TF32, 10, 300, 200) == 0);
+}
+
+int main(void)
+{
+    cb_check_swizzles_are_permutations();
+    cb_check_ldmatrix_banks();
+    cb_check_tf32_b_banks();
+    cb_check_padded_banks();
+    cb_check_descriptor_fields();
+    cb_check_wgmma_operands();
+    cb_check_tile_order();
+    cb_check_supported();
+    return cb_test_finish("test_matmul_tc_layout");
+}

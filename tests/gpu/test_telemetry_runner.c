@@ -1,0 +1,149 @@
+/* test_telemetry_runner.c - the runner's telemetry hooks on a real CUDA
+ * point: the sampler runs only while the point samples, its readings become
+ * the row's telemetry fields, each sample's SM clock and reasons, and the
+ * note's flag. Driven twice: by the fake NVML posing as this GPU (its UUID),
+ * scripted to throttle and drop the clock, so the outcome is known; then by
+ * the real NVML, where only plausibility can be checked. */
+#include "families.h"
+#include "gpu_test_util.h"
+#include "csv_reader.h"
+#include "plan.h"
+#include "sink.h"
+#include "telemetry.h"
+
+#include <unistd.h>
+
+/* One vecadd point of ~2 ms of sampling per 100 samples (2^22 floats, cold). */
+static bool run_point(const cb_device_info *dev, cb_telemetry *tele, const char *dir,
+                      cb_result *out)
+{
+    const char *globs[] = {"vecadd/grid_stride"};
+    cb_axis_override ov[3];
+    cb_msg err = {{0}};
+    bool ok = cb_axis_override_parse("n=2^22", &ov[0], &err) &&
+              cb_axis_override_parse("block=256", &ov[1], &err) &&
+              cb_axis_override_parse("grid=auto", &ov[2], &err);
+    cb_plan_request req = {.globs = globs,
+                           .n_globs = 1,
+                           .overrides = ov,
+                           .n_overrides = 3,
+                           .dev = dev,
+                           .max_points = 10};
+    cb_plan plan;
+    if (!ok || !cb_plan_build(&req, &plan, &err)) {
+        fprintf(stderr, "plan: %s\n", err.text);
+        return false;
+    }
+    cb_run_config cfg;
+    cb_run_config_defaults(&cfg);
+    cfg.dev = dev;
+    cfg.nvtx = false;
+    cfg.quiet = true;
+    cfg.stop.min_samples = 400; /* tens of milliseconds: many readings at 1 ms */
+    cfg.telemetry = tele;
+    cb_sink sink;
+    cb_result *results = NULL;
+    cb_run_totals totals;
+    ok = cb_sink_open(&sink, dir, &err) &&
+         cb_runner_run(&cfg, plan.points, plan.n, &sink, &results, &totals, &err) == CB_OK &&
+         totals.ok + totals.noisy == 1;
+    if (ok) *out = results[0];
+    cb_sink_close(&sink);
+    free(results);
+    cb_plan_free(&plan);
+    if (!ok) fprintf(stderr, "run: %s\n", err.text);
+    return ok;
+}
+
+/* samples.csv's telemetry columns: every sample has an SM clock and words. */
+static int samples_with_telemetry(const char *dir, int *rows)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    cb_msg err = {{0}};
+    cb_csv *csv = cb_csv_read_file(path, &err);
+    int good = 0;
+    *rows = csv ? cb_csv_rows(csv) : 0;
+    int clock = csv ? cb_csv_col(csv, "sm_clock_mhz") : -1,
+        words = csv ? cb_csv_col(csv, "throttle") : -1;
+    for (int i = 0; csv && clock >= 0 && words >= 0 && i < *rows; i++) {
+        double mhz = 0;
+        if (cb_csv_get_double(csv, i, clock, &mhz, &err) && mhz > 0 && cb_csv_get(csv, i, words)[0])
+            good++;
+    }
+    cb_csv_free(csv);
+    return good;
+}
+
+static void remove_run(const char *dir)
+{
+    const char *files[] = {"results.csv", "samples.csv", "meta.json"};
+    char path[512];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+}
+
+int main(void)
+{
+    CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
+    cb_device_info dev;
+    cb_test_require_gpu(&dev, "test_telemetry_runner");
+    char dir[] = "/tmp/cb_test_telemetry_XXXXXX";
+    CB_CHECK(mkdtemp(dir) != NULL);
+
+    /* The fake, as this GPU: the clock drops at the 3rd reading and power
+     * capping shows from the 2nd. */
+    char script[256];
+    snprintf(script, sizeof script, "devices=%s;sm_clock=1980*2,1755;reasons=0,4;temp=41",
+             dev.uuid);
+    setenv("CUBENCH_FAKE_NVML", script, 1);
+    cb_telemetry_options o;
+    cb_telemetry_options_defaults(&o);
+    o.library = CB_FAKE_NVML;
+    o.period_s = 0.001;
+    cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
+    CB_CHECK(cb_telemetry_sampling(t));
+    cb_result r;
+    memset(&r, 0, sizeof r);
+    CB_CHECK(run_point(&dev, t, dir, &r));
+    CB_CHECK(r.telemetry.valid);
+    CB_CHECK_NEAR(r.telemetry.sm_clock_min_mhz, 1755, 0);
+    CB_CHECK_NEAR(r.telemetry.sm_clock_max_mhz, 1980, 0);
+    CB_CHECK_NEAR(r.telemetry.temp_max_c, 41, 0);
+    CB_CHECK_STR(r.telemetry.throttle, "sw_power_cap");
+    CB_CHECK(strstr(r.note, "throttled: sw_power_cap; SM clock 1755-1980 MHz") != NULL);
+    int rows = 0;
+    CB_CHECK_EQ_INT(samples_with_telemetry(dir, &rows), rows);
+    CB_CHECK(rows >= 400);
+    printf("fake NVML: note \"%s\", %d samples with telemetry\n", r.note, rows);
+    cb_telemetry_close(t);
+    unsetenv("CUBENCH_FAKE_NVML");
+    remove_run(dir);
+
+    /* The real NVML, when the driver has one. */
+    o.library = NULL;
+    o.period_s = 0.010;
+    t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
+    if (cb_telemetry_sampling(t)) {
+        memset(&r, 0, sizeof r);
+        CB_CHECK(run_point(&dev, t, dir, &r));
+        CB_CHECK(r.telemetry.valid);
+        CB_CHECK(r.telemetry.sm_clock_min_mhz > 0 &&
+                 r.telemetry.sm_clock_max_mhz <= dev.sm_clock_khz / 1e3 + 1);
+        CB_CHECK(r.telemetry.mem_clock_median_mhz > 0);
+        CB_CHECK(r.telemetry.throttle[0] != '\0');
+        CB_CHECK_EQ_INT(samples_with_telemetry(dir, &rows), rows);
+        printf("real NVML: SM %.0f-%.0f MHz, memory %.0f MHz, %.0f W, %.0f C, reasons %s\n",
+               r.telemetry.sm_clock_min_mhz, r.telemetry.sm_clock_max_mhz,
+               r.telemetry.mem_clock_median_mhz, r.telemetry.power_mean_w, r.telemetry.temp_max_c,
+               r.telemetry.throttle);
+        remove_run(dir);
+    } else {
+        printf("real NVML: not sampled (%s)\n", cb_telemetry_unavailable_reason(t));
+    }
+    cb_telemetry_close(t);
+    CB_CHECK(rmdir(dir) == 0);
+    return cb_test_finish("test_telemetry_runner");
+}
