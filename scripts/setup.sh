@@ -3,7 +3,8 @@
 #   - build tools (cmake >= 3.25, ninja, a C compiler) from the distribution,
 #     when missing; the CUDA toolkit itself must already be installed
 #   - gnuplot (reports without Python)
-#   - a Python virtual environment at .venv with reports/requirements.txt
+#   - a Python virtual environment at .venv with reports/requirements.txt, and
+#     the cubench Python package (python/) importable from it
 # Idempotent: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,4 +47,7 @@ if ! .venv/bin/python -c 'import matplotlib, numpy, pytest' 2>/dev/null ||
     .venv/bin/python -m pip install -q --disable-pip-version-check -r reports/requirements.txt
     touch .venv/.requirements-installed
 fi
+# `import cubench` in .venv: a .pth naming this tree's python/ (docs/python.md).
+pth="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cubench-source.pth"
+[ "$(cat "$pth" 2>/dev/null)" = "$PWD/python" ] || echo "$PWD/python" > "$pth"
 say "ready"

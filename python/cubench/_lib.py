@@ -1,0 +1,142 @@
+"""Finding and loading libcubench.so, and its C types (ctypes mirrors of
+harness/api/cubench_api.h; the ABI version guards them).
+
+Where the library is looked for, in order:
+  1. $CUBENCH_LIB: the file itself, or a directory holding libcubench.so;
+  2. next to this package (a copy made before `pip install`);
+  3. the source tree this package sits in: build/, build-ci/, build-debug/
+     (what scripts/build.sh and the CMake presets produce).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+
+ABI_VERSION = 1  # CB_API_ABI_VERSION
+LIB_NAME = "libcubench.so"
+# The source tree's build directories, release first. build-asan is left
+# out: an ASan library cannot be loaded into an uninstrumented Python.
+SOURCE_BUILD_DIRS = ("build", "build-ci", "build-debug")
+
+
+class LibraryError(RuntimeError):
+    """libcubench.so is missing, unloadable or of another ABI version."""
+
+
+class ApiAxis(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int32),
+                ("defaults", ctypes.c_char_p), ("choices", ctypes.c_char_p),
+                ("min_value", ctypes.c_int64), ("help", ctypes.c_char_p)]
+
+
+class ApiBench(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("summary", ctypes.c_char_p),
+                ("target", ctypes.c_int32), ("timer", ctypes.c_int32), ("peak", ctypes.c_int32),
+                ("n_axes", ctypes.c_int32), ("axes", ctypes.POINTER(ApiAxis)),
+                ("ref_bench", ctypes.c_char_p), ("has_bytes", ctypes.c_int32),
+                ("has_flops", ctypes.c_int32), ("handle", ctypes.c_int64)]
+
+
+class ApiPoint(ctypes.Structure):
+    _fields_ = [("n_axes", ctypes.c_int32), ("names", ctypes.POINTER(ctypes.c_char_p)),
+                ("ints", ctypes.POINTER(ctypes.c_int64)),
+                ("texts", ctypes.POINTER(ctypes.c_char_p)), ("text", ctypes.c_char_p)]
+
+
+class ApiCtx(ctypes.Structure):
+    _fields_ = [("stream", ctypes.c_uint64), ("device", ctypes.c_int32),
+                ("sm_count", ctypes.c_int32), ("l2_bytes", ctypes.c_int64),
+                ("seed", ctypes.c_uint64), ("host_threads", ctypes.c_int32)]
+
+
+class ApiInfo(ctypes.Structure):
+    _fields_ = [("occupancy", ctypes.c_double), ("memcpy_src_kind", ctypes.c_int32),
+                ("memcpy_dst_kind", ctypes.c_int32), ("note", ctypes.c_char * 160)]
+
+
+SetupHook = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ApiPoint),
+                             ctypes.POINTER(ApiCtx), ctypes.POINTER(ctypes.c_int64),
+                             ctypes.POINTER(ApiInfo), ctypes.c_void_p, ctypes.c_size_t)
+RunHook = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p,
+                           ctypes.c_size_t)
+VerifyHook = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_double),
+                              ctypes.c_void_p, ctypes.c_size_t)
+TeardownHook = ctypes.CFUNCTYPE(None, ctypes.c_int64)
+WorkHook = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int64, ctypes.c_int32,
+                            ctypes.POINTER(ApiPoint))
+
+
+class ApiHooks(ctypes.Structure):
+    _fields_ = [("setup", SetupHook), ("run", RunHook), ("verify", VerifyHook),
+                ("teardown", TeardownHook), ("work", WorkHook)]
+
+
+def candidates() -> list[Path]:
+    """Where the library may be, in the order it is looked for."""
+    here = Path(__file__).resolve().parent
+    out = []
+    env = os.environ.get("CUBENCH_LIB")
+    if env:
+        p = Path(env)
+        out.append(p / LIB_NAME if p.is_dir() else p)
+    out.append(here / LIB_NAME)
+    root = here.parent.parent  # python/cubench -> the source tree
+    out += [root / d / LIB_NAME for d in SOURCE_BUILD_DIRS]
+    return out
+
+
+def find() -> Path:
+    env = os.environ.get("CUBENCH_LIB")
+    paths = candidates()
+    if env and not paths[0].is_file():
+        raise LibraryError(f"CUBENCH_LIB={env}: no {LIB_NAME} there")
+    for p in paths:
+        if p.is_file():
+            return p
+    looked = ", ".join(str(p) for p in paths)
+    raise LibraryError(
+        f"{LIB_NAME} not found (looked in {looked}). Build it (scripts/build.sh makes "
+        f"build/{LIB_NAME}) and run from the source tree, set CUBENCH_LIB to its path, or copy it "
+        f"next to the installed package")
+
+
+def _prototype(lib: ctypes.CDLL):
+    lib.cb_api_abi_version.restype = ctypes.c_int32
+    lib.cb_api_abi_version.argtypes = []
+    lib.cb_api_version.restype = ctypes.c_char_p
+    lib.cb_api_version.argtypes = []
+    lib.cb_api_init.restype = ctypes.c_int32
+    lib.cb_api_init.argtypes = [ctypes.POINTER(ApiHooks), ctypes.c_char_p, ctypes.c_size_t]
+    lib.cb_api_add_family.restype = ctypes.c_int32
+    lib.cb_api_add_family.argtypes = [ctypes.c_char_p, ctypes.POINTER(ApiBench), ctypes.c_int32,
+                                      ctypes.c_char_p, ctypes.c_size_t]
+    lib.cb_api_main.restype = ctypes.c_int32
+    lib.cb_api_main.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p)]
+    lib.cb_api_device_count.restype = ctypes.c_int32
+    lib.cb_api_device_count.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    lib.cb_api_device_describe.restype = ctypes.c_int32
+    lib.cb_api_device_describe.argtypes = [ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]
+    lib.cb_api_reset.restype = None
+    lib.cb_api_reset.argtypes = []
+
+
+def load(path: Path | None = None) -> ctypes.CDLL:
+    """Load the library (CDLL: the GIL is released while the runner runs and
+    taken again by every Python hook) and check its ABI version."""
+    path = path or find()
+    try:
+        lib = ctypes.CDLL(str(path))
+    except OSError as e:
+        raise LibraryError(f"cannot load {path}: {e}") from None
+    try:
+        _prototype(lib)
+    except AttributeError as e:
+        raise LibraryError(f"{path} is not a cubench library: {e}") from None
+    got = lib.cb_api_abi_version()
+    if got != ABI_VERSION:
+        raise LibraryError(f"{path} has C API version {got}, this package speaks {ABI_VERSION}: "
+                           "rebuild the library or use the package of the same source tree")
+    lib.path = path
+    return lib

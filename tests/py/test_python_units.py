@@ -1,0 +1,193 @@
+"""Unit tests of the Python package that need no library: exception
+classification, declarations, the checks (against the C rules they copy)
+and where the library is looked for."""
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+import cubench as cb  # noqa: E402
+from cubench import _lib, check, errors  # noqa: E402
+from cubench.cli import _pop_options  # noqa: E402
+
+
+def raised(exc):
+    try:
+        raise exc
+    except BaseException as e:  # noqa: BLE001
+        return e
+
+
+@pytest.mark.parametrize("exc", [
+    type("OutOfMemoryError", (RuntimeError,), {})("CUDA out of memory. Tried to allocate 2 GiB"),
+    RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4294967296 bytes."),
+    type("CudaAPIError", (Exception,), {"code": 2})("[2] Call to cuMemAlloc results in "
+                                                    "CUDA_ERROR_OUT_OF_MEMORY"),
+    type("CUDARuntimeError", (RuntimeError,), {})("cudaErrorMemoryAllocation: out of memory"),
+    MemoryError(),
+])
+def test_framework_out_of_memory_errors_are_skips(exc):
+    status, reason = errors.classify(raised(exc))
+    assert status == errors.SKIP and reason.startswith("out of memory: ")
+
+
+def test_out_of_memory_is_found_through_the_cause():
+    try:
+        try:
+            raise MemoryError("pinned buffer")
+        except MemoryError as inner:
+            raise RuntimeError("allocation failed") from inner
+    except RuntimeError as e:
+        assert errors.is_out_of_memory(e)
+    assert not errors.is_out_of_memory(ValueError("shape mismatch"))
+
+
+def test_other_errors_are_failures_with_type_text_and_line():
+    def user_code():
+        raise KeyError("n")
+    status, reason = errors.classify(raised_from(user_code), source=__file__)
+    assert status == errors.FAIL
+    assert reason.startswith("KeyError: 'n' (test_python_units.py:")
+    assert reason.endswith("in user_code)")
+    assert errors.classify(cb.Skip("needs 2 GPUs")) == (errors.SKIP, "needs 2 GPUs")
+
+
+def raised_from(fn):
+    try:
+        fn()
+    except BaseException as e:  # noqa: BLE001
+        return e
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(name="noslash", axes=[cb.Axis("n", "1")]), "names are family/variant"),
+    (dict(name="f/x", axes=[]), "needs 1 to 8 axes"),
+    (dict(name="f/x", axes=[cb.Axis(f"a{i}", "1") for i in range(9)]), "needs 1 to 8 axes"),
+    (dict(name="f/x", axes=[cb.Axis("n", "1"), cb.Axis("n", "2")]), "declared twice"),
+    (dict(name="f/x", axes=[cb.Axis("n", "1")], target="tpu"), "target must be one of"),
+    (dict(name="f/x", axes=[cb.Axis("n", "1")], peak="hbm"), "peak must be one of"),
+])
+def test_declarations_are_checked(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        cb.benchmark(registry=cb.Registry(), **kwargs)(lambda p, c: None)
+
+
+def test_axis_names_and_kinds_are_checked():
+    with pytest.raises(ValueError, match="lower case"):
+        cb.Axis("N", "1")
+    with pytest.raises(ValueError, match="kind must be"):
+        cb.Axis("n", "1", kind="float")
+    assert cb.Axis("n", [1, 2, 4]).defaults == [1, 2, 4]
+    assert cb.Axis("mode", "a", kind="enum", choices=["a", "b"]).choices_text == "a,b"
+
+
+def test_registry_keeps_order_and_refuses_duplicates():
+    reg = cb.Registry()
+    for name in ("b/one", "a/two", "b/three"):
+        cb.benchmark(name, axes=[cb.Axis("n", "1")], registry=reg)(lambda p, c: None)
+    assert list(reg.families()) == ["b", "a"]
+    assert [b.name for b in reg.families()["b"]] == ["b/one", "b/three"]
+    with pytest.raises(ValueError, match="declared twice"):
+        cb.benchmark("a/two", axes=[cb.Axis("n", "1")], registry=reg)(lambda p, c: None)
+
+
+def test_setup_results_are_normalised():
+    reg = cb.Registry()
+    run, verify = (lambda: None), (lambda: 0.0)
+    for i, got in enumerate([run, (run, verify), cb.Setup(run=run, verify=verify)]):
+        cb.benchmark(f"s/v{i}", axes=[cb.Axis("n", "1")], registry=reg)(lambda p, c, g=got: g)
+    ctx = cb.Context(stream=0, device=None, sm_count=0, l2_bytes=0, seed=1, host_threads=1)
+    point = cb.Point({"n": 1}, "n=1")
+    setups = [b.prepare(point, ctx) for b in reg]
+    assert setups[0].verify is None and setups[1].verify is verify and setups[2].run is run
+    cb.benchmark("s/bad", axes=[cb.Axis("n", "1")], registry=reg)(lambda p, c: 42)
+    with pytest.raises(TypeError, match="setup must return"):
+        reg.get("s/bad").prepare(point, ctx)
+
+
+def test_tolerances_are_the_c_ones():
+    # bench/matmul_ref.c: 16 u_in / sqrt(K) + 16 u_fp32.
+    u = 2.0 ** -24
+    assert check.matmul_tolerance("fp32", 4096) == 16 * u
+    assert check.matmul_tolerance("tf32", 4096) == pytest.approx(16 * 2.0 ** -11 / 64 + 16 * u)
+    assert check.matmul_tolerance("bf16", 1) == pytest.approx(16 * 2.0 ** -8 + 16 * u)
+    with pytest.raises(ValueError):
+        check.matmul_tolerance("fp8", 16)
+
+
+def test_matmul_check_passes_float32_and_fails_wrong_or_unwritten_results():
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (64, 96)).astype(np.float32)
+    b = rng.uniform(-1, 1, (96, 48)).astype(np.float32)
+    c = a @ b
+    err = cb.matmul_check(a, b, c, "fp32")
+    assert 0 <= err <= check.matmul_tolerance("fp32", 96)
+    wrong = c.copy()
+    wrong[5, 7] += float(np.abs(a[5]) @ np.abs(b[:, 7])) / 96  # about one term of K
+    with pytest.raises(cb.VerifyError, match="FP32 tolerance"):
+        cb.matmul_check(a, b, wrong, "fp32")
+    unwritten = c.copy()
+    unwritten[-1, -1] = np.nan
+    with pytest.raises(cb.VerifyError, match="1 entries of C are NaN"):
+        cb.matmul_check(a, b, unwritten, "fp32")
+    # BF16 inputs pass the BF16 tolerance, not the FP32 one.
+    to_bf16 = lambda x: (x.view(np.uint32) & 0xFFFF0000).view(np.float32)  # noqa: E731
+    c16 = to_bf16(a).astype(np.float64) @ to_bf16(b).astype(np.float64)
+    assert cb.matmul_check(a, b, c16, "bf16") <= check.matmul_tolerance("bf16", 96)
+    with pytest.raises(cb.VerifyError):
+        cb.matmul_check(a, b, c16, "fp32")
+
+
+def test_matmul_check_samples_large_problems(monkeypatch):
+    monkeypatch.setattr(check, "SPOT_SAMPLES", 64)
+    rng = np.random.default_rng(4)
+    a = rng.uniform(-1, 1, (128, 64)).astype(np.float32)
+    b = rng.uniform(-1, 1, (64, 128)).astype(np.float32)
+    c = a @ b
+    assert cb.matmul_check(a, b, c, "fp32", ref32=c, full_max_fma=1000) >= 0
+    off = c.copy()
+    off[3, 3] += 1.0  # one entry the samples may miss: the FP32 reference catches it
+    with pytest.raises(cb.VerifyError, match="vs the FP32 reference"):
+        cb.matmul_check(a, b, off, "fp32", ref32=c, full_max_fma=1000)
+
+
+def test_vecadd_check_is_exact():
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, 1000).astype(np.float32)
+    b = rng.uniform(-1, 1, 1000).astype(np.float32)
+    assert cb.vecadd_check(a, b, a + b) == 0.0
+    c = a + b
+    c[17] = np.nextafter(c[17], np.float32(2))  # one ulp off
+    with pytest.raises(cb.VerifyError, match="1 of 1000 elements wrong, first at index 17"):
+        cb.vecadd_check(a, b, c)
+    c = a + b
+    c[999] = np.nan
+    with pytest.raises(cb.VerifyError, match="first at index 999") as e:
+        cb.vecadd_check(a, b, c)
+    assert math.isinf(e.value.error)
+
+
+def test_library_search_order(tmp_path, monkeypatch):
+    monkeypatch.delenv("CUBENCH_LIB", raising=False)
+    paths = _lib.candidates()
+    assert paths[0] == ROOT / "python" / "cubench" / "libcubench.so"
+    assert paths[1:] == [ROOT / d / "libcubench.so" for d in ("build", "build-ci", "build-debug")]
+    monkeypatch.setenv("CUBENCH_LIB", str(tmp_path))
+    assert _lib.candidates()[0] == tmp_path / "libcubench.so"
+    with pytest.raises(_lib.LibraryError, match="no libcubench.so there"):
+        _lib.find()
+    (tmp_path / "libcubench.so").write_text("not a library")
+    assert _lib.find() == tmp_path / "libcubench.so"
+    with pytest.raises(_lib.LibraryError, match="cannot load"):
+        _lib.load()
+
+
+def test_module_options_are_taken_out_anywhere():
+    assert _pop_options(["--module", "a.py", "run", "x*", "--module=b.py", "--quick"]) == (
+        ["a.py", "b.py"], True, ["run", "x*", "--quick"])
+    assert _pop_options(["list", "--no-frameworks"]) == ([], False, ["list"])
