@@ -83,8 +83,10 @@ def timeline_figure(run: Run, out_dir: Path, name: str,
     xs = [p["first_sample"] if p["first_sample"] is not None and samples else i
           for i, p in enumerate(powered)]
     if powered:
-        bottom.step(xs, [p["power_mean_w"] for p in powered], where="post",
-                    color="tab:orange", linewidth=1.0, label="mean power per point")
+        # Each point's level runs to the end of its samples (the last to the end).
+        end = len(samples) if samples else len(powered)
+        bottom.step(xs + [end], [p["power_mean_w"] for p in powered] + [powered[-1]["power_mean_w"]],
+                    where="post", color="tab:orange", linewidth=1.0, label="mean power per point")
         flagged = [(x, p) for x, p in zip(xs, powered) if p["throttle"] not in ("", "none")]
         if flagged:
             bottom.scatter([x for x, _ in flagged], [p["power_mean_w"] for _, p in flagged],

@@ -290,6 +290,7 @@ IMAGES = {
     "h200-vecadd.png": ("h200-vecadd-defaults", "vecadd_gbps_vs_n"),
     "h200-matmul-ladder.png": ("h200-matmul-defaults", "matmul_ladder"),
     "h200-transfers-h2d.png": ("h200-transfers-defaults", "transfers_h2d"),
+    "h200-tf32-telemetry.png": ("h200-tf32-telemetry", "matmul_telemetry"),
 }
 
 # docs screenshot -> recorded runs whose report page it shows
@@ -306,7 +307,7 @@ def sha256(data: bytes) -> str:
 def draw_images(out: Path) -> dict:
     """Draw every docs image into `out`; return the sidecar entries."""
     os.environ.setdefault("MPLBACKEND", "Agg")
-    from reports import figures_matmul, figures_transfers, figures_vecadd
+    from reports import figures_matmul, figures_transfers, figures_vecadd, telemetry
     from reports.load import load_run
 
     makers = {
@@ -315,6 +316,8 @@ def draw_images(out: Path) -> dict:
         "matmul_ladder": lambda run, d: figures_matmul.ladder_figure(run, d, "matmul_ladder"),
         "transfers_h2d": lambda run, d: figures_transfers.bandwidth_figure(
             run, "h2d", d, "transfers_h2d"),
+        "matmul_telemetry": lambda run, d: telemetry.timeline_figure(
+            run, d, "matmul_telemetry", "matmul"),
     }
     entries = {}
     cwd = os.getcwd()
