@@ -61,7 +61,7 @@ def run_sections(run: Run, out_dir: Path, prefix: str) -> list[Section]:
             figs = module.figures(run, out_dir, prefix)
             blocks = figs or [Paragraph(f"No timed {family} point to draw.")]
             # The conditions beside the figures: clocks and power of these points.
-            tele = telemetry.timeline_figure(run, out_dir, f"{prefix}{family}_telemetry", family)
+            tele = telemetry.timeline_figure(run, out_dir, f"{prefix}telemetry_{family}", family)
             blocks += [tele] if tele else []
             sections.append(Section(title, blocks + [table]))
         else:

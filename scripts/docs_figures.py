@@ -290,7 +290,7 @@ IMAGES = {
     "h200-vecadd.png": ("h200-vecadd-defaults", "vecadd_gbps_vs_n"),
     "h200-matmul-ladder.png": ("h200-matmul-defaults", "matmul_ladder"),
     "h200-transfers-h2d.png": ("h200-transfers-defaults", "transfers_h2d"),
-    "h200-tf32-telemetry.png": ("h200-tf32-telemetry", "matmul_telemetry"),
+    "h200-tf32-telemetry.png": ("h200-tf32-telemetry", "telemetry_matmul"),
 }
 
 # docs screenshot -> recorded runs whose report page it shows
@@ -316,8 +316,8 @@ def draw_images(out: Path) -> dict:
         "matmul_ladder": lambda run, d: figures_matmul.ladder_figure(run, d, "matmul_ladder"),
         "transfers_h2d": lambda run, d: figures_transfers.bandwidth_figure(
             run, "h2d", d, "transfers_h2d"),
-        "matmul_telemetry": lambda run, d: telemetry.timeline_figure(
-            run, d, "matmul_telemetry", "matmul"),
+        "telemetry_matmul": lambda run, d: telemetry.timeline_figure(
+            run, d, "telemetry_matmul", "matmul"),
     }
     entries = {}
     cwd = os.getcwd()

@@ -120,12 +120,12 @@ def test_an_architecture_missing_from_the_table_gets_no_tensor_roof(schema2_pair
 def test_schema2_telemetry_is_drawn_and_throttled_points_flagged(schema2_pair):
     base, _, out = schema2_pair
     figs = _figures(out)
-    for name in ("run1_h200_s2/vecadd_telemetry", "run1_h200_s2/matmul_telemetry",
+    for name in ("run1_h200_s2/telemetry_vecadd", "run1_h200_s2/telemetry_matmul",
                  "compare/telemetry_run1", "compare/telemetry_run2"):
         assert name in figs, name
     throttled = {r["_id"] for r in E.rows(base) if r["throttle"] == THROTTLE_WORDS}
     assert throttled
-    tele = E.figure_data(out, "run1_h200_s2/matmul_telemetry")
+    tele = E.figure_data(out, "run1_h200_s2/telemetry_matmul")
     assert {p["id"] for p in tele["rows"] if p["throttle"] == THROTTLE_WORDS} == \
         {i for i in throttled if i.startswith("matmul/")}
     clocks = [s["sm_clock_mhz"] for s in tele["samples"]]
@@ -145,7 +145,7 @@ def test_schema2_telemetry_is_drawn_and_throttled_points_flagged(schema2_pair):
     html = (out / "index.html").read_text()
     assert "Telemetry was not recorded" not in html
     assert "[throttled: " + THROTTLE_WORDS in html
-    assert "power_mean_w" in figs["run1_h200_s2/matmul_telemetry"]["caption"]
+    assert "power_mean_w" in figs["run1_h200_s2/telemetry_matmul"]["caption"]
 
 
 def test_schema2_without_nvml_says_so(tmp_path):
