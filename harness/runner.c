@@ -506,6 +506,39 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
     return go_on;
 }
 
+/* ---- drift: a trend while sampling, flagged in the row's note ---- */
+
+/* Each round's samples in the order taken: the median of the last third
+ * against the first third (cb_stats_drift). A round is flagged when the
+ * change is significant and at least the CI target (smaller drifts are
+ * below the precision the run asked for); the note names the largest. */
+static void note_drift(const cb_run_config *cfg, cb_result *r, const point_samples *ps)
+{
+    double worst = 0.0;
+    int worst_round = -1;
+    for (int start = 0; start < ps->n;) {
+        int end = start;
+        while (end < ps->n && ps->replicate[end] == ps->replicate[start])
+            end++;
+        double change = 0;
+        if (cb_stats_drift(ps->time_s + start, end - start, &change) &&
+            fabs(change) >= cfg->stop.target_rel && fabs(change) > fabs(worst)) {
+            worst = change;
+            worst_round = ps->replicate[start];
+        }
+        start = end;
+    }
+    if (worst_round < 0) return;
+    char text[80];
+    if (r->replicates > 1)
+        snprintf(text, sizeof text, "drift: %+.1f%% first to last third (round %d)", 100 * worst,
+                 worst_round);
+    else
+        snprintf(text, sizeof text, "drift: %+.1f%% first to last third", 100 * worst);
+    size_t used = strlen(r->note);
+    snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
+}
+
 /* Pool the rounds into the row's statistics and status. */
 static void point_finish(const cb_run_config *cfg, point_run *pr)
 {
@@ -542,6 +575,7 @@ static void point_finish(const cb_run_config *cfg, point_run *pr)
         else
             snprintf(r->reason, sizeof r->reason, "%s", pr->noisy_reason);
     }
+    note_drift(cfg, r, ps);
 }
 
 /* Does `p` hold the reference point `ref`'s value on every axis the

@@ -4,12 +4,14 @@
 # usage: scripts/perf_gate.sh BASE_BUILD_DIR CAND_BUILD_DIR OUT_DIR
 #
 # 1. Screening: run every line of the point list with both builds, each run a
-#    separate `cubench run` process, in counterbalanced order: round 1 runs
-#    BASE then CANDIDATE per line, round 2 CANDIDATE then BASE (A B B A), so a
-#    linear drift of the machine (clocks, temperature) hits both sides alike.
-#    Then one `cubench compare` pools each side's runs per point.
+#    separate `cubench run` process, in counterbalanced order: odd rounds run
+#    BASE then CANDIDATE per line, even rounds CANDIDATE then BASE (A B B A
+#    ...), so a linear drift of the machine (clocks, temperature) hits both
+#    sides alike. Then one `cubench compare` takes each side's runs: with 3
+#    or more runs per side the process is the unit of its test (the spread
+#    of the runs is the between-process noise, docs/compare.md).
 # 2. Confirmation: every point the screening calls slower is run again, in
-#    fresh processes and the same A B B A order, and compared on its own. A
+#    fresh processes and the same order, and compared on its own. A
 #    slowdown counts only when it is slower in both comparisons.
 # 3. Report: OUT_DIR/summary.md (both markdown reports), appended to
 #    $GITHUB_STEP_SUMMARY when that is set.
@@ -20,8 +22,9 @@
 #
 # Environment:
 #   CUBENCH_GATE_POINTS          point list (default scripts/perf_gate_ci_points.txt)
-#   CUBENCH_GATE_ROUNDS          screening rounds, each one A and one B (default 2)
-#   CUBENCH_GATE_CONFIRM_ROUNDS  confirmation rounds (default 2)
+#   CUBENCH_GATE_ROUNDS          screening rounds, each one A and one B run (default 6:
+#                                6 processes per side; 8 points take about a minute)
+#   CUBENCH_GATE_CONFIRM_ROUNDS  confirmation rounds (default 4)
 #   CUBENCH_GATE_RUN_ARGS        options for every `cubench run`
 #                                (default "--min-samples 30 --max-time-per-point 2")
 #   CUBENCH_GATE_COMPARE_ARGS    options for `cubench compare` (e.g. "--delta 0.05")
@@ -52,8 +55,8 @@ base_bin=$1/cubench
 cand_bin=$2/cubench
 out=$3
 points=${CUBENCH_GATE_POINTS:-$here/perf_gate_ci_points.txt}
-rounds=${CUBENCH_GATE_ROUNDS:-2}
-confirm_rounds=${CUBENCH_GATE_CONFIRM_ROUNDS:-2}
+rounds=${CUBENCH_GATE_ROUNDS:-6}
+confirm_rounds=${CUBENCH_GATE_CONFIRM_ROUNDS:-4}
 device=${CUBENCH_GATE_DEVICE:-0}
 compare_bin=${CUBENCH_GATE_COMPARE_BIN:-$base_bin}
 read -r -a run_args <<<"${CUBENCH_GATE_RUN_ARGS---min-samples 30 --max-time-per-point 2}"
@@ -122,7 +125,7 @@ run_rounds() {
     done
 }
 
-# compare_phase PHASE TITLE : pool each side's runs; sets compare_rc.
+# compare_phase PHASE TITLE : each side's runs; sets compare_rc.
 compare_phase() {
     local phase=$1 title=$2 d args=()
     for d in "$out/$phase"/base/*/; do args+=(--base "${d%/}"); done
@@ -130,6 +133,9 @@ compare_phase() {
     compare_rc=0
     "$compare_bin" compare "${args[@]}" --title "$title" --markdown "$out/$phase.md" \
         --csv "$out/$phase.csv" "${compare_args[@]}" || compare_rc=$?
+    if [[ $compare_rc -ge 2 && -f $out/$phase.csv && $(timed_points "$out/$phase.csv") -eq 0 ]]; then
+        die "no point was timed by both builds (no GPU? see $out/$phase.md)"
+    fi
     [[ $compare_rc -le 1 ]] || die "cubench compare exited $compare_rc for the $phase phase"
 }
 
@@ -151,7 +157,8 @@ slower_points() {
 # timed_points CSV : how many points had times on both sides.
 timed_points() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-             $col["verdict"] != "missing" && $col["verdict"] != "new" { n++ }
+             $col["verdict"] != "missing" && $col["verdict"] != "new" &&
+             $col["verdict"] != "untimed" { n++ }
              END { print n + 0 }' "$1"
 }
 

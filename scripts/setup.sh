@@ -2,6 +2,7 @@
 # setup.sh - install what cubench needs on a fresh Debian/Ubuntu machine:
 #   - build tools (cmake >= 3.25, ninja, a C compiler) from the distribution,
 #     when missing; the CUDA toolkit itself must already be installed
+#   - libjansson-dev and pkgconf (cubench compare reads meta.json with jansson)
 #   - gnuplot (reports without Python)
 #   - a Python virtual environment at .venv with reports/requirements.txt, and
 #     the cubench Python package (python/) importable from it
@@ -29,6 +30,7 @@ apt_install() {
 command -v cmake >/dev/null || apt_install cmake
 command -v ninja >/dev/null || apt_install ninja-build
 command -v cc >/dev/null || apt_install gcc
+apt_install libjansson-dev pkgconf || { say "libjansson-dev is needed to build (cubench compare reads meta.json with it)"; exit 2; }
 command -v gnuplot >/dev/null || apt_install gnuplot-nox || say "gnuplot unavailable: the gnuplot reports will be skipped"
 
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -227,24 +227,37 @@ static bool add_record_line(csv_parser *ps, long line)
     return true;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Names must be non-empty and distinct. Duplicates are found by sorting the
+ * names (c log c): a header of 100 000 columns compared pairwise took 95 s. */
 static bool check_header(csv_parser *ps)
 {
     cb_csv *c = ps->csv;
     for (int i = 0; i < c->cols; i++) {
-        const char *a = c->text + c->off[i];
-        if (!*a) {
+        if (!c->text[c->off[i]]) {
             char what[64];
             snprintf(what, sizeof what, "empty column name (column %d of the header)", i + 1);
             return fail(ps, c->lines[0], what);
         }
-        for (int j = 0; j < i; j++) {
-            if (strcmp(a, c->text + c->off[j]) == 0) {
-                char what[CB_MSG_LEN];
-                snprintf(what, sizeof what, "duplicate column '%.80s' in the header", a);
-                return fail(ps, c->lines[0], what);
-            }
+    }
+    const char **names = malloc((size_t)(c->cols > 0 ? c->cols : 1) * sizeof *names);
+    if (!names) return oom(ps);
+    for (int i = 0; i < c->cols; i++)
+        names[i] = c->text + c->off[i];
+    qsort(names, (size_t)c->cols, sizeof *names, cmp_name);
+    for (int i = 1; i < c->cols; i++) {
+        if (strcmp(names[i - 1], names[i]) == 0) {
+            char what[CB_MSG_LEN];
+            snprintf(what, sizeof what, "duplicate column '%.80s' in the header", names[i]);
+            free(names);
+            return fail(ps, c->lines[0], what);
         }
     }
+    free(names);
     return true;
 }
 

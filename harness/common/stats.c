@@ -1,9 +1,17 @@
-/* stats.c - sample summaries, the median's confidence interval, stopping rule. */
+/* stats.c - sample summaries, the median's confidence interval (aware of
+ * autocorrelation), drift, and the stopping rule (stats.h states it). */
 #include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The CI level of the stopping rule and of results.csv's ci_lo/ci_hi. */
+#define CB_CI_LEVEL 0.95
+/* rho is clipped here: beyond it n_eff would hang on a noisy estimate. */
+#define CB_RHO_MAX 0.95
+/* A drift test needs a 95% median CI in each third: 6 samples at least. */
+#define CB_DRIFT_MIN_THIRD 6
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -20,6 +28,17 @@ double cb_stats_quantile_sorted(const double *sorted, int n, double q)
     if (i >= n - 1) return sorted[n - 1];
     double frac = pos - i;
     return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
+}
+
+/* Type 6: the value at position p (n + 1) among the order statistics, so
+ * that level j / (n + 1) is exactly x_(j). */
+static double quantile_type6(const double *sorted, int n, double p)
+{
+    double pos = p * (n + 1);
+    if (pos <= 1.0) return sorted[0];
+    if (pos >= n) return sorted[n - 1];
+    int i = (int)floor(pos);
+    return sorted[i - 1] + (pos - i) * (sorted[i] - sorted[i - 1]);
 }
 
 /* log of the Binomial(n, 1/2) probability mass at k. */
@@ -51,18 +70,54 @@ bool cb_stats_median_ci_ranks(int n, double level, int *lo, int *hi)
     return true;
 }
 
+double cb_stats_autocorr(const double *x, int n, double *n_eff)
+{
+    *n_eff = n;
+    if (n < 3) return 0.0;
+    double mean = 0.0;
+    for (int i = 0; i < n; i++)
+        mean += x[i];
+    mean /= n;
+    double num = 0.0, den = 0.0;
+    for (int i = 0; i < n; i++) {
+        double d = x[i] - mean;
+        den += d * d;
+        if (i + 1 < n) num += d * (x[i + 1] - mean);
+    }
+    if (!(den > 0.0)) return 0.0;
+    double rho = num / den;
+    rho += (1.0 + 3.0 * rho) / n; /* the estimate is biased low by about this */
+    if (!(rho > 0.0)) return 0.0;
+    if (rho > CB_RHO_MAX) rho = CB_RHO_MAX;
+    *n_eff = n * (1.0 - rho) / (1.0 + rho);
+    return rho;
+}
+
+bool cb_stats_median_ci(const double *sorted, int n, double n_eff, double *lo, double *hi)
+{
+    int m = n_eff < n ? (int)floor(n_eff) : n;
+    int j, k;
+    if (n < 1 || !cb_stats_median_ci_ranks(m, CB_CI_LEVEL, &j, &k)) {
+        *lo = n > 0 ? sorted[0] : NAN;
+        *hi = n > 0 ? sorted[n - 1] : NAN;
+        return false;
+    }
+    *lo = quantile_type6(sorted, n, (double)j / (m + 1));
+    *hi = quantile_type6(sorted, n, (double)k / (m + 1));
+    return true;
+}
+
 void cb_stats_summarise(const double *x, int n, cb_summary *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
-    if (n <= 0) {
+    double *s = n > 0 ? malloc(sizeof(double) * (size_t)n) : NULL;
+    if (!s) {
         out->median = out->min = out->max = out->q1 = out->q3 = out->mean = NAN;
-        out->stddev = out->ci_lo = out->ci_hi = NAN;
+        out->stddev = out->ci_lo = out->ci_hi = out->rho1 = out->n_eff = NAN;
         out->ci_rel_half = INFINITY;
         return;
     }
-    double *s = malloc(sizeof(double) * (size_t)n);
-    if (!s) abort();
     memcpy(s, x, sizeof(double) * (size_t)n);
     qsort(s, (size_t)n, sizeof(double), cmp_double);
     out->min = s[0];
@@ -78,25 +133,50 @@ void cb_stats_summarise(const double *x, int n, cb_summary *out)
     for (int i = 0; i < n; i++)
         ss += (s[i] - out->mean) * (s[i] - out->mean);
     out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
-    int lo, hi;
-    bool have_ci = cb_stats_median_ci_ranks(n, 0.95, &lo, &hi);
-    out->ci_lo = s[lo - 1];
-    out->ci_hi = s[hi - 1];
+    out->rho1 = cb_stats_autocorr(x, n, &out->n_eff);
+    bool have_ci = cb_stats_median_ci(s, n, out->n_eff, &out->ci_lo, &out->ci_hi);
     out->ci_rel_half =
         (have_ci && out->median > 0) ? (out->ci_hi - out->ci_lo) / (2.0 * out->median) : INFINITY;
     free(s);
+}
+
+/* Median and plain 95% CI of x[0..n) (a sorted copy in `buf`). */
+static bool third_median_ci(const double *x, int n, double *buf, double *med, double *lo,
+                            double *hi)
+{
+    memcpy(buf, x, sizeof(double) * (size_t)n);
+    qsort(buf, (size_t)n, sizeof(double), cmp_double);
+    *med = cb_stats_quantile_sorted(buf, n, 0.5);
+    return cb_stats_median_ci(buf, n, n, lo, hi);
+}
+
+bool cb_stats_drift(const double *x, int n, double *change)
+{
+    *change = NAN;
+    int k = n / 3;
+    if (k < CB_DRIFT_MIN_THIRD) return false;
+    double *buf = malloc(sizeof(double) * (size_t)k);
+    if (!buf) return false;
+    double m0, lo0, hi0, m1, lo1, hi1;
+    bool ok = third_median_ci(x, k, buf, &m0, &lo0, &hi0) &&
+              third_median_ci(x + n - k, k, buf, &m1, &lo1, &hi1);
+    free(buf);
+    if (!ok || !(m0 > 0.0)) return false;
+    *change = m1 / m0 - 1.0;
+    return lo1 > hi0 || hi1 < lo0;
 }
 
 cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, double elapsed_s)
 {
     if (n >= rule->min_samples) {
         /* Sorting every sample is O(n log n) per check; cheap next to a GPU
-         * sample, and checking only every few samples once n is large keeps
-         * long runs linear-ish. */
+         * sample, and checking only every 8th sample once n is large keeps
+         * long runs near linear. */
         if (n < 64 || n % 8 == 0) {
             cb_summary s;
             cb_stats_summarise(x, n, &s);
-            if (s.ci_rel_half <= rule->target_rel) return CB_STOP_CONVERGED;
+            if (s.n_eff >= rule->min_samples && s.ci_rel_half <= rule->target_rel)
+                return CB_STOP_CONVERGED;
         }
     }
     if (n >= rule->max_samples) return CB_STOP_BUDGET;

@@ -1,98 +1,123 @@
 /* compare.h - match the points of two sides and give each a verdict.
  *
- * Per point (identity = benchmark + axes) with both sides timed:
- *   r        Hodges-Lehmann ratio NEW/BASE of the sample times, with its
- *            (1 - alpha) Moses CI [lo, hi] (compare_hl.h);
- *   p        two-sided Mann-Whitney p-value;
- *   q        Benjamini-Hochberg q-value of p over every point timed on both
- *            sides (the family), so that among the points called slower or
- *            faster the expected share of false calls is at most alpha;
- *   rel IQR  (q3 - q1) / median of each side's times.
- *
- * Verdicts, first rule that applies wins:
- *   1. missing       in BASE but not in NEW, or NEW did not time it (skip/fail)
- *   2. new           in NEW only, or timed in NEW but not in BASE
- *   3. inconclusive  fewer than min_samples samples on either side
- *   3b. same         the medians differ by less than min_abs_delta seconds:
- *                    below the timer's resolution (CUDA documents about
- *                    0.5 us for event pairs), a few percent of a 4 us point
- *                    is launch jitter between processes, not a regression
- *   4. noisy         rel IQR above noise_limit on either side, unless the
- *                    change also clears the spread: slower when rule 5 holds
- *                    and NEW's q1 > BASE's q3 (1 + delta); faster when rule 6
- *                    holds and NEW's q3 < BASE's q1 / (1 + delta)
- *   5. slower        lo > 1  and  r >= 1 + delta  and  q <= alpha
- *   6. faster        hi < 1  and  r <= 1/(1 + delta)  and  q <= alpha
- *   7. same          1/(1 + delta) <= lo  and  hi <= 1 + delta
- *   8. inconclusive  anything else (a change too small to matter but not shown
- *                    to be small, or a large change without significance)
- * Noisy comes before slower on purpose: the rank test assumes independent
- * samples from a steady machine; a wide spread (clock changes, a neighbour on
- * the GPU, bimodal timings) breaks that, and a regression gate must not fail
- * on it. The exception in rule 4 keeps a gross slowdown from hiding behind
- * its own noise: when three quarters of NEW's samples are slower than three
- * quarters of BASE's by more than delta, the spread cannot explain it.
- */
+ * Per point (identity = benchmark + axes) timed on both sides, on the log
+ * scale (so effects are ratios NEW/BASE):
+ *   d     = center(NEW) - center(BASE), each side's center and variance from
+ *           its units (compare_units.h: runs, rounds or samples);
+ *   var   = var(BASE) + var(NEW) + the between-run spread the data cannot
+ *           show: sigma^2 (1/D_BASE + 1/D_NEW) over the sides with fewer than
+ *           CB_CMP_MIN_RUNS runs, sigma from --calibration (with its df), else
+ *           for a side with one unit per run `between_run_sd` (df infinite);
+ *           a side with rounds and no calibration is taken at its rounds;
+ *   df    by Welch-Satterthwaite over those parts;
+ *   ratio = exp(d), CI = exp(d -+ t(1 - alpha/2, df) sqrt(var));
+ *   p     = the two-sided minimum-effect test: with L = log(1 + delta),
+ *           2 min(P(T >= (d - L)/se), P(T <= (d + L)/se)), i.e. the evidence
+ *           that |log ratio| > L;
+ *   q     = Benjamini-Hochberg over every point tested;
+ *   mde   = exp(L + (t(1 - alpha/2) + t(power)) se) - 1: the smallest
+ *           slowdown called `slower` with probability `power` at a point
+ *           tested alone at level alpha; and at least the floor / BASE
+ *           median, also cleared by t(power) se.
+ * Verdicts, the first rule that applies:
+ *   missing       in BASE only, or timed in BASE and not in NEW
+ *   new           in NEW only, or timed in NEW and not in BASE
+ *   untimed       in both, timed in neither (skip/fail on both sides)
+ *   inconclusive  fewer than min_samples samples on a side, or no spread
+ *   slower        q <= alpha and d > 0: with confidence 1 - alpha (after BH)
+ *                 NEW is more than delta slower; unless the change in
+ *                 seconds is below the timer's floor -> inconclusive
+ *   faster        q <= alpha and d < 0 (the mirror)
+ *   same          the CI lies inside [1/(1 + delta), 1 + delta], and delta of
+ *                 the median is above the floor (else inconclusive)
+ *   inconclusive  anything else
+ * The floor is the timer's resolution per run: event timer `event_res_s`
+ * (CUDA documents about 0.5 us for an event pair), host clock
+ * `host_res_s`, CUPTI none (nanosecond timestamps); divided by the batch. */
 #ifndef CB_COMPARE_H
 #define CB_COMPARE_H
 
+#include "compare_calib.h"
 #include "compare_load.h"
+#include "compare_units.h"
 
 typedef enum cb_verdict {
     CB_VERDICT_SLOWER,
     CB_VERDICT_FASTER,
-    CB_VERDICT_NOISY,
     CB_VERDICT_INCONCLUSIVE,
     CB_VERDICT_MISSING,
     CB_VERDICT_NEW,
+    CB_VERDICT_UNTIMED,
     CB_VERDICT_SAME,
     CB_VERDICT_COUNT
 } cb_verdict;
 
-/* "slower", "faster", "noisy", "inconclusive", "missing", "new", "same". */
+/* "slower", "faster", "inconclusive", "missing", "new", "untimed", "same". */
 const char *cb_verdict_name(cb_verdict v);
 
 typedef struct cb_compare_opts {
-    double delta;         /* smallest relative change that matters, default 0.03 */
-    double alpha;         /* CI level 1 - alpha and FDR level, default 0.01       */
-    double noise_limit;   /* largest relative IQR of a side, default 0.10         */
-    int min_samples;      /* fewer on a side is inconclusive, default 5           */
-    double min_abs_delta; /* seconds; smaller median changes are same, 0.5e-6  */
+    double delta;                      /* smallest change that matters, default 0.03       */
+    double alpha;                      /* CI level 1 - alpha and FDR level, default 0.01    */
+    double power;                      /* of the reported MDE, default 0.95                 */
+    int min_samples;                   /* fewer on a side is inconclusive, default 5        */
+    double event_res_s;                /* event timer resolution, default 0.5e-6; 0: none   */
+    double host_res_s;                 /* host clock resolution, default 1e-7; 0: none      */
+    double between_run_sd;             /* per run, for sides with one unit per run, 0.01    */
+    const cb_calibration *calibration; /* NULL: none                           */
 } cb_compare_opts;
 
 void cb_compare_opts_default(cb_compare_opts *o);
 
+/* Where a point's between-run widening came from. */
+typedef enum cb_widening {
+    CB_WIDEN_NONE,        /* runs, or rounds without a calibration */
+    CB_WIDEN_CALIBRATION, /* --calibration                         */
+    CB_WIDEN_DEFAULT,     /* between_run_sd                        */
+} cb_widening;
+
 typedef struct cb_compare_row {
     const char *benchmark, *axes; /* borrowed from the runs                  */
     cb_verdict verdict;
-    char note[192];                 /* why, for missing/new/inconclusive rows  */
-    double ratio, ci_lo, ci_hi;     /* NAN unless both sides are timed         */
-    double p, q;                    /* NAN unless both sides are timed         */
-    double base_median, new_median; /* seconds; NAN for a side without times */
-    int base_n, new_n;
-    double base_rel_iqr, new_rel_iqr;
-    double base_q1, base_q3, new_q1, new_q3; /* seconds; NAN without times */
-    int order;                               /* position by identity (BASE order, then NEW-only) */
+    char note[256];
+    double ratio, ci_lo, ci_hi; /* NAN unless tested                          */
+    double p, q, mde;           /* NAN unless tested                          */
+    double log_ratio, var, df;  /* d, its variance and df                     */
+    cb_side_est base, cand;     /* n == 0 for a side without times            */
+    cb_widening widening;
+    double between_sd; /* sigma added, 0 none                                 */
+    double floor_s;    /* the timer floor applied, seconds                    */
+    const char *base_throttle, *new_throttle; /* NULL: none seen              */
+    int order; /* position by identity (BASE order, then NEW-only)           */
 } cb_compare_row;
 
-/* Geometric mean of r over the points of one benchmark timed on both sides. */
+/* Geometric mean of the ratios of a set of points, with its CI: on the log
+ * scale the mean of d, its variance the larger of sum(var)/P^2 (the points'
+ * own uncertainty, df by Satterthwaite) and s^2(d)/P (the points as a sample
+ * of the suite, df P - 1). */
+typedef struct cb_geomean {
+    int points;
+    double ratio, ci_lo, ci_hi; /* NAN when points == 0; CI needs 1 point */
+} cb_geomean;
+
 typedef struct cb_compare_group {
     const char *benchmark;
-    int points;     /* timed on both sides                                   */
-    double geomean; /* NAN when points == 0                                  */
+    cb_geomean geomean;
     int counts[CB_VERDICT_COUNT];
 } cb_compare_group;
 
 typedef struct cb_compare_result {
     cb_compare_row *rows; /* sorted: slower (largest r first), faster
-                           * (smallest r first), noisy, inconclusive, missing,
-                           * new, same; ties in identity order */
+                           * (smallest r first), inconclusive, missing, new,
+                           * untimed, same; ties in identity order */
     int n_rows;
     int counts[CB_VERDICT_COUNT];
-    double geomean; /* over all points timed on both sides; NAN when none */
-    int geomean_points;
+    int tested; /* points with a test (both sides timed, enough samples) */
+    cb_geomean geomean;
     cb_compare_group *groups; /* per benchmark, in identity order */
     int n_groups;
+    int basis_count[2][3]; /* [base/new][cb_basis] over tested points     */
+    int widening_count[3]; /* tested points by cb_widening                 */
+    int throttled;         /* points throttled on either side              */
 } cb_compare_result;
 
 /* Compare `base` with `cand`. The result borrows names from both runs, which
@@ -101,5 +126,11 @@ bool cb_compare_runs(const cb_cmp_run *base, const cb_cmp_run *cand, const cb_co
                      cb_compare_result *out, cb_msg *err);
 
 void cb_compare_result_free(cb_compare_result *r);
+
+/* Record the between-run spread of an A/A pair (compare_calib.h): every
+ * point timed on both sides with min_samples each is an observation. Sets
+ * *points to their number. False with `err` set when out of memory. */
+bool cb_compare_calibrate(const cb_cmp_run *a, const cb_cmp_run *b, const cb_compare_opts *o,
+                          cb_calibration *out, int *points, cb_msg *err);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "cb_common.h"
 #include "compare.h"
+#include "compare_conditions.h"
 #include "compare_report.h"
 
 #include <errno.h>
@@ -19,39 +20,57 @@
 static void usage(FILE *f)
 {
     fputs("usage: cubench compare [OPTIONS] BASE_DIR NEW_DIR\n"
+          "       cubench compare [OPTIONS] BASE_DIR... -- NEW_DIR...\n"
           "       cubench compare [OPTIONS] --base DIR [--base DIR]... --new DIR [--new DIR]...\n"
+          "       cubench compare --calibrate [OPTIONS] A_DIR... [--] B_DIR... -o FILE\n"
           "\n"
-          "Compare two cubench run directories point by point (benchmark + axes) from\n"
-          "their raw samples: Hodges-Lehmann ratio NEW/BASE with its confidence interval,\n"
-          "Mann-Whitney test, Benjamini-Hochberg correction across points. Repeated\n"
-          "--base/--new pool the samples of several runs of one revision.\n"
+          "Compare cubench runs point by point (benchmark + axes). Each side is one or more\n"
+          "run directories (separate processes of one revision); a point's unit is the\n"
+          "median of one replicate (round) of one run. Its test is Welch's t on the log\n"
+          "medians against a minimum effect: slower means NEW is more than --delta slower\n"
+          "with confidence 1 - alpha, after Benjamini-Hochberg across the points. With\n"
+          "fewer than 3 runs per side the between-run spread the data cannot show comes\n"
+          "from --calibration, or (one sample set per run) from --between-run.\n"
           "\n"
           "options:\n"
-          "  --delta X         smallest relative change that counts (default 0.03)\n"
-          "  --alpha X         1 - confidence level of the CIs, and the FDR level (default 0.01)\n"
-          "  --noise-limit X   largest relative IQR of a side before it is noisy (default 0.10)\n"
-          "  --min-samples N   fewer samples on a side is inconclusive (default 5)\n"
-          "  --min-abs-delta S medians closer than S seconds are the same: the event\n"
-          "                    timer resolves about 0.5 us (default 0.5e-6)\n"
-          "  --markdown FILE   write the markdown report to FILE (default: stdout)\n"
-          "  --csv FILE        write the per-point CSV to FILE ('-': stdout, and then no\n"
-          "                    markdown on stdout unless --markdown - is given)\n"
-          "  --title TEXT      heading of the markdown report\n"
-          "  --fail-on WHAT    slower (default): exit 1 when a point is slower; none: exit 0\n"
-          "  -h, --help        this text\n"
+          "  --delta X            smallest change that matters (default 0.03 = 3%)\n"
+          "  --alpha X            1 - confidence level of the CIs, and the FDR level (0.01)\n"
+          "  --power X            power of the reported minimum detectable effect (0.99)\n"
+          "  --min-samples N      fewer samples on a side is inconclusive (default 5)\n"
+          "  --min-abs-delta S    event timer resolution per run in seconds (0.5e-6, as CUDA\n"
+          "                       documents); a change below it is inconclusive; 0: none\n"
+          "  --host-resolution S  the host clock's resolution (default 1e-7); 0: none\n"
+          "  --between-run X      between-run spread per run for a side with one sample set\n"
+          "                       per run and no calibration (default 0.01 = 1%); 0: none\n"
+          "  --calibration FILE   between-run spread recorded by --calibrate on this machine\n"
+          "  --calibrate          record it instead: A and B are an A/A pair (same build);\n"
+          "                       writes -o FILE\n"
+          "  -o, --output FILE    the calibration file --calibrate writes\n"
+          "  --markdown FILE      write the markdown report to FILE (default: stdout)\n"
+          "  --csv FILE           write the per-point CSV to FILE ('-': stdout, and then no\n"
+          "                       markdown on stdout unless --markdown - is given)\n"
+          "  --title TEXT         heading of the markdown report\n"
+          "  --fail-on WHAT       slower (default): exit 1 when a point is slower; none: 0\n"
+          "  -h, --help           this text\n"
           "\n"
-          "verdicts: slower, faster, same, noisy, inconclusive, missing, new (docs/compare.md)\n"
-          "exit: 0 no slower point, 1 a slower point, 2 bad usage or input\n",
+          "verdicts: slower, faster, same, inconclusive, missing (BASE only), new (NEW only),\n"
+          "untimed (neither side timed it); docs/compare.md\n"
+          "exit: 0 no slower point, 1 a slower point, 2 bad usage or input, or no point\n"
+          "could be tested\n",
           f);
 }
 
-static bool parse_number(const char *opt, const char *text, double lo, double hi, double *out)
+/* A number in [lo, hi] (or (lo, hi] when !closed_lo). */
+static bool parse_number(const char *opt, const char *text, double lo, double hi, bool closed_lo,
+                         double *out)
 {
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
-    if (!*text || *end || errno || !(v > lo && v <= hi)) {
-        fprintf(stderr, "compare: --%s '%s': expected a number in (%g, %g]\n", opt, text, lo, hi);
+    bool in = closed_lo ? v >= lo : v > lo;
+    if (!*text || *end || errno || !(in && v <= hi)) {
+        fprintf(stderr, "compare: --%s '%s': expected a number in %c%g, %g]\n", opt, text,
+                closed_lo ? '[' : '(', lo, hi);
         return false;
     }
     *out = v;
@@ -82,34 +101,140 @@ typedef struct cli_args {
     cb_compare_opts opts;
     const char *base_dirs[CB_COMPARE_MAX_DIRS], *new_dirs[CB_COMPARE_MAX_DIRS];
     int n_base, n_new;
-    const char *markdown, *csv, *title;
-    bool fail_on_slower;
+    const char *markdown, *csv, *title, *calibration, *output;
+    bool fail_on_slower, calibrate;
 } cli_args;
 
 /* parse_args returns this to go on, else the exit code (help, usage error). */
 #define CLI_CONTINUE (-1)
 
+static bool add_dir(cli_args *a, bool base, const char *dir)
+{
+    int *count = base ? &a->n_base : &a->n_new;
+    if (*count == CB_COMPARE_MAX_DIRS) {
+        fprintf(stderr, "compare: at most %d directories per side\n", CB_COMPARE_MAX_DIRS);
+        return false;
+    }
+    (base ? a->base_dirs : a->new_dirs)[(*count)++] = dir;
+    return true;
+}
+
+enum {
+    OPT_DELTA = 256,
+    OPT_ALPHA,
+    OPT_POWER,
+    OPT_MIN,
+    OPT_MIN_ABS,
+    OPT_HOST_RES,
+    OPT_BETWEEN,
+    OPT_CALIBRATION,
+    OPT_CALIBRATE,
+    OPT_MD,
+    OPT_CSV,
+    OPT_TITLE,
+    OPT_FAIL,
+    OPT_BASE,
+    OPT_NEW
+};
+
+/* One option; false on a bad value (the message is printed). */
+static bool take_option(int c, cli_args *a)
+{
+    double v;
+    switch (c) {
+    case OPT_DELTA:
+        return parse_number("delta", optarg, 0.0, 1.0, false, &a->opts.delta);
+    case OPT_ALPHA:
+        return parse_number("alpha", optarg, 0.0, 0.5, false, &a->opts.alpha);
+    case OPT_POWER:
+        return parse_number("power", optarg, 0.5, 0.9999, true, &a->opts.power);
+    case OPT_MIN:
+        if (!parse_number("min-samples", optarg, 1.0, 1e6, true, &v)) return false;
+        if (v != floor(v)) {
+            fprintf(stderr, "compare: --min-samples '%s': expected a whole number\n", optarg);
+            return false;
+        }
+        a->opts.min_samples = (int)v;
+        return true;
+    case OPT_MIN_ABS:
+        return parse_number("min-abs-delta", optarg, 0.0, 1.0, true, &a->opts.event_res_s);
+    case OPT_HOST_RES:
+        return parse_number("host-resolution", optarg, 0.0, 1.0, true, &a->opts.host_res_s);
+    case OPT_BETWEEN:
+        return parse_number("between-run", optarg, 0.0, 1.0, true, &a->opts.between_run_sd);
+    case OPT_CALIBRATION:
+        a->calibration = optarg;
+        return true;
+    case OPT_CALIBRATE:
+        a->calibrate = true;
+        return true;
+    case 'o':
+        a->output = optarg;
+        return true;
+    case OPT_MD:
+        a->markdown = optarg;
+        return true;
+    case OPT_CSV:
+        a->csv = optarg;
+        return true;
+    case OPT_TITLE:
+        a->title = optarg;
+        return true;
+    case OPT_FAIL:
+        if (strcmp(optarg, "slower") == 0 || strcmp(optarg, "none") == 0) {
+            a->fail_on_slower = strcmp(optarg, "slower") == 0;
+            return true;
+        }
+        fprintf(stderr, "compare: --fail-on '%s': expected slower or none\n", optarg);
+        return false;
+    case OPT_BASE:
+    case OPT_NEW:
+        return add_dir(a, c == OPT_BASE, optarg);
+    }
+    fputs("compare: see 'cubench compare --help'\n", stderr); /* getopt said what */
+    return false;
+}
+
+/* The sides: --base/--new, or BASE NEW, or BASE... -- NEW... */
+static bool take_sides(cli_args *a, int n_pos, char **pos, int n_after, char **after,
+                       bool had_separator)
+{
+    bool flags = a->n_base > 0 || a->n_new > 0;
+    if (flags && (n_pos > 0 || had_separator)) {
+        fputs("compare: give the sides as --base/--new or as directories, not both\n", stderr);
+        return false;
+    }
+    if (!flags && had_separator) {
+        for (int i = 0; i < n_pos; i++)
+            if (!add_dir(a, true, pos[i])) return false;
+        for (int i = 0; i < n_after; i++)
+            if (!add_dir(a, false, after[i])) return false;
+    } else if (!flags && n_pos == 2) {
+        add_dir(a, true, pos[0]);
+        add_dir(a, false, pos[1]);
+    }
+    if (a->n_base == 0 || a->n_new == 0) {
+        fputs("compare: give BASE_DIR NEW_DIR, BASE_DIR... -- NEW_DIR..., or --base DIR... --new "
+              "DIR...; see 'cubench compare --help'\n",
+              stderr);
+        return false;
+    }
+    return true;
+}
+
 static int parse_args(int argc, char **argv, cli_args *a)
 {
-    enum {
-        OPT_DELTA = 256,
-        OPT_ALPHA,
-        OPT_NOISE,
-        OPT_MIN,
-        OPT_MIN_ABS,
-        OPT_MD,
-        OPT_CSV,
-        OPT_TITLE,
-        OPT_FAIL,
-        OPT_BASE,
-        OPT_NEW
-    };
     static const struct option longopts[] = {
         {"delta", required_argument, NULL, OPT_DELTA},
         {"alpha", required_argument, NULL, OPT_ALPHA},
-        {"noise-limit", required_argument, NULL, OPT_NOISE},
+        {"power", required_argument, NULL, OPT_POWER},
         {"min-samples", required_argument, NULL, OPT_MIN},
         {"min-abs-delta", required_argument, NULL, OPT_MIN_ABS},
+        {"host-resolution", required_argument, NULL, OPT_HOST_RES},
+        {"between-run", required_argument, NULL, OPT_BETWEEN},
+        {"calibration", required_argument, NULL, OPT_CALIBRATION},
+        {"calibrate", no_argument, NULL, OPT_CALIBRATE},
+        {"output", required_argument, NULL, 'o'},
         {"markdown", required_argument, NULL, OPT_MD},
         {"csv", required_argument, NULL, OPT_CSV},
         {"title", required_argument, NULL, OPT_TITLE},
@@ -122,85 +247,40 @@ static int parse_args(int argc, char **argv, cli_args *a)
     memset(a, 0, sizeof *a);
     cb_compare_opts_default(&a->opts);
     a->fail_on_slower = true;
+    /* Everything after the first bare "--" is NEW's directories; getopt
+     * would move it among the other operands, so it never sees that part. */
+    int split = argc;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            split = i;
+            break;
+        }
     optind = 0; /* glibc: full re-initialisation, so the command can run twice */
     int c;
-    double v;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
+    while ((c = getopt_long(split, argv, "ho:", longopts, NULL)) != -1) {
+        if (c == 'h') {
             usage(stdout);
             return CB_EXIT_OK;
-        case OPT_DELTA:
-            if (!parse_number("delta", optarg, 0.0, 1.0, &a->opts.delta)) return CB_EXIT_USAGE;
-            break;
-        case OPT_ALPHA:
-            if (!parse_number("alpha", optarg, 0.0, 0.5, &a->opts.alpha)) return CB_EXIT_USAGE;
-            break;
-        case OPT_NOISE:
-            if (!parse_number("noise-limit", optarg, 0.0, 100.0, &a->opts.noise_limit))
-                return CB_EXIT_USAGE;
-            break;
-        case OPT_MIN:
-            if (!parse_number("min-samples", optarg, 0.0, 1e6, &v)) return CB_EXIT_USAGE;
-            if (v != floor(v)) {
-                fprintf(stderr, "compare: --min-samples '%s': expected a whole number\n", optarg);
-                return CB_EXIT_USAGE;
-            }
-            a->opts.min_samples = (int)v;
-            break;
-        case OPT_MIN_ABS:
-            if (!parse_number("min-abs-delta", optarg, 0.0, 1.0, &a->opts.min_abs_delta))
-                return CB_EXIT_USAGE;
-            break;
-        case OPT_MD:
-            a->markdown = optarg;
-            break;
-        case OPT_CSV:
-            a->csv = optarg;
-            break;
-        case OPT_TITLE:
-            a->title = optarg;
-            break;
-        case OPT_FAIL:
-            if (strcmp(optarg, "slower") == 0) {
-                a->fail_on_slower = true;
-            } else if (strcmp(optarg, "none") == 0) {
-                a->fail_on_slower = false;
-            } else {
-                fprintf(stderr, "compare: --fail-on '%s': expected slower or none\n", optarg);
-                return CB_EXIT_USAGE;
-            }
-            break;
-        case OPT_BASE:
-        case OPT_NEW: {
-            int *count = c == OPT_BASE ? &a->n_base : &a->n_new;
-            if (*count == CB_COMPARE_MAX_DIRS) {
-                fprintf(stderr, "compare: at most %d directories per side\n", CB_COMPARE_MAX_DIRS);
-                return CB_EXIT_USAGE;
-            }
-            (c == OPT_BASE ? a->base_dirs : a->new_dirs)[(*count)++] = optarg;
-            break;
         }
-        default: /* getopt_long has printed what was wrong */
-            fputs("compare: see 'cubench compare --help'\n", stderr);
-            return CB_EXIT_USAGE;
-        }
+        if (!take_option(c, a)) return CB_EXIT_USAGE;
     }
-    int positional = argc - optind;
-    if (a->n_base == 0 && a->n_new == 0 && positional == 2) {
-        a->base_dirs[a->n_base++] = argv[optind];
-        a->new_dirs[a->n_new++] = argv[optind + 1];
-    } else if (positional != 0 || a->n_base == 0 || a->n_new == 0) {
-        fputs("compare: give BASE_DIR NEW_DIR, or --base DIR... --new DIR...; see 'cubench "
-              "compare --help'\n",
-              stderr);
+    bool separator = split < argc;
+    if (!take_sides(a, split - optind, argv + optind, separator ? argc - split - 1 : 0,
+                    argv + split + 1, separator))
+        return CB_EXIT_USAGE;
+    if (a->calibrate && !a->output) {
+        fputs("compare: --calibrate needs -o FILE\n", stderr);
+        return CB_EXIT_USAGE;
+    }
+    if (!a->calibrate && a->output) {
+        fputs("compare: -o is the file --calibrate writes (reports: --markdown, --csv)\n", stderr);
         return CB_EXIT_USAGE;
     }
     if (a->markdown && a->csv && strcmp(a->markdown, "-") == 0 && strcmp(a->csv, "-") == 0) {
         fputs("compare: --markdown - and --csv - cannot both use stdout\n", stderr);
         return CB_EXIT_USAGE;
     }
-    if (!a->markdown && !(a->csv && strcmp(a->csv, "-") == 0)) a->markdown = "-";
+    if (!a->calibrate && !a->markdown && !(a->csv && strcmp(a->csv, "-") == 0)) a->markdown = "-";
     return CLI_CONTINUE;
 }
 
@@ -221,22 +301,82 @@ static bool load_side(cb_cmp_run *run, const char *side, const char *const *dirs
     return true;
 }
 
-static bool write_reports(const cli_args *a, const cb_compare_result *r, const cb_cmp_run *base,
-                          const cb_cmp_run *cand)
+static bool write_reports(const cli_args *a, const cb_report_input *in)
 {
     if (a->markdown) {
         FILE *f = open_out(a->markdown);
         if (!f) return false;
-        bool ok = cb_compare_write_markdown(f, r, &a->opts, base, cand, a->title);
+        bool ok = cb_compare_write_markdown(f, in);
         if (!close_out(f, a->markdown) || !ok) return false;
     }
     if (a->csv) {
         FILE *f = open_out(a->csv);
         if (!f) return false;
-        bool ok = cb_compare_write_csv(f, r);
+        bool ok = cb_compare_write_csv(f, in->result);
         if (!close_out(f, a->csv) || !ok) return false;
     }
     return true;
+}
+
+/* --calibrate: the A/A pair's between-run spread into a->output. */
+static int run_calibrate(const cli_args *a, const cb_cmp_run *base, const cb_cmp_run *cand)
+{
+    cb_calibration cal;
+    cb_msg err = {{0}};
+    int points = 0;
+    if (!cb_compare_calibrate(base, cand, &a->opts, &cal, &points, &err)) {
+        fprintf(stderr, "compare: %s\n", err.text);
+        return CB_EXIT_USAGE;
+    }
+    int rc = CB_EXIT_USAGE;
+    if (points == 0) {
+        fputs("compare: --calibrate: no point was timed on both sides with enough samples\n",
+              stderr);
+    } else {
+        FILE *f = open_out(a->output);
+        if (f) {
+            bool ok = cb_calibration_write(f, &cal);
+            if (close_out(f, a->output) && ok) rc = CB_EXIT_OK;
+        }
+        const cb_calib_row *all = cb_calibration_lookup(&cal, "*", 1.0);
+        if (rc == CB_EXIT_OK && all)
+            fprintf(stderr,
+                    "compare: calibration of %d points (%s) in %d groups written to %s; "
+                    "between-run spread over every point %.2f%% per run\n",
+                    points, cal.basis, cal.n_rows, a->output, 100.0 * all->sd);
+    }
+    cb_calibration_free(&cal);
+    return rc;
+}
+
+static int run_compare(const cli_args *a, const cb_cmp_run *base, const cb_cmp_run *cand)
+{
+    cb_compare_result r = {0};
+    cb_cmp_conditions cond = {0};
+    cb_msg err = {{0}};
+    int rc = CB_EXIT_USAGE;
+    if (!cb_compare_runs(base, cand, &a->opts, &r, &err) ||
+        !cb_cmp_conditions_diff(base, cand, &cond, &err)) {
+        fprintf(stderr, "compare: %s\n", err.text);
+        goto done;
+    }
+    cb_report_input in = {&r, &a->opts, base, cand, &cond, a->title};
+    if (!write_reports(a, &in)) goto done;
+    fprintf(stderr, "compare: %d points:", r.n_rows);
+    for (int v = 0; v < CB_VERDICT_COUNT; v++)
+        if (r.counts[v]) fprintf(stderr, " %d %s", r.counts[v], cb_verdict_name((cb_verdict)v));
+    if (r.tested == 0) {
+        fputs("; no point could be tested (none timed on both sides with enough samples): "
+              "exit 2\n",
+              stderr);
+        goto done;
+    }
+    rc = r.counts[CB_VERDICT_SLOWER] > 0 && a->fail_on_slower ? CB_EXIT_FAILURES : CB_EXIT_OK;
+    fprintf(stderr, "; exit %d\n", rc);
+done:
+    cb_cmp_conditions_free(&cond);
+    cb_compare_result_free(&r);
+    return rc;
 }
 
 int cb_compare_main(int argc, char **argv)
@@ -248,26 +388,27 @@ int cb_compare_main(int argc, char **argv)
     cb_cmp_run base, cand;
     cb_cmp_run_init(&base);
     cb_cmp_run_init(&cand);
-    cb_compare_result r = {0};
+    cb_calibration cal = {0};
     rc = CB_EXIT_USAGE;
-    if (!load_side(&base, "BASE", a.base_dirs, a.n_base) ||
-        !load_side(&cand, "NEW", a.new_dirs, a.n_new))
+    const char *side_a = a.calibrate ? "A" : "BASE", *side_b = a.calibrate ? "B" : "NEW";
+    if (!load_side(&base, side_a, a.base_dirs, a.n_base) ||
+        !load_side(&cand, side_b, a.new_dirs, a.n_new))
         goto done;
-    cb_msg err = {{0}};
-    if (!cb_compare_runs(&base, &cand, &a.opts, &r, &err)) {
-        fprintf(stderr, "compare: %s\n", err.text);
-        goto done;
+    if (a.calibration) {
+        cb_msg err = {{0}};
+        if (!cb_calibration_read(a.calibration, &cal, &err)) {
+            fprintf(stderr, "compare: --calibration: %s\n", err.text);
+            goto done;
+        }
+        if (cal.device[0] && base.device[0] && strcmp(cal.device, base.device) != 0)
+            fprintf(stderr,
+                    "compare: warning: the calibration was recorded on %s, BASE ran on %s\n",
+                    cal.device, base.device);
+        a.opts.calibration = &cal;
     }
-    if (!write_reports(&a, &r, &base, &cand)) goto done;
-
-    int slower = r.counts[CB_VERDICT_SLOWER];
-    rc = slower > 0 && a.fail_on_slower ? CB_EXIT_FAILURES : CB_EXIT_OK;
-    fprintf(stderr, "compare: %d points:", r.n_rows);
-    for (int v = 0; v < CB_VERDICT_COUNT; v++)
-        if (r.counts[v]) fprintf(stderr, " %d %s", r.counts[v], cb_verdict_name((cb_verdict)v));
-    fprintf(stderr, "; exit %d\n", rc);
+    rc = a.calibrate ? run_calibrate(&a, &base, &cand) : run_compare(&a, &base, &cand);
 done:
-    cb_compare_result_free(&r);
+    cb_calibration_free(&cal);
     cb_cmp_run_free(&base);
     cb_cmp_run_free(&cand);
     return rc;

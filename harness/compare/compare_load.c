@@ -2,7 +2,9 @@
  *
  * samples.csv may hold hundreds of thousands of rows, so points are found by
  * an open-addressing hash of (benchmark, axes), with a one-entry cache in
- * front because a point's samples are written back to back.
+ * front because a point's samples are written back to back. Every step is
+ * linear in the input (a hostile header of 100 000 columns, or 50 000
+ * benchmark names, must not take minutes).
  */
 #include "compare_load.h"
 
@@ -14,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* The largest replicate index accepted (a run of more rounds is absurd). */
+#define CB_CMP_MAX_REPLICATE 1000000
 
 struct cb_cmp_slot {
     uint64_t hash;
@@ -28,14 +33,37 @@ void cb_cmp_run_init(cb_cmp_run *run)
 void cb_cmp_run_free(cb_cmp_run *run)
 {
     for (int i = 0; i < run->n_points; i++) {
-        free(run->points[i].benchmark);
-        free(run->points[i].axes);
-        free(run->points[i].reason);
-        free(run->points[i].times);
+        cb_cmp_point *p = &run->points[i];
+        free(p->benchmark), free(p->axes), free(p->reason), free(p->throttle);
+        free(p->times), free(p->dir), free(p->replicate);
     }
+    for (int d = 0; d < run->n_dirs; d++) {
+        free(run->dirs[d].path);
+        cb_cmp_meta_free(&run->dirs[d].meta);
+    }
+    free(run->dirs);
     free(run->points);
     free(run->index);
     memset(run, 0, sizeof *run);
+}
+
+bool cb_cmp_run_begin_dir(cb_cmp_run *run, const char *path, cb_msg *err)
+{
+    cb_cmp_dir *dirs = realloc(run->dirs, (size_t)(run->n_dirs + 1) * sizeof *dirs);
+    if (!dirs) goto oom;
+    run->dirs = dirs;
+    cb_cmp_dir *d = &dirs[run->n_dirs];
+    memset(d, 0, sizeof *d);
+    d->path = strdup(path ? path : "");
+    if (!d->path) goto oom;
+    d->schema = CB_CMP_SCHEMA_MAX;
+    d->rounds = 1;
+    if (run->n_dirs == 0) snprintf(run->label, sizeof run->label, "%s", d->path);
+    run->n_dirs++;
+    return true;
+oom:
+    cb_msg_set(err, "compare: out of memory");
+    return false;
 }
 
 /* FNV-1a over benchmark, a separator no name contains, and axes. */
@@ -112,6 +140,8 @@ cb_cmp_point *cb_cmp_run_add_point(cb_cmp_run *run, const char *benchmark, const
         cb_msg_set(err, "unknown status '%.32s' (expected ok, noisy, skip or fail)", status);
         return NULL;
     }
+    if (run->n_dirs == 0 && !cb_cmp_run_begin_dir(run, "", err)) return NULL;
+    int dir = run->n_dirs - 1;
     if (!reason) reason = "";
     cb_cmp_point *p = cb_cmp_run_find(run, benchmark, axes);
     if (p) {
@@ -122,7 +152,7 @@ cb_cmp_point *cb_cmp_run_add_point(cb_cmp_run *run, const char *benchmark, const
             p->reason = r;
         }
         p->timed = p->timed || timed;
-        p->last_dir = run->n_dirs;
+        p->last_dir = dir;
         p->last_timed = timed;
         return p;
     }
@@ -145,7 +175,7 @@ cb_cmp_point *cb_cmp_run_add_point(cb_cmp_run *run, const char *benchmark, const
     }
     snprintf(p->status, sizeof p->status, "%s", status);
     p->timed = timed;
-    p->last_dir = run->n_dirs;
+    p->last_dir = dir;
     p->last_timed = timed;
     uint64_t h = identity_hash(benchmark, axes);
     run->index[find_slot(run, h, benchmark, axes)] = (cb_cmp_slot){h, run->n_points};
@@ -156,68 +186,76 @@ oom:
     return NULL;
 }
 
-bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, cb_msg *err)
+bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, int replicate, cb_msg *err)
 {
     if (p->n == p->cap) {
         int cap = p->cap ? p->cap * 2 : 32;
         double *t = cap > 0 ? realloc(p->times, (size_t)cap * sizeof *t) : NULL;
-        if (!t) {
+        if (t) p->times = t;
+        int *d = t ? realloc(p->dir, (size_t)cap * sizeof *d) : NULL;
+        if (d) p->dir = d;
+        int *r = d ? realloc(p->replicate, (size_t)cap * sizeof *r) : NULL;
+        if (r) p->replicate = r;
+        if (!r) {
             cb_msg_set(err, "compare: out of memory");
             return false;
         }
-        p->times = t;
         p->cap = cap;
     }
-    p->times[p->n++] = t_s;
+    p->times[p->n] = t_s;
+    p->dir[p->n] = p->last_dir;
+    p->replicate[p->n] = replicate;
+    p->n++;
     return true;
 }
 
-/* The string value of the first "key": "..." at or after `from` (no JSON
- * parser: meta.json is only read for the report's header line). */
-static bool json_string_value(const char *from, const char *key, char *out, size_t len)
+/* The words of a `throttle` cell that count as throttling, joined by '+'
+ * into `out` (empty when none do). `none`, and the reasons that are no
+ * throttling (docs/schema.md: gpu_idle, applications_clocks_setting,
+ * display_clock_setting), are left out. */
+static void throttling_words(const char *cell, char *out, size_t len)
 {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char *s = strstr(from, pat);
-    if (!s) return false;
-    s += strlen(pat);
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-        s++;
-    if (*s++ != ':') return false;
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-        s++;
-    if (*s++ != '"') return false;
-    size_t o = 0;
-    for (; *s && *s != '"' && o + 1 < len; s++) {
-        if (*s == '\\' && s[1]) s++;
-        out[o++] = *s;
+    static const char *const benign[] = {"none", "gpu_idle", "applications_clocks_setting",
+                                         "display_clock_setting"};
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *w = cell; *w;) {
+        size_t n = strcspn(w, "+");
+        bool keep = n > 0;
+        for (int i = 0; keep && i < CB_ARRAY_LEN(benign); i++)
+            keep = !(strlen(benign[i]) == n && strncmp(w, benign[i], n) == 0);
+        if (keep && used + n + 2 < len) {
+            used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? "+" : "", (int)n, w);
+        }
+        w += n + (w[n] == '+');
     }
-    out[o] = '\0';
+}
+
+/* The per-directory facts of a timed row: timer, batch, throttle words. */
+static bool note_row_facts(cb_cmp_point *p, const char *timer, const char *batch,
+                           const char *throttle, cb_msg *err)
+{
+    if (!p->timer[0] && *timer) snprintf(p->timer, sizeof p->timer, "%s", timer);
+    char *end = NULL;
+    long b = strtol(batch, &end, 10);
+    if (*batch && end && !*end && b >= 1 && b < (1L << 30) && (p->batch == 0 || b < p->batch))
+        p->batch = (int)b;
+    char words[256];
+    throttling_words(throttle, words, sizeof words);
+    if (!p->throttle && words[0]) {
+        p->throttle = strdup(words);
+        if (!p->throttle) {
+            cb_msg_set(err, "compare: out of memory");
+            return false;
+        }
+    }
     return true;
 }
 
-static void read_meta(cb_cmp_run *run, const char *dir)
+/* An optional column's text in row r, "" when the column is absent. */
+static const char *optional(const cb_csv *csv, int r, int col)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/meta.json", dir);
-    FILE *f = fopen(path, "rb");
-    if (!f) return;
-    char buf[65536];
-    size_t got = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[got] = '\0';
-    if (!run->git_sha[0]) json_string_value(buf, "git_sha", run->git_sha, sizeof run->git_sha);
-    /* the first "device" key whose value is an object (not null, not a number) */
-    for (const char *dev = strstr(buf, "\"device\""); dev && !run->device[0];
-         dev = strstr(dev + 1, "\"device\"")) {
-        const char *v = dev + strlen("\"device\"");
-        while (*v == ' ' || *v == '\n' || *v == '\r' || *v == '\t')
-            v++;
-        if (*v++ != ':') continue;
-        while (*v == ' ' || *v == '\n' || *v == '\r' || *v == '\t')
-            v++;
-        if (*v == '{') json_string_value(v, "name", run->device, sizeof run->device);
-    }
+    return col >= 0 ? cb_csv_get(csv, r, col) : "";
 }
 
 static bool load_results(cb_cmp_run *run, const char *path, cb_msg *err)
@@ -227,40 +265,67 @@ static bool load_results(cb_cmp_run *run, const char *path, cb_msg *err)
     static const char *const need[] = {"schema_version", "benchmark", "axes", "status"};
     int col[4];
     bool ok = cb_csv_require(csv, need, 4, col, err);
-    int reason_col = cb_csv_col(csv, "reason");
+    int reason_col = cb_csv_col(csv, "reason"), timer_col = cb_csv_col(csv, "timer");
+    int batch_col = cb_csv_col(csv, "batch"), throttle_col = cb_csv_col(csv, "throttle");
+    cb_cmp_dir *dir = &run->dirs[run->n_dirs - 1];
+    dir->has_throttle = throttle_col >= 0;
     for (int r = 0; ok && r < cb_csv_rows(csv); r++) {
         long line = cb_csv_line(csv, r);
         const char *version = cb_csv_get(csv, r, col[0]);
         const char *bench = cb_csv_get(csv, r, col[1]);
         const char *axes = cb_csv_get(csv, r, col[2]);
         const char *status = cb_csv_get(csv, r, col[3]);
-        if (strcmp(version, "1") != 0) {
-            cb_msg_set(err, "%s:%ld: schema_version is '%.20s'; this cubench reads version 1", path,
-                       line, version);
+        if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0) {
+            cb_msg_set(err,
+                       "%s:%ld: schema_version is '%.20s'; this cubench reads versions 1 and 2",
+                       path, line, version);
             ok = false;
             break;
         }
+        if (r == 0 || version[0] - '0' < dir->schema) dir->schema = version[0] - '0';
         if (!*bench) {
             cb_msg_set(err, "%s:%ld: empty benchmark name", path, line);
             ok = false;
             break;
         }
         cb_cmp_point *p = cb_cmp_run_find(run, bench, axes);
-        if (p && p->last_dir == run->n_dirs) {
+        if (p && p->last_dir == run->n_dirs - 1) {
             cb_msg_set(err, "%s:%ld: point %.60s [%.80s] is listed twice", path, line, bench, axes);
             ok = false;
             break;
         }
         cb_msg why;
-        p = cb_cmp_run_add_point(run, bench, axes, status,
-                                 reason_col >= 0 ? cb_csv_get(csv, r, reason_col) : "", &why);
+        p = cb_cmp_run_add_point(run, bench, axes, status, optional(csv, r, reason_col), &why);
         if (!p) {
             cb_msg_set(err, "%s:%ld: %s", path, line, why.text);
             ok = false;
+        } else if (p->last_timed) {
+            ok = note_row_facts(p, optional(csv, r, timer_col), optional(csv, r, batch_col),
+                                optional(csv, r, throttle_col), err);
         }
     }
     cb_csv_free(csv);
     return ok;
+}
+
+/* The replicate of row r: "" is round 0 (a v1 row), else a whole number. */
+static bool parse_replicate(const cb_csv *csv, int r, int col, const char *path, int *out,
+                            cb_msg *err)
+{
+    *out = 0;
+    if (col < 0) return true;
+    const char *text = cb_csv_get(csv, r, col);
+    if (!*text) return true;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || *end || v < 0 || v > CB_CMP_MAX_REPLICATE) {
+        cb_msg_set(err, "%s:%ld: replicate '%.40s' is not a whole number in [0, %d]", path,
+                   cb_csv_line(csv, r), text, CB_CMP_MAX_REPLICATE);
+        return false;
+    }
+    *out = (int)v;
+    return true;
 }
 
 static bool load_samples(cb_cmp_run *run, const char *path, cb_msg *err)
@@ -270,6 +335,9 @@ static bool load_samples(cb_cmp_run *run, const char *path, cb_msg *err)
     static const char *const need[] = {"benchmark", "axes", "time_s"};
     int col[3];
     bool ok = cb_csv_require(csv, need, 3, col, err);
+    int rep_col = cb_csv_col(csv, "replicate");
+    cb_cmp_dir *dir = &run->dirs[run->n_dirs - 1];
+    dir->has_replicates = rep_col >= 0;
     cb_cmp_point *last = NULL;
     for (int r = 0; ok && r < cb_csv_rows(csv); r++) {
         const char *bench = cb_csv_get(csv, r, col[0]);
@@ -278,7 +346,9 @@ static bool load_samples(cb_cmp_run *run, const char *path, cb_msg *err)
         if (!p || strcmp(p->benchmark, bench) != 0 || strcmp(p->axes, axes) != 0)
             p = cb_cmp_run_find(run, bench, axes);
         double t;
-        if (!cb_csv_get_double(csv, r, col[2], &t, err)) {
+        int rep;
+        if (!cb_csv_get_double(csv, r, col[2], &t, err) ||
+            !parse_replicate(csv, r, rep_col, path, &rep, err)) {
             ok = false;
             break;
         }
@@ -290,13 +360,14 @@ static bool load_samples(cb_cmp_run *run, const char *path, cb_msg *err)
         }
         /* Samples of a point this directory's results.csv does not list (a
          * run stopped between the two writes) are counted, not used. */
-        if (!p || p->last_dir != run->n_dirs) {
+        if (!p || p->last_dir != run->n_dirs - 1) {
             run->orphan_samples++;
             continue;
         }
         last = p;
         if (!p->last_timed) continue;
-        ok = cb_cmp_point_add_time(p, t, err);
+        if (rep + 1 > dir->rounds) dir->rounds = rep + 1;
+        ok = cb_cmp_point_add_time(p, t, rep, err);
     }
     cb_csv_free(csv);
     return ok;
@@ -313,13 +384,16 @@ bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err)
         cb_msg_set(err, "%s: not a directory (expected a cubench run directory)", dir);
         return false;
     }
+    if (!cb_cmp_run_begin_dir(run, dir, err)) return false;
     char path[4096];
     snprintf(path, sizeof path, "%s/results.csv", dir);
     if (!load_results(run, path, err)) return false;
     snprintf(path, sizeof path, "%s/samples.csv", dir);
     if (!load_samples(run, path, err)) return false;
-    read_meta(run, dir);
-    if (run->n_dirs == 0) snprintf(run->label, sizeof run->label, "%s", dir);
-    run->n_dirs++;
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    cb_cmp_meta *meta = &run->dirs[run->n_dirs - 1].meta;
+    if (!cb_cmp_meta_read(path, meta, err)) return false;
+    if (!run->git_sha[0]) snprintf(run->git_sha, sizeof run->git_sha, "%s", meta->git_sha);
+    if (!run->device[0]) snprintf(run->device, sizeof run->device, "%s", meta->device);
     return true;
 }

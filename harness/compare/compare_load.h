@@ -1,16 +1,23 @@
 /* compare_load.h - the points of one side of a comparison, read from run
- * directories (results.csv + samples.csv, docs/schema.md).
+ * directories (results.csv + samples.csv + meta.json, docs/schema.md).
  *
  * A point is identified by (benchmark, axes). results.csv gives the set of
- * points and each one's status; samples.csv gives the per-run times. One
- * side may pool several directories (repeated runs of the same revision):
- * the samples of a point are then concatenated, and the point counts as timed
- * when any directory timed it.
+ * points, each one's status, timer, batch and (schema 2) throttle words;
+ * samples.csv gives the per-run times and (schema 2) the replicate each came
+ * from. One side may hold several directories (separate processes of the
+ * same revision): every sample keeps its directory and replicate, the units
+ * that compare_units.h turns into the side's estimate. Schema versions 1 and
+ * 2 are read; a version-1 run has no replicate, throttle or telemetry, and
+ * the loader records that so the report can say what it could not use.
  */
 #ifndef CB_COMPARE_LOAD_H
 #define CB_COMPARE_LOAD_H
 
 #include "cb_common.h"
+#include "compare_meta.h"
+
+/* The newest results.csv schema_version this reader knows. */
+#define CB_CMP_SCHEMA_MAX 2
 
 typedef struct cb_cmp_point {
     char *benchmark;
@@ -18,11 +25,28 @@ typedef struct cb_cmp_point {
     bool timed;     /* status ok or noisy in at least one directory      */
     char status[8]; /* the status of the first directory that listed it  */
     char *reason;   /* the reason of the first untimed status, or ""     */
-    double *times;  /* per-run sample times in seconds, all > 0          */
+    char timer[8];  /* event, host or cupti: first directory that timed it ("" unknown) */
+    int batch;      /* runs per sample, the smallest over directories (>= 1) */
+    char *throttle; /* throttling words of `throttle` (not none, gpu_idle,
+                     * applications_clocks_setting, display_clock_setting),
+                     * the first directory's that has any; NULL if none */
+    /* every sample: its per-run time (s, > 0), directory and replicate */
+    double *times;
+    int *dir, *replicate;
     int n, cap;
     int last_dir;    /* loader bookkeeping: last directory that listed it */
     bool last_timed; /* ... and whether that directory timed it           */
 } cb_cmp_point;
+
+/* What one directory of a side was. */
+typedef struct cb_cmp_dir {
+    char *path;
+    int schema;          /* results.csv schema_version: 1 or 2             */
+    bool has_replicates; /* samples.csv has a `replicate` column           */
+    int rounds;          /* 1 + the largest replicate seen, at least 1     */
+    bool has_throttle;   /* results.csv has a `throttle` column            */
+    cb_cmp_meta meta;
+} cb_cmp_dir;
 
 typedef struct cb_cmp_slot cb_cmp_slot;
 
@@ -31,8 +55,9 @@ typedef struct cb_cmp_run {
     int n_points, cap;
     cb_cmp_slot *index; /* hash of (benchmark, axes) -> point             */
     int index_cap;
+    cb_cmp_dir *dirs; /* one per directory loaded (n_dirs)                */
     int n_dirs;
-    char label[512];     /* the first directory loaded (n_dirs in all)     */
+    char label[512];     /* the first directory loaded                     */
     char git_sha[64];    /* from the first meta.json that has one, or ""   */
     char device[128];    /* device name from the first meta.json, or ""    */
     long orphan_samples; /* samples.csv rows whose point results.csv lacks */
@@ -42,23 +67,31 @@ typedef struct cb_cmp_run {
 void cb_cmp_run_init(cb_cmp_run *run);
 void cb_cmp_run_free(cb_cmp_run *run);
 
+/* Start a new directory (the loader calls it; tests that build runs in
+ * memory call it to add a second process). False when out of memory. */
+bool cb_cmp_run_begin_dir(cb_cmp_run *run, const char *path, cb_msg *err);
+
 /* The point with this identity, or NULL. */
 cb_cmp_point *cb_cmp_run_find(const cb_cmp_run *run, const char *benchmark, const char *axes);
 
-/* Add a point, or fold a status into the one already there (timed if either
- * is). `status` is "ok", "noisy", "skip" or "fail"; `reason` may be NULL.
- * NULL with `err` set when out of memory or for an unknown status. */
+/* Add a point to the current directory (one is begun if none is), or fold a
+ * status into the one already there (timed if either is). `status` is "ok",
+ * "noisy", "skip" or "fail"; `reason` may be NULL. NULL with `err` set when
+ * out of memory or for an unknown status. */
 cb_cmp_point *cb_cmp_run_add_point(cb_cmp_run *run, const char *benchmark, const char *axes,
                                    const char *status, const char *reason, cb_msg *err);
 
-/* Append one sample time (> 0, finite) to a point. False when out of memory. */
-bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, cb_msg *err);
+/* Append one sample time (> 0, finite) of `replicate` (>= 0) to a point, in
+ * the directory that last listed it. False when out of memory. */
+bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, int replicate, cb_msg *err);
 
-/* Read the run directory `dir` into `run`, pooling with what is there.
+/* Read the run directory `dir` into `run` as one more directory of the side.
  * Errors (false, `err` says which file and line): a missing or unreadable
  * results.csv or samples.csv, a CSV syntax error, a missing column, a
- * schema_version other than 1, an unknown status, a point listed twice in
- * one results.csv, a time_s that is not a positive finite number. */
+ * schema_version other than 1 or 2, an unknown status, a point listed twice
+ * in one results.csv, a time_s that is not a positive finite number, a
+ * replicate that is not a whole number in [0, 1e6], a meta.json that is not
+ * valid JSON (compare_meta.h). */
 bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err);
 
 #endif

@@ -4,6 +4,14 @@
 #include <math.h>
 #include <string.h>
 
+/* At most this many throttled points are named in the markdown. */
+#define CB_REPORT_MAX_THROTTLED 10
+
+const char *cb_widening_name(cb_widening w)
+{
+    return w == CB_WIDEN_CALIBRATION ? "calibration" : w == CB_WIDEN_DEFAULT ? "default" : "none";
+}
+
 /* Table cells: '|' would end the cell, '<' could open an HTML tag, and a
  * newline would end the row. */
 static void md_text(FILE *f, const char *s)
@@ -53,6 +61,15 @@ static const char *fmt_pct(double v, char *buf, size_t len)
     return buf;
 }
 
+static const char *fmt_geomean(const cb_geomean *g, char *buf, size_t len)
+{
+    if (g->points == 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.3f (%.3f – %.3f)", g->ratio, g->ci_lo, g->ci_hi);
+    return buf;
+}
+
 static void side_line(FILE *f, const char *name, const cb_cmp_run *run)
 {
     fprintf(f, "%s `", name);
@@ -62,18 +79,140 @@ static void side_line(FILE *f, const char *name, const cb_cmp_run *run)
         fprintf(f, " + %d more run%s", run->n_dirs - 1, run->n_dirs > 2 ? "s" : "");
     if (run->git_sha[0] || run->device[0]) {
         fputs(" (", f);
-        if (run->git_sha[0]) fprintf(f, "git %s", run->git_sha);
+        if (run->git_sha[0]) fputs("git ", f), md_text(f, run->git_sha);
         if (run->git_sha[0] && run->device[0]) fputs(", ", f);
         if (run->device[0]) md_text(f, run->device);
         fputc(')', f);
     }
 }
 
+/* "BASE: 1 run, 5 rounds per point, schema 2" and what an old schema lacks. */
+static void side_shape(FILE *f, const char *name, const cb_cmp_run *run)
+{
+    int v1 = 0, rounds_min = 0, rounds_max = 0;
+    for (int d = 0; d < run->n_dirs; d++) {
+        v1 += run->dirs[d].schema == 1;
+        int r = run->dirs[d].rounds;
+        if (d == 0 || r < rounds_min) rounds_min = r;
+        if (r > rounds_max) rounds_max = r;
+    }
+    fprintf(f, "- %s: %d run%s", name, run->n_dirs, run->n_dirs == 1 ? "" : "s");
+    if (rounds_max > 1) {
+        if (rounds_min == rounds_max)
+            fprintf(f, ", %d rounds each", rounds_max);
+        else
+            fprintf(f, ", %d to %d rounds each", rounds_min, rounds_max);
+    } else {
+        fputs(", one round each", f);
+    }
+    if (v1 > 0)
+        fprintf(f, "; %sschema 1: no replicates, throttle or telemetry recorded",
+                v1 == run->n_dirs ? "" : "partly ");
+    fputs(".\n", f);
+}
+
+/* Which unit the tests used, and where the between-run spread came from. */
+static void knowledge(FILE *f, const cb_report_input *in)
+{
+    const cb_compare_result *r = in->result;
+    const cb_compare_opts *o = in->opts;
+    fputs("**What this comparison can know.**\n\n", f);
+    side_shape(f, "BASE", in->base);
+    side_shape(f, "NEW", in->cand);
+    if (r->tested == 0) {
+        fputs("\n", f);
+        return;
+    }
+    static const char *const basis_text[] = {
+        [CB_BASIS_RUNS] = "the spread of its runs (separate processes)",
+        [CB_BASIS_ROUNDS] = "the spread of its rounds inside each run",
+        [CB_BASIS_SAMPLES] = "its samples (one unit per run)",
+    };
+    for (int side = 0; side < 2; side++)
+        for (int b = 0; b < 3; b++)
+            if (r->basis_count[side][b])
+                fprintf(f, "- %s's uncertainty at %d point%s: %s.\n", side ? "NEW" : "BASE",
+                        r->basis_count[side][b], r->basis_count[side][b] == 1 ? "" : "s",
+                        basis_text[b]);
+    if (r->widening_count[CB_WIDEN_CALIBRATION])
+        fprintf(f,
+                "- Widened at %d point%s by the between-run spread of the calibration `%s`%s%s "
+                "(an A/A pair, %s).\n",
+                r->widening_count[CB_WIDEN_CALIBRATION],
+                r->widening_count[CB_WIDEN_CALIBRATION] == 1 ? "" : "s", o->calibration->path,
+                o->calibration->device[0] ? " recorded on " : "", o->calibration->device,
+                o->calibration->basis);
+    if (r->widening_count[CB_WIDEN_DEFAULT])
+        fprintf(f,
+                "- Widened at %d point%s by the default between-run spread of %g%% per run: one "
+                "run without rounds cannot show how much another process differs (record a "
+                "calibration: `cubench compare --calibrate A B -o FILE`, then `--calibration "
+                "FILE`).\n",
+                r->widening_count[CB_WIDEN_DEFAULT],
+                r->widening_count[CB_WIDEN_DEFAULT] == 1 ? "" : "s", 100.0 * o->between_run_sd);
+    int rounds_only = r->basis_count[0][CB_BASIS_ROUNDS] + r->basis_count[1][CB_BASIS_ROUNDS];
+    if (rounds_only && !o->calibration)
+        fputs("- Rounds stand in for separate processes here: a process-level offset that no "
+              "round shows is not in the CIs (a calibration adds it).\n",
+              f);
+    fputs("\n", f);
+}
+
+static void conditions(FILE *f, const cb_report_input *in)
+{
+    const cb_cmp_conditions *c = in->conditions;
+    if (!c) return;
+    if (c->n_diffs > 0) {
+        fputs("> **Warning:** BASE and NEW ran under different conditions:\n>\n"
+              "> | condition | BASE | NEW |\n> |---|---|---|\n",
+              f);
+        for (int i = 0; i < c->n_diffs; i++) {
+            fputs("> | ", f);
+            md_text(f, c->diffs[i].key);
+            fputs(" | ", f);
+            md_text(f, c->diffs[i].base);
+            fputs(" | ", f);
+            md_text(f, c->diffs[i].cand);
+            fputs(" |\n", f);
+        }
+        fputs("\n", f);
+    }
+    int nb = in->base->n_dirs, nn = in->cand->n_dirs;
+    if (c->base_meta < nb || c->new_meta < nn)
+        fprintf(f, "Runs without meta.json (conditions unknown): BASE %d of %d, NEW %d of %d.\n\n",
+                nb - c->base_meta, nb, nn - c->new_meta, nn);
+    if ((c->base_telemetry > 0) != (c->new_telemetry > 0))
+        fprintf(f, "Telemetry: only %s recorded clocks, power and throttling.\n\n",
+                c->base_telemetry ? "BASE" : "NEW");
+}
+
+static void throttled(FILE *f, const cb_compare_result *r)
+{
+    if (r->throttled == 0) return;
+    fprintf(f, "**Throttled** (clock-event reasons while sampling) at %d point%s:", r->throttled,
+            r->throttled == 1 ? "" : "s");
+    int shown = 0;
+    for (int i = 0; i < r->n_rows && shown < CB_REPORT_MAX_THROTTLED; i++) {
+        const cb_compare_row *row = &r->rows[i];
+        if (!row->base_throttle && !row->new_throttle) continue;
+        fputs(shown ? "; " : " ", f);
+        md_text(f, row->benchmark);
+        fputs(" [", f);
+        md_text(f, row->axes);
+        fputs("]", f);
+        if (row->base_throttle) fputs(" BASE ", f), md_text(f, row->base_throttle);
+        if (row->new_throttle) fputs(" NEW ", f), md_text(f, row->new_throttle);
+        shown++;
+    }
+    if (r->throttled > shown) fprintf(f, "; and %d more", r->throttled - shown);
+    fputs(".\n\n", f);
+}
+
 static void table_head(FILE *f, const cb_compare_opts *o)
 {
     fprintf(f,
-            "| verdict | benchmark | axes | NEW/BASE | %g%% CI | q | BASE median | NEW median "
-            "| n | rel IQR | note |\n",
+            "| verdict | benchmark | axes | NEW/BASE | %g%% CI | q | MDE | BASE | NEW | units "
+            "| note |\n",
             100.0 * (1.0 - o->alpha));
     fputs("|---|---|---|--:|---|--:|--:|--:|--:|--:|---|\n", f);
 }
@@ -88,7 +227,7 @@ static void table_row(FILE *f, const cb_compare_row *row)
     fputs(" | ", f);
     md_text(f, row->axes);
     fprintf(f, " | %s | ", fmt_ratio(row->ratio, a, sizeof a));
-    if (!isnan(row->ci_lo) && isfinite(row->ci_hi))
+    if (!isnan(row->ci_lo))
         fprintf(f, "%.3f – %.3f", row->ci_lo, row->ci_hi);
     else
         fputs("-", f);
@@ -96,19 +235,59 @@ static void table_row(FILE *f, const cb_compare_row *row)
         fputs(" | - ", f);
     else
         fprintf(f, " | %.2g ", row->q);
-    fprintf(f, "| %s | %s | %d/%d | ", fmt_time(row->base_median, b, sizeof b),
-            fmt_time(row->new_median, c, sizeof c), row->base_n, row->new_n);
-    fprintf(f, "%s", fmt_pct(row->base_rel_iqr, d, sizeof d));
-    fprintf(f, " / %s | ", fmt_pct(row->new_rel_iqr, d, sizeof d));
+    fprintf(f, "| %s | %s | %s | %d/%d | ", fmt_pct(row->mde, d, sizeof d),
+            fmt_time(row->base.median_s, b, sizeof b), fmt_time(row->cand.median_s, c, sizeof c),
+            row->base.units, row->cand.units);
     md_text(f, row->note);
     fputs(" |\n", f);
 }
 
-bool cb_compare_write_markdown(FILE *f, const cb_compare_result *r, const cb_compare_opts *o,
-                               const cb_cmp_run *base, const cb_cmp_run *cand, const char *title)
+static void rules(FILE *f, const cb_report_input *in)
 {
-    char buf[64];
-    fprintf(f, "### %s: ", title && *title ? title : "cubench compare");
+    const cb_compare_opts *o = in->opts;
+    double level = 100.0 * (1.0 - o->alpha);
+    fprintf(f,
+            "Rules: *slower*/*faster*: NEW is more than %g%% slower/faster with %g%% confidence "
+            "after the Benjamini–Hochberg correction over the %d tested points; *same*: the %g%% "
+            "CI of NEW/BASE lies within ±%g%%; otherwise *inconclusive*. MDE: the smallest "
+            "slowdown a point catches with probability %g at level %g (and at least the timer's "
+            "floor: event timer %g µs, host clock %g µs, per run of a batch). Fewer than %d "
+            "samples on a side: *inconclusive*.\n\n",
+            100.0 * o->delta, level, in->result->tested, level, 100.0 * o->delta, o->power,
+            o->alpha, 1e6 * o->event_res_s, 1e6 * o->host_res_s, o->min_samples);
+}
+
+static void groups(FILE *f, const cb_compare_result *r, const cb_compare_opts *o)
+{
+    char buf[96];
+    if (r->n_groups <= 1) return;
+    fprintf(f,
+            "| benchmark | tested points | geomean NEW/BASE (%g%% CI) | slower | faster | same | "
+            "other |\n",
+            100.0 * (1.0 - o->alpha));
+    fputs("|---|--:|--:|--:|--:|--:|--:|\n", f);
+    for (int g = 0; g < r->n_groups; g++) {
+        const cb_compare_group *grp = &r->groups[g];
+        int other = 0;
+        for (int v = 0; v < CB_VERDICT_COUNT; v++)
+            other += grp->counts[v];
+        other -= grp->counts[CB_VERDICT_SLOWER] + grp->counts[CB_VERDICT_FASTER] +
+                 grp->counts[CB_VERDICT_SAME];
+        fputs("| ", f);
+        md_text(f, grp->benchmark);
+        fprintf(f, " | %d | %s | %d | %d | %d | %d |\n", grp->geomean.points,
+                fmt_geomean(&grp->geomean, buf, sizeof buf), grp->counts[CB_VERDICT_SLOWER],
+                grp->counts[CB_VERDICT_FASTER], grp->counts[CB_VERDICT_SAME], other);
+    }
+    fputs("\n", f);
+}
+
+bool cb_compare_write_markdown(FILE *f, const cb_report_input *in)
+{
+    const cb_compare_result *r = in->result;
+    const cb_compare_opts *o = in->opts;
+    char buf[96];
+    fprintf(f, "### %s: ", in->title && *in->title ? in->title : "cubench compare");
     bool any = false;
     for (int v = 0; v < CB_VERDICT_COUNT; v++) {
         if (!r->counts[v]) continue;
@@ -119,43 +298,18 @@ bool cb_compare_write_markdown(FILE *f, const cb_compare_result *r, const cb_com
     if (!any) fputs("no points", f);
     fputs("\n\n", f);
 
-    side_line(f, "BASE", base);
+    side_line(f, "BASE", in->base);
     fputs(" → ", f);
-    side_line(f, "NEW", cand);
+    side_line(f, "NEW", in->cand);
     fputs("\n\n", f);
-    if (base->device[0] && cand->device[0] && strcmp(base->device, cand->device) != 0)
-        fputs("> **Warning:** BASE and NEW ran on different devices.\n\n", f);
+    knowledge(f, in);
+    conditions(f, in);
+    throttled(f, r);
 
-    fprintf(f, "Overall geometric-mean NEW/BASE: **%s** over %d points timed on both sides.\n\n",
-            fmt_ratio(r->geomean, buf, sizeof buf), r->geomean_points);
-    fprintf(f,
-            "Rules: *slower*/*faster* need the %g%% CI of the Hodges-Lehmann ratio NEW/BASE to "
-            "exclude 1, a change of at least %g%% and a Benjamini-Hochberg q <= %g; *same*: the "
-            "CI lies within ±%g%%, or the medians are less than %g us apart (the timer's "
-            "resolution); *noisy*: relative IQR above %g%% on a side; fewer than %d "
-            "samples: *inconclusive*.\n\n",
-            100.0 * (1.0 - o->alpha), 100.0 * o->delta, o->alpha, 100.0 * o->delta,
-            1e6 * o->min_abs_delta, 100.0 * o->noise_limit, o->min_samples);
-
-    if (r->n_groups > 1) {
-        fputs("| benchmark | timed points | geomean NEW/BASE | slower | faster | same | other |\n",
-              f);
-        fputs("|---|--:|--:|--:|--:|--:|--:|\n", f);
-        for (int g = 0; g < r->n_groups; g++) {
-            const cb_compare_group *grp = &r->groups[g];
-            int other = 0;
-            for (int v = 0; v < CB_VERDICT_COUNT; v++)
-                other += grp->counts[v];
-            other -= grp->counts[CB_VERDICT_SLOWER] + grp->counts[CB_VERDICT_FASTER] +
-                     grp->counts[CB_VERDICT_SAME];
-            fputs("| ", f);
-            md_text(f, grp->benchmark);
-            fprintf(f, " | %d | %s | %d | %d | %d | %d |\n", grp->points,
-                    fmt_ratio(grp->geomean, buf, sizeof buf), grp->counts[CB_VERDICT_SLOWER],
-                    grp->counts[CB_VERDICT_FASTER], grp->counts[CB_VERDICT_SAME], other);
-        }
-        fputs("\n", f);
-    }
+    fprintf(f, "Overall geometric-mean NEW/BASE: **%s** (%g%% CI) over %d tested points.\n\n",
+            fmt_geomean(&r->geomean, buf, sizeof buf), 100.0 * (1.0 - o->alpha), r->geomean.points);
+    rules(f, in);
+    groups(f, r, o);
 
     int changed = r->n_rows - r->counts[CB_VERDICT_SAME];
     if (changed > 0) {
@@ -175,8 +329,10 @@ bool cb_compare_write_markdown(FILE *f, const cb_compare_result *r, const cb_com
     return !ferror(f);
 }
 
-static void csv_text(FILE *f, const char *s)
+/* A field, quoted when it holds a comma, quote or line break. */
+static void csv_quoted(FILE *f, const char *s)
 {
+    if (!s) return;
     if (!strpbrk(s, ",\"\r\n")) {
         fputs(s, f);
         return;
@@ -189,6 +345,13 @@ static void csv_text(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A field after the first: a comma, then the field (NULL: empty). */
+static void csv_text(FILE *f, const char *s)
+{
+    fputc(',', f);
+    csv_quoted(f, s);
+}
+
 static void csv_num(FILE *f, double v)
 {
     fputc(',', f);
@@ -197,27 +360,42 @@ static void csv_num(FILE *f, double v)
 
 bool cb_compare_write_csv(FILE *f, const cb_compare_result *r)
 {
-    fputs("benchmark,axes,verdict,ratio,ci_lo,ci_hi,p,q,base_median_s,new_median_s,base_n,new_n,"
-          "base_rel_iqr,new_rel_iqr,note\n",
+    fputs("benchmark,axes,verdict,ratio,ci_lo,ci_hi,p,q,mde,base_median_s,new_median_s,base_n,"
+          "new_n,base_units,new_units,base_runs,new_runs,basis,df,between_run_sd,widening,floor_s,"
+          "base_rel_iqr,new_rel_iqr,base_throttle,new_throttle,note\n",
           f);
     for (int i = 0; i < r->n_rows; i++) {
         const cb_compare_row *row = &r->rows[i];
-        bool has_ci = !isnan(row->ci_lo) && isfinite(row->ci_hi);
-        csv_text(f, row->benchmark);
-        fputc(',', f);
+        bool test = !isnan(row->p);
+        char basis[32] = "";
+        if (test)
+            snprintf(basis, sizeof basis, "%s/%s", cb_basis_name(row->base.basis),
+                     cb_basis_name(row->cand.basis));
+        csv_quoted(f, row->benchmark); /* the first field: no comma before it */
         csv_text(f, row->axes);
-        fprintf(f, ",%s", cb_verdict_name(row->verdict));
+        csv_text(f, cb_verdict_name(row->verdict));
         csv_num(f, row->ratio);
-        csv_num(f, has_ci ? row->ci_lo : NAN);
-        csv_num(f, has_ci ? row->ci_hi : NAN);
+        csv_num(f, row->ci_lo);
+        csv_num(f, row->ci_hi);
         csv_num(f, row->p);
         csv_num(f, row->q);
-        csv_num(f, row->base_median);
-        csv_num(f, row->new_median);
-        fprintf(f, ",%d,%d", row->base_n, row->new_n);
-        csv_num(f, row->base_rel_iqr);
-        csv_num(f, row->new_rel_iqr);
-        fputc(',', f);
+        csv_num(f, row->mde);
+        csv_num(f, row->base.median_s);
+        csv_num(f, row->cand.median_s);
+        fprintf(f, ",%d,%d,%d,%d,%d,%d", row->base.n, row->cand.n, row->base.units, row->cand.units,
+                row->base.runs, row->cand.runs);
+        csv_text(f, basis);
+        if (test && isinf(row->df))
+            fputs(",inf", f); /* every part of the variance known exactly */
+        else
+            csv_num(f, test ? row->df : NAN);
+        csv_num(f, test ? row->between_sd : NAN);
+        csv_text(f, test ? cb_widening_name(row->widening) : "");
+        csv_num(f, row->floor_s);
+        csv_num(f, row->base.rel_iqr);
+        csv_num(f, row->cand.rel_iqr);
+        csv_text(f, row->base_throttle);
+        csv_text(f, row->new_throttle);
         csv_text(f, row->note);
         fputc('\n', f);
     }

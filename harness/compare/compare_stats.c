@@ -1,4 +1,4 @@
-/* compare_stats.c - Mann-Whitney null distribution, test, CI ranks, BH. */
+/* compare_stats.c - normal and Student t distributions, BH, quantiles. */
 #include "compare_stats.h"
 
 #include <math.h>
@@ -7,6 +7,8 @@
 
 #define CB_SQRT2   1.41421356237309504880
 #define CB_SQRT2PI 2.50662827463100050242
+/* Beyond this many degrees of freedom t and the normal agree to 1e-9. */
+#define CB_T_DF_NORMAL 1e9
 
 double cb_normal_sf(double z)
 {
@@ -46,136 +48,104 @@ double cb_normal_quantile(double p)
     return x - u / (1.0 + x * u / 2.0);
 }
 
-/* f_{i,j}(u) = P(U = u) for i "row" and j "column" observations satisfies
- *     f_{i,j}(u) = i/(i+j) f_{i-1,j}(u - j) + j/(i+j) f_{i,j-1}(u)
- * (the largest of the i + j values is a row value, beating all j columns, or
- * a column value, beating none). Only additions of positive terms, so no
- * cancellation. Rows run over the larger sample to keep each row short. */
-double *cb_mwu_exact_cdf(int m, int n)
+/* The continued fraction of the regularized incomplete beta function
+ * I_x(a, b), evaluated by the modified Lentz method; converges quickly for
+ * x < (a + 1) / (a + b + 2), which the caller arranges. */
+static double beta_fraction(double a, double b, double x)
 {
-    if (m < 1 || n < 1 || (int64_t)m * n > CB_MWU_EXACT_MAX) return NULL;
-    int a = m > n ? m : n, b = m > n ? n : m;
-    /* Row i holds f_{i,j} for j = 0..b back to back; f_{i,j} has i*j+1 entries. */
-    size_t row_len = (size_t)a * (size_t)b * (size_t)(b + 1) / 2 + (size_t)b + 1;
-    size_t *start = malloc((size_t)(b + 1) * sizeof *start);
-    double *prev = calloc(row_len, sizeof *prev);
-    double *cur = calloc(row_len, sizeof *cur);
-    size_t total = (size_t)m * (size_t)n + 1;
-    double *cdf = malloc(total * sizeof *cdf);
-    if (!start || !prev || !cur || !cdf) {
-        free(start), free(prev), free(cur), free(cdf);
-        return NULL;
+    const double tiny = 1e-300, eps = 1e-15;
+    double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+    if (fabs(d) < tiny) d = tiny;
+    d = 1.0 / d;
+    double f = d;
+    for (int m = 1; m <= 10000; m++) {
+        /* even step */
+        double num = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
+        d = 1.0 + num * d;
+        c = 1.0 + num / c;
+        if (fabs(d) < tiny) d = tiny;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        f *= d * c;
+        /* odd step */
+        num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
+        d = 1.0 + num * d;
+        c = 1.0 + num / c;
+        if (fabs(d) < tiny) d = tiny;
+        if (fabs(c) < tiny) c = tiny;
+        d = 1.0 / d;
+        double step = d * c;
+        f *= step;
+        if (fabs(step - 1.0) < eps) break;
     }
-    for (int j = 0; j <= b; j++)
-        prev[j] = 1.0; /* i = 0: U = 0 surely, length 1 each */
-    for (int i = 1; i <= a; i++) {
-        /* Offsets in row i, and in row i-1 (computed on the fly). */
-        size_t off = 0;
-        for (int j = 0; j <= b; j++) {
-            start[j] = off;
-            off += (size_t)i * (size_t)j + 1;
-        }
-        size_t poff = 0; /* start of f_{i-1,j} in prev */
-        for (int j = 0; j <= b; j++) {
-            double *f = cur + start[j];
-            size_t len = (size_t)i * (size_t)j + 1;
-            if (j == 0) {
-                f[0] = 1.0;
-            } else {
-                const double *up = prev + poff;          /* f_{i-1,j}, (i-1) j + 1 entries */
-                const double *left = cur + start[j - 1]; /* f_{i,j-1}, i (j-1) + 1 */
-                double wu = (double)i / (i + j), wl = (double)j / (i + j);
-                size_t up_len = (size_t)(i - 1) * (size_t)j + 1;
-                size_t left_len = (size_t)i * (size_t)(j - 1) + 1;
-                for (size_t u = 0; u < len; u++) {
-                    double v = 0.0;
-                    if (u >= (size_t)j && u - (size_t)j < up_len) v += wu * up[u - (size_t)j];
-                    if (u < left_len) v += wl * left[u];
-                    f[u] = v;
-                }
-            }
-            poff += (size_t)(i - 1) * (size_t)j + 1;
-        }
-        double *t = prev;
-        prev = cur;
-        cur = t;
-    }
-    const double *f = prev + start[b]; /* f_{a,b} */
-    double acc = 0.0;
-    for (size_t u = 0; u < total; u++) {
-        acc += f[u];
-        cdf[u] = acc < 1.0 ? acc : 1.0;
-    }
-    free(start), free(prev), free(cur);
-    return cdf;
+    return f;
 }
 
-void cb_mwu_test(const double *x, int m, const double *y, int n, const double *cdf, cb_mwu *out)
+/* I_x(a, b) for 0 <= x <= 1. */
+static double incomplete_beta(double a, double b, double x)
 {
-    /* U by two pointers: for each y[j], count x below and equal. */
-    double u = 0.0;
-    int lt = 0, le = 0;
-    for (int j = 0; j < n; j++) {
-        while (lt < m && x[lt] < y[j])
-            lt++;
-        if (le < lt) le = lt;
-        while (le < m && x[le] <= y[j])
-            le++;
-        u += lt + 0.5 * (le - lt);
-    }
-    /* Tie groups of the pooled sample by a merge walk. */
-    double tie_term = 0.0;
-    int i = 0, j = 0;
-    while (i < m || j < n) {
-        double v = (j >= n || (i < m && x[i] <= y[j])) ? x[i] : y[j];
-        double t = 0.0;
-        while (i < m && x[i] == v)
-            i++, t++;
-        while (j < n && y[j] == v)
-            j++, t++;
-        tie_term += t * t * t - t;
-    }
-    double mn = (double)m * n;
-    out->u = u;
-    out->tie_term = tie_term;
-    out->exact = cdf && tie_term == 0.0;
-    if (out->exact) {
-        double lower = u < mn - u ? u : mn - u; /* an integer without ties */
-        double p = 2.0 * cdf[(size_t)lower];
-        out->p = p < 1.0 ? p : 1.0;
-        return;
-    }
-    double big_n = (double)m + n;
-    double var = mn / 12.0 * ((big_n + 1.0) - tie_term / (big_n * (big_n - 1.0)));
-    if (!(var > 0.0)) { /* every pooled value equal: no evidence either way */
-        out->p = 1.0;
-        return;
-    }
-    double z = (fabs(u - mn / 2.0) - 0.5) / sqrt(var);
-    if (z < 0.0) z = 0.0;
-    double p = 2.0 * cb_normal_sf(z);
-    out->p = p < 1.0 ? p : 1.0;
+    if (x <= 0.0) return 0.0;
+    if (x >= 1.0) return 1.0;
+    double log_front = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+    if (x < (a + 1.0) / (a + b + 2.0)) return exp(log_front) * beta_fraction(a, b, x) / a;
+    return 1.0 - exp(log_front) * beta_fraction(b, a, 1.0 - x) / b;
 }
 
-int64_t cb_mwu_ci_rank(int m, int n, double alpha, const double *cdf, double tie_term)
+double cb_t_cdf(double t, double df)
 {
-    int64_t mn = (int64_t)m * n;
-    if (cdf) {
-        int64_t k = 0;
-        while (k < mn && cdf[k] <= alpha / 2.0)
-            k++; /* cdf[k] = P(U <= k) */
-        /* now k = the number of u with P(U <= u) <= alpha/2, i.e. the
-         * largest k with P(U <= k-1) <= alpha/2 */
-        return k > mn / 2 ? mn / 2 : k;
+    if (isnan(t) || !(df > 0.0)) return NAN;
+    if (df >= CB_T_DF_NORMAL) return 1.0 - cb_normal_sf(t);
+    if (isinf(t)) return t > 0 ? 1.0 : 0.0;
+    /* P(|T| > |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2) */
+    double tail = 0.5 * incomplete_beta(0.5 * df, 0.5, df / (df + t * t));
+    return t > 0 ? 1.0 - tail : tail;
+}
+
+static double t_pdf(double t, double df)
+{
+    double log_c = lgamma(0.5 * (df + 1.0)) - lgamma(0.5 * df) - 0.5 * log(df * M_PI);
+    return exp(log_c - 0.5 * (df + 1.0) * log1p(t * t / df));
+}
+
+/* The Cornish-Fisher expansion of the t quantile around the normal one
+ * (Abramowitz & Stegun 26.7.5): within 1e-6 of the root from about 5 df
+ * on, so one or two Newton steps finish it. */
+static double t_quantile_start(double z, double df)
+{
+    double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+    double g1 = (z3 + z) / 4.0;
+    double g2 = (5.0 * z5 + 16.0 * z3 + 3.0 * z) / 96.0;
+    double g3 = (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / 384.0;
+    double g4 = (79.0 * z9 + 776.0 * z7 + 1482.0 * z5 - 1920.0 * z3 - 945.0 * z) / 92160.0;
+    return z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
+}
+
+double cb_t_quantile(double p, double df)
+{
+    if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
+        return p == 0.0 ? -INFINITY : p == 1.0 ? INFINITY : NAN;
+    if (df >= CB_T_DF_NORMAL) return cb_normal_quantile(p);
+    if (p < 0.5) return -cb_t_quantile(1.0 - p, df);
+    if (p == 0.5) return 0.0;
+    /* Newton steps from the expansion, kept inside a bracket [lo, hi] of
+     * the root that every evaluation narrows; a step that would leave it
+     * bisects instead (the expansion is poor below a few df). */
+    double t = t_quantile_start(cb_normal_quantile(p), df);
+    double lo = 0.0, hi = INFINITY;
+    for (int it = 0; it < 400; it++) {
+        double f = cb_t_cdf(t, df) - p;
+        if (f == 0.0) return t;
+        if (f < 0)
+            lo = t;
+        else
+            hi = t;
+        double next = t - f / t_pdf(t, df);
+        if (!(next > lo && next < hi))
+            next = isinf(hi) ? 2.0 * (t > 1.0 ? t : 1.0) : 0.5 * (lo + hi);
+        if (fabs(next - t) <= 1e-13 * fabs(next)) return next;
+        t = next;
     }
-    double big_n = (double)m + n;
-    double var = (double)mn / 12.0 * ((big_n + 1.0) - tie_term / (big_n * (big_n - 1.0)));
-    if (!(var > 0.0)) return 0;
-    double z = cb_normal_quantile(1.0 - alpha / 2.0);
-    /* P(U <= k-1) ~ Phi((k - 1/2 - mn/2) / sd) <= alpha/2 */
-    double k = floor((double)mn / 2.0 + 0.5 - z * sqrt(var));
-    if (k < 1.0) return 0;
-    return (int64_t)k;
+    return t;
 }
 
 typedef struct p_index {

@@ -144,6 +144,11 @@ static void test_gate(void)
     char summary[512];
     snprintf(summary, sizeof summary, "%s/step_summary.md", tmp_root);
     setenv("GITHUB_STEP_SUMMARY", summary, 1);
+    /* 3 rounds (3 runs per side: the runs are the unit, as with the default
+     * 6) keep the test short: every run is a process of this binary, and
+     * under AddressSanitizer one costs half a second. */
+    setenv("CUBENCH_GATE_ROUNDS", "3", 1);
+    setenv("CUBENCH_GATE_CONFIRM_ROUNDS", "3", 1);
 
     /* A/A: pass; runs in A B B A order, two processes per line and round */
     CHECK(gate("aa") == 0);
@@ -189,6 +194,18 @@ static void test_gate(void)
     CHECK_CONTAINS(text, "no point was timed by both builds");
     free(text);
     unsetenv("CB_FAKE_SKIP");
+
+    /* the defaults the script documents: 6 screening, 4 confirmation rounds */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "bash '%s/scripts/perf_gate.sh' --help > '%s/help.txt' 2>&1",
+             CB_SOURCE_DIR, tmp_root);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof path, "%s/help.txt", tmp_root);
+    text = read_all(path);
+    CHECK_CONTAINS(
+        text, "CUBENCH_GATE_ROUNDS          screening rounds, each one A and one B run (default 6");
+    CHECK_CONTAINS(text, "CUBENCH_GATE_CONFIRM_ROUNDS  confirmation rounds (default 4)");
+    free(text);
 
     /* an existing, non-empty output directory: exit 2 */
     CHECK(gate("aa") == 2);
