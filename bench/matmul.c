@@ -128,11 +128,18 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
 #define CB_MATMUL_REF "matmul/cublas_fp32"
 
 /* `peak`: CB_PEAK_FP32 for every FP32 (SIMT) kernel; none for the tensor-core
- * ceilings, whose rates a percentage of the FP32 peak would only mislead. */
+ * ceilings, whose rates a percentage of the FP32 peak would only mislead.
+ * `min_cc_`, `feature_`: what the rung needs beyond the FP32 SIMT units every
+ * GPU has (bench.h needs). The FP32 rungs need nothing; the tensor-core
+ * ceilings need sm_80: Turing's tensor cores take FP16 and integers only, so
+ * on sm_75 a TF32 or BF16 GEMM would not be the ceiling the row claims.
+ * Only cuBLAS's rungs have needs, and cuBLAS brings its own GPU code
+ * (library_code): a PTX-only build of ours does not limit it. */
 #define CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr,        \
-                           run_fn, peak_kind)                                                      \
+                           run_fn, peak_kind, min_cc_, feature_)                                   \
     {                                                                                              \
         .name = "matmul/" rung_name, .summary = text, .target = CB_TARGET_CUDA,                    \
+        .needs = {.min_cc = min_cc_, .feature = feature_, .library_code = true},                   \
         .axes = axes_table, .n_axes = CB_ARRAY_LEN(axes_table), .peak = peak_kind,                 \
         .ref_bench = ref, .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = setup_fn,          \
         .param = param_ptr, .run = run_fn, .verify = cb_matmul_verify,                             \
@@ -140,7 +147,7 @@ CB_MATMUL_KERNEL_RUNG(pipelined, cb_variant_config)
     }
 #define CB_MATMUL_GPU(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn)     \
     CB_MATMUL_GPU_PEAK(rung_name, text, axes_table, ref, bytes_fn, setup_fn, param_ptr, run_fn,    \
-                       CB_PEAK_FP32)
+                       CB_PEAK_FP32, 0, NULL)
 
 #define CB_MATMUL_RUNG(rung, text, axes_table)                                                     \
     CB_MATMUL_GPU(#rung, text, axes_table, CB_MATMUL_REF, cb_matmul_bytes, cb_matmul_kernel_setup, \
@@ -161,10 +168,12 @@ static const cb_bench matmul_benches[] = {
                   &cb_matmul_cublas_fp32, cb_matmul_cublas_run),
     CB_MATMUL_GPU_PEAK("cublas_tf32", "ceiling, not FP32: cuBLAS with TF32 tensor cores",
                        cb_matmul_axes_fast, NULL, cb_matmul_bytes, cb_matmul_cublas_setup,
-                       &cb_matmul_cublas_tf32, cb_matmul_cublas_run, CB_PEAK_NONE),
+                       &cb_matmul_cublas_tf32, cb_matmul_cublas_run, CB_PEAK_NONE, 80,
+                       "TF32 tensor cores"),
     CB_MATMUL_GPU_PEAK("cublas_bf16", "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
                        cb_matmul_axes_fast, NULL, cb_matmul_bytes_bf16, cb_matmul_cublas_setup,
-                       &cb_matmul_cublas_bf16, cb_matmul_cublas_run, CB_PEAK_NONE),
+                       &cb_matmul_cublas_bf16, cb_matmul_cublas_run, CB_PEAK_NONE, 80,
+                       "BF16 tensor cores"),
     CB_MATMUL_RUNG(naive_uncoalesced, "one thread per C element, threadIdx.x along rows",
                    cb_matmul_axes_slow),
     CB_MATMUL_RUNG(naive_coalesced, "one thread per C element, threadIdx.x along columns",

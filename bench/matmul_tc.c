@@ -146,29 +146,45 @@ CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, wgmma_cluster_tf32)
 
 /* No pct_peak: a percentage of the FP32 (SIMT) peak would pass 100, and
  * the tensor-core peak has no device attribute to derive it from. */
-#define CB_TC_BENCH(id, text, ref, bytes_fn)                                                       \
+#define CB_TC_BENCH(id, text, ref, bytes_fn, min_cc_, max_cc_, feature_)                           \
     {                                                                                              \
-        .name = "matmul_tc/" #id, .summary = text, .target = CB_TARGET_CUDA, .axes = cb_tc_axes,   \
+        .name = "matmul_tc/" #id, .summary = text, .target = CB_TARGET_CUDA,                       \
+        .needs = {.min_cc = min_cc_, .max_cc = max_cc_, .feature = feature_}, .axes = cb_tc_axes,  \
         .n_axes = CB_ARRAY_LEN(cb_tc_axes), .peak = CB_PEAK_NONE, .ref_bench = ref,                \
         .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = cb_tc_setup, .param = &cb_tc_##id,   \
         .run = cb_tc_run, .verify = cb_tc_verify, .teardown = cb_tc_teardown                       \
     }
-#define CB_TC_BF16_BENCH(id, text) CB_TC_BENCH(id, text, "matmul/cublas_bf16", cb_matmul_bytes_bf16)
-#define CB_TC_TF32_BENCH(id, text) CB_TC_BENCH(id, text, "matmul/cublas_tf32", cb_matmul_bytes)
+/* Needs (bench.h), checked before setup and by `cubench env`: mma.sync with
+ * BF16/TF32 and cp.async from sm_80; wgmma and TMA in sm_90a code, which
+ * runs on 9.0 alone. cb_tc_supported still refuses shapes in setup. */
+#define CB_TC_SM80  80, 0
+#define CB_TC_SM90A 90, 90
+#define CB_TC_BF16_BENCH(id, text, needs_cc, feature)                                              \
+    CB_TC_BENCH(id, text, "matmul/cublas_bf16", cb_matmul_bytes_bf16, needs_cc, feature)
+#define CB_TC_TF32_BENCH(id, text, needs_cc, feature)                                              \
+    CB_TC_BENCH(id, text, "matmul/cublas_tf32", cb_matmul_bytes, needs_cc, feature)
 
 static const cb_bench matmul_tc_benches[] = {
-    CB_TC_BF16_BENCH(mma_bf16, "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)"),
-    CB_TC_TF32_BENCH(mma_tf32, "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)"),
-    CB_TC_BF16_BENCH(ldmatrix_bf16, "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline"),
-    CB_TC_TF32_BENCH(ldmatrix_tf32, "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline"),
-    CB_TC_BF16_BENCH(wgmma_bf16, "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)"),
-    CB_TC_TF32_BENCH(wgmma_tf32, "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)"),
-    CB_TC_BF16_BENCH(wgmma_ws_bf16,
-                     "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)"),
-    CB_TC_TF32_BENCH(wgmma_ws_tf32,
-                     "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)"),
-    CB_TC_BF16_BENCH(wgmma_cluster_bf16, "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)"),
-    CB_TC_TF32_BENCH(wgmma_cluster_tf32, "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)"),
+    CB_TC_BF16_BENCH(mma_bf16, "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)",
+                     CB_TC_SM80, "BF16 mma.sync"),
+    CB_TC_TF32_BENCH(mma_tf32, "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)", CB_TC_SM80,
+                     "TF32 mma.sync"),
+    CB_TC_BF16_BENCH(ldmatrix_bf16, "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
+                     CB_TC_SM80, "cp.async, BF16 mma.sync"),
+    CB_TC_TF32_BENCH(ldmatrix_tf32, "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
+                     CB_TC_SM80, "cp.async, TF32 mma.sync"),
+    CB_TC_BF16_BENCH(wgmma_bf16, "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)",
+                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
+    CB_TC_TF32_BENCH(wgmma_tf32, "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)",
+                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
+    CB_TC_BF16_BENCH(wgmma_ws_bf16, "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
+                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
+    CB_TC_TF32_BENCH(wgmma_ws_tf32, "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
+                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
+    CB_TC_BF16_BENCH(wgmma_cluster_bf16, "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
+                     CB_TC_SM90A, "wgmma + TMA multicast, sm_90a code"),
+    CB_TC_TF32_BENCH(wgmma_cluster_tf32, "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
+                     CB_TC_SM90A, "wgmma + TMA multicast, sm_90a code"),
 };
 
 const cb_family cb_family_matmul_tc = {

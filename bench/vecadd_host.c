@@ -2,10 +2,12 @@
  *
  * The baseline that runs on any machine, and the way CI drives the whole
  * pipeline (runner, statistics, sinks, reports) for real without a GPU.
- * Work model as on the GPU: 12 bytes per element. */
+ * Work model as on the GPU: 12 bytes per element. The note says the
+ * threads, the cores and the vector ISA of the add loop (cpu_isa.h). */
 #include "vecadd_host.h"
 
 #include "cb_random.h"
+#include "cpu_isa.h"
 #include "mem_budget.h"
 
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const cb_axis_def cb_vecadd_host_axes[CB_VECADD_HOST_N_AXES] = {
     {.name = "n",
@@ -45,6 +48,14 @@ typedef struct host_slice {
     int job; /* 0 = fill inputs and poison c, 1 = add */
 } host_slice;
 
+/* The timed loop, one clone per ISA (cpu_isa.h). */
+CB_CPU_CLONES static void add_range(const float *restrict a, const float *restrict b,
+                                    float *restrict c, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; i++)
+        c[i] = a[i] + b[i];
+}
+
 static void *slice_work(void *arg)
 {
     host_slice *s = arg;
@@ -56,10 +67,7 @@ static void *slice_work(void *arg)
             st->c[i] = NAN;
         }
     } else {
-        const float *a = st->a, *b = st->b;
-        float *c = st->c;
-        for (size_t i = s->begin; i < s->end; i++)
-            c[i] = a[i] + b[i];
+        add_range(st->a, st->b, st->c, s->begin, s->end);
     }
     return NULL;
 }
@@ -129,7 +137,8 @@ cb_status cb_vecadd_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
      * timed runs. */
     parallel(st, 0);
     info->occupancy = -1;
-    snprintf(info->note, sizeof info->note, "%d thread%s", threads, threads == 1 ? "" : "s");
+    snprintf(info->note, sizeof info->note, "%d thread%s of %ld cores, %s code", threads,
+             threads == 1 ? "" : "s", sysconf(_SC_NPROCESSORS_ONLN), cb_cpu_isa_dispatched());
     return CB_OK;
 }
 

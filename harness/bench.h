@@ -41,6 +41,29 @@ typedef enum cb_peak_kind {
     CB_PEAK_FP32, /* TFLOP/s: SMs x FP32 lanes/SM x 2 x max SM clock           */
 } cb_peak_kind;
 
+/* What a benchmark needs of the GPU beyond what every architecture of the
+ * build runs (FP32 SIMT code runs on all of them; cp.async and BF16/TF32
+ * tensor cores start at sm_80; wgmma and TMA of sm_90a code run on 9.0
+ * only). The runner checks it before setup (capability.h): a GPU outside
+ * [min_cc, max_cc] gives a `skip` row "needs sm_80 (cp.async); this GPU is
+ * sm_75", and `cubench env` lists it as a benchmark that cannot run there.
+ * All zero (the default of a designated initialiser) means no need. */
+typedef struct cb_bench_needs {
+    int min_cc;          /* lowest compute capability, major * 10 + minor: 80   */
+    int max_cc;          /* highest, for arch-specific code (sm_90a: 90); 0: none */
+    const char *feature; /* what needs it, for the reason: "cp.async"            */
+    /* False (the default): the feature is in the build's own kernels, so the
+     * code the build runs on the GPU must be new enough too - a compute_75
+     * PTX build JIT-compiled for sm_90 holds the sub-sm_80 stubs of a
+     * cp.async kernel, not the kernel. True: a library with GPU code of its
+     * own (cuBLAS) provides it, and only the device is checked. */
+    bool library_code;
+    /* Optional: cudaFuncGetAttributes on the benchmark's own kernel, for code
+     * built for other architectures than CMAKE_CUDA_ARCHITECTURES (sm_90a
+     * files). The build's common code is probed for every CUDA benchmark. */
+    cudaError_t (*probe)(void);
+} cb_bench_needs;
+
 /* What the runner gives `setup`. */
 typedef struct cb_bench_ctx {
     const void *param;         /* the benchmark's `param` (its variant)        */
@@ -76,6 +99,7 @@ typedef struct cb_bench {
     const char *name;    /* "family/variant", e.g. "vecadd/grid_stride"      */
     const char *summary; /* one line for `cubench list`                       */
     cb_target target;
+    cb_bench_needs needs; /* CUDA only: compute capability and feature    */
     cb_timer_kind timer;
     const cb_axis_def *axes;
     int n_axes;

@@ -1,7 +1,10 @@
 /* meta.c - writes meta.json (schema in docs/schema.md). */
 #include "meta.h"
 
+#include "blas_info.h"
 #include "build_info.h"
+#include "capability.h"
+#include "cpu_isa.h"
 #include "cupti_timer.h"
 #include "host_info.h"
 #include "library_versions.h"
@@ -28,6 +31,51 @@ static void version_text(int v, char *buf, size_t len)
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
+/* A comma-separated architecture list of build_info.h ("75,80") as a JSON
+ * array of names ("sm_75", "sm_80"). */
+static void write_arch_list(cb_json *j, const char *key, const char *prefix, const char *list)
+{
+    cb_json_key(j, key);
+    cb_json_array_begin(j);
+    char name[32];
+    size_t at = 0;
+    while (list[at]) {
+        size_t len = strcspn(list + at, ",");
+        snprintf(name, sizeof name, "%s%.*s", prefix, (int)len, list + at);
+        if (len) cb_json_str(j, name);
+        at += len + (list[at + len] == ',');
+    }
+    cb_json_array_end(j);
+}
+
+/* The CPU baselines' resources: threads, cores, vector ISA, and the BLAS
+ * matmul/host_cblas runs on (what this process loaded, blas_info.h). */
+static void write_cpu_baselines(cb_json *j, const cb_run_config *cfg, int cores)
+{
+    cb_json_key(j, "cpu_baselines");
+    cb_json_object_begin(j);
+    cb_json_kv_int(j, "threads", cfg->host_threads);
+    cb_json_kv_int(j, "cores", cores);
+    cb_json_kv_str(j, "isa", cb_cpu_isa_dispatched());
+    cb_blas_info b;
+    cb_blas_info_read(&b);
+    cb_json_key(j, "blas");
+    cb_json_object_begin(j);
+    cb_json_kv_bool(j, "loaded", b.loaded);
+    cb_json_kv_str(j, "vendor", b.vendor);
+    cb_json_kv_bool(j, "optimized", b.optimized);
+    cb_json_kv_str(j, "version", b.loaded ? b.version : NULL);
+    cb_json_kv_str(j, "core", b.core[0] ? b.core : NULL);
+    if (b.threads > 0)
+        cb_json_kv_int(j, "threads", b.threads);
+    else
+        cb_json_kv_str(j, "threads", NULL);
+    cb_json_kv_str(j, "library", b.library[0] ? b.library : NULL);
+    cb_json_kv_str(j, "linked_at_build", CB_BLAS_LIBRARIES);
+    cb_json_object_end(j);
+    cb_json_object_end(j);
+}
+
 static void write_device_object(cb_json *j, const cb_device_info *d)
 {
     cb_json_object_begin(j);
@@ -50,6 +98,9 @@ static void write_device_object(cb_json *j, const cb_device_info *d)
     cb_json_kv_int(j, "memory_clock_khz", d->mem_clock_khz);
     cb_json_kv_int(j, "sm_clock_khz", d->sm_clock_khz);
     cb_json_kv_int(j, "async_engines", d->async_engines);
+    char code[96];
+    cb_build_code_describe(cb_device_cc(d), code, sizeof code);
+    cb_json_kv_str(j, "build_code", code);
     cb_json_key(j, "pcie");
     cb_json_object_begin(j);
     cb_json_kv_int(j, "generation", d->pcie_gen);
@@ -111,6 +162,12 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_str(j, "c_flags", CB_C_FLAGS);
     cb_json_kv_str(j, "cuda_flags", CB_CUDA_FLAGS);
     cb_json_kv_str(j, "cuda_architectures", CB_CUDA_ARCHITECTURES);
+    cb_json_kv_str(j, "cuda_architectures_origin", CB_CUDA_ARCH_ORIGIN);
+    write_arch_list(j, "sass_architectures", "sm_", CB_CUDA_SASS_ARCHS);
+    write_arch_list(j, "ptx_architectures", "compute_", CB_CUDA_PTX_ARCHS);
+    write_arch_list(j, "arch_specific_sass", "sm_", CB_CUDA_ARCH_SPECIFIC_SASS);
+    cb_json_kv_str(j, "cuda_toolkit_version", CB_CUDA_TOOLKIT_VERSION);
+    write_arch_list(j, "toolkit_sass_architectures", "sm_", CB_CUDA_TOOLKIT_SASS_ARCHS);
     cb_json_object_end(j);
 
     cb_json_key(j, "command_line");
@@ -152,7 +209,11 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_str(j, "cpu", h.cpu);
     cb_json_kv_int(j, "cores", h.cores);
     cb_json_kv_int(j, "memory_bytes", h.mem_bytes);
+    char isa[96];
+    cb_cpu_isa_features(isa, sizeof isa);
+    cb_json_kv_str(j, "cpu_isa", isa);
     cb_json_object_end(j);
+    write_cpu_baselines(j, cfg, h.cores);
 
     cb_json_key(j, "cuda");
     cb_json_object_begin(j);

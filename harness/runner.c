@@ -18,6 +18,7 @@
  */
 #include "runner.h"
 
+#include "capability.h"
 #include "cupti_timer.h"
 #include "l2_flush.h"
 #include "nvtx_ranges.h"
@@ -701,6 +702,16 @@ static bool point_can_run(const cb_run_config *cfg, const cb_planned_point *pp, 
     if (cuda && !cfg->dev) {
         point_close(pr, CB_SKIP, cfg->no_device_reason);
         return false;
+    }
+    if (cuda) {
+        /* A GPU without the benchmark's feature, or a build without code for
+         * the GPU, is a skip with its reason, before setup allocates. */
+        cb_msg why = {{0}};
+        cb_status can = cb_bench_can_run(pp->bench, cfg->dev, &why);
+        if (can != CB_OK) {
+            point_close(pr, can, why.text);
+            return false;
+        }
     }
     if (cuda && !t->ready) {
         cb_msg err = {{0}};

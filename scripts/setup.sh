@@ -4,6 +4,7 @@
 #     when missing; the CUDA toolkit itself must already be installed
 #   - libjansson-dev and pkgconf (cubench compare reads meta.json with jansson)
 #   - gnuplot (reports without Python)
+#   - OpenBLAS (libopenblas-dev): the CPU reference of the matmul baselines
 #   - a Python virtual environment at .venv with reports/requirements.txt, and
 #     the cubench Python package (python/) importable from it
 # Idempotent: each step is skipped when its result is already there.
@@ -32,6 +33,8 @@ command -v ninja >/dev/null || apt_install ninja-build
 command -v cc >/dev/null || apt_install gcc
 apt_install libjansson-dev pkgconf || { say "libjansson-dev is needed to build (cubench compare reads meta.json with it)"; exit 2; }
 command -v gnuplot >/dev/null || apt_install gnuplot-nox || say "gnuplot unavailable: the gnuplot reports will be skipped"
+# An optimized CPU reference for matmul/host_cblas (the netlib BLAS is slower than the kernel it judges).
+apt_install libopenblas-dev || say "OpenBLAS unavailable: matmul/host_cblas uses any other BLAS CMake finds (see its note)"
 
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH=/usr/local/cuda/bin:$PATH
