@@ -47,7 +47,7 @@ def plain_loop(torch, a, b, c, flush, sink, cold: bool, samples: int) -> float:
     times = []
     for _ in range(samples):
         if cold:
-            torch.sum(flush, out=sink)
+            torch.sum(flush, dim=0, out=sink)  # reads 2 x L2: the cold flush
         start.record()
         for _ in range(batch):
             torch.add(a, b, out=c)

@@ -50,9 +50,22 @@ def release():
 def _kernels():
     """The kernels (bench/python/_numba_kernels.py), compiled for float32
     at their first launch: the verified run, untimed."""
+    _numpy_row_stack_alias()
     from . import _numba_kernels
 
     return _numba_kernels
+
+
+def _numpy_row_stack_alias():
+    """numba-cuda's array module registers an overload for np.row_stack when
+    it is imported; NumPy 2.5 removed that alias of np.vstack, so on the
+    H200 image (numba-cuda with numpy 2.5) every kernel setup raised
+    AttributeError. Give NumPy the alias back before numba looks for it.
+    (Seen on the H200 on 2026-12-01; the fix is not yet run there.)"""
+    import numpy as np
+
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
 
 
 def _vecadd(kind):
