@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import compare, distributions, environment, html, roofline, telemetry
-from . import figures_matmul, figures_transfers, figures_vecadd
+from . import figures_generic, figures_matmul, figures_transfers, figures_vecadd
 from .figure import slug
 from .load import Run, load_run, split_devices
 from .output import make_dir, write_file
@@ -65,9 +65,13 @@ def run_sections(run: Run, out_dir: Path, prefix: str) -> list[Section]:
             blocks += [tele] if tele else []
             sections.append(Section(title, blocks + [table]))
         else:
-            blocks = [Paragraph("No figures for this family; its points:"),
-                      Table(table.headers, table.rows, table.caption,
-                            collapsed=len(rows) > 20, marked=table.marked)]
+            figs = figures_generic.figures(run, family, out_dir, prefix)
+            tele = telemetry.timeline_figure(run, out_dir, f"{prefix}telemetry_{slug(family)}",
+                                             family) if figs else None
+            blocks = figs + ([tele] if tele else []) + [
+                Paragraph("Its points:" if figs else "No figures for this family; its points:"),
+                Table(table.headers, table.rows, table.caption,
+                      collapsed=len(rows) > 20, marked=table.marked)]
             # A stream-overlap benchmark may live in a family of its own.
             fig = figures_transfers.overlap_figure(run, out_dir,
                                                    f"{prefix}{slug(family)}_overlap", family)

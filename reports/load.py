@@ -19,6 +19,7 @@ recorded runs in tests/data) read as before, with no telemetry.
 from __future__ import annotations
 
 import json
+import lzma
 import math
 import re
 from dataclasses import dataclass, field
@@ -308,11 +309,16 @@ def split_devices(run: Run) -> list[Run]:
 def _read_csv(path: Path, required: tuple[str, ...],
               schema: int = 1) -> list[tuple[int, dict[str, str]]]:
     """Rows of an RFC 4180 file as (line number, column -> text), read by the
-    same rules as the C reader (csvfile.py), checking the required columns."""
+    same rules as the C reader (csvfile.py), checking the required columns.
+    A `.xz` path is decompressed first (large recorded samples are kept so)."""
     try:
         data = path.read_bytes()
+        if path.suffix == ".xz":
+            data = lzma.decompress(data)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    except lzma.LZMAError as exc:
+        raise InputError(f"{path}: not an xz file ({exc})") from None
     try:
         header, records = csvfile.parse(data, str(path))
     except csvfile.CsvError as exc:
@@ -455,6 +461,8 @@ def load_run(directory: str | Path, warn=None) -> Run:
         raise InputError(f"{results_path}: missing (every result directory has results.csv)")
     results = read_results(results_path, schema)
     samples_path = path / "samples.csv"
+    if not samples_path.exists() and (path / "samples.csv.xz").exists():
+        samples_path = path / "samples.csv.xz"
     has_samples = samples_path.exists()
     by_device, telemetry = read_samples(samples_path, schema) if has_samples else ({}, [])
     if not has_samples and warn:

@@ -102,12 +102,14 @@ def timeline_figure(run: Run, out_dir: Path, name: str,
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     throttled = sum(p["throttle"] not in ("", "none") for p in points)
-    caption = (f"Top: the SM clock NVML reported with each sample ({len(clocked)} samples), "
-               f"red crosses where a clock-event (throttle) reason was active. Bottom: mean "
-               f"board power of each point (results.csv power_mean_w), starting at the "
-               f"point's first sample. {throttled} of {len(points)} point(s) were measured "
-               f"while throttled; their rows are marked in the tables and ringed in red "
-               f"in the figures.")
+    top_text = (f"Top: the SM clock NVML reported with each sample ({len(clocked)} samples), "
+                f"red crosses where a clock-event (throttle) reason was active."
+                if clocked else "Top: empty, no per-sample clock in samples.csv.")
+    caption = (f"{top_text} Bottom: mean board power of each point (results.csv "
+               f"power_mean_w)" + (", starting at the point's first sample" if samples else
+                                   ", in run order")
+               + f". {throttled} of {len(points)} point(s) were measured while throttled; "
+               f"their rows are marked in the tables and ringed in red in the figures.")
     return F.save(fig, out_dir, name, data, SECTION, title, caption)
 
 
