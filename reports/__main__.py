@@ -1,4 +1,5 @@
 """Command line: python3 -m reports RESULT_DIR... -o OUT_DIR
+(the fleet page: python3 -m reports --fleet DIR -o OUT_DIR, reports/fleet.py)
 
 Exit codes: 0 report written; 2 bad input (a directory that breaks the
 schema), bad arguments, an output that cannot be written, or a Python
@@ -20,6 +21,10 @@ def _missing_package(exc: ModuleNotFoundError) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    if "--fleet" in args_list:  # the fleet page (reports/fleet.py)
+        from .fleet import main as fleet_main
+        return fleet_main(args_list)
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Make an HTML report (PNG/SVG figures + their data) from cubench "
@@ -29,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="directory holding results.csv, samples.csv, meta.json")
     parser.add_argument("-o", "--out", required=True, metavar="OUT_DIR",
                         help="where index.html and the figures are written")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
 
     try:
         # Imported here so that a Python without matplotlib gets a sentence.

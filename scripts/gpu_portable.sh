@@ -106,12 +106,13 @@ count = {}
 for r in rows:
     count[r["status"]] = count.get(r["status"], 0) + 1
 fails = [r for r in rows if r["status"] == "fail"]
-silent = [r for r in rows if r["status"] == "skip" and not r["note"].strip()]
-reasons = sorted({r["note"] for r in rows if r["status"] == "skip"})
+why = lambda r: r.get("reason") or r["note"]  # schema 2: skip/fail reasons in `reason`
+silent = [r for r in rows if r["status"] == "skip" and not why(r).strip()]
+reasons = sorted({why(r) for r in rows if r["status"] == "skip"})
 benches = sorted({r["benchmark"] for r in rows})
 print(f"{len(rows)} rows of {len(benches)} benchmarks ({scope}): {count}")
 for r in fails[:20]:
-    print("FAIL ROW", r["benchmark"], r["axes"], r["note"])
+    print("FAIL ROW", r["benchmark"], r["axes"], why(r))
 for why in reasons:
     print("skip reason:", why)
 b, dev = meta["build"], meta["device"] or {}
@@ -199,11 +200,12 @@ if [ -x build-sm80/cubench ]; then
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 cuda = [r for r in rows if r["timer"] != "host"]
-skips = [r for r in cuda if r["status"] == "skip" and "this build has no code for sm_" in r["note"]
-         and "CMAKE_CUDA_ARCHITECTURES=native" in r["note"]]
+why = lambda r: r.get("reason") or r["note"]  # schema 2: skip reasons in `reason`
+skips = [r for r in cuda if r["status"] == "skip" and "this build has no code for sm_" in why(r)
+         and "CMAKE_CUDA_ARCHITECTURES=native" in why(r)]
 print(f"{len(skips)} of {len(cuda)} CUDA rows skip with the no-code reason")
 for r in cuda[:3]:
-    print(" ", r["benchmark"], r["status"], r["note"])
+    print(" ", r["benchmark"], r["status"], why(r))
 sys.exit(0 if cuda and len(skips) == len(cuda) else 1)
 PY
     r=$?

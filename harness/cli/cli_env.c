@@ -95,6 +95,11 @@ static void print_runnable(const cb_device_info *d)
     char code[96];
     cb_build_code_describe(cb_device_cc(d), code, sizeof code);
     printf("  code in this build: %s\n", code);
+    cb_msg no_code = {{0}};
+    if (cb_build_runs_on(d, &no_code) != CB_OK) {
+        printf("  benchmarks: no CUDA benchmark can run here: %s\n", no_code.text);
+        return;
+    }
     int total = 0, can = 0;
     for (int f = 0; f < cb_registry_family_count(); f++) {
         const cb_family *fam = cb_registry_family(f);

@@ -5,6 +5,7 @@
 #include "build_info.h"
 #include "cli.h"
 #include "compare_cli.h"
+#include "fleet_cli.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,9 +23,12 @@ static void usage(FILE *f)
             "  list [GLOB]        list benchmarks with their axes and defaults\n"
             "  env                the environment doctor: driver, runtime, devices, CUPTI\n"
             "  compare BASE NEW   decide regressions between two run directories\n"
+            "  fleet DIR          judge one run per GPU or node (scripts/slurm/): outliers\n"
+            "                     per GPU model, failed and missing tasks\n"
             "  help               this text; `cubench <command> --help` for each command\n"
             "\n"
-            "exit codes: 0 success; 1 a point failed (run) or a slowdown (compare);\n"
+            "exit codes: 0 success; 1 a point failed (run), a slowdown (compare) or a\n"
+            "            run flagged or a task failed (fleet);\n"
             "            2 bad usage or input; 3 no CUDA device (env); 130 interrupted\n",
             CB_VERSION);
 }
@@ -40,6 +44,7 @@ int cb_cli_main(int argc, char **argv)
     if (strcmp(cmd, "list") == 0) return cb_cli_list(argc - 1, argv + 1);
     if (strcmp(cmd, "env") == 0) return cb_cli_env(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0) return cb_compare_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "fleet") == 0) return cb_fleet_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return CB_EXIT_OK;

@@ -31,7 +31,7 @@ void cb_compare_opts_default(cb_compare_opts *o)
     o->min_samples = 5;
     o->event_res_s = 0.5e-6;
     o->host_res_s = 1e-7;
-    o->between_run_sd = 0.01;
+    o->between_run_sd = CB_BETWEEN_RUN_BUILTIN;
     o->calibration = NULL;
 }
 

@@ -6,19 +6,21 @@
  *           its units (compare_units.h: runs, rounds or samples);
  *   var   = var(BASE) + var(NEW) + the between-run spread the data cannot
  *           show: sigma^2 (1/D_BASE + 1/D_NEW) over the sides with fewer than
- *           CB_CMP_MIN_RUNS runs, sigma from --calibration (with its df), else
- *           for a side with one unit per run `between_run_sd` (df infinite);
- *           a side with rounds and no calibration is taken at its rounds;
+ *           CB_CMP_MIN_RUNS runs (rounds or samples), sigma from --calibration
+ *           (with its df), else `between_run_sd`, by default the built-in
+ *           table by BASE median (compare_between.h; df infinite): rounds of
+ *           one process held the H200 A/A ratio 1 in 43.6% of 99% CIs;
  *   df    by Welch-Satterthwaite over those parts;
  *   ratio = exp(d), CI = exp(d -+ t(1 - alpha/2, df) sqrt(var));
  *   p     = the two-sided minimum-effect test: with L = log(1 + delta),
  *           2 min(P(T >= (d - L)/se), P(T <= (d + L)/se)), i.e. the evidence
  *           that |log ratio| > L;
  *   q     = Benjamini-Hochberg over every point tested;
- *   mde   = exp(L + (t(1 - alpha/2) + t(power)) se) - 1: the smallest
- *           slowdown called `slower` with probability `power` at a point
- *           tested alone at level alpha; and at least the floor / BASE
- *           median, also cleared by t(power) se.
+ *   mde   = exp(max(L + (t(1 - alpha/2) + t(power)) se,
+ *                     log(1 + floor / BASE median) + t(power) se)) - 1:
+ *           the smallest slowdown called `slower` with probability `power`
+ *           at a point tested alone at level alpha (both the test and the
+ *           floor are d > threshold, so the larger threshold decides).
  * Verdicts, the first rule that applies:
  *   missing       in BASE only, or timed in BASE and not in NEW
  *   new           in NEW only, or timed in NEW and not in BASE
@@ -62,17 +64,22 @@ typedef struct cb_compare_opts {
     int min_samples;                   /* fewer on a side is inconclusive, default 5        */
     double event_res_s;                /* event timer resolution, default 0.5e-6; 0: none   */
     double host_res_s;                 /* host clock resolution, default 1e-7; 0: none      */
-    double between_run_sd;             /* per run, for sides with one unit per run, 0.01    */
+    double between_run_sd;             /* per run, for sides of rounds or samples without a
+                                        * calibration; CB_BETWEEN_RUN_BUILTIN (default): the
+                                        * table of compare_between.h; 0: none              */
     const cb_calibration *calibration; /* NULL: none                           */
 } cb_compare_opts;
+
+/* between_run_sd: take the built-in table by time scale (compare_between.h). */
+#define CB_BETWEEN_RUN_BUILTIN (-1.0)
 
 void cb_compare_opts_default(cb_compare_opts *o);
 
 /* Where a point's between-run widening came from. */
 typedef enum cb_widening {
-    CB_WIDEN_NONE,        /* runs, or rounds without a calibration */
-    CB_WIDEN_CALIBRATION, /* --calibration                         */
-    CB_WIDEN_DEFAULT,     /* between_run_sd                        */
+    CB_WIDEN_NONE,        /* runs on both sides, or --between-run 0 */
+    CB_WIDEN_CALIBRATION, /* --calibration                          */
+    CB_WIDEN_DEFAULT,     /* between_run_sd or the built-in table   */
 } cb_widening;
 
 typedef struct cb_compare_row {

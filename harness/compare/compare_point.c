@@ -1,6 +1,7 @@
 /* compare_point.c - one point: widen, test, interval, MDE, floor. */
 #include "compare_point.h"
 
+#include "compare_between.h"
 #include "compare_stats.h"
 
 #include <math.h>
@@ -27,14 +28,12 @@ static void add_part(var_sum *s, double var, double df)
     if (var > 0.0 && isfinite(df)) s->df_den += var * var / df;
 }
 
-/* The between-run widening of one side: sigma^2 / D, or 0. */
+/* The between-run widening of one side: sigma^2 / D for a side with rounds
+ * or samples of fewer than CB_CMP_MIN_RUNS runs, 0 for a side of runs. */
 static double side_widening(const cb_side_est *e, const cb_compare_row *row)
 {
-    if (e->basis == CB_BASIS_RUNS) return 0.0;
-    if (row->widening == CB_WIDEN_CALIBRATION ||
-        (row->widening == CB_WIDEN_DEFAULT && e->basis == CB_BASIS_SAMPLES))
-        return row->between_sd * row->between_sd / e->runs;
-    return 0.0;
+    if (e->basis == CB_BASIS_RUNS || row->widening == CB_WIDEN_NONE) return 0.0;
+    return row->between_sd * row->between_sd / e->runs;
 }
 
 void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c,
@@ -47,7 +46,8 @@ void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_
     row->ratio = exp(row->log_ratio);
 
     /* Widening: the calibration's group for this point, else the default
-     * for sides that have one unit per run; sides with runs need none. */
+     * (--between-run, or the built-in table by the BASE median) for sides of
+     * rounds or samples; sides with runs need none. */
     row->widening = CB_WIDEN_NONE;
     row->between_sd = 0.0;
     double cal_df = INFINITY;
@@ -59,10 +59,10 @@ void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_
         row->widening = CB_WIDEN_CALIBRATION;
         row->between_sd = cal->sd;
         cal_df = cal->df;
-    } else if (needs && (eb->basis == CB_BASIS_SAMPLES || ec->basis == CB_BASIS_SAMPLES) &&
-               o->between_run_sd > 0.0) {
+    } else if (needs && o->between_run_sd != 0.0) {
         row->widening = CB_WIDEN_DEFAULT;
-        row->between_sd = o->between_run_sd;
+        row->between_sd =
+            o->between_run_sd > 0.0 ? o->between_run_sd : cb_between_run_default(eb->median_s);
     }
     var_sum s = {0};
     add_part(&s, eb->var, eb->df);

@@ -63,7 +63,12 @@ static void check_cell(const cb_bench *b, const char *axes, const char *where)
     }
 }
 
-static void check_file(const char *path)
+/* A run made by `python -m cubench` (python.json beside results.csv) holds
+ * rows of Python families, whose axes the C registry does not know; its C
+ * rows are checked, the others counted as left out. */
+static int n_python_rows;
+
+static void check_file(const char *path, bool python_run)
 {
     cb_msg err = {{0}};
     cb_csv *csv = cb_csv_read_file(path, &err);
@@ -79,6 +84,10 @@ static void check_file(const char *path)
         const cb_bench *b = cb_registry_find(name);
         char where[1100];
         snprintf(where, sizeof where, "%s:%ld", path, cb_csv_line(csv, r));
+        if (!b && python_run) {
+            n_python_rows++;
+            continue;
+        }
         CB_CHECK(b != NULL);
         if (!b) {
             fprintf(stderr, "  %s: no benchmark '%s'\n", where, name);
@@ -112,7 +121,11 @@ int main(void)
         FILE *f = fopen(path, "r");
         if (!f) continue;
         fclose(f);
-        check_file(path);
+        char py[1024];
+        snprintf(py, sizeof py, "%s/%s/python.json", CB_TEST_DATA_DIR, e->d_name);
+        FILE *pf = fopen(py, "r");
+        if (pf) fclose(pf);
+        check_file(path, pf != NULL);
         files++;
     }
     if (d) closedir(d);
@@ -120,7 +133,8 @@ int main(void)
     /* The recorded runs are there and hold real cells (23 runs today). */
     CB_CHECK(files >= 10);
     CB_CHECK(n_values > 1000);
-    printf("test_axes_recorded: %d files, %d axes cells, %d values parsed back\n", files, n_cells,
-           n_values);
+    printf("test_axes_recorded: %d files, %d axes cells, %d values parsed back (%d rows of Python "
+           "families left out)\n",
+           files, n_cells, n_values, n_python_rows);
     return cb_test_finish("test_axes_recorded");
 }

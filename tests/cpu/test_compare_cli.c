@@ -141,7 +141,8 @@ static void test_schema2(void)
     CHECK_CONTAINS(text, "- BASE: 1 run, 5 rounds each.");
     CHECK_CONTAINS(text,
                    "BASE's uncertainty at 30 points: the spread of its rounds inside each run");
-    CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
+    CHECK_CONTAINS(text, "Assumed a default between-run spread at 30 points");
+    CHECK_CONTAINS(text, "`cubench compare --calibrate A B -o FILE`");
     CHECK_CONTAINS(text, "| MDE |");
     CHECK(text && !strstr(text, "**slower**") && !strstr(text, "different conditions"));
     free(text);
@@ -158,6 +159,12 @@ static void test_schema2(void)
     CHECK(strcmp(csv_cell(csv, 0, "verdict"), "slower") == 0);
     double mde = atof(csv_cell(csv, 0, "mde"));
     CHECK(mde > 0.03 && mde < 0.2);
+    CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);
+    /* --between-run 0: the rounds alone, and the report warns */
+    CHECK(run_cli("--between-run", "0", a, s1, "--markdown", md, "--csv", csv, NULL) == 1);
+    text = read_all(md);
+    CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
+    free(text);
     CHECK(strcmp(csv_cell(csv, 0, "widening"), "none") == 0);
     CHECK(run_cli("--fail-on", "none", a, s1, "--markdown", md, NULL) == 0);
 
@@ -263,7 +270,7 @@ static void test_schema1_and_sides(void)
     char *text = read_all(md);
     CHECK_CONTAINS(text, "- BASE: 1 run, one round each; schema 1: no replicates, throttle or "
                          "telemetry recorded.");
-    CHECK_CONTAINS(text, "by the default between-run spread of 1% per run");
+    CHECK_CONTAINS(text, "Assumed a default between-run spread at 3 points");
     CHECK_CONTAINS(text, "Runs without meta.json (conditions unknown): BASE 1 of 1, NEW 1 of 1.");
     free(text);
     CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);

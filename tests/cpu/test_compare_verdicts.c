@@ -82,6 +82,9 @@ static void test_shapes(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
+    /* --between-run 0: rounds alone, so the shapes below test the rounds'
+     * own arithmetic; the default widening has its own checks further on */
+    o.between_run_sd = 0.0;
     enum { R = 5, N = 20, D = 4 };
     static double b[D * R * N], c[D * R * N];
     cb_compare_row row;
@@ -116,6 +119,7 @@ static void test_shapes(void)
     CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
     CHECK_CONTAINS(row.note, "too few samples (100/100, need 200)");
     cb_compare_opts_default(&o);
+    o.between_run_sd = 0.0;
 
     /* The floor: a 4 us launch-bound point 8% slower is 0.32 us, below the
      * event timer's 0.5 us: inconclusive, however tight; 0 removes it. */
@@ -130,6 +134,7 @@ static void test_shapes(void)
     CHECK(row.verdict == CB_VERDICT_SLOWER);
     /* ... and an A/A there cannot be called same under the floor */
     cb_compare_opts_default(&o);
+    o.between_run_sd = 0.0;
     row = one_point(&o, "event", 1, b, b, R, N, 1);
     CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
     CHECK_CONTAINS(row.note, "of the median is 0.12 us: below the timer's 0.5 us floor");
@@ -137,6 +142,7 @@ static void test_shapes(void)
     row = one_point(&o, "event", 1, b, b, R, N, 1);
     CHECK(row.verdict == CB_VERDICT_SAME);
     cb_compare_opts_default(&o);
+    o.between_run_sd = 0.0;
     /* the floor is per run: a batch of 100 divides it */
     row = one_point(&o, "event", 100, b, c, R, N, 1);
     CHECK(row.verdict == CB_VERDICT_SLOWER);
@@ -150,8 +156,9 @@ static void test_shapes(void)
     CHECK(row.verdict == CB_VERDICT_SLOWER);
     CHECK_NEAR(row.floor_s, 1e-10, 1e-18);
 
-    /* One unit per run (schema 1): the default widening of 1% per run makes
+    /* One unit per run (schema 1), --between-run 0.01: 1% per run makes
      * 5% undecidable (MDE about 9%), 20% is still slower. */
+    o.between_run_sd = 0.01;
     draw(b, 1, 60, 100e-6, 0.0, 0.005);
     draw(c, 1, 60, 105e-6, 0.0, 0.005);
     row = one_point(&o, "event", 1, b, c, 1, 60, 1);
@@ -168,6 +175,20 @@ static void test_shapes(void)
     row = one_point(&o, "event", 1, b, c, 1, 60, 1);
     CHECK(row.widening == CB_WIDEN_NONE && row.verdict == CB_VERDICT_SLOWER);
     cb_compare_opts_default(&o);
+
+    /* The built-in default widens rounds too, by the BASE median's time
+     * scale: 0.25% per run at 100 us, 1.75% at 5 us. */
+    draw(b, R, N, 100e-6, 0.002, 0.005);
+    draw(c, R, N, 105e-6, 0.002, 0.005);
+    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    CHECK(row.base.basis == CB_BASIS_ROUNDS && row.widening == CB_WIDEN_DEFAULT);
+    CHECK_NEAR(row.between_sd, 0.0025, 1e-15);
+    draw(b, R, N, 5e-6, 0.002, 0.005);
+    draw(c, R, N, 5e-6, 0.002, 0.005);
+    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    CHECK(row.widening == CB_WIDEN_DEFAULT);
+    CHECK_NEAR(row.between_sd, 0.0175, 1e-15);
+    CHECK(row.mde > 0.1); /* 1.75% per run on each side: a 5 us point cannot show 10% */
 
     /* A calibration widens rounds too, with its df. */
     cb_calib_obs obs[4];
@@ -333,8 +354,9 @@ static void test_false_alarms(void)
     o.calibration = NULL;
     cb_calibration_free(&cal);
 
-    /* schema-1 style: one unit per run, default widening 1% per run, the
-     * truth 0.8% per process (the H200's worst classes) */
+    /* schema-1 style: one unit per run, --between-run 0.01, the truth 0.8%
+     * per process (the worst classes of the first H200 A/A pairs) */
+    o.between_run_sd = 0.01;
     sim_model s = m;
     s.rounds = 1;
     s.samples = 40;
@@ -359,6 +381,8 @@ static void test_power(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
+    /* the model has no process offset: rounds alone are right here */
+    o.between_run_sd = 0.0;
     sim_model m = sim_default();
     sim_tally t5 = simulate(&m, 40 / SIM_SCALE, 1, &o, 1.05);
     report("planted +5%, 1 run x 5 rounds", &t5);
@@ -376,6 +400,7 @@ static void test_result(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
+    o.between_run_sd = 0.0; /* the model has no process offset */
     sim_model m = sim_default();
     m.points = 40;
     m.bimodal = false;

@@ -102,7 +102,8 @@ def test_host_benchmark_runs_end_to_end_and_compare_reads_it(lib, cubench_bin, t
     for r in got:
         assert r["benchmark"] == "pyhost/add" and r["family"] == "pyhost"
         assert r["status"] in ("ok", "noisy"), r
-        assert r["timer"] == "host" and r["verify_error"] == "0" and r["note"] == "numpy add"
+        # The note is the benchmark's, plus what the runner saw (a drift on a busy CPU).
+        assert r["timer"] == "host" and r["verify_error"] == "0" and r["note"].startswith("numpy add")
         n = int(r["axes"].split("=")[1])
         assert float(r["bytes"]) == 12 * n and float(r["flops"]) == n
         assert float(r["gbps"]) == pytest.approx(12 * n / float(r["median_s"]) / 1e9, rel=1e-6)

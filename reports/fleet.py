@@ -1,0 +1,292 @@
+"""The fleet page: python3 -m reports --fleet DIR -o OUT_DIR
+
+The numbers come from `cubench fleet DIR --csv` (docs/fleet.md), so the page
+shows exactly what the C report and its exit code say; this module only
+draws them. Per GPU model (CPU model for CPU-only runs) a strip plot puts
+every run's ratio to the rest of its model on one axis per key figure, with
+its confidence interval and the tolerance band, the flagged runs in red and
+named; below it the same table as the markdown report. Failed, killed and
+never-started tasks get their own table.
+
+Options other than --fleet, -o, --cubench go to `cubench fleet` (--tolerance,
+--alpha and --min-runs are read here too: the band drawn is the tolerance).
+Exit codes: 0 page written (whatever the fleet's verdict), 2 bad input: no
+cubench binary, a directory or option `cubench fleet` refuses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from matplotlib.ticker import FuncFormatter
+
+from . import figure as F
+from . import html
+from .load import InputError
+from .page import Page, Paragraph, Section, Table
+
+PROG = "python3 -m reports --fleet"
+SECTION = "Fleet"
+REPO = Path(__file__).resolve().parent.parent
+FLAGS = ("slow", "fast", "missing")
+
+
+def find_cubench(given: str | None) -> str:
+    """--cubench, $CUBENCH_BIN, this checkout's build/ or build-ci/, or PATH."""
+    if given:
+        if not (os.access(given, os.X_OK) and Path(given).is_file()):
+            raise InputError(f"--cubench {given}: not an executable file")
+        return given
+    candidates = [os.environ.get("CUBENCH_BIN"),
+                  str(REPO / "build" / "cubench"), str(REPO / "build-ci" / "cubench"),
+                  shutil.which("cubench")]
+    for c in candidates:
+        if c and os.access(c, os.X_OK) and Path(c).is_file():
+            return c
+    raise InputError("cubench not found: build it (scripts/build.sh) or give --cubench BIN "
+                     "(or set CUBENCH_BIN)")
+
+
+def run_cubench(cubench: str, fleet_dir: str, out: Path, fleet_args: list[str]) -> int:
+    """`cubench fleet` into OUT/fleet.csv and fleet.md; its exit code (0 or
+    1). Exit 2 - the C side refused the input - becomes an InputError with
+    its message."""
+    cmd = [cubench, "fleet", fleet_dir, "--csv", str(out / "fleet.csv"),
+           "--markdown", str(out / "fleet.md"), *fleet_args]
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if proc.returncode not in (0, 1):
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        raise InputError(lines[-1] if lines else f"cubench fleet exited {proc.returncode}")
+    return proc.returncode
+
+
+def _num(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def read_rows(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def models(rows: list[dict]) -> list[str]:
+    seen: list[str] = []
+    for r in rows:
+        if r["verdict"] != "problem" and r["model"] not in seen:
+            seen.append(r["model"])
+    return seen
+
+
+def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
+                 index: int) -> F.Figure:
+    """One model's strip plot: x = key figure, y = ratio to the model's other
+    runs (log scale, so 0.5 and 2 are as far from 1), one dot per run with its
+    CI, the band of +-tolerance shaded, flagged runs red and labelled."""
+    figures: list[str] = []
+    for r in rows:
+        if r["figure"] not in figures:
+            figures.append(r["figure"])
+    runs = sorted({r["run"] for r in rows})
+    fig, ax = F.new_figure(width=max(5.0, 1.6 * len(figures) + 2.5), height=4.2)
+    ax.axhspan(1 / (1 + tolerance), 1 + tolerance, color="0.9", zorder=0,
+               label=f"[{1 / (1 + tolerance):.3g}, {1 + tolerance:.3g}]: within tolerance")
+    ax.axhline(1.0, color="0.5", linewidth=0.8, zorder=1)
+    data_rows = []
+    ys: list[float] = []
+    for xi, name in enumerate(figures):
+        subset = [r for r in rows if r["figure"] == name]
+        for r in subset:
+            ratio = _num(r["ratio"])
+            lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
+            data_rows.append({"model": model, "figure": name, "unit": r["unit"], "run": r["run"],
+                              "task": r["task"], "value": r["value"], "ratio": r["ratio"],
+                              "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"], "verdict": r["verdict"],
+                              "point": f'{r["benchmark"]} [{r["axes"]}]'})
+            if ratio is None:
+                continue
+            # A fixed spread by run name: a run sits at the same offset in
+            # every column, so one run can be followed across figures.
+            jitter = 0.0
+            if len(runs) > 1:
+                jitter = 0.5 * (runs.index(r["run"]) / (len(runs) - 1) - 0.5)
+            flagged = r["verdict"] in FLAGS
+            color = "#c0392b" if flagged else "#2c7fb8"
+            x = xi + jitter
+            if lo is not None and hi is not None:
+                ax.plot([x, x], [lo, hi], color=color, linewidth=1.0, alpha=0.7, zorder=2)
+                ys += [lo, hi]
+            ax.plot([x], [ratio], marker="o", markersize=4.5, color=color, zorder=3,
+                    linestyle="none")
+            ys.append(ratio)
+            if flagged:
+                ax.annotate(r["run"], (x, ratio), xytext=(4, 3), textcoords="offset points",
+                            fontsize=7, color=color)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # not 10^0
+    low, high = 1 / (1 + tolerance), 1 + tolerance
+    if ys:
+        low, high = min(min(ys), low), max(max(ys), high)
+        ax.set_ylim(low / 1.15, high * 1.15)
+    # Minor labels: all of them over a short range; over a decade or more,
+    # 2 and 5 times a power of ten only (0.9 next to 1 would collide).
+    wide = high / low > 8
+
+    def minor(v: float, _pos) -> str:
+        lead = round(v / 10 ** math.floor(math.log10(v)), 6)
+        return f"{v:g}" if not wide or lead in (2, 5) else ""
+
+    ax.yaxis.set_minor_formatter(FuncFormatter(minor))
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.set_xticks(range(len(figures)))
+    ax.set_xticklabels(figures, fontsize=8)
+    ax.set_xlim(-0.6, len(figures) - 0.4)
+    ax.set_ylabel("throughput / the model's other runs")
+    title = f"{model}: {len(runs)} run(s)"
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="best", framealpha=0.85)
+    caption = (f"Each dot is one run at its figure's reference point: its throughput over "
+               f"the other runs' geometric mean, with the interval a further run of the "
+               f"fleet would have (leave-one-out t); red runs are flagged (the whole CI outside the grey band "
+               f"[1/(1 + tolerance), 1 + tolerance], or the point missing). Runs keep their "
+               f"horizontal offset across columns.")
+    name = f"fleet/strip_{index}_{F.slug(model)}"
+    return F.save(fig, out, name, {"kind": "strip", "model": model, "tolerance": tolerance,
+                                   "rows": data_rows}, SECTION, title, caption)
+
+
+def _r(value: float) -> str:
+    """A ratio as the markdown report writes it."""
+    return f"{value:.3f}" if 0.001 <= value < 1000 else f"{value:.3g}"
+
+
+def _cell(r: dict) -> str:
+    if r["verdict"] == "missing":
+        return "missing"
+    value, ratio = _num(r["value"]), _num(r["ratio"])
+    text = F.fmt(value) if value is not None else "-"
+    if ratio is not None:
+        text += f" ({_r(ratio)}"
+        lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
+        if lo is not None and hi is not None:
+            text += f" [{_r(lo)}, {_r(hi)}]"
+        text += ")"
+    return text
+
+
+def model_table(rows: list[dict]) -> Table:
+    figures: list[str] = []
+    units: dict[str, str] = {}
+    for r in rows:
+        if r["figure"] not in figures:
+            figures.append(r["figure"])
+            units[r["figure"]] = r["unit"]
+    runs = sorted({r["run"] for r in rows})
+    by = {(r["run"], r["figure"]): r for r in rows}
+    body, marked = [], []
+    for run in runs:
+        cells = [run, next(r["task"] for r in rows if r["run"] == run) or "-"]
+        verdicts = []
+        for name in figures:
+            r = by.get((run, name))
+            cells.append(_cell(r) if r else "")
+            verdicts.append(r["verdict"] if r else "")
+        flagged = any(v in FLAGS for v in verdicts)
+        cells.append("flagged" if flagged else
+                     ("unjudged" if "unjudged" in verdicts else "ok"))
+        body.append(cells)
+        marked.append(flagged)
+    points = "; ".join(f'{name}: {next(r["benchmark"] for r in rows if r["figure"] == name)} '
+                       f'[{next(r["axes"] for r in rows if r["figure"] == name)}]'
+                       for name in figures)
+    headers = ["run", "task"] + [f"{n} {units[n]} (ratio [CI])" for n in figures] + ["verdict"]
+    return Table(headers, body, f"Reference points: {points}.", collapsed=len(body) > 40,
+                 marked=marked)
+
+
+def problems_table(rows: list[dict]) -> Table | None:
+    problems = [r for r in rows if r["verdict"] == "problem"]
+    if not problems:
+        return None
+    return Table(["task", "node / host", "run", "what"],
+                 [[r["task"] or "-", r["host"] or "-", r["run"] or "-", r["detail"]]
+                  for r in problems],
+                 f"{len(problems)} problem(s): tasks that failed, were killed or never started, "
+                 f"incomplete runs, runs with failed points.", numeric=False,
+                 marked=[True] * len(problems))
+
+
+def build_page(fleet_dir: str, rows: list[dict], tolerance: float, status: int,
+               out: Path) -> Page:
+    sections = []
+    judged = [r for r in rows if r["verdict"] != "problem"]
+    flagged_runs = sorted({r["run"] for r in judged if r["verdict"] in FLAGS})
+    problems = [r for r in rows if r["verdict"] == "problem"]
+    summary = (f"{len(flagged_runs)} run(s) flagged, {len(problems)} problem(s); "
+               f"cubench fleet exit {status}. {len({r['run'] for r in judged})} run(s) in "
+               f"{len(models(rows))} model(s) under {fleet_dir}. The full markdown report and "
+               f"the CSV are fleet.md and fleet.csv next to this page.")
+    blocks: list = [Paragraph(summary)]
+    if flagged_runs:
+        blocks.append(Paragraph("Flagged: " + ", ".join(flagged_runs) + "."))
+    table = problems_table(rows)
+    if table:
+        blocks.append(table)
+    sections.append(Section("Summary", blocks))
+    for i, model in enumerate(models(rows), start=1):
+        subset = [r for r in judged if r["model"] == model]
+        sections.append(Section(model, [strip_figure(model, subset, tolerance, out, i),
+                                        model_table(subset)]))
+    return Page(title="cubench fleet report", subtitle=fleet_dir, sections=sections)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="An HTML page (strip plot per GPU model + table) of "
+                               "`cubench fleet DIR`.")
+    parser.add_argument("--fleet", required=True, metavar="DIR",
+                        help="the fleet directory (one run per GPU or node)")
+    parser.add_argument("-o", "--out", required=True, metavar="OUT_DIR")
+    parser.add_argument("--cubench", metavar="BIN", help="the cubench binary")
+    parser.add_argument("--tolerance", type=float, default=0.05,
+                        help="as `cubench fleet --tolerance` (default 0.05)")
+    parser.add_argument("--alpha", type=float, help="as `cubench fleet --alpha`")
+    parser.add_argument("--min-runs", type=int, help="as `cubench fleet --min-runs`")
+    # Other options (--title) go to cubench fleet as they are.
+    args, passthrough = parser.parse_known_args(argv)
+    try:
+        cubench = find_cubench(args.cubench)
+        if not Path(args.fleet).is_dir():
+            raise InputError(f"{args.fleet}: not a directory")
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        fleet_args = ["--tolerance", repr(args.tolerance)]
+        if args.alpha is not None:
+            fleet_args += ["--alpha", repr(args.alpha)]
+        if args.min_runs is not None:
+            fleet_args += ["--min-runs", str(args.min_runs)]
+        fleet_args += passthrough
+        status = run_cubench(cubench, args.fleet, out, fleet_args)
+        rows = read_rows(out / "fleet.csv")
+        page = build_page(args.fleet, rows, args.tolerance, status, out)
+    except InputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    (out / "index.html").write_text(html.render(page), encoding="utf-8")
+    manifest = {"fleet": args.fleet, "status": status, "models": models(rows),
+                "figures": [f.__dict__ for f in page.figures()]}
+    (out / "report.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    print(f"{PROG}: wrote {out}/index.html ({len(page.figures())} figures)", file=sys.stderr)
+    return 0

@@ -1,0 +1,723 @@
+/* test_fleet.c - `cubench fleet` end to end through cb_fleet_main: fleet
+ * directories written to a temporary directory (GPU and CPU-only runs,
+ * schema 2 telemetry columns, task records of failed, killed, never-started
+ * and duplicate tasks, an incomplete run), the verdicts in the CSV, the
+ * evidence in the markdown, exit codes 0/1/2 and the input errors; then the
+ * figure matchers against the recorded H200 runs and a fleet made of them. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "fleet_cli.h"
+
+#include "cb_test.h"
+#include "compare_load.h"
+#include "csv_reader.h"
+#include "fleet.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[64];
+
+static uint64_t rng = 3;
+
+static double uniform(void)
+{
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CB_CHECK(f != NULL);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 20);
+    if (buf) buf[fread(buf, 1, (1 << 20) - 1, f)] = '\0';
+    fclose(f);
+    return buf;
+}
+
+#define CHECK_CONTAINS(text, needle)                                                               \
+    do {                                                                                           \
+        const char *cb_t_ = (text);                                                                \
+        CB_CHECK(cb_t_ != NULL && strstr(cb_t_, needle) != NULL);                                  \
+        if (cb_t_ && !strstr(cb_t_, needle)) fprintf(stderr, "  missing: %s\n", needle);           \
+    } while (0)
+
+/* One point of a synthetic run. */
+typedef struct spec {
+    const char *bench, *axes, *status;
+    double bytes, flops, median_s;
+    int n;
+    const char *telemetry; /* "min,median,max,mem,power,temp,throttle" or NULL */
+} spec;
+
+/* How a run's meta.json looks. */
+typedef struct run_meta {
+    const char *gpu;      /* device name, NULL: CPU-only ("device": null) */
+    const char *complete; /* "true", "false" or NULL (no meta.json)    */
+    int pcie_gen, pcie_max_gen, failed_points;
+} run_meta;
+
+static void write_run(const char *fleet, const char *name, const run_meta *meta, const spec *pts,
+                      int n_pts)
+{
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/%s", fleet, name);
+    CB_CHECK(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    FILE *r = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    FILE *s = fopen(path, "w");
+    CB_CHECK(r && s);
+    if (!r || !s) return;
+    fputs("schema_version,benchmark,family,axes,status,reason,samples,median_s,bytes,flops,"
+          "sm_clock_min_mhz,sm_clock_median_mhz,sm_clock_max_mhz,mem_clock_median_mhz,"
+          "power_mean_w,temp_max_c,throttle\n",
+          r);
+    fputs("benchmark,axes,sample,time_s,cupti_s,batch\n", s);
+    for (int i = 0; i < n_pts; i++) {
+        const spec *p = &pts[i];
+        bool timed = strcmp(p->status, "ok") == 0 || strcmp(p->status, "noisy") == 0;
+        fprintf(r, "1,%s,x,%s,%s,\"%s\",%d,%.9g,", p->bench, p->axes, p->status,
+                timed ? "" : "no device, \"\"test\"\"", timed ? p->n : 0, p->median_s);
+        if (p->bytes > 0) fprintf(r, "%.0f", p->bytes);
+        fputc(',', r);
+        if (p->flops > 0) fprintf(r, "%.0f", p->flops);
+        fprintf(r, ",%s\n", p->telemetry ? p->telemetry : ",,,,,,");
+        for (int k = 0; timed && k < p->n; k++)
+            fprintf(s, "%s,%s,%d,%.9g,,1\n", p->bench, p->axes, k,
+                    p->median_s * (1.0 + 0.01 * (uniform() - 0.5)));
+    }
+    fclose(r);
+    fclose(s);
+    if (!meta->complete) return;
+    char device[400];
+    if (meta->gpu)
+        snprintf(device, sizeof device,
+                 "{\"ordinal\": 0, \"name\": \"%s\", \"uuid\": \"GPU-%s\", \"pcie\": "
+                 "{\"generation\": %d, \"width\": 16, \"max_generation\": %d, \"max_width\": 16}}",
+                 meta->gpu, name, meta->pcie_gen, meta->pcie_max_gen);
+    else
+        snprintf(device, sizeof device, "null, \"no_device_reason\": \"none\"");
+    char text[1200];
+    snprintf(text, sizeof text,
+             "{\n \"schema_version\": 1,\n \"build\": {\"name\": \"not this\"},\n"
+             " \"complete\": %s,\n \"totals\": {\"ok\": %d, \"fail\": %d},\n"
+             " \"host\": {\"hostname\": \"host-%s\", \"cpu\": \"Test CPU 9000\"},\n"
+             " \"device\": %s\n}\n",
+             meta->complete, n_pts, meta->failed_points, name, device);
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    write_text(path, text);
+}
+
+static void write_task(const char *fleet, int id, const char *state, int exit_code,
+                       const char *run_dir, const char *reason)
+{
+    char dir[512], path[600], text[400];
+    snprintf(dir, sizeof dir, "%s/_fleet", fleet);
+    mkdir(dir, 0700);
+    snprintf(path, sizeof path, "%s/task-%d.csv", dir, id);
+    snprintf(text, sizeof text,
+             "task,job,node,host,run_dir,state,exit_code,started,finished,reason\n"
+             "%d,77_%d,node%02d,node%02d,%s,%s,%d,2026-01-01T00:00:00Z,,%s\n",
+             id, id, id, id, run_dir, state, exit_code, reason);
+    write_text(path, text);
+}
+
+/* cb_fleet_main with "fleet" and the NULL-terminated arguments; the
+ * markdown it prints on stdout goes to `out` (a file path) instead. */
+static int run_fleet(const char *out, const char *first, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"fleet";
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, STDOUT_FILENO);
+    close(fd);
+    int rc = cb_fleet_main(argc, argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    return rc;
+}
+
+/* The CSV's verdict for (run, figure), or NULL when there is no such row. */
+static const char *csv_verdict(const cb_csv *c, const char *run, const char *figure)
+{
+    int rc = cb_csv_col(c, "run"), fc = cb_csv_col(c, "figure"), vc = cb_csv_col(c, "verdict");
+    for (int r = 0; r < cb_csv_rows(c); r++)
+        if (strcmp(cb_csv_get(c, r, rc), run) == 0 && strcmp(cb_csv_get(c, r, fc), figure) == 0)
+            return cb_csv_get(c, r, vc);
+    return NULL;
+}
+
+static const char *csv_field(const cb_csv *c, const char *run, const char *figure,
+                             const char *column)
+{
+    int rc = cb_csv_col(c, "run"), fc = cb_csv_col(c, "figure"), col = cb_csv_col(c, column);
+    for (int r = 0; r < cb_csv_rows(c); r++)
+        if (strcmp(cb_csv_get(c, r, rc), run) == 0 && strcmp(cb_csv_get(c, r, fc), figure) == 0)
+            return cb_csv_get(c, r, col);
+    return NULL;
+}
+
+#define GB  1e9
+#define TF  1e12
+#define N24 16777216.0
+
+/* The GPU points of one run; `slow` scales the vecadd time. */
+static int gpu_points(spec *p, double slow, const char *telemetry, bool skip_cublas)
+{
+    int n = 0;
+    p[n++] = (spec){"vecadd/grid_stride",
+                    "n=16777216;block=256",
+                    "ok",
+                    12 * N24,
+                    0,
+                    12 * N24 / (4000 * GB) * slow,
+                    40,
+                    telemetry};
+    p[n++] = (spec){"vecadd/grid_stride",
+                    "n=1048576;block=256",
+                    "ok",
+                    12 * 1048576.0,
+                    0,
+                    12 * 1048576.0 / (2000 * GB),
+                    40,
+                    NULL};
+    p[n++] = (spec){
+        "vecadd/host", "n=16777216;threads=all", "ok", 12 * N24, 0, 12 * N24 / (20 * GB), 10, NULL};
+    p[n++] = (spec){"transfers/memcpy_async",
+                    "direction=h2d;memory=pinned;bytes=268435456",
+                    "ok",
+                    268435456.0,
+                    0,
+                    268435456.0 / (55 * GB),
+                    20,
+                    NULL};
+    p[n++] = (spec){"transfers/memcpy_async",
+                    "direction=d2h;memory=pinned;bytes=268435456",
+                    "ok",
+                    268435456.0,
+                    0,
+                    268435456.0 / (52 * GB),
+                    20,
+                    NULL};
+    p[n++] = (spec){"transfers/memcpy_async",
+                    "direction=h2d;memory=pageable;bytes=268435456",
+                    "ok",
+                    268435456.0,
+                    0,
+                    268435456.0 / (90 * GB),
+                    20,
+                    NULL};
+    p[n++] = (spec){"matmul/cublas_fp32",
+                    "m=4096;n=m;k=m",
+                    skip_cublas ? "skip" : "ok",
+                    0,
+                    2 * 4096.0 * 4096 * 4096,
+                    2 * 4096.0 * 4096 * 4096 / (50 * TF),
+                    20,
+                    NULL};
+    p[n++] = (spec){"matmul/pipelined",
+                    "m=4096;n=m;k=m",
+                    "ok",
+                    0,
+                    2 * 4096.0 * 4096 * 4096,
+                    2 * 4096.0 * 4096 * 4096 / (30 * TF),
+                    20,
+                    NULL};
+    p[n++] = (spec){"matmul/naive_coalesced",
+                    "m=4096;n=m;k=m",
+                    "ok",
+                    0,
+                    2 * 4096.0 * 4096 * 4096,
+                    2 * 4096.0 * 4096 * 4096 / (5 * TF),
+                    20,
+                    NULL};
+    return n;
+}
+
+/* Host baselines: the largest point is the reference even when a smaller one
+ * is faster (it fits in cache). */
+static int cpu_points(spec *p, double slow)
+{
+    int n = 0;
+    p[n++] = (spec){
+        "vecadd/host", "n=16384;threads=all", "ok", 12 * 16384.0, 0, 12 * 16384.0 / (150 * GB), 30,
+        NULL};
+    p[n++] = (spec){
+        "vecadd/host", "n=16777216;threads=all", "ok", 12 * N24, 0, 12 * N24 / (20 * GB) * slow, 10,
+        NULL};
+    p[n++] = (spec){"matmul/host_blocked",
+                    "m=512;n=m;k=m",
+                    "ok",
+                    0,
+                    2 * 512.0 * 512 * 512,
+                    2 * 512.0 * 512 * 512 / (0.02 * TF) * slow,
+                    10,
+                    NULL};
+    p[n++] = (spec){"matmul/host_blocked",
+                    "m=256;n=m;k=m",
+                    "ok",
+                    0,
+                    2 * 256.0 * 256 * 256,
+                    2 * 256.0 * 256 * 256 / (0.03 * TF),
+                    10,
+                    NULL};
+    return n;
+}
+
+static void test_mixed_fleet(void)
+{
+    char fleet[128], md[160], csv[160], out[160];
+    snprintf(fleet, sizeof fleet, "%s/mixed", root);
+    snprintf(md, sizeof md, "%s/mixed.md", root);
+    snprintf(csv, sizeof csv, "%s/mixed.csv", root);
+    snprintf(out, sizeof out, "%s/stdout.md", root);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+    spec p[16];
+    run_meta gpu = {"Test GPU", "true", 5, 5, 0};
+    for (int i = 0; i < 5; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "g%d", i);
+        run_meta m = gpu;
+        const char *tel = "1950,1980,1980,2619,600,61,none";
+        if (i == 3) { /* 25% slower vecadd, at a low clock, on a narrow link */
+            tel = "1200,1410,1500,2619,700,88,sw_power_cap+hw_slowdown";
+            m.pcie_gen = 4;
+        }
+        int n = gpu_points(p, i == 3 ? 1.25 : 1.0, tel, i == 4);
+        write_run(fleet, name, &m, p, n);
+    }
+    run_meta cpu = {NULL, "true", 0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", i);
+        run_meta m = cpu;
+        int n = cpu_points(p, 1.0);
+        if (i == 2) { /* two points that failed verification: a problem */
+            m.failed_points = 2;
+            p[n++] = (spec){"vecadd/host", "n=1024;threads=all", "fail", 0, 0, 0, 0, NULL};
+            p[n++] = (spec){"matmul/host_blocked", "m=64;n=m;k=m", "fail", 0, 0, 0, 0, NULL};
+        }
+        write_run(fleet, name, &m, p, n);
+    }
+    run_meta inc = {"Test GPU", "false", 5, 5, 0};
+    write_run(fleet, "inc", &inc, p, gpu_points(p, 1.0, NULL, false));
+    /* Tasks: 0-4 ran g0-g4; 5 failed; 6 left no end record; 7 never
+     * started; 8 landed on g0's node and device. */
+    for (int i = 0; i < 5; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "g%d", i);
+        write_task(fleet, i, "done", 0, name, "");
+    }
+    write_task(fleet, 5, "failed", 2, "", "no CUDA device 0 here");
+    write_task(fleet, 6, "running", -1, "g9", "");
+    write_task(fleet, 8, "reused", 0, "g0", "");
+    char path[200];
+    snprintf(path, sizeof path, "%s/_fleet/expected", fleet);
+    write_text(path, "9\n");
+
+    CB_CHECK_EQ_INT(
+        run_fleet(out, fleet, "--markdown", md, "--csv", csv, "--title", "Fleet X", NULL), 1);
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    CB_CHECK(c != NULL);
+    if (!c) {
+        fprintf(stderr, "%s\n", err.text);
+        return;
+    }
+    CB_CHECK_EQ_INT(cb_csv_cols(c), 26);
+    CB_CHECK_STR(csv_verdict(c, "g3", "vecadd"), "slow");
+    CB_CHECK_STR(csv_verdict(c, "g4", "cuBLAS FP32"), "missing");
+    const char *figs[] = {"vecadd", "pinned H2D", "pinned D2H", "cuBLAS FP32", "ladder best"};
+    for (int i = 0; i < 5; i++)
+        for (int f = 0; f < 5; f++) {
+            char name[16];
+            snprintf(name, sizeof name, "g%d", i);
+            if ((i == 3 && f == 0) || (i == 4 && f == 3)) continue;
+            CB_CHECK_STR(csv_verdict(c, name, figs[f]), "ok");
+        }
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", i);
+        CB_CHECK_STR(csv_verdict(c, name, "vecadd/host"), "ok");
+        CB_CHECK_STR(csv_verdict(c, name, "matmul/host_blocked"), "ok");
+        CB_CHECK(csv_verdict(c, name, "vecadd") == NULL); /* not a CPU figure */
+    }
+    CB_CHECK(csv_verdict(c, "g0", "vecadd/host") == NULL); /* not a GPU figure */
+    /* reference points: best for the GPU, largest for the host baselines */
+    CB_CHECK_STR(csv_field(c, "g0", "vecadd", "axes"), "n=16777216;block=256");
+    CB_CHECK_STR(csv_field(c, "g0", "pinned H2D", "axes"),
+                 "direction=h2d;memory=pinned;bytes=268435456");
+    CB_CHECK_STR(csv_field(c, "g0", "ladder best", "benchmark"), "matmul/pipelined");
+    CB_CHECK_STR(csv_field(c, "c0", "vecadd/host", "axes"), "n=16777216;threads=all");
+    CB_CHECK_STR(csv_field(c, "c0", "matmul/host_blocked", "axes"), "m=512;n=m;k=m");
+    CB_CHECK_STR(csv_field(c, "g0", "vecadd", "runs_timed"), "5");
+    CB_CHECK_STR(csv_field(c, "g0", "cuBLAS FP32", "runs_timed"), "4");
+    CB_CHECK_STR(csv_field(c, "g3", "vecadd", "throttle"), "sw_power_cap+hw_slowdown");
+    CB_CHECK_STR(csv_field(c, "g3", "vecadd", "pcie"), "gen 4 x16 (max gen 5 x16)");
+    CB_CHECK_STR(csv_field(c, "g3", "vecadd", "model"), "Test GPU");
+    CB_CHECK_STR(csv_field(c, "c0", "vecadd/host", "model"), "CPU: Test CPU 9000");
+    CB_CHECK_STR(csv_field(c, "g3", "vecadd", "task"), "3");
+    double v = 0, ratio = 0, lo = 0, hi = 0;
+    CB_CHECK(sscanf(csv_field(c, "g0", "vecadd", "value"), "%lf", &v) == 1);
+    CB_CHECK_REL(v, 4000, 0.01);
+    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ratio"), "%lf", &ratio) == 1);
+    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ci_lo"), "%lf", &lo) == 1);
+    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ci_hi"), "%lf", &hi) == 1);
+    CB_CHECK_REL(ratio, 0.8, 0.01);
+    CB_CHECK(lo <= ratio && ratio <= hi && hi < 1 / 1.05);
+    /* problems: tasks 5, 6, 7, 8, the incomplete run, c2's failed points */
+    int problems = 0, vc = cb_csv_col(c, "verdict"), tc = cb_csv_col(c, "task");
+    char tasks[64] = "";
+    for (int r = 0; r < cb_csv_rows(c); r++)
+        if (strcmp(cb_csv_get(c, r, vc), "problem") == 0) {
+            problems++;
+            strncat(tasks, *cb_csv_get(c, r, tc) ? cb_csv_get(c, r, tc) : "-",
+                    sizeof tasks - strlen(tasks) - 2);
+            strcat(tasks, " ");
+        }
+    CB_CHECK_EQ_INT(problems, 6);
+    CB_CHECK_STR(tasks, "5 6 7 8 - - ");
+    CB_CHECK_STR(csv_field(c, "inc", "", "verdict"), "problem");
+    cb_csv_free(c);
+
+    char *text = read_all(md);
+    if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
+    CHECK_CONTAINS(text, "# Fleet X");
+    CHECK_CONTAINS(text, "**2 runs flagged, 6 problems.** 9 runs (8 complete) in 2 models");
+    CHECK_CONTAINS(text, "9 array tasks expected");
+    CHECK_CONTAINS(text, "## Flagged runs (2)");
+    /* values carry the samples' +-0.5% spread: compare the leading digits */
+    CHECK_CONTAINS(text, "| g3 | 3 | Test GPU | vecadd GB/s | `vecadd/grid_stride "
+                         "n=16777216;block=256` | 3");
+    CHECK_CONTAINS(text, " | 0.80");
+    CHECK_CONTAINS(text, "SM clock 1410 MHz (1200-1500), fleet 1980 MHz; mem clock 2619 MHz; "
+                         "power 700 W; max 88 C; throttle sw_power_cap+hw_slowdown; PCIe gen 4 "
+                         "x16 (max gen 5 x16); 40 samples");
+    CHECK_CONTAINS(text, "| g4 | 4 | Test GPU | cuBLAS FP32 TFLOP/s | `matmul/cublas_fp32 "
+                         "m=4096;n=m;k=m` | - | ");
+    CHECK_CONTAINS(text, " | - | **missing** | status skip: no device, \"test\" |");
+    CHECK_CONTAINS(text, "| 5 | node05 | - | failed on node05: exit 2: no CUDA device 0 here (job "
+                         "77_5) |");
+    CHECK_CONTAINS(text, "| 6 | node06 | g9 | started on node06 but left no end record");
+    CHECK_CONTAINS(text, "| 7 | - | - | no record: the task never started");
+    CHECK_CONTAINS(text, "| 8 | node08 | g0 | ran on node08 into the run of task 0");
+    CHECK_CONTAINS(text, "| - | host-inc | inc | meta.json says complete: false");
+    CHECK_CONTAINS(text, "| - | host-c2 | c2 | 2 point(s) failed");
+    CHECK_CONTAINS(text, "## CPU: Test CPU 9000 — 3 runs");
+    CHECK_CONTAINS(text, "- vecadd/host: `vecadd/host n=16777216;threads=all`, fleet median ");
+    CHECK_CONTAINS(text, " GB/s over 3 runs");
+    CHECK_CONTAINS(text, "## Test GPU — 5 runs");
+    CHECK_CONTAINS(text, "| g3 | 3 | **3");
+    CHECK_CONTAINS(text, "(0.80");
+    char *printed = read_all(out);
+    CB_CHECK(text && printed && strcmp(text, printed) == 0); /* stdout = --markdown */
+    free(text);
+    free(printed);
+}
+
+/* A schema 2 run of two devices (`--device all`): rows with `device`, host
+ * rows without; `slow` scales device 1's vecadd time. */
+static void write_two_device_run(const char *fleet, const char *name, double slow, bool twice)
+{
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/%s", fleet, name);
+    CB_CHECK(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    FILE *r = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    FILE *s = fopen(path, "w");
+    CB_CHECK(r && s);
+    if (!r || !s) return;
+    fputs("schema_version,benchmark,family,axes,status,reason,bytes,flops,device,device_uuid,"
+          "replicates,throttle\n",
+          r);
+    fputs("benchmark,axes,sample,time_s,cupti_s,batch,device,replicate,sm_clock_mhz,throttle\n", s);
+    spec p[16];
+    int n = gpu_points(p, 1.0, NULL, false);
+    for (int dev = 0; dev < 2; dev++)
+        for (int i = 0; i < n; i++) {
+            if (strcmp(p[i].bench, "vecadd/host") == 0) continue; /* the host row, below */
+            double median = p[i].median_s * (dev == 1 && i == 0 ? slow : 1.0);
+            fprintf(r, "2,%s,x,%s,ok,,", p[i].bench, p[i].axes);
+            if (p[i].bytes > 0) fprintf(r, "%.0f", p[i].bytes);
+            fputc(',', r);
+            if (p[i].flops > 0) fprintf(r, "%.0f", p[i].flops);
+            fprintf(r, ",%d,GPU-%s-%d,1,%s\n", dev, name, dev, dev == 1 ? "hw_slowdown" : "none");
+            for (int k = 0; k < p[i].n; k++)
+                fprintf(s, "%s,%s,%d,%.9g,,1,%d,0,,\n", p[i].bench, p[i].axes, k,
+                        median * (1.0 + 0.01 * (uniform() - 0.5)), dev);
+        }
+    if (twice) fputs("2,matmul/pipelined,x,m=4096;n=m;k=m,ok,,,1,1,GPU-x,1,\n", r);
+    fprintf(r, "2,vecadd/host,x,n=16777216;threads=all,ok,,%.0f,,,,1,\n", 12 * N24);
+    for (int k = 0; k < 5; k++)
+        fprintf(s, "vecadd/host,n=16777216;threads=all,%d,0.01,,1,,0,,\n", k);
+    fclose(r);
+    fclose(s);
+    char meta[1200];
+    snprintf(
+        meta, sizeof meta,
+        "{\"schema_version\": 2, \"complete\": true, \"host\": {\"hostname\": \"%s\", "
+        "\"cpu\": \"Test CPU 9000\"},\n \"device\": {\"ordinal\": 0, \"name\": \"Test GPU\"},\n"
+        " \"devices\": [{\"ordinal\": 0, \"name\": \"Test GPU\", \"uuid\": \"GPU-%s-0\", "
+        "\"pcie\": {\"generation\": 5, \"width\": 16, \"max_generation\": 5, \"max_width\": "
+        "16}},\n  {\"ordinal\": 1, \"name\": \"Test GPU\", \"uuid\": \"GPU-%s-1\", \"pcie\": "
+        "{\"generation\": 5, \"width\": 8, \"max_generation\": 5, \"max_width\": 16}}]}\n",
+        name, name, name);
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    write_text(path, meta);
+}
+
+/* Two multi-device runs and one single-device run of one model: four
+ * members, device 1 of the first run slow; a point twice for one device is
+ * bad input. */
+static void test_multi_device(void)
+{
+    char fleet[128], out[160], csv[160];
+    snprintf(fleet, sizeof fleet, "%s/multi", root);
+    snprintf(out, sizeof out, "%s/multi.md", root);
+    snprintf(csv, sizeof csv, "%s/multi.csv", root);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+    write_two_device_run(fleet, "nodeA_all-gpus", 1.5, false);
+    write_two_device_run(fleet, "nodeB_all-gpus", 1.0, false);
+    spec p[16];
+    run_meta gpu = {"Test GPU", "true", 5, 5, 0};
+    write_run(fleet, "nodeC_GPU-c", &gpu, p, gpu_points(p, 1.0, NULL, false));
+    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 1);
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    CB_CHECK(c != NULL);
+    if (c) {
+        CB_CHECK_STR(csv_verdict(c, "nodeA_all-gpus/gpu1", "vecadd"), "slow");
+        CB_CHECK_STR(csv_verdict(c, "nodeA_all-gpus/gpu0", "vecadd"), "ok");
+        CB_CHECK_STR(csv_verdict(c, "nodeB_all-gpus/gpu1", "vecadd"), "ok");
+        CB_CHECK_STR(csv_verdict(c, "nodeC_GPU-c", "vecadd"), "ok");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu1", "vecadd", "device_uuid"),
+                     "GPU-nodeA_all-gpus-1");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu1", "vecadd", "throttle"), "hw_slowdown");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu1", "vecadd", "pcie"),
+                     "gen 5 x8 (max gen 5 x16)");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu0", "vecadd", "pcie"), "gen 5 x16");
+        CB_CHECK_STR(csv_field(c, "nodeA_all-gpus/gpu0", "vecadd", "runs_timed"), "5");
+        CB_CHECK(csv_verdict(c, "nodeA_all-gpus", "vecadd/host") == NULL); /* host rows: none */
+        cb_csv_free(c);
+    }
+    char *text = read_all(out);
+    CHECK_CONTAINS(text, "**1 run flagged, 0 problems.** 5 runs (5 complete) in 1 model");
+    CHECK_CONTAINS(text, "## Test GPU — 5 runs");
+    free(text);
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/multi-bad", root);
+    CB_CHECK(mkdir(bad, 0700) == 0);
+    write_two_device_run(bad, "nodeD_all-gpus", 1.0, true);
+    CB_CHECK_EQ_INT(run_fleet(out, bad, NULL), 2);
+}
+
+/* A uniform fleet exits 0; two runs of a model cannot be judged. */
+static void test_clean_and_small(void)
+{
+    char fleet[128], out[160], csv[160];
+    snprintf(fleet, sizeof fleet, "%s/clean", root);
+    snprintf(out, sizeof out, "%s/clean.md", root);
+    snprintf(csv, sizeof csv, "%s/clean.csv", root);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+    spec p[16];
+    run_meta cpu = {NULL, "true", 0, 0, 0};
+    run_meta gpu = {"Lone GPU", "true", 5, 5, 0};
+    write_run(fleet, "a", &cpu, p, cpu_points(p, 1.0));
+    write_run(fleet, "b", &cpu, p, cpu_points(p, 1.0));
+    write_run(fleet, "c", &cpu, p, cpu_points(p, 1.0));
+    write_run(fleet, "x", &gpu, p, gpu_points(p, 1.0, NULL, false));
+    write_run(fleet, "y", &gpu, p, gpu_points(p, 2.0, NULL, false));
+    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 0);
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    CB_CHECK(c != NULL);
+    if (c) {
+        CB_CHECK_STR(csv_verdict(c, "y", "vecadd"), "unjudged"); /* 2x slower, 2 runs */
+        CB_CHECK_STR(csv_verdict(c, "x", "vecadd"), "unjudged");
+        CB_CHECK_STR(csv_verdict(c, "a", "vecadd/host"), "ok");
+        double ratio = 0;
+        CB_CHECK(sscanf(csv_field(c, "x", "vecadd", "ratio"), "%lf", &ratio) == 1);
+        CB_CHECK_REL(ratio, 2.0, 0.02);
+        CB_CHECK_STR(csv_field(c, "x", "pinned H2D", "ci_lo"), "");
+        cb_csv_free(c);
+    }
+    char *text = read_all(out);
+    if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
+    CHECK_CONTAINS(text, "**No run outside the fleet's spread, no problem.**");
+    CHECK_CONTAINS(text, "## Lone GPU — 2 runs");
+    CHECK_CONTAINS(text, "| 55.0"); /* pinned H2D: no CI with one other run */
+    CHECK_CONTAINS(text, "| verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n| x | - |");
+    free(text);
+    /* two runs have no spread to judge by: --min-runs cannot go below 3 */
+    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--min-runs", "2", NULL), 2);
+    /* a 2x tolerance, a 20% one: the uniform runs stay ok */
+    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--tolerance", "0.2", "--alpha", "0.01", NULL), 0);
+}
+
+static void test_errors(void)
+{
+    char out[160], dir[160], path[200];
+    snprintf(out, sizeof out, "%s/err.md", root);
+    CB_CHECK_EQ_INT(run_fleet(out, "--help", NULL), 0);
+    snprintf(dir, sizeof dir, "%s/none", root);
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2); /* missing */
+    CB_CHECK(mkdir(dir, 0700) == 0);
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2); /* empty */
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    write_text(path, "schema_version,benchmark,axes,status\n");
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);  /* a run, not a fleet */
+    CB_CHECK_EQ_INT(run_fleet(out, path, NULL), 2); /* a file */
+    remove(path);
+    CB_CHECK_EQ_INT(run_fleet(out, NULL), 2);
+    CB_CHECK_EQ_INT(run_fleet(out, dir, dir, NULL), 2);
+    CB_CHECK_EQ_INT(run_fleet(out, "--tolerance", "0", dir, NULL), 2);
+    CB_CHECK_EQ_INT(run_fleet(out, "--alpha", "0.7", dir, NULL), 2);
+    CB_CHECK_EQ_INT(run_fleet(out, "--min-runs", "1", dir, NULL), 2);
+    CB_CHECK_EQ_INT(run_fleet(out, "--min-runs", "3.5", dir, NULL), 2);
+    CB_CHECK_EQ_INT(run_fleet(out, "--bogus", dir, NULL), 2);
+
+    /* a complete run with a malformed results.csv */
+    spec p[16];
+    run_meta cpu = {NULL, "true", 0, 0, 0};
+    write_run(dir, "a", &cpu, p, cpu_points(p, 1.0));
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 0);
+    snprintf(path, sizeof path, "%s/a/results.csv", dir);
+    FILE *f = fopen(path, "a");
+    if (f) fputs("1,vecadd/host,x,\"unterminated\n", f), fclose(f);
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
+    /* ... while an incomplete one is not read: a problem, exit 1 */
+    snprintf(path, sizeof path, "%s/a/meta.json", dir);
+    write_text(path, "{\"complete\": false, \"device\": null}");
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1);
+    /* task records that are not ours */
+    snprintf(path, sizeof path, "%s/_fleet", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/_fleet/task-1.csv", dir);
+    write_text(path, "task,state\nnot-a-number,done\n");
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
+    write_text(path, "task,state\n1,done\n2,done\n");
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
+    write_text(path, "task,state\n1,done\n");
+    snprintf(path, sizeof path, "%s/_fleet/expected", dir);
+    write_text(path, "-3\n");
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
+    write_text(path, "2\n");
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1); /* task 0 never started, task 1's run? */
+    /* only task records, no run at all: still a report */
+    snprintf(path, sizeof path, "%s/a", dir);
+    remove_tree(path);
+    CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1);
+    char *text = read_all(out);
+    CHECK_CONTAINS(text, "| 0 | - | - | no record: the task never started");
+    CHECK_CONTAINS(text, "| 1 | - | - | recorded done, but its run '' is missing");
+    free(text);
+}
+
+/* Every GPU figure finds its points in the recorded H200 runs (so a renamed
+ * benchmark fails here), and a fleet of the recorded A/A runs plus CPU runs
+ * - two models - is judged without a flag. */
+static void test_recorded(void)
+{
+    static const char *const dirs[] = {"h200-vecadd-defaults", "h200-transfers-defaults",
+                                       "h200-matmul-defaults"};
+    bool found[CB_FLEET_FIGURES] = {false};
+    for (int d = 0; d < CB_ARRAY_LEN(dirs); d++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", CB_TEST_DATA_DIR, dirs[d]);
+        cb_cmp_run run;
+        cb_cmp_run_init(&run);
+        cb_msg err;
+        CB_CHECK(cb_cmp_run_load(&run, path, &err));
+        for (int p = 0; p < run.n_points; p++)
+            for (int f = 0; f < CB_FLEET_FIGURES; f++)
+                if (run.points[p].timed &&
+                    cb_fleet_figures[f].match(run.points[p].benchmark, run.points[p].axes))
+                    found[f] = true;
+        cb_cmp_run_free(&run);
+    }
+    for (int f = 0; f < CB_FLEET_FIGURES; f++) {
+        if (!found[f])
+            fprintf(stderr, "no recorded point for figure %s\n", cb_fleet_figures[f].name);
+        CB_CHECK(found[f]);
+    }
+
+    char fleet[128], out[160], csv[160];
+    snprintf(fleet, sizeof fleet, "%s/recorded", root);
+    snprintf(out, sizeof out, "%s/recorded.md", root);
+    snprintf(csv, sizeof csv, "%s/recorded.csv", root);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+    static const char *const aa[] = {"aa1-A", "aa1-B", "aa2-A", "aa2-B", "aa3-A", "aa3-B"};
+    for (int i = 0; i < CB_ARRAY_LEN(aa); i++) {
+        char target[512], link[256];
+        snprintf(target, sizeof target, "%s/h200-%s", CB_TEST_DATA_DIR, aa[i]);
+        snprintf(link, sizeof link, "%s/h200-%s", fleet, aa[i]);
+        CB_CHECK(symlink(target, link) == 0);
+    }
+    spec p[16];
+    run_meta cpu = {NULL, "true", 0, 0, 0};
+    write_run(fleet, "cpu-a", &cpu, p, cpu_points(p, 1.0));
+    write_run(fleet, "cpu-b", &cpu, p, cpu_points(p, 1.0));
+    write_run(fleet, "cpu-c", &cpu, p, cpu_points(p, 1.0));
+    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 0);
+    char *text = read_all(out);
+    CHECK_CONTAINS(text, "9 runs (9 complete) in 2 models");
+    CHECK_CONTAINS(text, "## NVIDIA H200 — 6 runs");
+    CHECK_CONTAINS(text, "- pinned H2D: no run of this model timed a matching point");
+    free(text);
+}
+
+int main(void)
+{
+    snprintf(root, sizeof root, "/tmp/cb_fleet_test_XXXXXX");
+    if (!mkdtemp(root)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_mixed_fleet();
+    test_clean_and_small();
+    test_multi_device();
+    test_errors();
+    test_recorded();
+    remove_tree(root);
+    return cb_test_finish("test_fleet");
+}
