@@ -20,10 +20,25 @@ def _missing_package(exc: ModuleNotFoundError) -> str | None:
     return name if name in NEEDED else None
 
 
+def _no_package(exc: ModuleNotFoundError) -> int:
+    """One line saying what to run instead of a traceback (exit 2); other
+    import errors are bugs and are raised."""
+    package = _missing_package(exc)
+    if package is None:
+        raise exc
+    print(f"{PROG}: error: {package} is not installed for {sys.executable}; "
+          f"run scripts/setup.sh, then .venv/bin/python -m reports RESULT_DIR... "
+          f"-o OUT_DIR", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
     if "--fleet" in args_list:  # the fleet page (reports/fleet.py)
-        from .fleet import main as fleet_main
+        try:
+            from .fleet import main as fleet_main
+        except ModuleNotFoundError as exc:
+            return _no_package(exc)
         return fleet_main(args_list)
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -42,13 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         from .load import InputError
         from .output import OutputError
     except ModuleNotFoundError as exc:
-        package = _missing_package(exc)
-        if package is None:
-            raise
-        print(f"{PROG}: error: {package} is not installed for {sys.executable}; "
-              f"run scripts/setup.sh, then .venv/bin/python -m reports RESULT_DIR... "
-              f"-o OUT_DIR", file=sys.stderr)
-        return 2
+        return _no_package(exc)
 
     def warn(message: str) -> None:
         print(f"{PROG}: warning: {message}", file=sys.stderr)

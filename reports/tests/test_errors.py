@@ -196,7 +196,8 @@ def test_a_deeply_nested_meta_json_is_refused(good, tmp_path, depth):
     assert not (tmp_path / "out" / "index.html").exists()
 
 
-def test_a_python_without_matplotlib_is_told_what_to_run(good, tmp_path):
+@pytest.mark.parametrize("fleet", [False, True], ids=["report", "fleet"])
+def test_a_python_without_matplotlib_is_told_what_to_run(good, tmp_path, fleet):
     """The import of matplotlib fails as it does outside the venv."""
     blocker = ("import sys, runpy\n"
                "class Block:\n"
@@ -206,7 +207,8 @@ def test_a_python_without_matplotlib_is_told_what_to_run(good, tmp_path):
                "sys.meta_path.insert(0, Block())\n"
                "sys.argv[0] = 'reports'\n"
                "runpy.run_module('reports', run_name='__main__', alter_sys=True)\n")
-    proc = subprocess.run([sys.executable, "-c", blocker, str(good), "-o", str(tmp_path / "o")],
+    args = (["--fleet"] if fleet else []) + [str(good), "-o", str(tmp_path / "o")]
+    proc = subprocess.run([sys.executable, "-c", blocker, *args],
                           cwd=REPO, capture_output=True, text=True)
     line = _one_error_line(proc, "is not installed for")
     assert "scripts/setup.sh" in line and ".venv/bin/python -m reports" in line
