@@ -1,8 +1,9 @@
 """Command line: python3 -m reports RESULT_DIR... -o OUT_DIR
 (the fleet page: python3 -m reports --fleet DIR -o OUT_DIR, reports/fleet.py)
 
-Exit codes: 0 report written; 2 bad input (a directory that breaks schema
-version 1, or bad arguments), with one clear line on stderr.
+Exit codes: 0 report written; 2 bad input (a directory that breaks the
+schema), bad arguments, an output that cannot be written, or a Python
+without the report's packages; each with one clear line on stderr.
 """
 
 from __future__ import annotations
@@ -10,16 +11,34 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .build import write_report
-from .load import InputError
-
 PROG = "python3 -m reports"
+NEEDED = ("matplotlib", "numpy")  # what reports/requirements.txt brings
+
+
+def _missing_package(exc: ModuleNotFoundError) -> str | None:
+    name = (exc.name or "").partition(".")[0]
+    return name if name in NEEDED else None
+
+
+def _no_package(exc: ModuleNotFoundError) -> int:
+    """One line saying what to run instead of a traceback (exit 2); other
+    import errors are bugs and are raised."""
+    package = _missing_package(exc)
+    if package is None:
+        raise exc
+    print(f"{PROG}: error: {package} is not installed for {sys.executable}; "
+          f"run scripts/setup.sh, then .venv/bin/python -m reports RESULT_DIR... "
+          f"-o OUT_DIR", file=sys.stderr)
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else list(argv)
     if "--fleet" in args_list:  # the fleet page (reports/fleet.py)
-        from .fleet import main as fleet_main
+        try:
+            from .fleet import main as fleet_main
+        except ModuleNotFoundError as exc:
+            return _no_package(exc)
         return fleet_main(args_list)
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -32,12 +51,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="where index.html and the figures are written")
     args = parser.parse_args(args_list)
 
+    try:
+        # Imported here so that a Python without matplotlib gets a sentence.
+        from .build import write_report
+        from .load import InputError
+        from .output import OutputError
+    except ModuleNotFoundError as exc:
+        return _no_package(exc)
+
     def warn(message: str) -> None:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
 
     try:
         page = write_report(args.dirs, args.out, warn)
-    except InputError as exc:
+    except (InputError, OutputError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     print(f"{PROG}: wrote {args.out}/index.html ({len(page.figures())} figures)",

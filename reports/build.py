@@ -13,10 +13,11 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from . import compare, distributions, environment, html, roofline
-from . import figures_matmul, figures_transfers, figures_vecadd
+from . import compare, distributions, environment, html, roofline, telemetry
+from . import figures_generic, figures_matmul, figures_transfers, figures_vecadd
 from .figure import slug
-from .load import Run, load_run
+from .load import Run, load_run, split_devices
+from .output import make_dir, write_file
 from .page import Page, Paragraph, Section, Table
 from .tables import not_measured, results_table, status_summary
 
@@ -43,6 +44,9 @@ def _run_summary(run: Run) -> list:
                                 "fixture, not measured on a GPU."))
     if not run.has_samples:
         blocks.append(Paragraph("samples.csv is missing: distributions are left out."))
+    note = telemetry.missing_note(run)
+    if note:
+        blocks.append(note)
     blocks.append(status_summary(run))
     return blocks
 
@@ -56,11 +60,18 @@ def run_sections(run: Run, out_dir: Path, prefix: str) -> list[Section]:
             module, title = FAMILY_FIGURES[family]
             figs = module.figures(run, out_dir, prefix)
             blocks = figs or [Paragraph(f"No timed {family} point to draw.")]
+            # The conditions beside the figures: clocks and power of these points.
+            tele = telemetry.timeline_figure(run, out_dir, f"{prefix}telemetry_{family}", family)
+            blocks += [tele] if tele else []
             sections.append(Section(title, blocks + [table]))
         else:
-            blocks = [Paragraph("No figures for this family; its points:"),
-                      Table(table.headers, table.rows, table.caption,
-                            collapsed=len(rows) > 20, marked=table.marked)]
+            figs = figures_generic.figures(run, family, out_dir, prefix)
+            tele = telemetry.timeline_figure(run, out_dir, f"{prefix}telemetry_{slug(family)}",
+                                             family) if figs else None
+            blocks = figs + ([tele] if tele else []) + [
+                Paragraph("Its points:" if figs else "No figures for this family; its points:"),
+                Table(table.headers, table.rows, table.caption,
+                      collapsed=len(rows) > 20, marked=table.marked)]
             # A stream-overlap benchmark may live in a family of its own.
             fig = figures_transfers.overlap_figure(run, out_dir,
                                                    f"{prefix}{slug(family)}_overlap", family)
@@ -97,10 +108,37 @@ def comparison_section(runs: list[Run], out_dir: Path) -> Section:
         if unmatched:
             sub.append(unmatched)
         blocks.append(Section(f"{new.label} vs {base.label}", sub))
+    if compare.different_gpus(runs):  # first: what a comparison of GPUs is for
+        blocks.insert(1, hardware_section(runs, out_dir))
     figs = compare.side_by_side_figures(runs, out_dir, "compare/")
     if figs:
         blocks.append(Section("Side by side", figs))
     return Section("Comparison", blocks)
+
+
+def hardware_section(runs: list[Run], out_dir: Path) -> Section:
+    """Different GPUs: every common point in absolute units and as a share of
+    each GPU's own peak, with the conditions (telemetry) each was measured under."""
+    points = compare.common_points(runs)
+    blocks: list = [Paragraph(
+        f"{len(points)} point(s) were timed on all {len(runs)} GPUs. Each GPU is judged "
+        f"against its own stated peak; the roofline of each run (below) adds its "
+        f"per-precision roofs (FP32 from the run, TF32 and BF16 tensor from a table).")]
+    fig = compare.hardware_figure(runs, points, out_dir, "compare/hardware_best_points")
+    if fig:
+        blocks.append(fig)
+    if points:
+        blocks.append(compare.hardware_table(runs, points))
+    blocks.append(Table(telemetry.SUMMARY_HEADERS, [telemetry.summary_row(r) for r in runs],
+                        "The conditions of each run (schema-2 telemetry): median SM clock "
+                        "over points, mean power, hottest temperature, and GPU points "
+                        "measured while throttled.", numeric=False))
+    blocks += [n for n in (telemetry.missing_note(r) for r in runs) if n]
+    for i, run in enumerate(runs, start=1):
+        fig = telemetry.timeline_figure(run, out_dir, f"compare/telemetry_run{i}")
+        if fig:
+            blocks.append(fig)
+    return Section("Hardware: the same points on each GPU", blocks)
 
 
 def build_page(runs: list[Run], out_dir: Path) -> Page:
@@ -120,20 +158,23 @@ def build_page(runs: list[Run], out_dir: Path) -> Page:
     sections.append(Section("Environment", [Table(headers, rows, caption,
                                                   marked=differs, numeric=False)]))
     labels = ", ".join(run.label for run in runs)
-    title = "cubench report" + (" — comparison" if len(runs) > 1 else "")
+    title = "cubench report" + ("" if len(runs) == 1 else " — hardware comparison"
+                                if compare.different_gpus(runs) else " — comparison")
     return Page(title=title, subtitle=labels, sections=sections)
 
 
 def write_report(dirs: list[str], out_dir: str | Path, warn=None) -> Page:
     """Load `dirs`, write index.html, the figures and report.json (a manifest
     of every figure and its data files) under out_dir, return the page."""
-    runs = [load_run(d, warn) for d in dirs]
+    # A run over several devices becomes one Run per device: they are compared
+    # side by side like runs of different machines.
+    runs = [part for d in dirs for part in split_devices(load_run(d, warn))]
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    make_dir(out)
     page = build_page(runs, out)
-    (out / "index.html").write_text(html.render(page), encoding="utf-8")
+    write_file(out / "index.html", html.render(page))
     manifest = {"runs": [{"path": str(r.path), "label": r.label, "gpu": r.gpu_name}
                          for r in runs],
                 "figures": [asdict(f) for f in page.figures()]}
-    (out / "report.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    write_file(out / "report.json", json.dumps(manifest, indent=1) + "\n")
     return page

@@ -234,3 +234,143 @@ def side_by_side_figures(runs: list[Run], out_dir: Path, prefix: str) -> list[F.
                            xunit="bytes")
         figs += [fig] if fig else []
     return figs
+
+
+# --- hardware comparison: the same points on different GPUs -------------------
+
+def device_id(run: Run) -> tuple[str, str]:
+    device = run.device_info() or {}
+    return (run.gpu_name, str(device.get("uuid", "")))
+
+
+def different_gpus(runs: list[Run]) -> bool:
+    """True when the runs come from more than one GPU (name or UUID differ)."""
+    return len({device_id(r) for r in runs}) > 1
+
+
+def _cell(row: Result) -> dict:
+    value, unit = throughput(row)
+    pct = row.num["pct_peak"]
+    if pct is None and value is not None and row.num["peak"] and row.peak_unit == unit:
+        pct = 100.0 * value / row.num["peak"]
+    return {"value": value, "unit": unit, "pct_peak": pct, "peak": row.num["peak"],
+            "peak_unit": row.peak_unit, "peak_source": row.peak_source,
+            "median_s": row.median_s, "throttle": row.throttle, "id": row.label()}
+
+
+def common_points(runs: list[Run]) -> list[dict]:
+    """Points timed in every run (identity = benchmark + axes), base order,
+    each with every run's throughput, share of that GPU's own peak and peak."""
+    timed = [{r.identity: r for r in run.results if r.measured} for run in runs]
+    points = []
+    for ident, row in timed[0].items():
+        if all(ident in t for t in timed[1:]):
+            points.append({"benchmark": ident[0], "axes": ident[1],
+                           "runs": [_cell(t[ident]) for t in timed]})
+    return points
+
+
+def best_common_points(points: list[dict]) -> list[dict]:
+    """Per benchmark, the common point where the base GPU did best: one line
+    per benchmark, every GPU at the same axes."""
+    best: dict = {}
+    for p in points:
+        value = p["runs"][0]["value"]
+        if value is None:
+            continue
+        if p["benchmark"] not in best or value > best[p["benchmark"]]["runs"][0]["value"]:
+            best[p["benchmark"]] = p
+    return list(best.values())
+
+
+def _pct_text(cell: dict) -> str:
+    return "" if cell["pct_peak"] is None else f"{cell['pct_peak']:.1f}"
+
+
+def hardware_table(runs: list[Run], points: list[dict]) -> Table:
+    headers = ["benchmark", "axes"]
+    for i, run in enumerate(runs, start=1):
+        headers += [f"GPU{i} value", f"GPU{i} % own peak", f"GPU{i} peak (source)"]
+    rows, marked = [], []
+    for p in points:
+        row = [p["benchmark"], p["axes"]]
+        for cell in p["runs"]:
+            peak = (f"{F.fmt(cell['peak'])} {cell['peak_unit']}"
+                    + (f" ({cell['peak_source']})" if cell["peak_source"] else "")
+                    if cell["peak"] else "")
+            flag = f" [throttled: {cell['throttle']}]" if cell["throttle"] not in ("", "none") else ""
+            row += [f"{F.fmt(cell['value'])} {cell['unit']}{flag}", _pct_text(cell), peak]
+        rows.append(row)
+        marked.append(any(c["throttle"] not in ("", "none") for c in p["runs"]))
+    legend = "; ".join(f"GPU{i} = {run.label}" for i, run in enumerate(runs, start=1))
+    return Table(headers, rows,
+                 f"Every point timed on all GPUs ({len(points)}), lined up by benchmark + "
+                 f"axes: throughput in absolute units and as a share of that GPU's own "
+                 f"stated peak (results.csv pct_peak, peak, peak_unit, peak_source). "
+                 f"{legend}. Rows measured while a GPU was throttled are marked.",
+                 collapsed=len(rows) > 12, marked=marked, numeric=False)
+
+
+def hardware_figure(runs: list[Run], points: list[dict], out_dir: Path,
+                    name: str) -> F.Figure | None:
+    """Left: each GPU's throughput relative to the base GPU at the same point;
+    right: each GPU's share of its own peak. One row per benchmark, at the
+    point where the base GPU did best."""
+    best = best_common_points(points)
+    if not best:
+        return None
+    benches = [p["benchmark"] for p in best]
+    fig, (left, right) = F.new_figure(12.0, 0.5 * len(best) * len(runs) / 2 + 2.2, ncols=2,
+                                      sharey=True)
+    height = 0.8 / len(runs)
+    colors = F.palette()
+    records = []
+    for i, run in enumerate(runs):
+        ys = [j + (i - (len(runs) - 1) / 2) * height for j in range(len(best))]
+        rel, pct = [], []
+        for p in best:
+            base, cell = p["runs"][0], p["runs"][i]
+            ratio = (cell["value"] / base["value"]
+                     if cell["value"] is not None and base["value"] and cell["unit"] == base["unit"]
+                     else None)
+            rel.append(ratio)
+            pct.append(cell["pct_peak"])
+            records.append({"run": run.label, "benchmark": p["benchmark"], "axes": p["axes"],
+                            "value": cell["value"], "unit": cell["unit"],
+                            "relative_to_base": ratio, "pct_peak": cell["pct_peak"],
+                            "peak": cell["peak"], "peak_source": cell["peak_source"],
+                            "throttle": cell["throttle"], "id": cell["id"]})
+        color = colors[i % len(colors)]
+        left.barh(ys, [r or 0 for r in rel], height=height, color=color, label=run.label)
+        right.barh(ys, [v or 0 for v in pct], height=height, color=color, label=run.label)
+        for y, p, r, v in zip(ys, best, rel, pct):
+            cell = p["runs"][i]
+            hot = " !" if cell["throttle"] not in ("", "none") else ""
+            if r is not None:
+                left.text(r, y, f" {F.fmt(cell['value'])} {cell['unit']}{hot}",
+                          va="center", fontsize=6.5, color="red" if hot else "black")
+            right.text(v or 0, y, " n/a" if v is None else f" {v:.0f}%{hot}", va="center",
+                       fontsize=6.5, color="red" if hot else "black")
+    left.set_yticks(range(len(best)), benches, fontsize=7)
+    left.invert_yaxis()
+    left.axvline(1.0, color="black", linewidth=0.8)
+    left.set_xlabel(f"throughput relative to {runs[0].gpu_name} (same point)")
+    left.set_xlim(0, max([r["relative_to_base"] or 0 for r in records] + [1.0]) * 1.45)
+    right.set_xlabel("% of that GPU's own stated peak")
+    right.set_xlim(0, max([r["pct_peak"] or 0 for r in records] + [100.0]) * 1.2)
+    for ax in (left, right):
+        ax.grid(True, axis="x", alpha=0.3)
+    left.legend(fontsize=7, loc="lower right")
+    title = "Same points on each GPU: absolute and share of own peak"
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    throttled = sum(r["throttle"] not in ("", "none") for r in records)
+    caption = ("One row per benchmark at the point (axes) where the first GPU did best, "
+               "every GPU at those same axes. Left: throughput relative to the first GPU, "
+               "labelled with the absolute value (GB/s or TFLOP/s as the row reports). "
+               "Right: the share of each GPU's own peak as the run stated it (see the "
+               "table for each peak and its source)."
+               + (f" Red labels with '!': {throttled} value(s) measured while throttled."
+                  if throttled else ""))
+    return F.save(fig, out_dir, name, {"kind": "hardware", "runs": [r.label for r in runs],
+                                       "rows": records}, SECTION, title, caption)

@@ -10,6 +10,7 @@ readers can check the exact numbers behind every line.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import re
@@ -19,9 +20,18 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # headless: reports are made on CI and GPU boxes
+# The same data gives the same bytes: no random SVG ids, no dates in files
+# (scripts/docs_figures.py and its staleness test rely on it).
+matplotlib.rcParams["svg.hashsalt"] = "cubench"
 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from .output import write_file  # noqa: E402
+
+# Metadata written into the images: fixed, so that files are reproducible.
+PNG_METADATA = {"Software": "cubench reports (matplotlib)"}
+SVG_METADATA = {"Date": None, "Creator": "cubench reports (matplotlib)"}
 
 
 @dataclass
@@ -34,6 +44,9 @@ class Series:
     ids: list[str] = field(default_factory=list)
     style: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)  # e.g. a transfer curve's fit
+    # Per point: the throttle reasons when the GPU reported any while the
+    # point was measured (schema 2), else "". Flagged points get a red ring.
+    flags: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -128,6 +141,10 @@ def draw_line_chart(ax, chart: LineChart, xunit: str = "", legend: bool = True) 
     for s in chart.series:
         style = {"marker": "o", "markersize": 3.5, "linewidth": 1.4, **s.style}
         ax.plot(s.x, s.y, label=s.label, **style)
+    flagged = [(x, y) for s in chart.series for x, y, f in zip(s.x, s.y, s.flags) if f]
+    if flagged:
+        ax.scatter([x for x, _ in flagged], [y for _, y in flagged], s=90, facecolors="none",
+                   edgecolors="red", linewidths=1.3, zorder=4, label="throttled while measured")
     for ref in chart.reflines:
         style = {"linestyle": "--", "linewidth": 1.0, "color": "0.35", **ref.style}
         ax.axhline(ref.value, label=f"{ref.label}", **style)
@@ -173,21 +190,24 @@ def save(fig, out_dir: Path, name: str, data: dict, section: str,
     """Write `name`.png, .svg, .json (the full spec) and .csv (long form) under
     out_dir, close the matplotlib figure, return the record for the page."""
     path = out_dir / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path.with_suffix(".png"), dpi=110, bbox_inches="tight")
-    fig.savefig(path.with_suffix(".svg"), bbox_inches="tight")
+    for suffix, fmt_name, metadata in ((".png", "png", PNG_METADATA),
+                                       (".svg", "svg", SVG_METADATA)):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt_name, dpi=110, bbox_inches="tight", metadata=metadata)
+        write_file(path.with_suffix(suffix), buf.getvalue())
     plt.close(fig)
     payload = {"figure": name, "section": section, "title": title, **data}
-    path.with_suffix(".json").write_text(
-        json.dumps(payload, indent=1, default=str, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_file(path.with_suffix(".json"),
+               json.dumps(payload, indent=1, default=str, ensure_ascii=False) + "\n")
     rows = _flat_rows(data)
-    with path.with_suffix(".csv").open("w", newline="", encoding="utf-8") as fh:
-        columns: list[str] = []
-        for row in rows:
-            columns += [k for k in row if k not in columns]
-        writer = csv.DictWriter(fh, fieldnames=columns or ["empty"])
-        writer.writeheader()
-        writer.writerows(rows)
+    columns: list[str] = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=columns or ["empty"])
+    writer.writeheader()
+    writer.writerows(rows)
+    write_file(path.with_suffix(".csv"), text.getvalue())
     return Figure(name=name, section=section, title=title, caption=caption,
                   png=f"{name}.png", svg=f"{name}.svg",
                   data_json=f"{name}.json", data_csv=f"{name}.csv")
@@ -215,6 +235,21 @@ def save_line_chart(chart: LineChart, out_dir: Path, name: str, section: str,
     if outside:
         legend_outside(fig, ax)
     return save(fig, out_dir, name, chart.data(), section, chart.title, caption)
+
+
+def throttle_flags(rows) -> list[str]:
+    """The flags of a series drawn from `rows` (load.Result): their throttle
+    reasons where the GPU reported any, else ''."""
+    return [r.throttle if r.throttled else "" for r in rows]
+
+
+def flag_note(chart: LineChart) -> str:
+    """The caption sentence for flagged points, empty when there are none."""
+    count = sum(bool(f) for s in chart.series for f in s.flags)
+    if not count:
+        return ""
+    return (f" Red rings: {count} point(s) measured while the GPU reported a clock-event "
+            f"(throttle) reason.")
 
 
 def fmt(value: float | None, digits: int = 4) -> str:

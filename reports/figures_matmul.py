@@ -52,24 +52,38 @@ def _pretty(bench: str) -> str:
     return variant
 
 
-def _styles(rows: list[Result]) -> dict[str, dict]:
-    """Rungs coloured along the ladder (light to dark = later rung), references
-    dashed in greys, host baselines dotted: the legend then reads as a ladder."""
+def _is_host(bench: str) -> bool:
+    return bench.partition("/")[2].startswith("host")
+
+
+def kinds(rows: list[Result]) -> tuple[list[str], list[str], list[str]]:
+    """(GPU rungs, GPU references such as cuBLAS, CPU baselines) among the
+    benchmarks of rows. A host BLAS that other host rows name as their
+    reference is still a CPU baseline."""
     refs = references(rows)
     benches = ordered_unique(r.benchmark for r in rows)
-    rungs = [b for b in benches if b not in refs and not b.partition("/")[2].startswith("host")]
-    hosts = [b for b in benches if b not in refs and b not in rungs]
+    hosts = [b for b in benches if _is_host(b)]
+    gpu_refs = [b for b in refs if not _is_host(b)]
+    rungs = [b for b in benches if b not in gpu_refs and b not in hosts]
+    return rungs, gpu_refs, hosts
+
+
+def _styles(rows: list[Result]) -> dict[str, dict]:
+    """Rungs coloured along the ladder (light to dark = later rung), GPU
+    references in greys with diamonds, CPU baselines in browns with squares:
+    the legend then reads as a ladder. Every measured curve is solid; dashed
+    lines are reserved for peaks."""
+    rungs, refs, hosts = kinds(rows)
     cmap = mpl.colormaps["plasma"]
     styles = {}
     for i, b in enumerate(rungs):
         styles[b] = {"color": cmap(0.05 + 0.8 * i / max(1, len(rungs) - 1))}
     greys = ["black", "0.4", "0.6", "0.75"]
     for i, b in enumerate(refs):
-        styles[b] = {"color": greys[i % len(greys)], "linestyle": "--", "marker": "D",
-                     "markersize": 3}
+        styles[b] = {"color": greys[i % len(greys)], "marker": "D", "markersize": 3.5}
     browns = ["tab:brown", "tab:olive", "tab:cyan"]
     for i, b in enumerate(hosts):
-        styles[b] = {"color": browns[i % len(browns)], "linestyle": ":", "marker": "s"}
+        styles[b] = {"color": browns[i % len(browns)], "marker": "s"}
     return styles
 
 
@@ -98,7 +112,7 @@ def line_chart(run: Run) -> F.LineChart | None:
                                lambda r: r.tflops)
         label = _pretty(bench) + (" (reference)" if bench in refs else "")
         series.append(F.Series(label=label, x=xs, y=ys, ids=[r.label() for r in chosen],
-                               style=styles[bench]))
+                               style=styles[bench], flags=F.throttle_flags(chosen)))
     xs = [r.axis(xaxis) for r in rows]
     ys = [r.tflops for r in rows]
     return F.LineChart(
@@ -187,10 +201,14 @@ def ladder_figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     ax.set_title(title, fontsize=10)
     ax.grid(True, axis="x", alpha=0.3)
     fig.tight_layout()
-    caption = (f"Every matmul benchmark at {where} = {size}, the largest "
-               f"size all GPU rungs measured (best over other axes such as the tile). "
-               f"Labels give TFLOP/s and percent of {ref_name} at the same size "
-               f"(the run's pct_ref column, or reference median / median).")
+    gpu = any(not r.is_host for r in _rows(run))
+    caption = (f"Every matmul benchmark at {where} = {size}, the largest size "
+               + ("all GPU rungs measured" if gpu else "every benchmark measured")
+               + " (best over other axes such as the tile). Labels give TFLOP/s")
+    if any(b["pct_ref"] is not None for b in bars):
+        caption += (f" and percent of {ref_name} at the same size (the run's pct_ref "
+                    f"column, or reference median / median)")
+    caption += "."
     return F.save(fig, out_dir, name, data, SECTION, title, caption)
 
 
@@ -202,11 +220,17 @@ def figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
         xaxis = size_axis(rows)
         best_of = any(has_other_configs([r for r in rows if r.benchmark == b], xaxis)
                       for b in {r.benchmark for r in rows})
-        caption = ("TFLOP/s against matrix size for every rung of the ladder (solid, "
-                   "coloured light to dark along the ladder), the cuBLAS references "
-                   "(dashed) and host baselines (dotted)"
-                   + ("; each point is the best over the other axes (e.g. tile)" if best_of else "")
-                   + ".")
+        rungs, refs, hosts = kinds(rows)
+        drawn = []
+        if rungs:
+            drawn.append("every rung of the ladder (coloured light to dark along the ladder)")
+        if refs:
+            drawn.append("the cuBLAS references (greys, diamonds)")
+        if hosts:
+            drawn.append("the CPU baselines (browns, squares)")
+        caption = ("TFLOP/s against matrix size, solid lines: " + ", ".join(drawn)
+                   + ("; each point is the best over the other axes (e.g. tile)"
+                      if best_of else "") + "." + F.flag_note(chart))
         figs.append(F.save_line_chart(chart, out_dir, f"{prefix}matmul_tflops_vs_size",
                                       SECTION, caption, outside=True))
         ladder = ladder_figure(run, out_dir, f"{prefix}matmul_ladder")

@@ -6,7 +6,7 @@ each curve's legend states its alpha and beta. They come from the run's
 fits.csv when it has one for the curve, else from a relative least-squares
 fit made here (and the legend says which). The axis names (direction,
 memory, mode, ...) are read from the data: one figure per direction, colour
-by the first other axis, line style by the second.
+by the first other axis, marker by the second, marker fill by the third.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ SECTION = "Transfers"
 SIZE = "bytes"
 PANEL = "direction"
 COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
-LINESTYLES = ["-", "--", "-.", ":"]
-MARKERS = ["o", "s", "^", "v", "D", "x"]
+# Measured curves are all solid (dashed lines are peaks): colour, marker and
+# marker fill tell the curves of a panel apart.
+MARKERS = ["o", "s", "^", "v", "D", "X"]
+FILLS = ["full", "none", "left", "bottom"]
 
 
 def _bandwidth_rows(run: Run) -> list[Result]:
@@ -183,7 +185,7 @@ def line_chart(run: Run, panel: str, rows: list[Result] | None = None) -> F.Line
     other = [k for k in ordered_unique(k for r in rows for k in _curve_axes(r)) if k != PANEL]
     values = {k: sorted_axis_values(r.axes.get(k, "") for r in rows) for k in other}
     keys = ordered_unique((r.benchmark, tuple(r.axes.get(k, "") for k in other)) for r in rows)
-    styled = other[1:] if len(benches) == 1 else other  # what line style may still show
+    styled = other[1:] if len(benches) == 1 else other  # what markers may still show
     series = []
     for bench, key in keys:
         crows = [r for r in rows if r.benchmark == bench
@@ -203,14 +205,15 @@ def line_chart(run: Run, panel: str, rows: list[Result] | None = None) -> F.Line
         else:
             style["color"] = COLORS[benches.index(bench) % len(COLORS)]
         if len(benches) > 1:
-            style["linestyle"] = LINESTYLES[benches.index(bench) % len(LINESTYLES)]
+            style["marker"] = MARKERS[benches.index(bench) % len(MARKERS)]
         elif len(other) > 1:
-            style["linestyle"] = LINESTYLES[_index(values[other[1]], key[1]) % len(LINESTYLES)]
+            style["marker"] = MARKERS[_index(values[other[1]], key[1]) % len(MARKERS)]
         if len(styled) > 1:
             k = styled[1] if len(benches) > 1 else styled[-1]
-            style["marker"] = MARKERS[_index(values[k], key[other.index(k)]) % len(MARKERS)]
+            style["fillstyle"] = FILLS[_index(values[k], key[other.index(k)]) % len(FILLS)]
         series.append(F.Series(label=label, x=xs, y=ys, ids=[r.label() for r in chosen],
-                               style=style, extra={"fit": fit}))
+                               style=style, extra={"fit": fit},
+                               flags=F.throttle_flags(chosen)))
     refs = []
     peak = _panel_peak(rows)
     if peak:
@@ -237,7 +240,7 @@ def bandwidth_figure(run: Run, panel: str, out_dir: Path, name: str) -> F.Figure
                "t = α + bytes/β"
                + (" (* = fitted by this report on the medians, relative least squares; "
                   "others from the run's fits.csv)" if fitted_here else ", from the run's fits.csv")
-               + ". Points are the best over any other axis.")
+               + ". Points are the best over any other axis." + F.flag_note(chart))
     return F.save(fig, out_dir, name, chart.data(), SECTION, chart.title, caption)
 
 
@@ -354,7 +357,7 @@ def overlap_figure(run: Run, out_dir: Path, name: str,
                 continue
             piped = stage in (PIPELINE, "")
             left.plot([p["streams"] for p in pts], [p["median_s"] / scale for p in pts],
-                      marker="o", linestyle="-" if piped else "--",
+                      marker="o" if piped else MARKERS[1 + j % (len(MARKERS) - 1)],
                       color=("black" if piped else COLORS[j % len(COLORS)]) if len(curves) == 1
                       else COLORS[i % len(COLORS)],
                       label=f"{name_of} {stage or 'time'}".strip())
@@ -385,8 +388,8 @@ def overlap_figure(run: Run, out_dir: Path, name: str,
     title = f"Copy/compute overlap against streams — {run.label}"
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    caption = ("Left: median time per run of each stage alone (dashed) and of the "
-               "pipelined H2D → kernel → D2H chain (solid) against the number of streams. "
+    caption = ("Left: median time per run of each stage alone (coloured) and of the "
+               "pipelined H2D → kernel → D2H chain (black) against the number of streams. "
                "Right: overlap efficiency = ideal time (the slowest stage) / pipelined "
                "time; 100% hides everything but the slowest stage. Efficiency from: "
                + (", ".join(sorted(sources)) or "nowhere") + ".")

@@ -51,9 +51,12 @@ def line_chart(run: Run) -> F.LineChart | None:
     for variant in ordered_unique(r.benchmark for r in rows):
         vrows = [r for r in rows if r.benchmark == variant]
         xs, ys, chosen = curve(vrows, "n", lambda r: r.gbps)
-        style = {"linestyle": "--", "marker": "s"} if chosen[0].is_host else {}
+        # Measured curves are solid (dashed lines are peaks); the CPU baseline
+        # is told apart by its square markers and its name.
+        style = {"marker": "s"} if chosen[0].is_host else {}
         series.append(F.Series(label=variant.partition("/")[2], x=xs, y=ys,
-                               ids=[r.label() for r in chosen], style=style))
+                               ids=[r.label() for r in chosen], style=style,
+                               flags=F.throttle_flags(chosen)))
     refs = []
     peak = dram_peak(run)
     if peak:
@@ -70,6 +73,23 @@ def line_chart(run: Run) -> F.LineChart | None:
         xscale="log2" if F.axis_scale([r.axis("n") for r in rows], 2) != "linear" else "linear",
         yscale=F.axis_scale([r.gbps for r in rows], 10, 100.0))
 
+
+
+def line_caption(chart: F.LineChart, best_of: bool) -> str:
+    """Say what is drawn, and only that: a CPU-only run has no DRAM peak and
+    no GPU best, and its caption must not describe those lines."""
+    text = ("Bandwidth (bytes the work model counts / median time) against vector "
+            "length, one solid line per variant"
+            + (", each point the best over the block and grid values measured at that n"
+               if best_of else "") + ".")
+    if any(s.style.get("marker") == "s" for s in chart.series):
+        text += " The CPU baseline (host) has square markers."
+    for ref in chart.reflines:
+        if ref.label.startswith("theoretical DRAM peak"):
+            text += " The dashed line is the theoretical DRAM peak the run stated."
+        elif ref.label.startswith("best measured"):
+            text += " The dotted line is the best GPU bandwidth measured in this run."
+    return text + F.flag_note(chart)
 
 
 def heatmap_choice(run: Run):
@@ -172,12 +192,7 @@ def figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
         rows = [r for r in run.rows(FAMILY) if r.axis("n") is not None]
         best_of = any(has_other_configs([r for r in rows if r.benchmark == b], "n")
                       for b in {r.benchmark for r in rows})
-        caption = ("Bandwidth (bytes the work model counts / median time) against "
-                   "vector length, one line per variant"
-                   + (", each point the best over the block and grid values measured at that n"
-                      if best_of else "")
-                   + ". The dashed line is the theoretical DRAM peak; the dotted line "
-                     "the best GPU bandwidth measured in this run.")
+        caption = line_caption(chart, best_of)
         figs.append(F.save_line_chart(chart, out_dir, f"{prefix}vecadd_gbps_vs_n",
                                       SECTION, caption, outside=True))
     for bench, n, rows in heatmap_choice(run):

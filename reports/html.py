@@ -107,6 +107,8 @@ def render(page: Page) -> str:
     nav = "".join(f"<li>{parts[0]}" + (": " + " · ".join(parts[1:]) if parts[1:] else "")
                   + "</li>" for parts in lines)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(page.title)}</title><style>{STYLE}</style></head><body>\n"
+            f"<title>{escape(page.title)}</title>"
+            # no favicon request (a 404 in every browser console)
+            f"<link rel=\"icon\" href=\"data:,\"><style>{STYLE}</style></head><body>\n"
             f"<h1>{escape(page.title)}</h1><p class=\"subtitle\">{escape(page.subtitle)}</p>\n"
             f"<nav><ul>{nav}</ul></nav>\n{body}\n</body></html>\n")

@@ -1,4 +1,4 @@
-"""Read and validate one cubench result directory (docs/schema.md, version 1).
+"""Read and validate one cubench result directory (docs/schema.md, versions 1 and 2).
 
 Everything the report shows comes through here, so this is the one place that
 knows the file formats. It is strict about what the schema promises (the
@@ -8,19 +8,26 @@ drawn from a half-understood file is worse than no report. It is lenient about
 what the schema leaves open: extra columns, a missing samples.csv (an
 interrupted copy), and the optional fits.csv / overlap.csv written beside the
 transfers family, whose columns are not fixed yet.
+
+Schema 2 appends columns after `note` (the device of each row, replicates,
+and the telemetry the run saw: clocks, power, temperature, throttle reasons,
+and where each peak came from) and may hold rows of several devices; a run
+is split into one Run per device by split_devices(). Schema 1 files (the
+recorded runs in tests/data) read as before, with no telemetry.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
+import lzma
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+from . import csvfile
+
+SCHEMA_VERSIONS = (1, 2)  # every version this report reads
 
 RESULTS_COLUMNS = (
     "schema_version", "benchmark", "family", "axes", "status", "reason",
@@ -31,6 +38,13 @@ RESULTS_COLUMNS = (
     "ref_benchmark", "pct_ref", "occupancy", "verify_error", "note",
 )
 
+# Schema 2 appends these after `note`.
+RESULTS_COLUMNS_V2 = (
+    "device", "device_uuid", "replicates", "sm_clock_min_mhz",
+    "sm_clock_median_mhz", "sm_clock_max_mhz", "mem_clock_median_mhz",
+    "power_mean_w", "temp_max_c", "throttle", "peak_source",
+)
+
 # Columns that hold a number when they are not empty.
 NUMERIC_COLUMNS = (
     "batch", "samples", "median_s", "min_s", "max_s", "q1_s", "q3_s",
@@ -38,8 +52,19 @@ NUMERIC_COLUMNS = (
     "cupti_median_s", "overhead_s", "bytes", "flops", "gbps", "tflops",
     "peak", "pct_peak", "pct_ref", "occupancy", "verify_error",
 )
+NUMERIC_COLUMNS_V2 = (
+    "replicates", "sm_clock_min_mhz", "sm_clock_median_mhz", "sm_clock_max_mhz",
+    "mem_clock_median_mhz", "power_mean_w", "temp_max_c",
+)
 
 SAMPLES_COLUMNS = ("benchmark", "axes", "sample", "time_s", "cupti_s", "batch")
+SAMPLES_COLUMNS_V2 = ("device", "replicate", "sm_clock_mhz", "throttle")
+
+# Columns each schema version promises.
+REQUIRED = {
+    1: (RESULTS_COLUMNS, SAMPLES_COLUMNS),
+    2: (RESULTS_COLUMNS + RESULTS_COLUMNS_V2, SAMPLES_COLUMNS + SAMPLES_COLUMNS_V2),
+}
 
 STATUSES = ("ok", "noisy", "skip", "fail")
 
@@ -49,7 +74,7 @@ OPTIONAL_CSV = ("fits.csv", "overlap.csv")
 
 
 class InputError(Exception):
-    """A result directory that does not hold what schema version 1 promises."""
+    """A result directory that does not hold what its schema version promises."""
 
 
 def parse_axes(text: str, where: str = "") -> dict[str, str]:
@@ -112,6 +137,25 @@ class Result:
     raw: dict[str, str]
 
     @property
+    def device(self) -> str:
+        """The device column (schema 2), empty in schema 1."""
+        return self.raw.get("device", "")
+
+    @property
+    def throttle(self) -> str:
+        """Clock-event reasons seen while the point ran ('a+b'), 'none', or
+        empty without telemetry (schema 1, or no NVML)."""
+        return self.raw.get("throttle", "")
+
+    @property
+    def throttled(self) -> bool:
+        return self.throttle not in ("", "none")
+
+    @property
+    def peak_source(self) -> str:
+        return self.raw.get("peak_source", "")
+
+    @property
     def variant(self) -> str:
         return self.benchmark.partition("/")[2] or self.benchmark
 
@@ -154,8 +198,21 @@ class Result:
 
 
 @dataclass
+class TelemetrySample:
+    """One samples.csv row of a schema-2 run, in the order the run wrote it."""
+
+    benchmark: str
+    axes: str
+    device: str
+    replicate: str
+    time_s: float
+    sm_clock_mhz: float | None
+    throttle: str
+
+
+@dataclass
 class Run:
-    """One result directory: its rows, raw samples and environment."""
+    """One result directory (or one device of it): rows, raw samples, environment."""
 
     path: Path
     meta: dict
@@ -163,18 +220,50 @@ class Run:
     samples: dict[tuple[str, str], list[float]]
     side_csv: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     has_samples: bool = True
+    schema: int = 1
+    telemetry: list[TelemetrySample] = field(default_factory=list)
+    device_key: str = ""  # the `device` value of this Run's rows, when split
+    samples_by_device: dict = field(default_factory=dict)  # device -> samples
+
+    def device_info(self) -> dict | None:
+        """The meta.json object of this Run's device: `device`, or the entry
+        of a `devices` list whose ordinal, UUID or name the rows name."""
+        devices = self.meta.get("devices")
+        if self.device_key and isinstance(devices, list):
+            uuids = {r.raw.get("device_uuid") for r in self.results} - {"", None}
+            for dev in devices:
+                if isinstance(dev, dict) and (
+                        str(dev.get("ordinal")) == self.device_key
+                        or dev.get("uuid") in uuids or dev.get("name") == self.device_key):
+                    return dev
+        device = self.meta.get("device")
+        if isinstance(device, dict):
+            return device
+        if isinstance(devices, list) and devices and isinstance(devices[0], dict):
+            return devices[0]
+        return None
 
     @property
     def gpu_name(self) -> str:
-        device = self.meta.get("device")
-        if isinstance(device, dict) and device.get("name"):
+        device = self.device_info()
+        if device and device.get("name"):
             return str(device["name"])
         return "no GPU"
 
     @property
     def label(self) -> str:
-        """GPU name + directory name: what a reader needs to tell runs apart."""
+        """GPU name + directory name (+ the device, when a run holds several):
+        what a reader needs to tell runs apart."""
+        if self.device_key:
+            return f"{self.gpu_name} [device {self.device_key}] ({self.path.name})"
         return f"{self.gpu_name} ({self.path.name})"
+
+    @property
+    def has_telemetry(self) -> bool:
+        """Whether the run recorded clocks or power (schema 2 with NVML)."""
+        return any(r.num.get("sm_clock_median_mhz") is not None
+                   or r.num.get("power_mean_w") is not None for r in self.results) or any(
+            t.sm_clock_mhz is not None for t in self.telemetry)
 
     def families(self) -> list[str]:
         seen: list[str] = []
@@ -190,65 +279,86 @@ class Run:
 
     def device_peak(self, kind: str) -> float | None:
         """A theoretical peak from meta.json: kind is 'dram', 'pcie' or 'fp32'."""
-        return device_peak(self.meta, kind)
+        return device_peak({"device": self.device_info()}, kind)
 
 
-def _read_csv(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
-    """Rows of an RFC 4180 file as (line number, column -> text), checking
-    the header and the field count of every row."""
+def split_devices(run: Run) -> list[Run]:
+    """One Run per value of the `device` column (schema 2 runs over several
+    GPUs), so that each device is drawn and compared like a run of its own;
+    a run of one device comes back as it is."""
+    devices: list[str] = []
+    for r in run.results:
+        if r.device and r.device not in devices:
+            devices.append(r.device)
+    if len(devices) < 2:
+        return [run]
+    parts = []
+    for i, dev in enumerate(devices):
+        # Host points have no device: they go with the first device's part.
+        mine = (dev, "") if i == 0 else (dev,)
+        rows = [r for r in run.results if r.device in mine]
+        samples = {k: v for d in mine for k, v in run.samples_by_device.get(d, {}).items()}
+        parts.append(Run(path=run.path, meta=run.meta, results=rows, samples=samples,
+                         side_csv=run.side_csv, has_samples=run.has_samples,
+                         schema=run.schema,
+                         telemetry=[t for t in run.telemetry if t.device in mine],
+                         device_key=dev))
+    return parts
+
+
+def _read_csv(path: Path, required: tuple[str, ...],
+              schema: int = 1) -> list[tuple[int, dict[str, str]]]:
+    """Rows of an RFC 4180 file as (line number, column -> text), read by the
+    same rules as the C reader (csvfile.py), checking the required columns.
+    A `.xz` path is decompressed first (large recorded samples are kept so)."""
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc})") from None
+        data = path.read_bytes()
+        if path.suffix == ".xz":
+            data = lzma.decompress(data)
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if text.strip() == "":
-        raise InputError(f"{path}: empty file (expected a header line)")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    except lzma.LZMAError as exc:
+        raise InputError(f"{path}: not an xz file ({exc})") from None
     try:
-        header = next(reader)
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InputError(f"{path}: missing column(s) {', '.join(missing)} "
-                             f"(schema version {SCHEMA_VERSION}, docs/schema.md)")
-        rows = []
-        for fields in reader:
-            if not fields:
-                continue
-            if len(fields) != len(header):
-                raise InputError(f"{path}:{reader.line_num}: {len(fields)} fields, "
-                                 f"header has {len(header)}")
-            rows.append((reader.line_num, dict(zip(header, fields))))
-    except csv.Error as exc:
-        raise InputError(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
-    return rows
+        header, records = csvfile.parse(data, str(path))
+    except csvfile.CsvError as exc:
+        raise InputError(str(exc)) from None
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} "
+                         f"(schema version {schema}, docs/schema.md)")
+    return [(line, dict(zip(header, fields))) for line, fields in records]
 
 
 def _number(text: str, where: str) -> float | None:
+    """A number column: empty is None ('not measured'); otherwise the field in
+    the C reader's syntax (strtod), non-finite values read as None."""
     if text == "":
         return None
     try:
-        value = float(text)
+        value = csvfile.parse_number(text)
     except ValueError:
         raise InputError(f"{where}: {text!r} is not a number") from None
     return value if math.isfinite(value) else None
 
 
-def read_results(path: Path) -> list[Result]:
+def read_results(path: Path, schema: int = 1) -> list[Result]:
+    """results.csv of a run whose meta.json says `schema`; every row must say
+    the same version."""
     results = []
-    for line, raw in _read_csv(path, RESULTS_COLUMNS):
+    numeric = NUMERIC_COLUMNS + (NUMERIC_COLUMNS_V2 if schema >= 2 else ())
+    for line, raw in _read_csv(path, REQUIRED[schema][0], schema):
         where = f"{path}:{line}"
-        if raw["schema_version"] != str(SCHEMA_VERSION):
+        if raw["schema_version"] != str(schema):
             raise InputError(f"{where}: schema_version {raw['schema_version']!r}, "
-                             f"this report reads version {SCHEMA_VERSION}")
+                             f"but meta.json says {schema}")
         if raw["status"] not in STATUSES:
             raise InputError(f"{where}: status {raw['status']!r} is not one of "
                              f"{', '.join(STATUSES)}")
         if "/" not in raw["benchmark"]:
             raise InputError(f"{where}: benchmark {raw['benchmark']!r} is not "
                              f"family/variant")
-        num = {c: _number(raw[c], f"{where}: column {c}") for c in NUMERIC_COLUMNS}
+        num = {c: _number(raw[c], f"{where}: column {c}") for c in numeric}
         results.append(Result(
             line=line, benchmark=raw["benchmark"], family=raw["family"],
             axes=parse_axes(raw["axes"], f"{where}: "), status=raw["status"],
@@ -258,17 +368,55 @@ def read_results(path: Path) -> list[Result]:
     return results
 
 
-def read_samples(path: Path) -> dict[tuple[str, str], list[float]]:
-    samples: dict[tuple[str, str], list[tuple[int, float]]] = {}
-    for line, raw in _read_csv(path, SAMPLES_COLUMNS):
+def read_samples(path: Path, schema: int = 1):
+    """samples.csv as {device: {(benchmark, axes): [time_s in sample order]}}
+    (device '' in schema 1) and, for schema 2, every row's telemetry in file
+    order (the order the run took them)."""
+    samples: dict[str, dict[tuple[str, str], list[tuple[tuple, float]]]] = {}
+    telemetry: list[TelemetrySample] = []
+    keys: dict[tuple[str, str], tuple[str, str]] = {}  # raw -> canonical identity
+    for line, raw in _read_csv(path, REQUIRED[schema][1], schema):
         where = f"{path}:{line}"
         time_s = _number(raw["time_s"], f"{where}: column time_s")
         index = _number(raw["sample"], f"{where}: column sample")
         if time_s is None or index is None:
             raise InputError(f"{where}: a sample needs sample and time_s")
-        key = (raw["benchmark"], format_axes(parse_axes(raw["axes"], f"{where}: ")))
-        samples.setdefault(key, []).append((int(index), time_s))
-    return {k: [t for _, t in sorted(v)] for k, v in samples.items()}
+        ident = (raw["benchmark"], raw["axes"])
+        if ident not in keys:
+            keys[ident] = (raw["benchmark"], format_axes(parse_axes(raw["axes"], f"{where}: ")))
+        key = keys[ident]
+        device = raw.get("device", "")
+        replicate = raw.get("replicate", "")
+        order = (axis_number(replicate) or 0.0, index)
+        samples.setdefault(device, {}).setdefault(key, []).append((order, time_s))
+        if schema >= 2:
+            telemetry.append(TelemetrySample(
+                benchmark=key[0], axes=key[1], device=device, replicate=replicate,
+                time_s=time_s,
+                sm_clock_mhz=_number(raw["sm_clock_mhz"], f"{where}: column sm_clock_mhz"),
+                throttle=raw["throttle"]))
+    by_device = {dev: {k: [t for _, t in sorted(v)] for k, v in per.items()}
+                 for dev, per in samples.items()}
+    return by_device, telemetry
+
+
+# meta.json is a few levels deep (device.pcie.width); far deeper nesting is
+# no cubench file, and would overflow the recursion of the JSON decoder or of
+# the environment table.
+META_MAX_DEPTH = 32
+
+
+def _depth(obj) -> int:
+    """Nesting depth of a JSON value, without recursion."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        value, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(value, dict):
+            stack += [(v, depth + 1) for v in value.values()]
+        elif isinstance(value, list):
+            stack += [(v, depth + 1) for v in value]
+    return deepest
 
 
 def read_meta(path: Path) -> dict:
@@ -278,11 +426,19 @@ def read_meta(path: Path) -> dict:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to be a cubench meta.json") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     if not isinstance(meta, dict):
         raise InputError(f"{path}: expected a JSON object")
-    if meta.get("schema_version") != SCHEMA_VERSION:
+    if _depth(meta) > META_MAX_DEPTH:
+        raise InputError(f"{path}: nested deeper than {META_MAX_DEPTH} levels; "
+                         f"not a cubench meta.json")
+    if meta.get("schema_version") not in SCHEMA_VERSIONS:
         raise InputError(f"{path}: schema_version {meta.get('schema_version')!r}, "
-                         f"this report reads version {SCHEMA_VERSION}")
+                         f"this report reads versions "
+                         f"{', '.join(map(str, SCHEMA_VERSIONS))}")
     return meta
 
 
@@ -299,21 +455,29 @@ def load_run(directory: str | Path, warn=None) -> Run:
     if not path.is_dir():
         raise InputError(f"{path}: not a directory")
     meta = read_meta(path / "meta.json")
+    schema = meta["schema_version"]
     results_path = path / "results.csv"
     if not results_path.exists():
         raise InputError(f"{results_path}: missing (every result directory has results.csv)")
-    results = read_results(results_path)
+    results = read_results(results_path, schema)
     samples_path = path / "samples.csv"
+    if not samples_path.exists() and (path / "samples.csv.xz").exists():
+        samples_path = path / "samples.csv.xz"
     has_samples = samples_path.exists()
-    samples = read_samples(samples_path) if has_samples else {}
+    by_device, telemetry = read_samples(samples_path, schema) if has_samples else ({}, [])
     if not has_samples and warn:
         warn(f"{samples_path}: missing; distributions will be left out")
     side = {}
     for name in OPTIONAL_CSV:
         if (path / name).exists():
             side[name] = _read_side_csv(path / name)
-    return Run(path=path, meta=meta, results=results, samples=samples,
-               side_csv=side, has_samples=has_samples)
+    merged: dict[tuple[str, str], list[float]] = {}
+    for per in by_device.values():
+        for key, times in per.items():
+            merged.setdefault(key, []).extend(times)
+    return Run(path=path, meta=meta, results=results, samples=merged, side_csv=side,
+               has_samples=has_samples, schema=schema, telemetry=telemetry,
+               samples_by_device=by_device)
 
 
 # --- peaks -------------------------------------------------------------------

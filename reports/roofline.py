@@ -4,7 +4,8 @@ The roof is drawn from what this run measured for bandwidth (the best vector
 add, or device-to-device copy, GB/s) and from the stated FP32 peak for
 compute, so a kernel sitting under the slanted part is limited by memory the
 run showed it can reach, not by a datasheet number. The theoretical DRAM peak
-is drawn dotted for scale. Arithmetic intensity is the work model's flops /
+is drawn dotted for scale, and the tensor-core roofs (TF32, BF16) of the
+per-architecture table in peaks.py dashed, each labelled as a table value. Arithmetic intensity is the work model's flops /
 bytes (the minimum traffic), so real kernels that move more sit further left
 than drawn: the chart is an upper bound, as rooflines are.
 """
@@ -16,20 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from . import figure as F
+from . import peaks as P
 from .figures_vecadd import dram_peak
 from .load import Run
 from .pick import best_per
 
 SECTION = "Roofline"
 MARKERS = ["o", "s", "^", "v", "D", "P", "X", "<", ">", "h", "*", "p"]
-
-
-def fp32_peak(run: Run) -> float | None:
-    peaks = [r.num["peak"] for r in run.rows() if r.peak_unit == "TFLOP/s"
-             and r.num["peak"] and not r.is_host]
-    if peaks:
-        return max(set(peaks), key=peaks.count)
-    return run.device_peak("fp32")
 
 
 def bandwidth_roof(run: Run) -> tuple[float | None, str]:
@@ -51,16 +45,19 @@ def roofline_data(run: Run) -> dict | None:
     if not bw and dram_peak(run):
         # No bandwidth measured (a matmul-only run): the datasheet roof, said so.
         bw, bw_source = dram_peak(run), "theoretical DRAM peak: no bandwidth measured in this run"
-    peak = fp32_peak(run)
-    if not rows or not bw or not peak:
+    roofs, no_tensor = P.roofs(run)
+    fp32 = next((r for r in roofs if r.precision == "FP32"), None)
+    if not rows or not bw or not fp32:
         return None
+    peak = fp32.tflops
     best = best_per(rows, lambda r: r.benchmark, lambda r: r.tflops)
     points = [{"benchmark": b, "family": r.family,
                "intensity": r.num["flops"] / r.num["bytes"], "tflops": r.tflops,
-               "id": r.label()} for b, r in best.items()]
+               "throttle": r.throttle, "id": r.label()} for b, r in best.items()]
     return {"kind": "roofline", "bandwidth_gbps": bw, "bandwidth_source": bw_source,
-            "fp32_tflops": peak, "dram_peak_gbps": dram_peak(run),
-            "ridge_intensity": peak * 1e12 / (bw * 1e9), "rows": points}
+            "fp32_tflops": peak, "fp32_source": fp32.source, "dram_peak_gbps": dram_peak(run),
+            "ridge_intensity": peak * 1e12 / (bw * 1e9),
+            "roofs": [vars(r) for r in roofs], "no_tensor_roofs": no_tensor, "rows": points}
 
 
 def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
@@ -68,7 +65,9 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     if not data:
         return None
     points = data["rows"]
+    tensor = [r for r in data["roofs"] if r["kind"] == "table"]
     xs = [p["intensity"] for p in points] + [data["ridge_intensity"]]
+    xs += [r["tflops"] * 1e12 / (data["bandwidth_gbps"] * 1e9) for r in tensor]
     lo, hi = min(xs) / 4, max(xs) * 4
     grid = np.logspace(np.log10(lo), np.log10(hi), 256)
     fig, ax = F.new_figure(8.5, 5.0)
@@ -81,12 +80,22 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
         dram = data["dram_peak_gbps"]
         ax.plot(grid, np.minimum(peak, dram * grid / 1e3), color="0.5", linestyle=":",
                 label=f"theoretical DRAM peak {dram:.0f} GB/s")
+    for roof, style in zip(tensor, ({"color": "tab:purple"}, {"color": "tab:green"},
+                                    {"color": "tab:olive"})):
+        ax.plot(grid, np.minimum(roof["tflops"], bw * grid / 1e3), linestyle="--",
+                linewidth=1.1, label=f"{roof['precision']} roof {roof['tflops']:.4g} TFLOP/s "
+                                     f"(table value)", **style)
     colors = F.palette()
     for i, p in enumerate(points):
         color = colors[i % len(colors)]  # with the marker: unique for 60 benchmarks
         ax.scatter(p["intensity"], p["tflops"], marker=MARKERS[i % len(MARKERS)],
                    color=color, edgecolor="black", linewidth=0.4, s=38, zorder=3,
                    label=p["benchmark"])
+    flagged = [p for p in points if p["throttle"] not in ("", "none")]
+    if flagged:
+        ax.scatter([p["intensity"] for p in flagged], [p["tflops"] for p in flagged], s=140,
+                   facecolors="none", edgecolors="red", linewidths=1.4, zorder=4,
+                   label="throttled while measured")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
@@ -97,7 +106,18 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     ax.grid(True, which="major", alpha=0.3)
     F.legend_outside(fig, ax)
     caption = (f"Each GPU benchmark's best point (highest TFLOP/s) at its arithmetic "
-               f"intensity flops/bytes. The roof is the bandwidth measured in this run "
-               f"({data['bandwidth_source']}) and the FP32 peak; tensor-core references "
-               f"(TF32, BF16) may sit above the FP32 roof.")
+               f"intensity flops/bytes. The solid roof is the bandwidth "
+               + ("measured in this run" if measured else "the run stated")
+               + f" ({data['bandwidth_source']}) and the FP32 peak ({data['fp32_source']}).")
+    if data["dram_peak_gbps"] and measured:
+        caption += " The dotted line is the theoretical DRAM peak."
+    if tensor:
+        caption += (" Dashed: the " + " and ".join(
+            f"{r['precision']} roof ({r['tflops']:.4g} TFLOP/s)" for r in tensor)
+            + ", table values, not measured: " + "; ".join(r["source"] for r in tensor) + ".")
+    if not tensor:
+        caption += f" No tensor-core roofs: {data['no_tensor_roofs'].split(': no ')[0]}."
+    if flagged:
+        caption += (f" Red rings: {len(flagged)} point(s) measured while the GPU "
+                    f"reported throttling.")
     return F.save(fig, out_dir, name, data, SECTION, title, caption)

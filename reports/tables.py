@@ -33,8 +33,25 @@ def result_row(r: Result) -> list[str]:
 
 
 def results_table(rows: list[Result], caption: str, collapsed: bool = True) -> Table:
-    return Table(RESULT_HEADERS, [result_row(r) for r in rows], caption, collapsed,
-                 marked=[r.status in ("fail", "noisy") for r in rows])
+    """Every row; schema-2 runs add the clock, power and throttle columns, and
+    a throttled point is marked like a noisy one."""
+    telemetry = any(r.throttle for r in rows)
+    headers = RESULT_HEADERS + (TELEMETRY_HEADERS if telemetry else [])
+    body = [result_row(r) + (telemetry_cells(r) if telemetry else []) for r in rows]
+    if telemetry:
+        caption += (f" {sum(r.throttled for r in rows)} point(s) measured while throttled "
+                    f"(marked).")
+    return Table(headers, body, caption, collapsed,
+                 marked=[r.status in ("fail", "noisy") or r.throttled for r in rows])
+
+
+TELEMETRY_HEADERS = ["SM MHz (median)", "power W", "throttle"]
+
+
+def telemetry_cells(r: Result) -> list[str]:
+    clock, power = r.num.get("sm_clock_median_mhz"), r.num.get("power_mean_w")
+    return ["" if clock is None else f"{clock:.0f}",
+            "" if power is None else f"{power:.0f}", r.throttle]
 
 
 def status_summary(run: Run) -> Table:

@@ -3,7 +3,7 @@
 #
 #   scripts/plot_gnuplot.sh RESULT_DIR OUT_DIR
 #
-# Reads RESULT_DIR/results.csv (schema version 1, docs/schema.md), prepares
+# Reads RESULT_DIR/results.csv (schema version 1 or 2, docs/schema.md), prepares
 # one data file per chart with awk (reports/gnuplot/prepare.awk), and draws
 # each to PNG and SVG with the scripts in reports/gnuplot/:
 #   OUT_DIR/gnuplot_vecadd.{dat,png,svg}              GB/s vs n per variant
@@ -34,7 +34,7 @@ prepare() { awk -f "$gpdir/prepare.awk" "$@" "$results"; }
 
 # Validate header and schema version once, before drawing anything.
 prepare -v family=__none__ -v mode=data -v xaxis=n -v metric=gbps >/dev/null \
-    || die "$results: not a schema version 1 results.csv (see the message above)"
+    || die "$results: not a schema version 1 or 2 results.csv (see the message above)"
 
 # count_blocks FILE: number of data blocks (curves) prepare.awk wrote.
 count_blocks() { grep -c '^"' "$1" || true; }

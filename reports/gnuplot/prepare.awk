@@ -1,4 +1,4 @@
-# prepare.awk - turn results.csv (schema version 1) into gnuplot data blocks.
+# prepare.awk - turn results.csv (schema version 1 or 2) into gnuplot data blocks.
 #
 # Plain POSIX awk (mawk, gawk, busybox), so that plotting needs no Python.
 # It reads the RFC 4180 file itself (quoted fields with commas, doubled
@@ -24,7 +24,8 @@
 #   unit    for mode=peak
 #
 # Exit status 2 with a message on stderr when a needed column is missing or
-# the schema version is not 1.
+# the schema version is neither 1 nor 2 (2 only appends columns; the ones read
+# here are in both).
 
 function parse_csv(line, out,    n, i, c, field, inq) {
     n = 0; field = ""; inq = 0
@@ -79,7 +80,7 @@ function panel_of(axes, bench,    v) {
 
 function need(name) {
     if (!(name in col)) {
-        printf "prepare.awk: %s: missing column %s (schema version 1)\n", FILENAME, name > "/dev/stderr"
+        printf "prepare.awk: %s: missing column %s (schema versions 1 and 2)\n", FILENAME, name > "/dev/stderr"
         bad = 1; exit 2
     }
 }
@@ -109,8 +110,8 @@ header == 0 {
 
 {
     n = parse_csv($0, f)
-    if (f[col["schema_version"]] != "1") {
-        printf "prepare.awk: %s:%d: schema_version %s, expected 1\n", FILENAME, FNR, f[col["schema_version"]] > "/dev/stderr"
+    if (f[col["schema_version"]] != "1" && f[col["schema_version"]] != "2") {
+        printf "prepare.awk: %s:%d: schema_version %s, expected 1 or 2\n", FILENAME, FNR, f[col["schema_version"]] > "/dev/stderr"
         bad = 1; exit 2
     }
     if (f[col["family"]] != family) next

@@ -8,7 +8,9 @@ code that drew it would prove nothing.
 from __future__ import annotations
 
 import csv
+import io
 import json
+import lzma
 from pathlib import Path
 
 
@@ -27,13 +29,20 @@ def timed(run_dir: Path, family: str | None = None) -> list[dict]:
 
 
 def samples(run_dir: Path) -> dict[tuple[str, str], list[float]]:
+    """Raw sample times per (benchmark, axes), in (replicate, sample) order;
+    from samples.csv, or samples.csv.xz where a recorded run keeps it so."""
     out: dict = {}
-    if not (run_dir / "samples.csv").exists():
+    path = run_dir / "samples.csv"
+    if path.exists():
+        text = path.read_text(encoding="utf-8")
+    elif path.with_suffix(".csv.xz").exists():
+        text = lzma.decompress(path.with_suffix(".csv.xz").read_bytes()).decode("utf-8")
+    else:
         return out
-    with (run_dir / "samples.csv").open(newline="", encoding="utf-8") as fh:
-        for r in csv.DictReader(fh):
-            out.setdefault((r["benchmark"], r["axes"]), []).append(
-                (int(r["sample"]), float(r["time_s"])))
+    for r in csv.DictReader(io.StringIO(text, newline="")):
+        replicate = int(r["replicate"]) if r.get("replicate") else 0
+        out.setdefault((r["benchmark"], r["axes"]), []).append(
+            ((replicate, int(r["sample"])), float(r["time_s"])))
     return {k: [t for _, t in sorted(v)] for k, v in out.items()}
 
 

@@ -47,9 +47,12 @@ BREAKS = {
     "missing meta.json": (lambda run: (run / "meta.json").unlink(), "meta.json: missing"),
     "meta.json not JSON": (lambda run: (run / "meta.json").write_text("{not json"),
                            "meta.json: not valid JSON"),
-    "meta.json schema_version 2": (
-        lambda run: (run / "meta.json").write_text(json.dumps({"schema_version": 2})),
-        "meta.json: schema_version 2"),
+    "meta.json schema_version 3": (
+        lambda run: (run / "meta.json").write_text(json.dumps({"schema_version": 3})),
+        "meta.json: schema_version 3"),
+    "schema 2 meta.json over schema 1 columns": (
+        lambda run: _replace_in(run / "meta.json", '"schema_version": 1', '"schema_version": 2'),
+        "missing column(s) device, device_uuid"),
     "missing results.csv": (lambda run: (run / "results.csv").unlink(),
                             "results.csv: missing"),
     "empty results.csv": (lambda run: (run / "results.csv").write_text(""),
@@ -58,7 +61,7 @@ BREAKS = {
                                      "missing column(s) median_s"),
     "results.csv schema_version 2": (
         lambda run: _replace_in(run / "results.csv", "\n1,vecadd", "\n2,vecadd"),
-        "results.csv:2: schema_version '2'"),
+        "results.csv:2: schema_version '2', but meta.json says 1"),
     "results.csv unknown status": (
         lambda run: _replace_in(run / "results.csv", ",ok,", ",great,"),
         "status 'great' is not one of"),
@@ -68,7 +71,7 @@ BREAKS = {
     "results.csv short row": (
         lambda run: (run / "results.csv").write_text(
             (run / "results.csv").read_text() + "1,vecadd/x,vecadd\n"),
-        "3 fields, header has 35"),
+        "record has 3 fields, the header has 35"),
     "results.csv bad axes": (
         lambda run: _replace_in(run / "results.csv", "n=1024;block=256", "n1024;block=256"),
         "bad axes field"),
@@ -122,3 +125,90 @@ def test_header_only_results_make_an_empty_report(good, tmp_path):
                           cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((out / "report.json").read_text())["figures"] == []
+
+
+# --- output that cannot be written, inputs that break the decoder, no venv ---------
+
+def _report(args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "reports", *map(str, args)], cwd=REPO,
+                          capture_output=True, text=True, **kwargs)
+
+
+def _one_error_line(proc, fragment):
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python3 -m reports: error: "), lines
+    assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def test_an_existing_file_as_the_output_is_refused(good, tmp_path):
+    target = tmp_path / "report.html"
+    target.write_text("keep me")
+    line = _one_error_line(_report([good, "-o", target]), "exists and is not a directory")
+    assert str(target) in line
+    assert target.read_text() == "keep me"
+
+
+def test_an_output_under_a_device_file_is_refused(good):
+    _one_error_line(_report([good, "-o", "/dev/full/report"]), "/dev/full/report")
+
+
+def test_a_full_disk_is_one_line(good, tmp_path):
+    """index.html leads to /dev/full, whose writes fail with ENOSPC."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "index.html").symlink_to("/dev/full")
+    line = _one_error_line(_report([good, "-o", out]), "No space left on device")
+    assert str(out / "index.html") in line
+
+
+def test_a_read_only_file_system_is_one_line(good, tmp_path, monkeypatch, capsys):
+    """Root ignores file modes, so EROFS is simulated at os.open for files in out."""
+    import errno
+    import os
+
+    import reports.output
+    from reports.__main__ import main
+
+    out = tmp_path / "out"
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if str(path).startswith(str(out)) and flags & os.O_WRONLY:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(reports.output.os, "open", read_only)
+    assert main([str(good), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Read-only file system" in err[0] and str(out) in err[0]
+
+
+@pytest.mark.parametrize("depth", [40, 200_000])
+def test_a_deeply_nested_meta_json_is_refused(good, tmp_path, depth):
+    """40 levels parse but are no cubench file; 200000 overflow the decoder."""
+    run = _copy(good, tmp_path)
+    (run / "meta.json").write_text('{"schema_version": 1, "x": ' + "[" * depth
+                                   + "]" * depth + "}")
+    _one_error_line(_report([run, "-o", tmp_path / "out"]), "meta.json: nested")
+    assert not (tmp_path / "out" / "index.html").exists()
+
+
+@pytest.mark.parametrize("fleet", [False, True], ids=["report", "fleet"])
+def test_a_python_without_matplotlib_is_told_what_to_run(good, tmp_path, fleet):
+    """The import of matplotlib fails as it does outside the venv."""
+    blocker = ("import sys, runpy\n"
+               "class Block:\n"
+               "    def find_spec(self, name, path=None, target=None):\n"
+               "        if name.partition('.')[0] in ('matplotlib', 'numpy'):\n"
+               "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+               "sys.meta_path.insert(0, Block())\n"
+               "sys.argv[0] = 'reports'\n"
+               "runpy.run_module('reports', run_name='__main__', alter_sys=True)\n")
+    args = (["--fleet"] if fleet else []) + [str(good), "-o", str(tmp_path / "o")]
+    proc = subprocess.run([sys.executable, "-c", blocker, *args],
+                          cwd=REPO, capture_output=True, text=True)
+    line = _one_error_line(proc, "is not installed for")
+    assert "scripts/setup.sh" in line and ".venv/bin/python -m reports" in line

@@ -68,7 +68,10 @@ def test_gnuplot_charts_hold_the_recorded_values(which, synthetic, tmp_path):
         assert read_blocks(out / f"gnuplot_transfers_{name}.dat") == want
         charts += 1
     pngs = sorted(out.glob("*.png"))
-    assert len(pngs) == charts > 0
+    # The gnuplot path draws vecadd, matmul and transfers only: a run of other
+    # families (torch, cupy, ...) gets no chart there, and none is invented.
+    assert len(pngs) == charts
+    assert charts > 0 or which != "synthetic"
     for png in pngs:
         assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
         svg = png.with_suffix(".svg").read_text()

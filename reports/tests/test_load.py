@@ -55,3 +55,32 @@ def test_device_peaks_are_found_under_several_key_shapes(device):
 def test_no_device_has_no_peaks():
     assert device_peak({"device": None}, "dram") is None
     assert device_peak({}, "fp32") is None
+
+
+def test_a_bom_the_c_reader_accepts_is_accepted(tmp_path):
+    """Spreadsheets write a UTF-8 byte-order mark; csv_reader.c skips it."""
+    run = write_synthetic_run(tmp_path / "r", families=("vecadd",))
+    plain = load_run(run)
+    for name in ("results.csv", "samples.csv"):
+        (run / name).write_bytes(b"\xef\xbb\xbf" + (run / name).read_bytes())
+    again = load_run(run)
+    assert [r.raw for r in again.results] == [r.raw for r in plain.results]
+    assert again.samples == plain.samples
+
+
+def test_a_nul_byte_the_c_reader_refuses_is_refused(tmp_path):
+    run = write_synthetic_run(tmp_path / "r", families=("vecadd",))
+    data = (run / "results.csv").read_bytes()
+    at = data.index(b"thread_per_elem")
+    (run / "results.csv").write_bytes(data[:at] + b"\x00" + data[at:])
+    with pytest.raises(InputError, match=r"results.csv:2: NUL byte"):
+        load_run(run)
+
+
+def test_numbers_in_python_only_syntax_are_refused(tmp_path):
+    """float() reads ' 1' and '1_0'; strtod, and so the C reader, does not."""
+    run = write_synthetic_run(tmp_path / "r", families=("vecadd",))
+    text = (run / "results.csv").read_text()
+    (run / "results.csv").write_text(text.replace(",event,cold,1,", ",event,cold,1_0,", 1))
+    with pytest.raises(InputError, match="'1_0' is not a number"):
+        load_run(run)

@@ -176,10 +176,10 @@ def test_matmul_ladder(made):
         got[bench] = dict(zip(s["x"], s["y"]))
     assert got == want
     assert "TFLOP/s" in data["ylabel"]
-    # cuBLAS variants are drawn as references
+    # cuBLAS variants are drawn as references: solid (measured), grey diamonds
     for s in data["series"]:
         if s["ids"][0].startswith("matmul/cublas"):
-            assert "(reference)" in s["label"] and s["style"]["linestyle"] == "--"
+            assert "(reference)" in s["label"] and s["style"]["marker"] == "D"
 
     bars = E.figure_data(out, "matmul_ladder")
     gpu_sizes = {}
@@ -458,3 +458,79 @@ def test_overlap_benchmark_in_a_family_of_its_own(tmp_path):
         assert e["efficiency_source"] == "stages"
         assert e["efficiency"] == 100 * ideal / med[("pipeline", s)]
         assert math.isclose(e["efficiency"], 100 * OVERLAP_EFFICIENCY[int(s)], rel_tol=0.05)
+
+
+def test_measured_curves_are_solid_and_peaks_dashed(made):
+    """A dashed line means a peak; a measured curve drawn dashed (the CPU
+    baseline was) reads as a peak."""
+    _, out = made
+    for data in figures_of(out, "line"):
+        for s in data["series"]:
+            assert s["style"].get("linestyle", "-") in ("-", "solid"), (data["figure"], s["label"])
+        for ref in data["reflines"]:
+            if "peak" in ref["label"]:
+                assert ref["style"].get("linestyle") == "--", ref
+
+
+@pytest.fixture(scope="module")
+def cpu_only(tmp_path_factory):
+    """A run made without a GPU: only vecadd/host and matmul/host_* rows,
+    meta.json device null (SYNTHETIC fixture)."""
+    from conftest import write_synthetic_run
+    root = tmp_path_factory.mktemp("cpu_only")
+    run = write_synthetic_run(root / "cpu_run", families=("vecadd", "matmul"),
+                              keep=lambda bench: "/host" in bench, no_device=True)
+    out = root / "report"
+    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return run, out
+
+
+@pytest.fixture(scope="module")
+def cpu_only_real(tmp_path_factory):
+    """A real schema-2 run of the CPU baselines by the built cubench on this
+    machine (CI has no GPU), --quick: about 3 s."""
+    import os
+    binary = os.environ.get("CUBENCH_BIN") or str(REPO / "build-ci" / "cubench")
+    if not Path(binary).is_file():
+        pytest.skip("no cubench binary (CUBENCH_BIN or build-ci/cubench)")
+    root = tmp_path_factory.mktemp("cpu_real")
+    run = root / "cpu_run"
+    proc = subprocess.run([binary, "run", "vecadd/host", "matmul/host_*", "--quick", "--quiet",
+                           "--out", str(run)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = root / "report"
+    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return run, out
+
+
+@pytest.mark.parametrize("which", ["cpu_only", "cpu_only_real"])
+def test_cpu_only_captions_describe_only_what_is_drawn(which, request):
+    _, out = request.getfixturevalue(which)
+    figs = E.manifest(out)["figures"]
+    names = {f["name"] for f in figs}
+    assert {"vecadd_gbps_vs_n", "matmul_tflops_vs_size", "matmul_ladder"} <= names
+    assert "roofline" not in names  # no GPU point, no roof
+    for fig in figs:
+        data = E.figure_data(out, fig["name"])
+        assert not data.get("reflines"), f"{fig['name']}: no GPU, no peak line"
+        for word in ("DRAM", "GPU", "dashed", "dotted", "cuBLAS", "rung"):
+            assert word not in fig["caption"], f"{fig['name']}: {word!r} in {fig['caption']!r}"
+    caption = {f["name"]: f["caption"] for f in figs}
+    assert "CPU baseline" in caption["vecadd_gbps_vs_n"]
+    assert "CPU baselines" in caption["matmul_tflops_vs_size"]
+
+
+def test_gpu_captions_name_the_lines_they_have(made):
+    run_dir, out = made
+    for fig in E.manifest(out)["figures"]:
+        data = E.figure_data(out, fig["name"])
+        if data["kind"] != "line" or not fig["name"].endswith("vecadd_gbps_vs_n"):
+            continue
+        labels = [r["label"] for r in data["reflines"]]
+        assert ("DRAM peak" in fig["caption"]) == any("DRAM peak" in l for l in labels)
+        assert ("best GPU bandwidth" in fig["caption"]) == any("best measured" in l
+                                                              for l in labels)
