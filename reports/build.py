@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from . import compare, distributions, environment, html, roofline, telemetry
-from . import figures_generic, figures_matmul, figures_transfers, figures_vecadd
+from . import figures_generic, figures_matmul, figures_multigpu, figures_transfers, figures_vecadd
 from .figure import slug
 from .load import Run, load_run, split_devices
 from .output import make_dir, write_file
@@ -26,6 +26,8 @@ FAMILY_FIGURES = {
     "vecadd": (figures_vecadd, "Vector add"),
     "matmul": (figures_matmul, "Matmul"),
     "transfers": (figures_transfers, "Transfers"),
+    "p2p": (figures_multigpu.P2P, figures_multigpu.P2P_SECTION),
+    "nccl": (figures_multigpu.NCCL, figures_multigpu.NCCL_SECTION),
 }
 
 

@@ -1,0 +1,143 @@
+"""Multi-GPU figures: the p2p family's device x device bandwidth matrix and
+the NCCL collectives' bus bandwidth against size.
+
+p2p: one heatmap per (peer, direction) mode, each cell the GB/s of
+`p2p/copy` at the largest size timed for that ordered pair (what
+nvbandwidth prints as its matrix; the run's p2p_matrix.csv holds the same
+cells). Pairs that were not timed (a single-GPU run: every row is a skip
+"needs 2 devices") leave the figure out and the page says why.
+
+NCCL: bus bandwidth = algorithm bandwidth (results.csv gbps: size / time)
+x the nccl-tests factor, 2(n-1)/n for all-reduce, (n-1)/n for all-gather and
+reduce-scatter, 1 for broadcast; one curve per collective, rank count and
+type. One rank moves nothing over a bus (factor 0 for the reductions and
+gathers), so a one-GPU run plots the algorithm bandwidth and says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from . import figure as F
+from .load import Run
+
+P2P_SECTION = "Peer-to-peer copies"
+NCCL_SECTION = "NCCL collectives"
+
+_FACTORS = {
+    "all_reduce": lambda n: 2.0 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+}
+
+
+def bus_factor(benchmark: str, ranks: int) -> float | None:
+    """The nccl-tests bus factor of a nccl/* benchmark (None: not one)."""
+    op = benchmark.partition("/")[2]
+    f = _FACTORS.get(op)
+    return f(ranks) if f and ranks >= 1 else None
+
+
+def p2p_cells(run: Run) -> dict[tuple[str, str], dict[tuple[int, int], float]]:
+    """(peer, direction) -> {(src, dst): GB/s at the largest timed size}."""
+    best: dict[tuple[str, str], dict[tuple[int, int], tuple[float, float]]] = {}
+    for r in run.rows("p2p"):
+        src, dst, size = r.axis("src"), r.axis("dst"), r.axis("bytes")
+        if src is None or dst is None or size is None or r.gbps is None:
+            continue
+        mode = (r.axes.get("peer", "?"), r.axes.get("direction", "?"))
+        cell = (int(src), int(dst))
+        have = best.setdefault(mode, {}).get(cell)
+        if have is None or size >= have[0]:
+            best[mode][cell] = (size, r.gbps)
+    return {m: {c: v[1] for c, v in cells.items()} for m, cells in best.items()}
+
+
+def p2p_figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
+    figs = []
+    for (peer, direction), cells in sorted(p2p_cells(run).items()):
+        devs = sorted({d for pair in cells for d in pair})
+        grid = np.full((len(devs), len(devs)), np.nan)
+        for (src, dst), gbps in cells.items():
+            grid[devs.index(src), devs.index(dst)] = gbps
+        fig, ax = F.new_figure(1.2 * len(devs) + 3.0, 1.0 * len(devs) + 2.2)
+        im = ax.imshow(grid, cmap="viridis")
+        ax.set_xticks(range(len(devs)), [str(d) for d in devs])
+        ax.set_yticks(range(len(devs)), [str(d) for d in devs])
+        ax.set_xlabel("destination device")
+        ax.set_ylabel("source device")
+        for i in range(len(devs)):
+            for j in range(len(devs)):
+                if not np.isnan(grid[i, j]):
+                    ax.text(j, i, f"{grid[i, j]:.1f}", ha="center", va="center", color="w")
+        fig.colorbar(im, ax=ax, label="GB/s (1e9 bytes/s)")
+        title = f"p2p/copy, peer access {peer}, {direction} way(s): GB/s by pair"
+        ax.set_title(title, fontsize=9)
+        data = {"cells": [{"src": s, "dst": d, "gbps": v} for (s, d), v in sorted(cells.items())]}
+        caption = ("Each cell: cudaMemcpyPeerAsync bandwidth from the row's device to the "
+                   "column's at the largest size timed for the pair (bytes counted once per "
+                   "direction; both ways count twice). Empty cells: the pair was not timed.")
+        figs.append(F.save(fig, out_dir, f"{prefix}p2p_{peer}_{direction}", data, P2P_SECTION,
+                           title, caption))
+    return figs
+
+
+def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
+    curves: dict[str, list[tuple[float, float]]] = {}
+    single_rank_only = True
+    for r in run.rows("nccl"):
+        ranks, size = r.axis("ranks"), r.axis("bytes")
+        if ranks is None or size is None or r.gbps is None:
+            continue
+        factor = bus_factor(r.benchmark, int(ranks))
+        if factor is None:
+            continue
+        multi = int(ranks) > 1
+        single_rank_only &= not multi
+        y = r.gbps * factor if multi else r.gbps
+        label = f"{r.benchmark.partition('/')[2]} {r.axes.get('dtype', '')} x{int(ranks)}"
+        curves.setdefault(label, []).append((size, y))
+    if not curves:
+        return None
+    fig, ax = F.new_figure()
+    for label, pts in sorted(curves.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")  # 1 KiB to 1 GiB spans four decades of bandwidth
+    ax.set_xlabel("size (bytes, nccl-tests' definition)")
+    what = "algorithm bandwidth" if single_rank_only else "bus bandwidth"
+    ax.set_ylabel(f"{what}, GB/s (1e9 bytes/s)")
+    title = f"NCCL collectives: {what} against size"
+    ax.set_title(title, fontsize=9)
+    F.legend_outside(fig, ax)
+    caption = ("Bus bandwidth = size / time x the nccl-tests factor (all-reduce 2(n-1)/n, "
+               "all-gather and reduce-scatter (n-1)/n, broadcast 1), the figure to set "
+               "against a link's speed.")
+    if single_rank_only:
+        caption = ("A one-GPU run: every communicator has one rank, which moves nothing over "
+                   "a bus, so the curves show the algorithm bandwidth (size / time) of the "
+                   "in-device copy or reduction instead.")
+    data = {"series": [{"label": k, "x": [p[0] for p in v], "y": [p[1] for p in v]}
+                       for k, v in sorted(curves.items())]}
+    return F.save(fig, out_dir, f"{prefix}nccl_busbw", data, NCCL_SECTION, title, caption)
+
+
+class FamilyFigures:
+    """What build.py's FAMILY_FIGURES expects of a family: figures(run,
+    out_dir, prefix) -> list of figures."""
+
+    def __init__(self, draw):
+        self.figures = draw
+
+
+def _nccl_figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
+    fig = nccl_figure(run, out_dir, prefix)
+    return [fig] if fig else []
+
+
+P2P = FamilyFigures(p2p_figures)
+NCCL = FamilyFigures(_nccl_figures)
