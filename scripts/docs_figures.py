@@ -293,10 +293,41 @@ def profiling_and_compare_rows() -> list[str]:
     ]
 
 
+def round2_rows() -> list[str]:
+    """Round 2: the whole default suite after the house issue, telemetry's
+    explanation of the TF32 fall, the five A/A pairs, Python frameworks."""
+    suite = rows("h200-defaults-r2")
+    m = meta("h200-defaults-r2")
+    wall = seconds(m["finished"]) - seconds(m["started"])
+    count = {s: sum(r["status"] == s for r in suite) for s in ("ok", "noisy", "skip", "fail")}
+    tf = rows("h200-tf32-telemetry")[0]
+    py = {}
+    for run, bench in (("h200-python-torch", "torch/add"), ("h200-python-cupy", "cupy/add"),
+                       ("h200-python-cupy", "cupy/raw_kernel")):
+        py[bench] = float(best(rows(run), "gbps", at(bench, n=2**28))["gbps"])
+    aa_lines = (REPO / DATA / "h200-aa-r2" / "summary.txt").read_text().splitlines()
+    aa = next(line for line in aa_lines if line.startswith("A/A pairs:"))
+    return [
+        f"| `cubench run --device all`: the default suite ({len(suite)} points, "
+        f"{count['ok']} ok, {count['noisy']} noisy, {count['skip']} skip, {count['fail']} fail) "
+        f"| {wall:.0f} s wall (meta.json started → finished) | h200-defaults-r2 |",
+        f"| cuBLAS TF32 8192³, 1000 samples with telemetry | median "
+        f"{float(tf['tflops']):.1f} TFLOP/s; SM clock {float(tf['sm_clock_min_mhz']):.0f}/"
+        f"{float(tf['sm_clock_median_mhz']):.0f}/{float(tf['sm_clock_max_mhz']):.0f} MHz "
+        f"(min/median/max), {float(tf['power_mean_w']):.0f} W mean, throttle "
+        f"`{tf['throttle']}` | h200-tf32-telemetry |",
+        f"| A/A, five pairs of processes × 200 vecadd points, `--replicates 5` | "
+        f"{aa.partition(':')[2].strip()} | h200-aa-r2 |",
+        f"| vector add 2^28 from Python: torch.add · cupy.add · CuPy float4 RawKernel | "
+        f"{py['torch/add']:.0f} · {py['cupy/add']:.0f} · {py['cupy/raw_kernel']:.0f} GB/s "
+        f"(CuPy's elementwise kernel: docs/python.md) | h200-python-torch, -cupy |",
+    ]
+
+
 def table() -> str:
     lines = ["| figure | measured | run |", "|---|---|---|"]
     lines += (vecadd_rows() + matmul_rows() + tensor_core_rows() + transfer_rows()
-              + profiling_and_compare_rows())
+              + profiling_and_compare_rows() + round2_rows())
     return "\n".join(lines)
 
 
