@@ -14,9 +14,7 @@ const char *cb_widening_name(cb_widening w)
     return w == CB_WIDEN_CALIBRATION ? "calibration" : w == CB_WIDEN_DEFAULT ? "default" : "none";
 }
 
-/* Table cells: '|' would end the cell, '<' could open an HTML tag, and a
- * newline would end the row. */
-static void md_text(FILE *f, const char *s)
+void cb_md_cell_text(FILE *f, const char *s)
 {
     for (; *s; s++) {
         if (*s == '|')
@@ -75,15 +73,15 @@ static const char *fmt_geomean(const cb_geomean *g, char *buf, size_t len)
 static void side_line(FILE *f, const char *name, const cb_cmp_run *run)
 {
     fprintf(f, "%s `", name);
-    md_text(f, run->label);
+    cb_md_cell_text(f, run->label);
     fputc('`', f);
     if (run->n_dirs > 1)
         fprintf(f, " + %d more run%s", run->n_dirs - 1, run->n_dirs > 2 ? "s" : "");
     if (run->git_sha[0] || run->device[0]) {
         fputs(" (", f);
-        if (run->git_sha[0]) fputs("git ", f), md_text(f, run->git_sha);
+        if (run->git_sha[0]) fputs("git ", f), cb_md_cell_text(f, run->git_sha);
         if (run->git_sha[0] && run->device[0]) fputs(", ", f);
-        if (run->device[0]) md_text(f, run->device);
+        if (run->device[0]) cb_md_cell_text(f, run->device);
         fputc(')', f);
     }
 }
@@ -181,11 +179,11 @@ static void conditions(FILE *f, const cb_report_input *in)
               f);
         for (int i = 0; i < c->n_diffs; i++) {
             fputs("> | ", f);
-            md_text(f, c->diffs[i].key);
+            cb_md_cell_text(f, c->diffs[i].key);
             fputs(" | ", f);
-            md_text(f, c->diffs[i].base);
+            cb_md_cell_text(f, c->diffs[i].base);
             fputs(" | ", f);
-            md_text(f, c->diffs[i].cand);
+            cb_md_cell_text(f, c->diffs[i].cand);
             fputs(" |\n", f);
         }
         fputs("\n", f);
@@ -209,12 +207,12 @@ static void throttled(FILE *f, const cb_compare_result *r)
         const cb_compare_row *row = &r->rows[i];
         if (!row->base_throttle && !row->new_throttle) continue;
         fputs(shown ? "; " : " ", f);
-        md_text(f, row->benchmark);
+        cb_md_cell_text(f, row->benchmark);
         fputs(" [", f);
-        md_text(f, row->axes);
+        cb_md_cell_text(f, row->axes);
         fputs("]", f);
-        if (row->base_throttle) fputs(" BASE ", f), md_text(f, row->base_throttle);
-        if (row->new_throttle) fputs(" NEW ", f), md_text(f, row->new_throttle);
+        if (row->base_throttle) fputs(" BASE ", f), cb_md_cell_text(f, row->base_throttle);
+        if (row->new_throttle) fputs(" NEW ", f), cb_md_cell_text(f, row->new_throttle);
         shown++;
     }
     if (r->throttled > shown) fprintf(f, "; and %d more", r->throttled - shown);
@@ -236,9 +234,9 @@ static void table_row(FILE *f, const cb_compare_row *row)
     const char *v = cb_verdict_name(row->verdict);
     bool strong = row->verdict == CB_VERDICT_SLOWER || row->verdict == CB_VERDICT_FASTER;
     fprintf(f, strong ? "| **%s** | " : "| %s | ", v);
-    md_text(f, row->benchmark);
+    cb_md_cell_text(f, row->benchmark);
     fputs(" | ", f);
-    md_text(f, row->axes);
+    cb_md_cell_text(f, row->axes);
     fprintf(f, " | %s | ", fmt_ratio(row->ratio, a, sizeof a));
     if (!isnan(row->ci_lo))
         fprintf(f, "%.3f – %.3f", row->ci_lo, row->ci_hi);
@@ -251,7 +249,7 @@ static void table_row(FILE *f, const cb_compare_row *row)
     fprintf(f, "| %s | %s | %s | %d/%d | ", fmt_pct(row->mde, d, sizeof d),
             fmt_time(row->base.median_s, b, sizeof b), fmt_time(row->cand.median_s, c, sizeof c),
             row->base.units, row->cand.units);
-    md_text(f, row->note);
+    cb_md_cell_text(f, row->note);
     fputs(" |\n", f);
 }
 
@@ -287,7 +285,7 @@ static void groups(FILE *f, const cb_compare_result *r, const cb_compare_opts *o
         other -= grp->counts[CB_VERDICT_SLOWER] + grp->counts[CB_VERDICT_FASTER] +
                  grp->counts[CB_VERDICT_SAME];
         fputs("| ", f);
-        md_text(f, grp->benchmark);
+        cb_md_cell_text(f, grp->benchmark);
         fprintf(f, " | %d | %s | %d | %d | %d | %d |\n", grp->geomean.points,
                 fmt_geomean(&grp->geomean, buf, sizeof buf), grp->counts[CB_VERDICT_SLOWER],
                 grp->counts[CB_VERDICT_FASTER], grp->counts[CB_VERDICT_SAME], other);

@@ -40,4 +40,9 @@ bool cb_compare_write_csv(FILE *f, const cb_compare_result *r);
 /* The widening's name: "none", "calibration", "default". */
 const char *cb_widening_name(cb_widening w);
 
+/* Write `s` as the text of a markdown table cell: '|' would end the cell,
+ * '<' could open an HTML tag, and a newline would end the row. (The fleet
+ * report's tables use it too.) */
+void cb_md_cell_text(FILE *f, const char *s);
+
 #endif

@@ -1,26 +1,12 @@
 /* fleet_report.c - markdown and CSV renderings of a judged cb_fleet. */
 #include "fleet_report.h"
 
+#include "compare_report.h"
+
 #include "csv_writer.h"
 
 #include <stdarg.h>
 #include <string.h>
-
-/* Table cells: '|' would end the cell, '<' could open an HTML tag, and a
- * newline would end the row. */
-static void md_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
-}
 
 static const char *fmt_value(double v, char *buf, size_t len)
 {
@@ -147,20 +133,20 @@ static void write_flagged(FILE *f, const cb_fleet *fl, double level)
                     continue;
                 const cb_fleet_ref *ref = &grp->refs[i];
                 fputs("| ", f);
-                md_text(f, m->name);
+                cb_md_cell_text(f, m->name);
                 fputs(" | ", f);
                 task_cell(f, m->task);
                 fputs(" | ", f);
-                md_text(f, grp->model);
+                cb_md_cell_text(f, grp->model);
                 fprintf(f, " | %s %s | `", cb_fleet_figures[i].name, cb_fleet_figures[i].unit);
-                md_text(f, ref->benchmark);
+                cb_md_cell_text(f, ref->benchmark);
                 fputs(" ", f);
-                md_text(f, ref->axes);
+                cb_md_cell_text(f, ref->axes);
                 evidence(m, cell, ref, ev, sizeof ev);
                 fprintf(f, "` | %s | %s | %s | **%s** | ", fmt_value(cell->value, a, sizeof a),
                         fmt_value(ref->median_value, b, sizeof b), fmt_ratio_ci(cell, c, sizeof c),
                         cb_fleet_verdict_name(cell->verdict));
-                md_text(f, ev);
+                cb_md_cell_text(f, ev);
                 fputs(" |\n", f);
             }
         }
@@ -176,14 +162,14 @@ static void write_problems(FILE *f, const cb_fleet *fl)
         const cb_fleet_task *task = &fl->tasks[t];
         if (!task->problem[0]) continue;
         fprintf(f, "| %d | ", task->id);
-        md_text(f, task->node[0] ? task->node : "-");
+        cb_md_cell_text(f, task->node[0] ? task->node : "-");
         fputs(" | ", f);
-        md_text(f, task->run_dir[0] ? task->run_dir : "-");
+        cb_md_cell_text(f, task->run_dir[0] ? task->run_dir : "-");
         fputs(" | ", f);
-        md_text(f, task->problem);
+        cb_md_cell_text(f, task->problem);
         if (task->job[0]) {
             fputs(" (job ", f);
-            md_text(f, task->job);
+            cb_md_cell_text(f, task->job);
             fputs(")", f);
         }
         fputs(" |\n", f);
@@ -194,11 +180,11 @@ static void write_problems(FILE *f, const cb_fleet *fl)
         fputs("| ", f);
         task_cell(f, m->task);
         fputs(" | ", f);
-        md_text(f, m->host[0] ? m->host : "-");
+        cb_md_cell_text(f, m->host[0] ? m->host : "-");
         fputs(" | ", f);
-        md_text(f, m->name);
+        cb_md_cell_text(f, m->name);
         fputs(" | ", f);
-        md_text(f, m->detail);
+        cb_md_cell_text(f, m->detail);
         fputs(" |\n", f);
     }
     fputs("\n", f);
@@ -207,7 +193,7 @@ static void write_problems(FILE *f, const cb_fleet *fl)
 static void write_group(FILE *f, const cb_fleet *fl, const cb_fleet_group *g, double level)
 {
     fputs("## ", f);
-    md_text(f, g->model);
+    cb_md_cell_text(f, g->model);
     fprintf(f, " — %d run%s\n\n", g->n, g->n == 1 ? "" : "s");
     int figs[CB_FLEET_FIGURES], n_figs = 0;
     char a[64], b[96];
@@ -221,9 +207,9 @@ static void write_group(FILE *f, const cb_fleet *fl, const cb_fleet_group *g, do
         }
         figs[n_figs++] = i;
         fprintf(f, "- %s: `", cb_fleet_figures[i].name);
-        md_text(f, ref->benchmark);
+        cb_md_cell_text(f, ref->benchmark);
         fputs(" ", f);
-        md_text(f, ref->axes);
+        cb_md_cell_text(f, ref->axes);
         fprintf(f, "`, fleet median %s %s over %d run%s\n",
                 fmt_value(ref->median_value, a, sizeof a), cb_fleet_figures[i].unit, ref->timed,
                 ref->timed == 1 ? "" : "s");
@@ -241,7 +227,7 @@ static void write_group(FILE *f, const cb_fleet *fl, const cb_fleet_group *g, do
     for (int k = 0; k < g->n; k++) {
         const cb_fleet_member *m = &fl->members[g->members[k]];
         fputs("| ", f);
-        md_text(f, m->name);
+        cb_md_cell_text(f, m->name);
         fputs(" | ", f);
         task_cell(f, m->task);
         fputs(" |", f);
@@ -270,7 +256,7 @@ bool cb_fleet_write_markdown(FILE *f, const cb_fleet *fl, const cb_fleet_opts *o
 {
     double level = 100.0 * (1.0 - o->alpha);
     fputs("# ", f);
-    md_text(f, title && *title ? title : "cubench fleet");
+    cb_md_cell_text(f, title && *title ? title : "cubench fleet");
     fputs("\n\n", f);
     if (fl->n_flagged || fl->n_problems)
         fprintf(f, "**%d run%s flagged, %d problem%s.**", fl->n_flagged,
@@ -280,7 +266,7 @@ bool cb_fleet_write_markdown(FILE *f, const cb_fleet *fl, const cb_fleet_opts *o
     fprintf(f, " %d run%s (%d complete) in %d model%s under `", fl->n_members,
             fl->n_members == 1 ? "" : "s", count_complete(fl), fl->n_groups,
             fl->n_groups == 1 ? "" : "s");
-    md_text(f, fl->dir);
+    cb_md_cell_text(f, fl->dir);
     fputs("`", f);
     if (fl->expected >= 0)
         fprintf(f, "; %d array task%s expected", fl->expected, fl->expected == 1 ? "" : "s");
