@@ -76,7 +76,8 @@ def p2p_figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
         fig.colorbar(im, ax=ax, label="GB/s (1e9 bytes/s)")
         title = f"p2p/copy, peer access {peer}, {direction} way(s): GB/s by pair"
         ax.set_title(title, fontsize=9)
-        data = {"cells": [{"src": s, "dst": d, "gbps": v} for (s, d), v in sorted(cells.items())]}
+        data = {"kind": "p2p_matrix", "peer": peer, "direction": direction,
+                "cells": [{"src": s, "dst": d, "gbps": v} for (s, d), v in sorted(cells.items())]}
         caption = ("Each cell: cudaMemcpyPeerAsync bandwidth from the row's device to the "
                    "column's at the largest size timed for the pair (bytes counted once per "
                    "direction; both ways count twice). Empty cells: the pair was not timed.")
@@ -121,7 +122,8 @@ def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
         caption = ("A one-GPU run: every communicator has one rank, which moves nothing over "
                    "a bus, so the curves show the algorithm bandwidth (size / time) of the "
                    "in-device copy or reduction instead.")
-    data = {"series": [{"label": k, "x": [p[0] for p in v], "y": [p[1] for p in v]}
+    data = {"kind": "nccl_bandwidth", "y": what,
+            "series": [{"label": k, "x": [p[0] for p in v], "y": [p[1] for p in v]}
                        for k, v in sorted(curves.items())]}
     return F.save(fig, out_dir, f"{prefix}nccl_busbw", data, NCCL_SECTION, title, caption)
 
