@@ -14,9 +14,16 @@
 #      (pct_ref = the framework's share of raw cuBLAS), vector add at 2^28
 #   6  scripts/py_event_loop.py: torch.add at 2^28 in a plain CUDA-event loop
 #      and through cubench, cold and hot, in one process (check: within 1 %)
-#   7  cupy.add vs torch.add: the CUPTI kernel names of step 5, and Nsight
+#   7  each framework's overhead at small n: every add, C and Python, at
+#      n = 2^10, 2^16, 2^20 in hot mode (batched launches: a sample is the
+#      rate at which the framework issues calls from Python)
+#   8  cupy.add vs torch.add: the CUPTI kernel names of step 5, and Nsight
 #      Compute counters of one run of each add kernel (scripts/py_add_kernels.py)
-#   8  a summary of all of it (scripts/py_gpu_summary.py), and the tarball
+#   9  scripts/py_triton_probe.py: the Triton matmul's instruction path and
+#      speed per tile shape and B layout (exploration data for its tiles)
+#  10  a summary of all of it (scripts/py_gpu_summary.py), and the tarball
+# The event loop runs right after the build: it is the check that needs the
+# GPU most, so a deadline never takes it.
 # A lent machine runs one command for at most 10 minutes: every step gets
 # what is left of DEADLINE (default 540 s) and is skipped when too little
 # is, and the tarball is written on any exit, so a slow step costs only
@@ -65,7 +72,11 @@ log "env"
 echo "rc=$?" >> "$W/env.txt"
 sed -n '/Python frameworks/,$p' "$W/env.txt"
 
-for fam in torch cupy jax numba triton; do
+log "event loop vs cubench: torch.add at 2^28, cold and hot"
+t=$(limit 90)
+[ "$t" -gt 0 ] && timeout -k 10 "$t" "$PY" scripts/py_event_loop.py --out "$W/event-loop" 2>&1 | tee "$W/event-loop.log"
+
+for fam in numba torch cupy triton jax; do
     run "$fam" 90 run "$fam" "${FAST[@]}" --out "$W/$fam"
 done
 run others 40 run numpy/add pycuda/add tensorflow/add rapids/add opencv/add --axis n=2^20,2^24 \
@@ -77,10 +88,10 @@ run mixed-matmul 60 run matmul/cublas_fp32 matmul/cublas_tf32 matmul/cublas_bf16
 run mixed-vecadd 60 run vecadd/float4_per_thread vecadd/thread_per_elem torch/add cupy/add \
     cupy/elementwise_kernel cupy/raw_kernel numba/vectorize numba/jit_kernel triton/add jax/add \
     --axis n=2^28 --axis block=256,1024 "${FAST[@]}" --out "$W/mixed-vecadd"
-
-log "event loop vs cubench: torch.add at 2^28, cold and hot"
-t=$(limit 90)
-[ "$t" -gt 0 ] && timeout -k 10 "$t" "$PY" scripts/py_event_loop.py --out "$W/event-loop" 2>&1 | tee "$W/event-loop.log"
+ADDS=(vecadd/float4_per_thread torch/add cupy/add cupy/raw_kernel numba/vectorize numba/jit_kernel
+      triton/add jax/add)
+run small-hot 60 run "${ADDS[@]}" --axis n=2^10,2^16,2^20 --axis block=256 --cache hot \
+    "${FAST[@]}" --out "$W/small-hot"
 
 log "Nsight Compute: the add kernels at 2^28"
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)
@@ -99,10 +110,16 @@ else
     echo "   ncu not found, or past the deadline" | tee -a "$W/session.log"
 fi
 
+log "Triton matmul: instruction path and speed per tile shape and B layout"
+t=$(limit 120)
+[ "$t" -gt 0 ] && timeout -k 10 "$t" "$PY" scripts/py_triton_probe.py --out "$W/triton-probe.json" \
+    2>&1 | tee "$W/triton-probe.log"
+
 log "summary"
 {
     "$PY" scripts/py_gpu_summary.py runs "$W"/torch "$W"/cupy "$W"/jax "$W"/numba "$W"/triton \
         "$W"/others "$W"/mixed-matmul "$W"/mixed-vecadd
+    "$PY" scripts/py_gpu_summary.py overhead "$W"/small-hot
     if [ -f "$W/ncu-add.csv" ]; then "$PY" scripts/py_gpu_summary.py ncu "$W/ncu-add.csv" $N28; fi
 } 2>&1 | tee "$W/summary.txt"
 exit 0  # each step's status is in session.log; the EXIT trap packs the tarball

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 
-def plain_loop(torch, a, b, c, flush, sink, cold: bool, samples: int) -> float:
+def plain_loop(torch, a, b, c, flush, cold: bool, samples: int) -> float:
     """Median seconds of one torch.add, timed with CUDA events."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(3):  # warm-up, as cubench's
@@ -47,7 +47,7 @@ def plain_loop(torch, a, b, c, flush, sink, cold: bool, samples: int) -> float:
     times = []
     for _ in range(samples):
         if cold:
-            torch.sum(flush, dim=0, out=sink)  # reads 2 x L2: the cold flush
+            flush.sum()  # reads 2 x L2: the cold flush (the scalar is dropped)
         start.record()
         for _ in range(batch):
             torch.add(a, b, out=c)
@@ -83,14 +83,13 @@ def main() -> int:
     c = torch.empty(args.n, device=dev)
     l2 = torch.cuda.get_device_properties(dev).L2_cache_size
     flush = torch.zeros(2 * l2 // 4, device=dev)
-    sink = torch.empty((), device=dev)
     gbps = lambda t: 12 * args.n / t / 1e9  # noqa: E731
 
     doc = {"n": args.n, "l2_bytes": l2, "device": torch.cuda.get_device_name(dev),
            "torch": torch.__version__, "samples": args.samples, "modes": {}}
     loops = {"cold": [], "hot": []}
     for mode in ("cold", "hot"):
-        t = plain_loop(torch, a, b, c, flush, sink, mode == "cold", args.samples)
+        t = plain_loop(torch, a, b, c, flush, mode == "cold", args.samples)
         loops[mode].append(t)
         print(f"plain loop {mode:4s}: {t * 1e6:9.2f} us  {gbps(t):7.1f} GB/s", flush=True)
     del a, b, c
@@ -108,7 +107,7 @@ def main() -> int:
     b = torch.rand(args.n, generator=g, device=dev)
     c = torch.empty(args.n, device=dev)
     for mode in ("cold", "hot"):
-        t = plain_loop(torch, a, b, c, flush, sink, mode == "cold", args.samples)
+        t = plain_loop(torch, a, b, c, flush, mode == "cold", args.samples)
         loops[mode].append(t)
         print(f"plain loop {mode:4s}: {t * 1e6:9.2f} us  {gbps(t):7.1f} GB/s  (again)", flush=True)
     ok = True

@@ -6,6 +6,10 @@ the run directories and the ncu CSV it leaves (stdlib only).
       the large points (n = 2^28, m = 4096 and 8192, 256 MiB copies) and
       every row that is not ok, with GB/s or TFLOP/s, pct_ref and the CUPTI
       kernel names
+  python3 scripts/py_gpu_summary.py overhead DIR   a hot-mode run of the adds
+      at small n: per call, the time (the rate at which the caller issues
+      calls, once it exceeds the kernel), the CUPTI kernel time, and the
+      difference: what each framework adds per call from Python
   python3 scripts/py_gpu_summary.py ncu FILE.csv N   per kernel: time, DRAM
       throughput, and per element of N: instructions, global load and store
       instructions; global-load sectors per request (4: 32-bit loads of a
@@ -43,8 +47,25 @@ def runs(dirs):
                 figure = f"{float(r['gbps']):8.1f} GB/s"
             ref = f" {float(r['pct_ref']):5.1f}% of {r['ref_benchmark']}" if r["pct_ref"] else ""
             tail = r["reason"] if r["status"] in ("skip", "fail") else r["kernels"][:90]
+            if "PTX:" in r["note"]:  # the triton matmul's instruction path
+                tail += "  [" + r["note"].split("; PTX:")[-1].strip() + "]"
             print(f"  {r['benchmark']:26s} {r['axes']:34s} {r['status']:5s} {figure:17s}{ref}"
                   f"  {r['timer']:5s} {tail}")
+
+
+def overhead(path):
+    """Per call in hot mode: median_s is the sample time / batch."""
+    with open(Path(path) / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    print(f"\noverhead per call, hot mode ({Path(path).name}): time, CUPTI kernel, difference (us)")
+    for r in rows:
+        if r["status"] not in ("ok", "noisy"):
+            print(f"  {r['benchmark']:26s} {r['axes']:22s} {r['status']:5s} {r['reason']}")
+            continue
+        t = float(r["median_s"]) * 1e6
+        k = float(r["cupti_median_s"]) * 1e6 if r["cupti_median_s"] else float("nan")
+        print(f"  {r['benchmark']:26s} {r['axes']:22s} {r['status']:5s} batch {r['batch']:>5s}"
+              f" {t:8.2f} {k:8.2f} {t - k:8.2f}  {r['timer']}")
 
 
 def ncu(path, n):
@@ -92,6 +113,9 @@ def ncu(path, n):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "runs":
         runs(argv[1:])
+        return 0
+    if len(argv) == 2 and argv[0] == "overhead":
+        overhead(argv[1])
         return 0
     if len(argv) == 3 and argv[0] == "ncu":
         ncu(argv[1], int(argv[2]))
