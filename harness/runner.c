@@ -4,9 +4,12 @@
  *   phase_setup_and_verify  setup -> run -> sync -> verify (a wrong result is
  *                           a fail row, never timed)
  *   phase_warm_up           warm-up runs; the last one sizes a hot batch
- *   phase_sample            [flush L2 if cold] event0, run x batch, event1,
- *                           sync; the stopping rule after every sample (each
- *                           sample is one CUPTI external-correlation id)
+ *   phase_sample            [flush L2 if cold] event0, run x batch, event1;
+ *                           event-timed samples are enqueued one ahead (the
+ *                           next is queued before this one is read), so the
+ *                           host's launch latency stays outside them; the
+ *                           stopping rule after every sample (each sample is
+ *                           one CUPTI external-correlation id)
  *   phase_attach_cupti      CUPTI's view of the round's samples
  *   teardown
  * and, after its last round, point_finish pools the rounds into the row.
@@ -64,7 +67,8 @@ void cb_run_config_defaults(cb_run_config *cfg)
 typedef struct cb_timing {
     bool ready;
     cudaStream_t stream;
-    cudaEvent_t start, stop;
+    /* Two pairs: a sample in flight while the one before it is read. */
+    cudaEvent_t start[2], stop[2];
     void *flush_buf;
     size_t flush_bytes;
     float *flush_sink;
@@ -78,8 +82,10 @@ static cb_status timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *wh
     /* A blocking stream (default flags): work the legacy default stream
      * receives, e.g. a synchronous cudaMemcpy, is ordered with our events. */
     CB_CUDA(cudaStreamCreate(&t->stream));
-    CB_CUDA(cudaEventCreate(&t->start));
-    CB_CUDA(cudaEventCreate(&t->stop));
+    for (int i = 0; i < 2; i++) {
+        CB_CUDA(cudaEventCreate(&t->start[i]));
+        CB_CUDA(cudaEventCreate(&t->stop[i]));
+    }
     /* Reading twice the L2 size evicts whatever a point left there (dirty
      * lines are written back during the flush, not the timed run). */
     t->flush_bytes = dev->l2_bytes ? 2 * dev->l2_bytes : CB_FLUSH_FALLBACK_BYTES;
@@ -97,8 +103,10 @@ static void timing_free(cb_timing *t)
     if (!t->ready) return;
     cudaFree(t->flush_buf);
     cudaFree(t->flush_sink);
-    cudaEventDestroy(t->start);
-    cudaEventDestroy(t->stop);
+    for (int i = 0; i < 2; i++) {
+        cudaEventDestroy(t->start[i]);
+        cudaEventDestroy(t->stop[i]);
+    }
     cudaStreamDestroy(t->stream);
     t->ready = false;
 }
@@ -119,39 +127,63 @@ static point_timing point_timing_of(const cb_bench *b, const cb_run_config *cfg)
     return pt;
 }
 
-/* One sample: `batch` runs, timed by the point's timer. *elapsed is the
- * whole batch in seconds; *host_t0 the host clock when it started. */
+/* The enqueue half of an event-timed sample, on event pair `slot`:
+ * [flush], start event, `batch` runs (one CUPTI correlation id), stop
+ * event. Nothing waits; read_sample collects it. */
+static cb_status enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush,
+                                int batch, uint64_t sample_id, int slot, cb_msg *why)
+{
+    cudaStream_t s = t->stream;
+    if (flush) CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
+    CB_CUDA(cudaEventRecord(t->start[slot], s));
+    if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
+    cb_status st = CB_OK;
+    for (int i = 0; i < batch && st == CB_OK; i++)
+        st = b->run(state, s, why);
+    if (sample_id && cb_cupti_active()) cb_cupti_sample_end();
+    if (st != CB_OK) return st;
+    CB_CUDA(cudaEventRecord(t->stop[slot], s));
+    return CB_OK;
+}
+
+/* Wait for the sample on pair `slot`; *elapsed is its whole batch (s). */
+static cb_status read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why)
+{
+    CB_CUDA(cudaEventSynchronize(t->stop[slot]));
+    float ms = 0;
+    CB_CUDA(cudaEventElapsedTime(&ms, t->start[slot], t->stop[slot]));
+    *elapsed = ms * 1e-3;
+    return CB_OK;
+}
+
+/* One sample, waited for: `batch` runs, timed by the point's timer.
+ * *elapsed is the whole batch in seconds; *host_t0 the host clock when it
+ * started. (Warm-up, host timers and --profile; phase_sample keeps
+ * event-timed samples one ahead instead.) */
 static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
                              bool flush, int batch, uint64_t sample_id, double *elapsed,
                              double *host_t0, cb_msg *why)
 {
+    double h0 = cb_now_s();
+    if (host_t0) *host_t0 = h0;
+    if (pt.cuda && !pt.host_timer) {
+        cb_status st = enqueue_sample(b, state, t, flush, batch, sample_id, 0, why);
+        return st == CB_OK ? read_sample(t, 0, elapsed, why) : st;
+    }
     cudaStream_t s = pt.cuda ? t->stream : NULL;
     if (pt.cuda && flush)
         CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
-    if (pt.cuda && pt.host_timer) CB_CUDA(cudaStreamSynchronize(s));
+    if (pt.cuda) CB_CUDA(cudaStreamSynchronize(s));
     if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
-    double h0 = cb_now_s();
+    h0 = cb_now_s();
     if (host_t0) *host_t0 = h0;
-    if (pt.cuda && !pt.host_timer) CB_CUDA(cudaEventRecord(t->start, s));
     cb_status st = CB_OK;
     for (int i = 0; i < batch && st == CB_OK; i++)
         st = b->run(state, s, why);
-    if (st == CB_OK && pt.cuda) {
-        if (pt.host_timer) {
-            cudaError_t e = cudaStreamSynchronize(s);
-            *elapsed = cb_now_s() - h0;
-            CB_CUDA(e);
-        } else {
-            CB_CUDA(cudaEventRecord(t->stop, s));
-            CB_CUDA(cudaEventSynchronize(t->stop));
-            float ms = 0;
-            CB_CUDA(cudaEventElapsedTime(&ms, t->start, t->stop));
-            *elapsed = ms * 1e-3;
-        }
-    } else {
-        *elapsed = cb_now_s() - h0;
-    }
+    cudaError_t e = st == CB_OK && pt.cuda ? cudaStreamSynchronize(s) : cudaSuccess;
+    *elapsed = cb_now_s() - h0;
     if (sample_id && cb_cupti_active()) cb_cupti_sample_end();
+    CB_CUDA(e);
     return st;
 }
 
@@ -313,10 +345,91 @@ static cb_stop_rule round_rule(const cb_run_config *cfg)
     return rule;
 }
 
+/* Store one sample of the round; the stopping rule's verdict after it. */
+static cb_stop_verdict keep_sample(const cb_stop_rule *rule, point_run *pr, int round, int start,
+                                   double elapsed, double h0, double started, int *n_round)
+{
+    point_samples *ps = &pr->samples;
+    ps->time_s[ps->n] = elapsed / pr->batch;
+    ps->cupti_s[ps->n] = NAN;
+    ps->host_t0[ps->n] = h0;
+    ps->replicate[ps->n] = round;
+    ps->n++;
+    *n_round = ps->n - start;
+    return cb_stop_check(rule, ps->time_s + start, *n_round, cb_now_s() - started);
+}
+
+static sampling_end sampling_end_of(cb_stop_verdict v)
+{
+    return v == CB_STOP_CONVERGED ? SAMPLING_CONVERGED : SAMPLING_BUDGET;
+}
+
+/* Event-timed samples, one ahead: sample k+1 is enqueued before sample k is
+ * read, so the GPU starts it the moment k ends and the launch latency of
+ * the host (a Python framework's dispatch is ~10 us a call) falls between
+ * a stop and the next start only when the host cannot keep ahead, i.e.
+ * when runs are shorter than their launch; then the samples show that
+ * launch rate, as a program would see it. The sample in flight when the
+ * rule stops is read and kept (it was queued before the verdict, so
+ * keeping it selects nothing); none is queued past max_samples. */
+static sampling_end phase_sample_ahead(const cb_run_config *cfg, const cb_bench *b, void *state,
+                                       cb_timing *t, point_timing pt, int round, point_run *pr,
+                                       uint64_t *first_id, int *n_round, cb_msg *why)
+{
+    const cb_stop_rule rule = round_rule(cfg);
+    const bool use_cupti = cb_cupti_active(), flush = !pt.hot;
+    const int start = pr->samples.n;
+    *first_id = t->next_sample_id;
+    *n_round = 0;
+    const double started = cb_now_s();
+    double h0 = started, h0_next = 0;
+    int slot = 0, queued = 1;
+    sampling_end end = SAMPLING_FAILED;
+    if (point_samples_reserve(&pr->samples, 2, why) != CB_OK) return SAMPLING_FAILED;
+    if (enqueue_sample(b, state, t, flush, pr->batch, use_cupti ? t->next_sample_id++ : 0, slot,
+                       why) != CB_OK)
+        goto drain;
+    for (;;) {
+        bool ahead = queued < rule.max_samples && !cb_interrupted();
+        if (ahead) {
+            if (point_samples_reserve(&pr->samples, 2, why) != CB_OK) goto drain;
+            h0_next = cb_now_s();
+            if (enqueue_sample(b, state, t, flush, pr->batch,
+                               use_cupti ? t->next_sample_id++ : 0, slot ^ 1, why) != CB_OK)
+                goto drain;
+            queued++;
+        }
+        double elapsed = 0;
+        if (read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
+        /* The next sample began on the GPU when this one ended, or when the
+         * host queued it, whichever was later: its clock for telemetry. */
+        const double read_at = cb_now_s();
+        cb_stop_verdict v = keep_sample(&rule, pr, round, start, elapsed, h0, started, n_round);
+        h0 = h0_next > read_at ? h0_next : read_at;
+        slot ^= 1;
+        if (cb_interrupted()) {
+            end = SAMPLING_INTERRUPTED;
+            goto drain;
+        }
+        if (v == CB_STOP_CONTINUE && ahead) continue;
+        if (ahead) {
+            if (read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
+            v = keep_sample(&rule, pr, round, start, elapsed, h0, started, n_round);
+        }
+        return sampling_end_of(v == CB_STOP_CONTINUE ? CB_STOP_BUDGET : v);
+    }
+drain:
+    /* Whatever is still queued finishes before the caller tears down. */
+    cudaStreamSynchronize(t->stream);
+    return end;
+}
+
 static sampling_end phase_sample(const cb_run_config *cfg, const cb_bench *b, void *state,
                                  cb_timing *t, point_timing pt, int round, point_run *pr,
                                  uint64_t *first_id, int *n_round, cb_msg *why)
 {
+    if (pt.cuda && !pt.host_timer && !cfg->profile)
+        return phase_sample_ahead(cfg, b, state, t, pt, round, pr, first_id, n_round, why);
     point_samples *ps = &pr->samples;
     const cb_stop_rule rule = round_rule(cfg);
     const bool use_cupti = pt.cuda && cb_cupti_active();
@@ -338,16 +451,8 @@ static sampling_end phase_sample(const cb_run_config *cfg, const cb_bench *b, vo
         if (profiled && cb_profile_stop(&perr) != CB_OK)
             fprintf(stderr, "cubench: %s\n", perr.text);
         if (st != CB_OK) return SAMPLING_FAILED;
-        ps->time_s[ps->n] = elapsed / pr->batch;
-        ps->cupti_s[ps->n] = NAN;
-        ps->host_t0[ps->n] = h0;
-        ps->replicate[ps->n] = round;
-        ps->n++;
-        *n_round = ps->n - start;
-        cb_stop_verdict v =
-            cb_stop_check(&rule, ps->time_s + start, *n_round, cb_now_s() - started);
-        if (v == CB_STOP_CONVERGED) return SAMPLING_CONVERGED;
-        if (v == CB_STOP_BUDGET) return SAMPLING_BUDGET;
+        cb_stop_verdict v = keep_sample(&rule, pr, round, start, elapsed, h0, started, n_round);
+        if (v != CB_STOP_CONTINUE) return sampling_end_of(v);
     }
 }
 

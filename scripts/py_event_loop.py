@@ -3,7 +3,8 @@
 around torch.add measures? One process, one device, n = 2^28 float32
 (3 GiB moved per add, 12 bytes per element as cubench counts them):
 
-  1. a plain loop, both of cubench's cache modes:
+  1. a plain loop, both of cubench's cache modes, its event pairs all
+     recorded before one synchronize (the host queues ahead of the GPU):
        cold: before every sample, read a buffer of 2 x L2 bytes (torch.sum
              into a scalar: what cubench's L2 flush does, a read of twice
              the L2), then event, torch.add, event;
@@ -33,7 +34,10 @@ sys.path.insert(0, str(ROOT / "python"))
 
 
 def plain_loop(torch, a, b, c, flush, cold: bool, samples: int) -> float:
-    """Median seconds of one torch.add, timed with CUDA events."""
+    """Median seconds of one torch.add, timed with CUDA events: every
+    sample's pair recorded in one pass and read after one synchronize (as
+    triton.testing.do_bench does), so the host's dispatch of the next add
+    overlaps the add before it and stays outside the samples."""
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     for _ in range(3):  # warm-up, as cubench's
         torch.add(a, b, out=c)
@@ -44,17 +48,17 @@ def plain_loop(torch, a, b, c, flush, cold: bool, samples: int) -> float:
     stop.synchronize()
     single = start.elapsed_time(stop) * 1e-3
     batch = 1 if cold else max(1, int(-(-100e-6 // single)))
-    times = []
-    for _ in range(samples):
+    pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+             for _ in range(samples)]
+    for first, last in pairs:
         if cold:
             flush.sum()  # reads 2 x L2: the cold flush (the scalar is dropped)
-        start.record()
+        first.record()
         for _ in range(batch):
             torch.add(a, b, out=c)
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e-3 / batch)
-    return statistics.median(times)
+        last.record()
+    torch.cuda.synchronize()
+    return statistics.median(first.elapsed_time(last) * 1e-3 / batch for first, last in pairs)
 
 
 def cubench_median(out: Path) -> tuple[float, float, str]:
