@@ -370,8 +370,10 @@ static sampling_end sampling_end_of(cb_stop_verdict v)
  * a stop and the next start only when the host cannot keep ahead, i.e.
  * when runs are shorter than their launch; then the samples show that
  * launch rate, as a program would see it. The sample in flight when the
- * rule stops is read and kept (it was queued before the verdict, so
- * keeping it selects nothing); none is queued past max_samples. */
+ * rule stops is waited for and dropped (a first version kept it, and the
+ * CI of the one extra sample sometimes crossed the target after the rule
+ * had said converged: ok rows came out noisy); none is queued past
+ * max_samples. */
 static sampling_end phase_sample_ahead(const cb_run_config *cfg, const cb_bench *b, void *state,
                                        cb_timing *t, point_timing pt, int round, point_run *pr,
                                        uint64_t *first_id, int *n_round, cb_msg *why)
@@ -412,10 +414,9 @@ static sampling_end phase_sample_ahead(const cb_run_config *cfg, const cb_bench 
             goto drain;
         }
         if (v == CB_STOP_CONTINUE && ahead) continue;
-        if (ahead) {
-            if (read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
-            v = keep_sample(&rule, pr, round, start, elapsed, h0, started, n_round);
-        }
+        /* The sample in flight is waited for and dropped: the row is the
+         * set the rule judged (CUPTI's join ignores its correlation id). */
+        if (ahead && read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
         return sampling_end_of(v == CB_STOP_CONTINUE ? CB_STOP_BUDGET : v);
     }
 drain:

@@ -56,10 +56,12 @@ timeout -k 10 90 "$PY" -m cubench run vecadd/float4_per_thread torch/add cupy/ad
 echo "   rc=$? $(grep -E '^cubench: [0-9]+ ok' "$W/small-hot.log" | tail -1)" | tee -a "$W/session.log"
 "$PY" scripts/py_gpu_summary.py overhead "$W/small-hot" | tee -a "$W/session.log"
 
-budget=$(($(left) - 30))
+# gpu_aa.sh needs ~45 s after its last pair (compare, calibration, tar):
+# give its pairs what is left less 150 s, and kill it only past that.
+budget=$(($(left) - 150))
 if [ "$budget" -gt 120 ]; then
-    log "A/A pairs (gpu_aa.sh, budget ${budget} s)"
-    CB_AA_NO_BUILD=1 CB_AA_BUDGET_S=$budget OUT=$OUT/aa timeout -k 10 $((budget + 60)) \
+    log "A/A pairs (gpu_aa.sh, ${budget} s for pairs)"
+    CB_AA_NO_BUILD=1 CB_AA_BUDGET_S=$budget OUT=$OUT/aa timeout -k 10 $((budget + 130)) \
         scripts/gpu_aa.sh > "$W/aa.log" 2>&1
     echo "   gpu_aa rc=$?" | tee -a "$W/session.log"
     cp "$OUT/aa/summary.txt" "$W/aa-summary.txt" 2>/dev/null && tee -a "$W/session.log" < "$W/aa-summary.txt"
