@@ -15,6 +15,7 @@ from pathlib import Path
 import matplotlib as mpl
 
 from . import figure as F
+from . import frameworks
 from .load import Result, Run
 from .pick import best_per, curve, has_other_configs, ordered_unique, size_axis
 
@@ -23,7 +24,10 @@ SECTION = "Matmul"
 
 
 def _rows(run: Run) -> list[Result]:
-    return [r for r in run.rows(FAMILY) if r.tflops is not None]
+    """The family's timed rows, and the Python frameworks' matmuls of the
+    same run (reports/frameworks.py) when the family has any."""
+    own = [r for r in run.rows(FAMILY) if r.tflops is not None]
+    return own + frameworks.matmul_rows(run) if own else own
 
 
 def references(rows: list[Result]) -> list[str]:
@@ -36,7 +40,8 @@ def references(rows: list[Result]) -> list[str]:
 def fp32_reference(rows: list[Result]) -> str | None:
     """The reference `pct_ref` is taken against: the most named one, else a
     cuBLAS variant with fp32 in its name."""
-    named = [r.ref_benchmark for r in rows if r.ref_benchmark]
+    # The C rungs' reference: frameworks name one per precision.
+    named = [r.ref_benchmark for r in rows if r.ref_benchmark and r.family == FAMILY]
     if named:
         return max(set(named), key=named.count)
     for bench in references(rows):
@@ -46,7 +51,9 @@ def fp32_reference(rows: list[Result]) -> str | None:
 
 
 def _pretty(bench: str) -> str:
-    variant = bench.partition("/")[2]
+    family, _, variant = bench.partition("/")
+    if family in frameworks.FAMILIES:
+        return f"{family}: {variant}"
     if variant.startswith("cublas_"):
         return f"cuBLAS {variant[7:].upper()}"
     return variant
@@ -64,7 +71,8 @@ def kinds(rows: list[Result]) -> tuple[list[str], list[str], list[str]]:
     benches = ordered_unique(r.benchmark for r in rows)
     hosts = [b for b in benches if _is_host(b)]
     gpu_refs = [b for b in refs if not _is_host(b)]
-    rungs = [b for b in benches if b not in gpu_refs and b not in hosts]
+    rungs = [b for b in benches if b not in gpu_refs and b not in hosts
+             and b.partition("/")[0] not in frameworks.FAMILIES]
     return rungs, gpu_refs, hosts
 
 
@@ -84,6 +92,13 @@ def _styles(rows: list[Result]) -> dict[str, dict]:
     browns = ["tab:brown", "tab:olive", "tab:cyan"]
     for i, b in enumerate(hosts):
         styles[b] = {"color": browns[i % len(browns)], "marker": "s"}
+    # Python frameworks: one colour per framework, triangles.
+    family_colors = {}
+    for b in ordered_unique(r.benchmark for r in rows):
+        family = b.partition("/")[0]
+        if b not in styles and family in frameworks.FAMILIES:
+            color = family_colors.setdefault(family, f"C{len(family_colors) % 10}")
+            styles[b] = {"color": color, "marker": "^"}
     return styles
 
 
@@ -159,11 +174,13 @@ def ladder_data(run: Run) -> dict | None:
         pct, source, against = row.num["pct_ref"], "pct_ref", row.ref_benchmark
         if bench == ref:
             pct, source, against = 100.0, "reference", ref
-        elif pct is None and ref_row is not None:
+        elif pct is None and ref_row is not None and bench not in references(rows):
+            # (another reference, e.g. cuBLAS TF32, is no share of cuBLAS FP32)
             pct, source, against = 100.0 * ref_row.median_s / row.median_s, "computed", ref
         bars.append({"benchmark": bench, "label": _pretty(bench), "tflops": row.tflops,
                      "pct_ref": pct, "ref_benchmark": against if pct is not None else "",
-                     "pct_source": source, "id": row.label()})
+                     "pct_source": source, "kernel": frameworks.kernel_text(row, 40),
+                     "id": row.label()})
     return {"kind": "bars", "size_axis": xaxis, "size": size, "reference": ref,
             "rows": bars}
 
@@ -190,9 +207,12 @@ def ladder_figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
         text = f" {b['tflops']:.3g}"
         if b["pct_ref"] is not None:
             text += f"  ({b['pct_ref']:.1f}% of {_pretty(b['ref_benchmark'])})"
+        if b["kernel"]:
+            text += f"  {b['kernel']}"
         ax.text(b["tflops"], y, text, va="center", fontsize=7)
     lo, hi = min(values), max(values)
-    ax.set_xlim(lo / 2 if log else 0, hi * (12 if log else 1.55))
+    # Room for the text right of the longest bar (kernel names included).
+    ax.set_xlim(lo / 2 if log else 0, hi * (60 if log else 2.4))
     ax.set_xlabel("TFLOP/s (1e12 FLOP/s)" + (", log scale" if log else ""))
     size = int(data["size"])
     where = ("m = n = k" if "m = n = k" in _size_label(_rows(run), data["size_axis"])
@@ -207,8 +227,9 @@ def ladder_figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
                + " (best over other axes such as the tile). Labels give TFLOP/s")
     if any(b["pct_ref"] is not None for b in bars):
         caption += (f" and percent of {ref_name} at the same size (the run's pct_ref "
-                    f"column, or reference median / median)")
-    caption += "."
+                    f"column, or reference median / median; a framework's row against "
+                    f"the cuBLAS of its own precision)")
+    caption += ", then the kernel CUPTI saw the benchmark launch."
     return F.save(fig, out_dir, name, data, SECTION, title, caption)
 
 
@@ -228,6 +249,9 @@ def figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
             drawn.append("the cuBLAS references (greys, diamonds)")
         if hosts:
             drawn.append("the CPU baselines (browns, squares)")
+        if any(frameworks.is_framework(r) for r in rows):
+            drawn.append("the Python frameworks' matmuls of the same run (one colour per "
+                         "framework, triangles)")
         caption = ("TFLOP/s against matrix size, solid lines: " + ", ".join(drawn)
                    + ("; each point is the best over the other axes (e.g. tile)"
                       if best_of else "") + "." + F.flag_note(chart))

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import figure as F
+from . import frameworks
 from .load import Run
 from .pick import (best_per, curve, has_other_configs, ordered_unique,
                      sorted_axis_values)
@@ -47,14 +48,22 @@ def line_chart(run: Run) -> F.LineChart | None:
     rows = [r for r in run.rows(FAMILY) if r.axis("n") is not None and r.gbps is not None]
     if not rows:
         return None
+    # Python frameworks' adds of the same run (reports/frameworks.py).
+    rows += frameworks.vecadd_rows(run)
     series = []
     for variant in ordered_unique(r.benchmark for r in rows):
         vrows = [r for r in rows if r.benchmark == variant]
         xs, ys, chosen = curve(vrows, "n", lambda r: r.gbps)
         # Measured curves are solid (dashed lines are peaks); the CPU baseline
-        # is told apart by its square markers and its name.
+        # is told apart by its square markers and its name, a framework by
+        # triangles, its family and the kernel CUPTI saw.
+        label = variant.partition("/")[2]
         style = {"marker": "s"} if chosen[0].is_host else {}
-        series.append(F.Series(label=variant.partition("/")[2], x=xs, y=ys,
+        if frameworks.is_framework(chosen[0]):
+            kernel = frameworks.kernel_text(chosen[-1])
+            label = frameworks.label(chosen[0]) + (f" [{kernel}]" if kernel else "")
+            style = {"marker": "s" if chosen[0].is_host else "^"}
+        series.append(F.Series(label=label, x=xs, y=ys,
                                ids=[r.label() for r in chosen], style=style,
                                flags=F.throttle_flags(chosen)))
     refs = []
@@ -84,6 +93,9 @@ def line_caption(chart: F.LineChart, best_of: bool) -> str:
                if best_of else "") + ".")
     if any(s.style.get("marker") == "s" for s in chart.series):
         text += " The CPU baseline (host) has square markers."
+    if any(s.style.get("marker") == "^" for s in chart.series):
+        text += (" Python frameworks of the same run (triangles) are labelled family: "
+                 "benchmark [the kernel CUPTI saw it launch at the largest n].")
     for ref in chart.reflines:
         if ref.label.startswith("theoretical DRAM peak"):
             text += " The dashed line is the theoretical DRAM peak the run stated."

@@ -307,6 +307,12 @@ def round2_rows() -> list[str]:
         py[bench] = float(best(rows(run), "gbps", at(bench, n=2**28))["gbps"])
     aa_lines = (REPO / DATA / "h200-aa-r2" / "summary.txt").read_text().splitlines()
     aa = next(line for line in aa_lines if line.startswith("A/A pairs:"))
+    loop = json.loads((REPO / DATA / "h200-runner-ahead" / "event_loop.json").read_text())
+    per_call = {r["benchmark"]: float(r["median_s"]) * 1e6
+                for r in rows("h200-runner-ahead/small-hot") if r["axes"].startswith("n=1024")}
+    calls = " · ".join(f"{per_call[name]:.1f}" for name in
+                       ("vecadd/float4_per_thread", "cupy/raw_kernel", "cupy/add", "torch/add",
+                        "triton/add", "numba/jit_kernel", "jax/add", "numba/vectorize"))
     return [
         f"| `cubench run --device all`: the default suite ({len(suite)} points, "
         f"{count['ok']} ok, {count['noisy']} noisy, {count['skip']} skip, {count['fail']} fail) "
@@ -321,6 +327,12 @@ def round2_rows() -> list[str]:
         f"| vector add 2^28 from Python: torch.add · cupy.add · CuPy float4 RawKernel | "
         f"{py['torch/add']:.0f} · {py['cupy/add']:.0f} · {py['cupy/raw_kernel']:.0f} GB/s "
         f"(CuPy's elementwise kernel: docs/python.md) | h200-python-torch, -cupy |",
+        f"| torch.add 2^28 through cubench ÷ a plain CUDA-event loop, same process (cold · hot) | "
+        f"{loop['modes']['cold']['cubench_over_loop']:.4f} · "
+        f"{loop['modes']['hot']['cubench_over_loop']:.4f} | h200-runner-ahead |",
+        f"| cost of one add at n = 2^10 from each caller, hot (µs per call; kernel ~0.9 µs): "
+        f"C (cubench) · cupy RawKernel · cupy.add · torch.add · Triton · Numba @cuda.jit · "
+        f"JAX (host-timed) · Numba @vectorize | {calls} | h200-runner-ahead/small-hot |",
     ]
 
 
@@ -347,6 +359,7 @@ IMAGES = {
     "h200-matmul-ladder.png": ("h200-matmul-defaults", "matmul_ladder"),
     "h200-transfers-h2d.png": ("h200-transfers-defaults", "transfers_h2d"),
     "h200-tf32-telemetry.png": ("h200-tf32-telemetry", "telemetry_matmul"),
+    "h200-python-matmul-ladder.png": ("h200-python-mixed-matmul", "matmul_ladder"),
 }
 
 # docs screenshot -> recorded runs whose report page it shows

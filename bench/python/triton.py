@@ -19,8 +19,9 @@ PTX that Triton generated for it (wgmma.mma_async, mma.sync, or none:
 FMA), so a slow row says which path it took.
 
 The matmul kernel is a plain blocked kernel with grouped program order and
-one fixed tile shape per precision (no autotuning: a sweep should not
-spend its time tuning); its gap to cuBLAS is the rung's lesson. Checks use
+a short fixed list of tile shapes per precision, the first that fits the
+GPU taken (no autotuning: a sweep should not spend its time tuning); its
+gap to cuBLAS is the rung's lesson. Checks use
 PyTorch on the device, as for the torch family.
 """
 
@@ -30,10 +31,21 @@ from . import _common as C
 from . import _torchutil as T
 
 _ADD_BLOCK = 1024
-# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) per precision: FP32 FMA
-# tiles smaller than tensor-core ones, which keep 3 stages within 228 KiB
-# of shared memory (128 x 32 x 4 B x 2 operands x 3 stages = 96 KiB).
-_TILES = {"fp32": (64, 64, 32, 4, 3), "tf32": (128, 128, 32, 8, 3), "bf16": (128, 128, 64, 8, 3)}
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) per precision, in order
+# of preference; setup takes the first that the GPU's shared memory holds
+# (Triton refuses the others at compile time with OutOfResources). The first
+# tensor-core tiles are the fastest of scripts/py_triton_probe.py on the
+# H200 at 4096^3 (tests/data/h200-python-session/triton-probe.json): 128 x
+# 256 tiles, 3 stages, 144 KiB of shared memory either way,
+# 677 TFLOP/s BF16 and 365 TFLOP/s TF32 with B K-major, against 557 and 292
+# for the 128 x 128 tiles the family's recorded rows used. The 96 KiB
+# second choice fits the 99 KiB of an sm_86/sm_89 block; the last 32 KiB.
+# FP32 runs on FMA units, where tile size hardly mattered (41.9-42.0).
+_TILES = {
+    "fp32": ((64, 64, 32, 4, 3), (64, 64, 32, 4, 2)),
+    "tf32": ((128, 256, 32, 8, 3), (128, 128, 32, 8, 3), (64, 64, 32, 4, 2)),
+    "bf16": ((128, 256, 64, 8, 3), (128, 128, 64, 8, 3), (64, 64, 32, 4, 2)),
+}
 _GROUP_M = 8
 
 
@@ -81,6 +93,22 @@ def _mma_path(compiled) -> str:
     return "PTX: no mma (FMA)"
 
 
+def first_that_fits(tiles, compile_with):
+    """compile_with(tile) for each tile in order; the first that compiles
+    wins: (tile, its result). A tile the device's shared memory cannot hold
+    (Triton's OutOfResources) moves on to the next; any other error is
+    raised. The last refusal is raised when none fits."""
+    refused = None
+    for tile in tiles:
+        try:
+            return tile, compile_with(tile)
+        except Exception as e:  # noqa: BLE001 - only OutOfResources is passed over
+            if type(e).__name__ != "OutOfResources":
+                raise
+            refused = e
+    raise cb.Skip(f"no tile of {len(tiles)} fits this GPU's shared memory: {refused}")
+
+
 def _matmul(precision, b_kmajor=False):
     def setup(p, ctx):
         torch, dev, streams, K = _open(ctx)
@@ -92,31 +120,30 @@ def _matmul(precision, b_kmajor=False):
             x, y = (a.bfloat16(), b.bfloat16()) if precision == "bf16" else (a, b)
             if b_kmajor:  # the same values, stored column by column
                 y = b.t().contiguous().t()
-            bm, bn, bk, warps, stages = _TILES[precision]
-            grid = (((m + bm - 1) // bm) * ((n + bn - 1) // bn),)
             mode = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}[precision]
-            torch.cuda.current_stream(dev).synchronize()
-        except BaseException:
-            T.close(streams)
-            raise
 
-        def run():
-            return K.matmul_kernel[grid](x, y, c, m, n, k, x.stride(0), x.stride(1),
-                                         y.stride(0), y.stride(1), c.stride(0), c.stride(1),
-                                         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=_GROUP_M,
-                                         PRECISION=mode, num_warps=warps, num_stages=stages)
+            def launch(tile):
+                bm, bn, bk, warps, stages = tile
+                grid = (((m + bm - 1) // bm) * ((n + bn - 1) // bn),)
+                return K.matmul_kernel[grid](x, y, c, m, n, k, x.stride(0), x.stride(1),
+                                             y.stride(0), y.stride(1), c.stride(0), c.stride(1),
+                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=_GROUP_M,
+                                             PRECISION=mode, num_warps=warps, num_stages=stages)
 
-        try:
-            # Compile now (one launch), to read the instruction path; then
-            # poison C again, so the verified run must write all of it.
-            path = _mma_path(run())
+            # Compile now (one launch): the tile that fits, and the
+            # instruction path; then poison C again, so the verified run
+            # must write all of it.
+            tile, compiled = first_that_fits(_TILES[precision], launch)
+            path = _mma_path(compiled)
             c.fill_(float("nan"))
             torch.cuda.current_stream(dev).synchronize()
         except BaseException:
             T.close(streams)
             raise
+        bm, bn, bk, warps, stages = tile
         layout = ", B K-major" if b_kmajor else ""
-        return cb.Setup(run=run, verify=lambda: T.check_matmul(torch, a, b, c, precision),
+        return cb.Setup(run=lambda: launch(tile),
+                        verify=lambda: T.check_matmul(torch, a, b, c, precision),
                         teardown=lambda: T.close(streams),
                         note=f"tiles {bm}x{bn}x{bk}, {warps} warps, {stages} stages, {mode}"
                              f"{layout}; {path}")

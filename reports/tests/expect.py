@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import lzma
 from pathlib import Path
 
@@ -75,3 +76,36 @@ def manifest(out_dir: Path) -> dict:
 
 def is_host(r: dict) -> bool:
     return r["cache"] == "n/a" or r["benchmark"].partition("/")[2].startswith("host")
+
+
+# The Python framework families (bench/python/__init__.py's FAMILIES), whose
+# vector adds and matmuls the C figures draw beside their own rows.
+FRAMEWORKS = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "tensorflow",
+              "rapids", "opencv")
+
+
+def framework_vecadds(run_dir: Path) -> list[dict]:
+    """Timed framework rows with vector add's work model (12 bytes per n)."""
+    out = []
+    for r in timed(run_dir):
+        n = number(r["_axes"].get("n", ""))
+        if (r["family"] in FRAMEWORKS and n and r["gbps"] and r["bytes"]
+                and math.isclose(float(r["bytes"]), 12 * n, rel_tol=1e-6)):
+            out.append(r)
+    return out
+
+
+def framework_matmuls(run_dir: Path) -> list[dict]:
+    """Timed framework rows with matmul's axes and 2mnk flops."""
+    out = []
+    for r in timed(run_dir):
+        a = r["_axes"]
+        if r["family"] not in FRAMEWORKS or not r["tflops"] or "m" not in a:
+            continue
+        m = number(a["m"])
+        n = m if a.get("n") == "m" else number(a.get("n", ""))
+        k = m if a.get("k") == "m" else number(a.get("k", ""))
+        if m and n and k and r["flops"] and math.isclose(float(r["flops"]), 2 * m * n * k,
+                                                         rel_tol=1e-6):
+            out.append(r)
+    return out

@@ -95,9 +95,23 @@ def test_vecadd_bandwidth_curves(made):
     if not rows:
         pytest.skip("no timed vecadd point in this run")
     data = E.figure_data(out, "vecadd_gbps_vs_n")
-    want = E.best_curves(rows, "n", "gbps")
-    got = {f"vecadd/{s['label']}": dict(zip(s["x"], s["y"])) for s in data["series"]}
+    # The Python frameworks' adds of the run are drawn beside the rungs.
+    framework = E.framework_vecadds(run_dir)
+    want = E.best_curves(rows + framework, "n", "gbps")
+    got = {s["ids"][0].split(" [")[0]: dict(zip(s["x"], s["y"])) for s in data["series"]}
     assert got == want
+    for s in data["series"]:
+        bench = s["ids"][0].split(" [")[0]
+        family, _, variant = bench.partition("/")
+        if family == "vecadd":
+            assert s["label"] == variant
+        else:  # "torch: add [kernel]": the family, and the kernel CUPTI saw
+            assert s["label"].startswith(f"{family}: {variant}") and s["style"]["marker"] in "^s"
+            last = next(r for r in framework if r["_id"] == s["ids"][-1])
+            kernel = last["kernels"].split("|")[0]
+            if kernel:
+                short = s["label"].split(" [", 1)[1].rstrip("]").rstrip("…")
+                assert short and short.split("::")[-1][:20] in kernel, (short, kernel)
     for s in data["series"]:
         assert s["x"] == sorted(s["x"])
     refs = {r["label"].split(" ")[0]: r["value"] for r in data["reflines"]}
@@ -167,6 +181,7 @@ def test_matmul_ladder(made):
     rows = [r for r in E.timed(run_dir, "matmul") if r["tflops"]]
     if not rows:
         pytest.skip("no timed matmul point in this run")
+    rows += E.framework_matmuls(run_dir)  # drawn beside the ladder
     xaxis = _size_axis(rows)
     data = E.figure_data(out, "matmul_tflops_vs_size")
     want = E.best_curves(rows, xaxis, "tflops")
@@ -202,6 +217,10 @@ def test_matmul_ladder(made):
             assert bar["pct_ref"] == 100.0
         elif r["pct_ref"]:
             assert bar["pct_ref"] == float(r["pct_ref"])
+        elif bar["benchmark"].startswith("matmul/cublas"):
+            assert bar["pct_ref"] is None  # cuBLAS TF32 is no share of cuBLAS FP32
+        if r["kernels"]:
+            assert bar["kernel"] and bar["kernel"].rstrip("…").split("::")[-1] in r["kernels"]
 
 
 def transfer_panel(r: dict) -> str:

@@ -191,3 +191,48 @@ def test_module_options_are_taken_out_anywhere():
     assert _pop_options(["--module", "a.py", "run", "x*", "--module=b.py", "--quick"]) == (
         ["a.py", "b.py"], True, ["run", "x*", "--quick"])
     assert _pop_options(["list", "--no-frameworks"]) == ([], False, ["list"])
+
+
+def _triton_family():
+    import importlib
+
+    from cubench import loader
+
+    loader.family_names()  # imports cubench.families (bench/python), no framework
+    return importlib.import_module("cubench.families.triton")
+
+
+def test_triton_tiles_fall_back_only_on_shared_memory_refusals():
+    fits = _triton_family().first_that_fits
+    too_big = type("OutOfResources", (Exception,), {})
+    tried = []
+
+    def compile_with(tile):
+        tried.append(tile)
+        if tile[0] > 64:
+            raise too_big(f"shared memory, Required: {tile[0] * 1152}, Hardware limit: 101376")
+        return f"kernel {tile}"
+
+    tiles = ((128, 256), (128, 128), (64, 64))
+    assert fits(tiles, compile_with) == ((64, 64), "kernel (64, 64)")
+    assert tried == list(tiles)
+    # None fits: a skip row that says why, not a failure.
+    with pytest.raises(cb.Skip, match="no tile of 2 fits.*Hardware limit"):
+        fits(((256, 256), (128, 128)), compile_with)
+
+    # Any other error is the row's failure: never hidden by a smaller tile.
+    def broken(tile):
+        raise ValueError("bad kernel")
+    with pytest.raises(ValueError, match="bad kernel"):
+        fits(tiles, broken)
+
+
+def test_triton_tile_lists_put_the_probed_fastest_first_and_end_small():
+    tiles = _triton_family()._TILES
+    assert set(tiles) == {"fp32", "tf32", "bf16"}
+    assert tiles["tf32"][0][:3] == (128, 256, 32) and tiles["bf16"][0][:3] == (128, 256, 64)
+    for prec, choices in tiles.items():
+        elem = 2 if prec == "bf16" else 4
+        smem = [(bm * bk + bk * bn) * elem * stages for bm, bn, bk, _, stages in choices]
+        assert smem == sorted(smem, reverse=True), prec
+        assert smem[-1] <= 48 * 1024, prec  # the last fits any GPU cubench builds for

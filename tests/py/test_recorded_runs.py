@@ -16,16 +16,6 @@ def test_there_are_recorded_runs():
     assert len(RUNS) >= 10
 
 
-# Recorded runs whose fail rows are the record of a defect found on the GPU
-# (fixed since, not re-run): a fail row anywhere else fails this test.
-NUMBA_ON_NUMPY_2_5 = ("numba-cuda on the H200 image imports np.row_stack, which NumPy 2.5 "
-                      "removed: every numba kernel setup raised (bench/python/numba.py now "
-                      "restores the alias)")
-KNOWN_FAILS = {"h200-python-numba": NUMBA_ON_NUMPY_2_5,
-               "h200-python-mixed-matmul": NUMBA_ON_NUMPY_2_5,
-               "h200-python-mixed-vecadd": NUMBA_ON_NUMPY_2_5}
-
-
 @pytest.mark.parametrize("run", RUNS, ids=lambda p: p.name)
 def test_run_is_consistent(run):
     meta = json.loads((run / "meta.json").read_text())
@@ -36,10 +26,7 @@ def test_run_is_consistent(run):
     assert rows
     for r in rows:
         assert r["status"] in ("ok", "noisy", "skip", "fail")
-        if r["status"] == "fail":
-            assert run.name in KNOWN_FAILS and r["benchmark"].startswith("numba/"), \
-                (r["benchmark"], r["axes"], r["reason"])
-            assert "row_stack" in r["reason"]
+        assert r["status"] != "fail", (r["benchmark"], r["axes"], r["reason"])
         if r["status"] in ("ok", "noisy"):
             med = float(r["median_s"])
             assert float(r["min_s"]) <= med <= float(r["max_s"])
