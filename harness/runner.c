@@ -130,8 +130,8 @@ static point_timing point_timing_of(const cb_bench *b, const cb_run_config *cfg)
 /* The enqueue half of an event-timed sample, on event pair `slot`:
  * [flush], start event, `batch` runs (one CUPTI correlation id), stop
  * event. Nothing waits; read_sample collects it. */
-static cb_status enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush,
-                                int batch, uint64_t sample_id, int slot, cb_msg *why)
+static cb_status enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush, int batch,
+                                uint64_t sample_id, int slot, cb_msg *why)
 {
     cudaStream_t s = t->stream;
     if (flush) CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
@@ -396,8 +396,8 @@ static sampling_end phase_sample_ahead(const cb_run_config *cfg, const cb_bench 
         if (ahead) {
             if (point_samples_reserve(&pr->samples, 2, why) != CB_OK) goto drain;
             h0_next = cb_now_s();
-            if (enqueue_sample(b, state, t, flush, pr->batch,
-                               use_cupti ? t->next_sample_id++ : 0, slot ^ 1, why) != CB_OK)
+            if (enqueue_sample(b, state, t, flush, pr->batch, use_cupti ? t->next_sample_id++ : 0,
+                               slot ^ 1, why) != CB_OK)
                 goto drain;
             queued++;
         }

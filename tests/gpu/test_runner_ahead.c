@@ -136,8 +136,9 @@ static bool run_lag(const cb_device_info *dev, bool profile, const char *dir, cb
               cb_runner_run(&cfg, plan.points, plan.n, &sink, &results, &totals, &err) == CB_OK &&
               totals.ok + totals.noisy == 2;
     if (ok) memcpy(rows, results, 2 * sizeof *rows);
-    if (!ok) fprintf(stderr, "run: %s (ok %d noisy %d fail %d)\n", err.text, totals.ok,
-                     totals.noisy, totals.fail);
+    if (!ok)
+        fprintf(stderr, "run: %s (ok %d noisy %d fail %d)\n", err.text, totals.ok, totals.noisy,
+                totals.fail);
     cb_sink_close(&sink);
     free(results);
     cb_plan_free(&plan);
