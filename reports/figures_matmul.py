@@ -227,9 +227,13 @@ def ladder_figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
                + " (best over other axes such as the tile). Labels give TFLOP/s")
     if any(b["pct_ref"] is not None for b in bars):
         caption += (f" and percent of {ref_name} at the same size (the run's pct_ref "
-                    f"column, or reference median / median; a framework's row against "
-                    f"the cuBLAS of its own precision)")
-    caption += ", then the kernel CUPTI saw the benchmark launch."
+                    f"column, or reference median / median"
+                    + ("; a Python framework's row against the cuBLAS of its own precision"
+                       if any(frameworks.is_framework(r) for r in _rows(run)) else "")
+                    + ")")
+    if any(b["kernel"] for b in bars):
+        caption += ", then the kernel CUPTI saw the benchmark launch"
+    caption += "."
     return F.save(fig, out_dir, name, data, SECTION, title, caption)
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu_python.sh - the GPU session of the Python package (docs/python.md), one
-# command of about four minutes on an H200 with PyTorch, CuPy, JAX, Numba and
+# command of about six minutes on an H200 with PyTorch, CuPy, JAX, Numba and
 # Triton installed for python3. Everything lands in $OUT/python (default
 # ./gpu-out/python) and is packed into $OUT/python-session.tar.gz.
 #
