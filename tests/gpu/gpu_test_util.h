@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define CB_TEST_SKIP 77
 
@@ -25,6 +26,18 @@ static inline void cb_test_require_gpu(cb_device_info *dev, const char *name)
         exit(1);
     }
     printf("%s: on %s (%d SMs)\n", name, dev->name, dev->sm_count);
+}
+
+/* Delete what a run wrote into `dir` (results.csv, samples.csv, meta.json);
+ * the directory stays (a test may write into it again, then rmdir it). */
+static inline void cb_test_remove_run(const char *dir)
+{
+    const char *files[] = {"results.csv", "samples.csv", "meta.json"};
+    char path[1024];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
 }
 
 #endif

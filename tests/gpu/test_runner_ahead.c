@@ -145,17 +145,6 @@ static bool run_lag(const cb_device_info *dev, bool profile, const char *dir, cb
     return ok;
 }
 
-static void remove_run(const char *dir)
-{
-    const char *files[] = {"results.csv", "samples.csv", "meta.json"};
-    char path[600];
-    for (size_t i = 0; i < CB_ARRAY_LEN(files); i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        remove(path);
-    }
-    rmdir(dir);
-}
-
 int main(void)
 {
     cb_device_info dev;
@@ -172,10 +161,12 @@ int main(void)
 
     snprintf(dir, sizeof dir, "%s/ahead", root);
     CB_CHECK(run_lag(&dev, false, dir, ahead));
-    remove_run(dir);
+    cb_test_remove_run(dir);
+    rmdir(dir);
     snprintf(dir, sizeof dir, "%s/waited", root);
     CB_CHECK(run_lag(&dev, true, dir, waited));
-    remove_run(dir);
+    cb_test_remove_run(dir);
+    rmdir(dir);
     rmdir(root);
 
     const double none = ahead[0].summary.median, host = ahead[1].summary.median;

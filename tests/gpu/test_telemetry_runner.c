@@ -75,16 +75,6 @@ static int samples_with_telemetry(const char *dir, int *rows)
     return good;
 }
 
-static void remove_run(const char *dir)
-{
-    const char *files[] = {"results.csv", "samples.csv", "meta.json"};
-    char path[512];
-    for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        unlink(path);
-    }
-}
-
 int main(void)
 {
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
@@ -120,7 +110,7 @@ int main(void)
     printf("fake NVML: note \"%s\", %d samples with telemetry\n", r.note, rows);
     cb_telemetry_close(t);
     unsetenv("CUBENCH_FAKE_NVML");
-    remove_run(dir);
+    cb_test_remove_run(dir);
 
     /* The real NVML, when the driver has one. */
     o.library = NULL;
@@ -139,7 +129,7 @@ int main(void)
                r.telemetry.sm_clock_min_mhz, r.telemetry.sm_clock_max_mhz,
                r.telemetry.mem_clock_median_mhz, r.telemetry.power_mean_w, r.telemetry.temp_max_c,
                r.telemetry.throttle);
-        remove_run(dir);
+        cb_test_remove_run(dir);
     } else {
         printf("real NVML: not sampled (%s)\n", cb_telemetry_unavailable_reason(t));
     }
