@@ -164,9 +164,8 @@ static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, point
                              bool flush, int batch, uint64_t sample_id, double *elapsed,
                              double *host_t0, cb_msg *why)
 {
-    double h0 = cb_now_s();
-    if (host_t0) *host_t0 = h0;
     if (pt.cuda && !pt.host_timer) {
+        if (host_t0) *host_t0 = cb_now_s();
         cb_status st = enqueue_sample(b, state, t, flush, batch, sample_id, 0, why);
         return st == CB_OK ? read_sample(t, 0, elapsed, why) : st;
     }
@@ -175,7 +174,7 @@ static cb_status time_sample(const cb_bench *b, void *state, cb_timing *t, point
         CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
     if (pt.cuda) CB_CUDA(cudaStreamSynchronize(s));
     if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
-    h0 = cb_now_s();
+    double h0 = cb_now_s();
     if (host_t0) *host_t0 = h0;
     cb_status st = CB_OK;
     for (int i = 0; i < batch && st == CB_OK; i++)
@@ -359,6 +358,8 @@ static cb_stop_verdict keep_sample(const cb_stop_rule *rule, point_run *pr, int 
     return cb_stop_check(rule, ps->time_s + start, *n_round, cb_now_s() - started);
 }
 
+/* The end of a round the rule stopped (CB_STOP_CONTINUE only when no more
+ * samples may be taken: out of budget too). */
 static sampling_end sampling_end_of(cb_stop_verdict v)
 {
     return v == CB_STOP_CONVERGED ? SAMPLING_CONVERGED : SAMPLING_BUDGET;
@@ -417,7 +418,7 @@ static sampling_end phase_sample_ahead(const cb_run_config *cfg, const cb_bench 
         /* The sample in flight is waited for and dropped: the row is the
          * set the rule judged (CUPTI's join ignores its correlation id). */
         if (ahead && read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
-        return sampling_end_of(v == CB_STOP_CONTINUE ? CB_STOP_BUDGET : v);
+        return sampling_end_of(v); /* CONTINUE here: max_samples reached, a budget end */
     }
 drain:
     /* Whatever is still queued finishes before the caller tears down. */
