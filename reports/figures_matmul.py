@@ -51,9 +51,9 @@ def fp32_reference(rows: list[Result]) -> str | None:
 
 
 def _pretty(bench: str) -> str:
-    family, _, variant = bench.partition("/")
-    if family in frameworks.FAMILIES:
-        return f"{family}: {variant}"
+    if frameworks.is_framework_bench(bench):
+        return frameworks.label(bench)
+    variant = bench.partition("/")[2]
     if variant.startswith("cublas_"):
         return f"cuBLAS {variant[7:].upper()}"
     return variant
@@ -72,7 +72,7 @@ def kinds(rows: list[Result]) -> tuple[list[str], list[str], list[str]]:
     hosts = [b for b in benches if _is_host(b)]
     gpu_refs = [b for b in refs if not _is_host(b)]
     rungs = [b for b in benches if b not in gpu_refs and b not in hosts
-             and b.partition("/")[0] not in frameworks.FAMILIES]
+             and not frameworks.is_framework_bench(b)]
     return rungs, gpu_refs, hosts
 
 
@@ -95,8 +95,8 @@ def _styles(rows: list[Result]) -> dict[str, dict]:
     # Python frameworks: one colour per framework, triangles.
     family_colors = {}
     for b in ordered_unique(r.benchmark for r in rows):
-        family = b.partition("/")[0]
-        if b not in styles and family in frameworks.FAMILIES:
+        if b not in styles and frameworks.is_framework_bench(b):
+            family = b.partition("/")[0]
             color = family_colors.setdefault(family, f"C{len(family_colors) % 10}")
             styles[b] = {"color": color, "marker": "^"}
     return styles
@@ -167,6 +167,7 @@ def ladder_data(run: Run) -> dict | None:
     best = best_per(at, lambda r: r.benchmark, lambda r: r.tflops)
     ref = fp32_reference(rows)
     ref_row = best.get(ref)
+    others = set(references(rows)) - {ref}
     bars = []
     for bench, row in best.items():
         # A row's own pct_ref is against its own ref_benchmark (host rungs
@@ -174,7 +175,7 @@ def ladder_data(run: Run) -> dict | None:
         pct, source, against = row.num["pct_ref"], "pct_ref", row.ref_benchmark
         if bench == ref:
             pct, source, against = 100.0, "reference", ref
-        elif pct is None and ref_row is not None and bench not in references(rows):
+        elif pct is None and ref_row is not None and bench not in others:
             # (another reference, e.g. cuBLAS TF32, is no share of cuBLAS FP32)
             pct, source, against = 100.0 * ref_row.median_s / row.median_s, "computed", ref
         bars.append({"benchmark": bench, "label": _pretty(bench), "tflops": row.tflops,

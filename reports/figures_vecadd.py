@@ -58,11 +58,11 @@ def line_chart(run: Run) -> F.LineChart | None:
         # is told apart by its square markers and its name, a framework by
         # triangles, its family and the kernel CUPTI saw.
         label = variant.partition("/")[2]
-        style = {"marker": "s"} if chosen[0].is_host else {}
-        if frameworks.is_framework(chosen[0]):
+        framework = frameworks.is_framework(chosen[0])
+        style = {"marker": "s"} if chosen[0].is_host else {"marker": "^"} if framework else {}
+        if framework:
             kernel = frameworks.kernel_text(chosen[-1])
-            label = frameworks.label(chosen[0]) + (f" [{kernel}]" if kernel else "")
-            style = {"marker": "s" if chosen[0].is_host else "^"}
+            label = frameworks.label(variant) + (f" [{kernel}]" if kernel else "")
         series.append(F.Series(label=label, x=xs, y=ys,
                                ids=[r.label() for r in chosen], style=style,
                                flags=F.throttle_flags(chosen)))

@@ -22,8 +22,13 @@ FAMILIES = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "tenso
             "rapids", "opencv")
 
 
+def is_framework_bench(bench: str) -> bool:
+    """`torch/add` is; `vecadd/float4_per_thread` is not."""
+    return bench.partition("/")[0] in FAMILIES
+
+
 def is_framework(row: Result) -> bool:
-    return row.family in FAMILIES
+    return is_framework_bench(row.benchmark)
 
 
 def vecadd_rows(run: Run) -> list[Result]:
@@ -71,6 +76,7 @@ def kernel_text(row: Result, width: int = 48) -> str:
     return name if len(name) <= width else name[:width - 1] + "…"
 
 
-def label(row: Result) -> str:
-    """`torch: add` - the family names the framework."""
-    return f"{row.family}: {row.variant}"
+def label(bench: str) -> str:
+    """`torch/add` -> `torch: add`: the family names the framework."""
+    family, _, variant = bench.partition("/")
+    return f"{family}: {variant}"
