@@ -43,15 +43,6 @@ CONFIGS = [
 ]
 
 
-def instruction(compiled) -> str:
-    asm = getattr(compiled, "asm", None)
-    ptx = asm.get("ptx", "") if isinstance(asm, dict) else ""
-    for name in ("wgmma.mma_async", "mma.sync"):
-        if name in ptx:
-            return name
-    return "fma" if ptx else "?"
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=4096)
@@ -74,23 +65,19 @@ def main() -> int:
     scale = s * float(a.abs().max()) * float(b.abs().max())
     c = torch.empty((s, s), device="cuda")
     rows = []
-    for prec, kmajor, (bm, bn, bk, warps, stages) in CONFIGS:
+    for prec, kmajor, tile in CONFIGS:
+        bm, bn, bk, warps, stages = tile
         x, y = (a.bfloat16(), b.bfloat16()) if prec == "bf16" else (a, b)
         if kmajor:
             y = y.t().contiguous().t()
-        mode = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}[prec]
-        grid = (((s + bm - 1) // bm) * ((s + bn - 1) // bn),)
 
         def launch():
-            return K.matmul_kernel[grid](x, y, c, s, s, s, x.stride(0), x.stride(1), y.stride(0),
-                                         y.stride(1), c.stride(0), c.stride(1), BLOCK_M=bm,
-                                         BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, PRECISION=mode,
-                                         num_warps=warps, num_stages=stages)
+            return K.launch_matmul(x, y, c, tile, prec, 8)
         row = {"precision": prec, "b_kmajor": kmajor, "tiles": [bm, bn, bk],
                "warps": warps, "stages": stages}
         try:
             c.fill_(float("nan"))
-            row["instruction"] = instruction(launch())
+            row["instruction"] = K.mma_instruction(launch()) or "?"
             launch()
             torch.cuda.synchronize()
             row["error"] = float((c.double() - ref).abs().max()) / scale

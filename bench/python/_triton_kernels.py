@@ -50,3 +50,30 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
             acc = tl.dot(a, b, acc, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :] * stride_cn, acc,
              mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+# The kernel's PRECISION for each precision name of the family.
+PRECISION_MODE = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
+
+
+def launch_matmul(x, y, c, tile, precision: str, group_m: int):
+    """One C = A B (x: m x k, y: k x n, c: m x n, any strides) with `tile` =
+    (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages), on PyTorch's current
+    stream; returns what Triton returns (the compiled kernel)."""
+    (m, k), n = x.shape, y.shape[1]
+    bm, bn, bk, warps, stages = tile
+    grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+    return matmul_kernel[grid](x, y, c, m, n, k, x.stride(0), x.stride(1), y.stride(0),
+                               y.stride(1), c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn,
+                               BLOCK_K=bk, GROUP_M=group_m, PRECISION=PRECISION_MODE[precision],
+                               num_warps=warps, num_stages=stages)
+
+
+def mma_instruction(compiled) -> str:
+    """The matrix instruction in a compiled kernel's PTX: "wgmma.mma_async",
+    "mma.sync", "fma" (PTX without either), or "" (no PTX to read)."""
+    asm = getattr(compiled, "asm", None)
+    ptx = asm.get("ptx", "") if isinstance(asm, dict) else ""
+    if not ptx:
+        return ""
+    return next((name for name in ("wgmma.mma_async", "mma.sync") if name in ptx), "fma")

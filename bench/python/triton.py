@@ -81,16 +81,10 @@ def add(p, ctx):
                     teardown=lambda: T.close(streams), note=f"{grid[0]} programs")
 
 
-def _mma_path(compiled) -> str:
-    """Which matrix instruction the compiled kernel issues, from its PTX."""
-    asm = getattr(compiled, "asm", None)
-    ptx = asm.get("ptx", "") if isinstance(asm, dict) else ""
-    if not ptx:
-        return "PTX not available"
-    for instruction in ("wgmma.mma_async", "mma.sync"):
-        if instruction in ptx:
-            return f"PTX: {instruction}"
-    return "PTX: no mma (FMA)"
+def _mma_path(compiled, K) -> str:
+    """The note's words for the matrix instruction the kernel issues."""
+    name = K.mma_instruction(compiled)
+    return {"": "PTX not available", "fma": "PTX: no mma (FMA)"}.get(name, f"PTX: {name}")
 
 
 def first_that_fits(tiles, compile_with):
@@ -119,28 +113,23 @@ def _matmul(precision, b_kmajor=False):
             c = torch.full((m, n), float("nan"), device=dev)
             x, y = (a.bfloat16(), b.bfloat16()) if precision == "bf16" else (a, b)
             if b_kmajor:  # the same values, stored column by column
-                y = b.t().contiguous().t()
-            mode = {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}[precision]
+                y = y.t().contiguous().t()
 
             def launch(tile):
-                bm, bn, bk, warps, stages = tile
-                grid = (((m + bm - 1) // bm) * ((n + bn - 1) // bn),)
-                return K.matmul_kernel[grid](x, y, c, m, n, k, x.stride(0), x.stride(1),
-                                             y.stride(0), y.stride(1), c.stride(0), c.stride(1),
-                                             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=_GROUP_M,
-                                             PRECISION=mode, num_warps=warps, num_stages=stages)
+                return K.launch_matmul(x, y, c, tile, precision, _GROUP_M)
 
             # Compile now (one launch): the tile that fits, and the
             # instruction path; then poison C again, so the verified run
             # must write all of it.
             tile, compiled = first_that_fits(_TILES[precision], launch)
-            path = _mma_path(compiled)
+            path = _mma_path(compiled, K)
             c.fill_(float("nan"))
             torch.cuda.current_stream(dev).synchronize()
         except BaseException:
             T.close(streams)
             raise
         bm, bn, bk, warps, stages = tile
+        mode = K.PRECISION_MODE[precision]
         layout = ", B K-major" if b_kmajor else ""
         return cb.Setup(run=lambda: launch(tile),
                         verify=lambda: T.check_matmul(torch, a, b, c, precision),

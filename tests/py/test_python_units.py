@@ -236,3 +236,55 @@ def test_triton_tile_lists_put_the_probed_fastest_first_and_end_small():
         smem = [(bm * bk + bk * bn) * elem * stages for bm, bn, bk, _, stages in choices]
         assert smem == sorted(smem, reverse=True), prec
         assert smem[-1] <= 48 * 1024, prec  # the last fits any GPU cubench builds for
+
+
+def test_triton_launch_and_instruction_helpers_without_triton(monkeypatch):
+    """bench/python/_triton_kernels.py's host helpers against a stand-in
+    triton: the grid, the arguments and the precision the family and
+    scripts/py_triton_probe.py launch with, and the PTX words."""
+    import importlib
+    import types
+
+    launches = []
+
+    class FakeKernel:
+        def __getitem__(self, grid):
+            def call(*args, **kwargs):
+                launches.append((grid, args, kwargs))
+                return types.SimpleNamespace(asm={"ptx": "mov; wgmma.mma_async.sync; ret"})
+            return call
+
+    triton = types.ModuleType("triton")
+    triton.jit = lambda fn: FakeKernel()
+    triton.cdiv = lambda a, b: -(-a // b)
+    language = types.ModuleType("triton.language")
+    language.constexpr = object
+    triton.language = language
+    monkeypatch.setitem(sys.modules, "triton", triton)
+    monkeypatch.setitem(sys.modules, "triton.language", language)
+    _triton_family()  # cubench.families is importable
+    monkeypatch.delitem(sys.modules, "cubench.families._triton_kernels", raising=False)
+    K = importlib.import_module("cubench.families._triton_kernels")
+
+    class Tensor:  # shape and element strides, as torch's
+        def __init__(self, shape, strides):
+            self.shape, self._strides = shape, strides
+
+        def stride(self, i):
+            return self._strides[i]
+
+    x, c = Tensor((300, 70), (70, 1)), Tensor((300, 129), (129, 1))
+    y = Tensor((70, 129), (1, 70))  # K-major: column by column
+    compiled = K.launch_matmul(x, y, c, (128, 64, 32, 4, 3), "tf32", 8)
+    (grid, args, kwargs), = launches
+    assert grid == (3 * 3,)  # ceil(300/128) x ceil(129/64)
+    assert args[:3] == (x, y, c)
+    assert args[3:6] == (300, 129, 70) and args[6:12] == (70, 1, 1, 70, 129, 1)
+    assert kwargs == {"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8,
+                      "PRECISION": "tf32", "num_warps": 4, "num_stages": 3}
+    assert K.mma_instruction(compiled) == "wgmma.mma_async"
+    assert K.mma_instruction(types.SimpleNamespace(asm={"ptx": "fma.rn.f32"})) == "fma"
+    assert K.mma_instruction(types.SimpleNamespace(asm={"ptx": "mma.sync.aligned"})) == "mma.sync"
+    assert K.mma_instruction(object()) == ""
+    assert K.PRECISION_MODE == {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
+    monkeypatch.delitem(sys.modules, "cubench.families._triton_kernels")
