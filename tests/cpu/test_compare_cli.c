@@ -6,6 +6,7 @@
  * (meta.json through jansson included), and time bounds on hostile input. */
 #include "compare_cli.h"
 
+#include "cb_test_files.h"
 #include "csv_reader.h"
 
 #include "test_compare_check.h"
@@ -29,26 +30,6 @@ static double now_s(void)
 static const char *tmp_path(char *buf, size_t len, const char *name)
 {
     snprintf(buf, len, "%s/%s", tmp_root, name);
-    return buf;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 22);
-    size_t got = buf ? fread(buf, 1, (1 << 22) - 1, f) : 0;
-    (void)got; /* a short read leaves a shorter, still terminated text */
-    fclose(f);
     return buf;
 }
 
@@ -136,7 +117,7 @@ static void test_schema2(void)
 
     /* A/A: exit 0, nothing slower, and the report says what it knows */
     CHECK(run_cli(a, b, "--markdown", md, "--csv", csv, NULL) == 0);
-    char *text = read_all(md);
+    char *text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "git sim, Test GPU");
     CHECK_CONTAINS(text, "- BASE: 1 run, 5 rounds each.");
     CHECK_CONTAINS(text,
@@ -151,7 +132,7 @@ static void test_schema2(void)
 
     /* 20% slower everywhere: exit 1, slower rows first with their MDE */
     CHECK(run_cli(a, s1, "--markdown", md, "--csv", csv, "--title", "PR 7", NULL) == 1);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "### PR 7: **");
     CHECK_CONTAINS(text, "| **slower** | sim/");
     CHECK_CONTAINS(text, "| 99% CI |");
@@ -162,7 +143,7 @@ static void test_schema2(void)
     CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);
     /* --between-run 0: the rounds alone, and the report warns */
     CHECK(run_cli("--between-run", "0", a, s1, "--markdown", md, "--csv", csv, NULL) == 1);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
     free(text);
     CHECK(strcmp(csv_cell(csv, 0, "widening"), "none") == 0);
@@ -170,7 +151,7 @@ static void test_schema2(void)
 
     /* two runs per side with `--`: still rounds; three with --base/--new: runs */
     CHECK(run_cli("--markdown", md, "--csv", csv, a, b, "--", s1, s2, NULL) == 1);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "/a` + 1 more run (git sim, Test GPU) → NEW `");
     free(text);
     CHECK(strcmp(csv_cell(csv, 0, "base_runs"), "2") == 0);
@@ -187,7 +168,7 @@ static void test_schema2(void)
     CHECK(strcmp(csv_cell(cal, 0, "basis"), "rounds") == 0);
     CHECK(strcmp(csv_cell(cal, 0, "device"), "Test GPU") == 0);
     CHECK(run_cli(a, c, "--calibration", cal, "--markdown", md, "--csv", csv, NULL) == 0);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "by the between-run spread of the calibration");
     CHECK(text && !strstr(text, "Rounds stand in"));
     free(text);
@@ -196,12 +177,12 @@ static void test_schema2(void)
     /* Different conditions: another driver and power limit on NEW's side. */
     char path[512];
     snprintf(path, sizeof path, "%s/meta.json", c);
-    write_file(path,
-               "{\"schema_version\": 2, \"git_sha\": \"sim\", \"device\": {\"name\": \"Test "
-               "GPU\", \"uuid\": \"GPU-other\"}, \"cuda\": {\"driver_api_version\": \"12.8\"}, "
-               "\"telemetry\": {\"power_limit_w\": 600, \"ecc\": true}}");
+    CHECK(cb_test_write_text(
+        path, "{\"schema_version\": 2, \"git_sha\": \"sim\", \"device\": {\"name\": \"Test "
+              "GPU\", \"uuid\": \"GPU-other\"}, \"cuda\": {\"driver_api_version\": \"12.8\"}, "
+              "\"telemetry\": {\"power_limit_w\": 600, \"ecc\": true}}"));
     CHECK(run_cli(a, c, "--markdown", md, NULL) == 0);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "**Warning:** BASE and NEW ran under different conditions");
     CHECK_CONTAINS(text, "> | device.uuid | GPU-sim | GPU-other |");
     CHECK_CONTAINS(text, "> | cuda.driver_api_version | 13.0 | 12.8 |");
@@ -211,7 +192,7 @@ static void test_schema2(void)
 
     /* A throttled point is named, with its side and reasons. */
     snprintf(path, sizeof path, "%s/results.csv", b);
-    char *res = read_all(path);
+    char *res = cb_test_read_all(path, NULL);
     char *hit = res ? strstr(res, "sim/even,sim,i=0,") : NULL;
     char *none = hit ? strstr(hit, ",none\n") : NULL;
     if (none) {
@@ -223,7 +204,7 @@ static void test_schema2(void)
         }
     }
     free(res);
-    res = read_all(path); /* and one point that was only idle: no throttling */
+    res = cb_test_read_all(path, NULL); /* and one point that was only idle: no throttling */
     hit = res ? strstr(res, "sim/odd,sim,i=1,") : NULL;
     none = hit ? strstr(hit, ",none\n") : NULL;
     if (none) {
@@ -236,7 +217,7 @@ static void test_schema2(void)
     }
     free(res);
     CHECK(run_cli(a, b, "--markdown", md, NULL) == 0);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "**Throttled** (clock-event reasons while sampling) at 1 point: sim/even "
                          "[i=0] NEW sw_power_cap+hw_slowdown.");
     free(text);
@@ -267,7 +248,7 @@ static void test_schema1_and_sides(void)
 
     /* schema 1: one unit per run, the default widening, and the report says so */
     CHECK(run_cli(base, same, "--markdown", md, "--csv", csv, NULL) == 0);
-    char *text = read_all(md);
+    char *text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "- BASE: 1 run, one round each; schema 1: no replicates, throttle or "
                          "telemetry recorded.");
     CHECK_CONTAINS(text, "Assumed a default between-run spread at 3 points");
@@ -278,17 +259,17 @@ static void test_schema1_and_sides(void)
 
     /* NEW skipped a point: missing with its reason; the other way: new */
     CHECK(run_cli(base, skip, "--markdown", md, NULL) == 0);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "| missing | transfers/h2d | bytes=1048576 |");
     CHECK_CONTAINS(text, "NEW: skip: no pinned memory, \"really\"");
     free(text);
     CHECK(run_cli(skip, base, "--markdown", md, NULL) == 0);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "| new | transfers/h2d |");
     free(text);
     /* a point only NEW lists (skipped there) is new, never missing */
     CHECK(run_cli(base, added, "--markdown", md, NULL) == 0);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "| new | vecadd/new_rung | n=1024 |");
     CHECK(text && !strstr(text, "missing"));
     free(text);
@@ -301,7 +282,7 @@ static void test_schema1_and_sides(void)
     tmp_path(none, sizeof none, "v1none");
     write_v1_run(none, all_skip, 3);
     CHECK(run_cli(none, none, "--markdown", md, NULL) == 2);
-    text = read_all(md);
+    text = cb_test_read_all(md, NULL);
     CHECK_CONTAINS(text, "3 untimed");
     free(text);
     CHECK(run_cli(base, none, "--markdown", md, NULL) == 2);
@@ -343,7 +324,7 @@ static void broken_run(const char *name, const char *file, const char *text, cha
     CHECK(sim_write_dir(dir, &m, "Test GPU", ""));
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    write_file(path, text);
+    CHECK(cb_test_write_text(path, text));
 }
 
 static void test_input_errors(void)
@@ -391,11 +372,11 @@ static void test_input_errors(void)
     CHECK(cb_cmp_json_depth("{\"a\": \"[[[\"}", 12, 1000) == 1); /* brackets in strings */
     /* a calibration that is not one */
     tmp_path(cal, sizeof cal, "badcal.csv");
-    write_file(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                    "1,sim/even,7,3,-0.1,3\n");
+    CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
+                                  "1,sim/even,7,3,-0.1,3\n"));
     CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
-    write_file(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                    "1,sim/even,7,3,0.01,3\n1,sim/even,7,3,0.01,3\n");
+    CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
+                                  "1,sim/even,7,3,0.01,3\n1,sim/even,7,3,0.01,3\n"));
     CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
     /* orphan samples (an interrupted run) are ignored, not an error */
     tmp_path(dir, sizeof dir, "orphan");
@@ -429,8 +410,9 @@ static double time_wide(const char *name, int cols, const char *md)
         fclose(f);
     }
     snprintf(path, sizeof path, "%s/samples.csv", dir);
-    write_file(path, "benchmark,axes,time_s\nb/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"
-                     "b/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n");
+    CHECK(cb_test_write_text(path,
+                             "benchmark,axes,time_s\nb/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"
+                             "b/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"));
     double t0 = now_s();
     CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
     return now_s() - t0;

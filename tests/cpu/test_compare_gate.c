@@ -8,6 +8,7 @@
  * so the test can check the A B B A order. Needs bash.
  */
 #include "cb_common.h"
+#include "cb_test_files.h"
 #include "compare_cli.h"
 
 #include "test_compare_check.h"
@@ -92,26 +93,6 @@ static int fake_run(int argc, char **argv)
     return 0;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 20);
-    size_t got = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-    (void)got;
-    fclose(f);
-    return buf;
-}
-
 /* Run the gate into tmp_root/OUT; returns its exit status. */
 static int gate(const char *out_name)
 {
@@ -127,17 +108,17 @@ static char *out_file(const char *out_name, const char *file)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s/%s", tmp_root, out_name, file);
-    return read_all(path);
+    return cb_test_read_all(path, NULL);
 }
 
 static void test_gate(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/points.txt", tmp_root);
-    write_text(path, "# two points\n"
-                     "fam/alpha --axis n=1 --axis k=x   # trailing comment\n"
-                     "\n"
-                     "fam/beta --axis n=2\n");
+    CHECK(cb_test_write_text(path, "# two points\n"
+                                   "fam/alpha --axis n=1 --axis k=x   # trailing comment\n"
+                                   "\n"
+                                   "fam/beta --axis n=2\n"));
     setenv("CUBENCH_GATE_POINTS", path, 1);
     snprintf(path, sizeof path, "%s/fake.log", tmp_root);
     setenv("CB_FAKE_LOG", path, 1);
@@ -156,12 +137,12 @@ static void test_gate(void)
     CHECK_CONTAINS(text, "## cubench perf gate: pass\n");
     CHECK_CONTAINS(text, "### perf gate: screening: 2 same");
     free(text);
-    text = read_all(path);
+    text = cb_test_read_all(path, NULL);
     CHECK_CONTAINS(text, "base fam/alpha r1-l1\ncand fam/alpha r1-l1\nbase fam/beta r1-l2\n"
                          "cand fam/beta r1-l2\ncand fam/alpha r2-l1\nbase fam/alpha r2-l1\n"
                          "cand fam/beta r2-l2\nbase fam/beta r2-l2\n");
     free(text);
-    text = read_all(summary);
+    text = cb_test_read_all(summary, NULL);
     CHECK_CONTAINS(text, "## cubench perf gate: pass");
     free(text);
 
@@ -190,7 +171,7 @@ static void test_gate(void)
     setenv("CB_FAKE_SKIP", "1", 1);
     CHECK(gate("skipped") == 2);
     snprintf(path, sizeof path, "%s/skipped.log", tmp_root);
-    text = read_all(path);
+    text = cb_test_read_all(path, NULL);
     CHECK_CONTAINS(text, "no point was timed by both builds");
     free(text);
     unsetenv("CB_FAKE_SKIP");
@@ -201,7 +182,7 @@ static void test_gate(void)
              CB_SOURCE_DIR, tmp_root);
     CHECK(system(cmd) == 0);
     snprintf(path, sizeof path, "%s/help.txt", tmp_root);
-    text = read_all(path);
+    text = cb_test_read_all(path, NULL);
     CHECK_CONTAINS(
         text, "CUBENCH_GATE_ROUNDS          screening rounds, each one A and one B run (default 6");
     CHECK_CONTAINS(text, "CUBENCH_GATE_CONFIRM_ROUNDS  confirmation rounds (default 4)");
@@ -212,11 +193,11 @@ static void test_gate(void)
 
     /* a run option in the point list: exit 2 with the reason */
     snprintf(path, sizeof path, "%s/bad_points.txt", tmp_root);
-    write_text(path, "fam/alpha --cache hot\n");
+    CHECK(cb_test_write_text(path, "fam/alpha --cache hot\n"));
     setenv("CUBENCH_GATE_POINTS", path, 1);
     CHECK(gate("badlist") == 2);
     snprintf(path, sizeof path, "%s/badlist.log", tmp_root);
-    text = read_all(path);
+    text = cb_test_read_all(path, NULL);
     CHECK_CONTAINS(text, "'--cache': only --axis belongs in a point list");
     free(text);
 }

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <math.h>
 #include "cb_test.h"
+#include "cb_test_files.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,15 +134,7 @@ static char *slurp(const char *dir, const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    static char buf[1 << 16];
-    size_t len = fread(buf, 1, sizeof buf - 1, f);
-    buf[len] = '\0';
-    fclose(f);
-    char *copy = malloc(len + 1);
-    memcpy(copy, buf, len + 1);
-    return copy;
+    return cb_test_read_all(path, NULL);
 }
 
 /* Field `col` (0-based) of line `line` (0 = header) of CSV text without

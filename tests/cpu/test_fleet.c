@@ -8,6 +8,7 @@
 #include "fleet_cli.h"
 
 #include "cb_test.h"
+#include "cb_test_files.h"
 #include "compare_load.h"
 #include "csv_reader.h"
 #include "fleet.h"
@@ -42,25 +43,6 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 static void remove_tree(const char *path)
 {
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CB_CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 20);
-    if (buf) buf[fread(buf, 1, (1 << 20) - 1, f)] = '\0';
-    fclose(f);
-    return buf;
 }
 
 #define CHECK_CONTAINS(text, needle)                                                               \
@@ -134,7 +116,7 @@ static void write_run(const char *fleet, const char *name, const run_meta *meta,
              " \"device\": %s\n}\n",
              meta->complete, n_pts, meta->failed_points, name, device);
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    write_text(path, text);
+    CB_CHECK(cb_test_write_text(path, text));
 }
 
 static void write_task(const char *fleet, int id, const char *state, int exit_code,
@@ -148,7 +130,7 @@ static void write_task(const char *fleet, int id, const char *state, int exit_co
              "task,job,node,host,run_dir,state,exit_code,started,finished,reason\n"
              "%d,77_%d,node%02d,node%02d,%s,%s,%d,2026-01-01T00:00:00Z,,%s\n",
              id, id, id, id, run_dir, state, exit_code, reason);
-    write_text(path, text);
+    CB_CHECK(cb_test_write_text(path, text));
 }
 
 /* cb_fleet_main with "fleet" and the NULL-terminated arguments; the
@@ -352,7 +334,7 @@ static void test_mixed_fleet(void)
     write_task(fleet, 8, "reused", 0, "g0", "");
     char path[200];
     snprintf(path, sizeof path, "%s/_fleet/expected", fleet);
-    write_text(path, "9\n");
+    CB_CHECK(cb_test_write_text(path, "9\n"));
 
     CB_CHECK_EQ_INT(
         run_fleet(out, fleet, "--markdown", md, "--csv", csv, "--title", "Fleet X", NULL), 1);
@@ -419,7 +401,7 @@ static void test_mixed_fleet(void)
     CB_CHECK_STR(csv_field(c, "inc", "", "verdict"), "problem");
     cb_csv_free(c);
 
-    char *text = read_all(md);
+    char *text = cb_test_read_all(md, NULL);
     if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
     CHECK_CONTAINS(text, "# Fleet X");
     CHECK_CONTAINS(text, "**2 runs flagged, 6 problems.** 9 runs (8 complete) in 2 models");
@@ -448,7 +430,7 @@ static void test_mixed_fleet(void)
     CHECK_CONTAINS(text, "## Test GPU — 5 runs");
     CHECK_CONTAINS(text, "| g3 | 3 | **3");
     CHECK_CONTAINS(text, "(0.80");
-    char *printed = read_all(out);
+    char *printed = cb_test_read_all(out, NULL);
     CB_CHECK(text && printed && strcmp(text, printed) == 0); /* stdout = --markdown */
     free(text);
     free(printed);
@@ -503,7 +485,7 @@ static void write_two_device_run(const char *fleet, const char *name, double slo
         "{\"generation\": 5, \"width\": 8, \"max_generation\": 5, \"max_width\": 16}}]}\n",
         name, name, name);
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    write_text(path, meta);
+    CB_CHECK(cb_test_write_text(path, meta));
 }
 
 /* Two multi-device runs and one single-device run of one model: four
@@ -540,7 +522,7 @@ static void test_multi_device(void)
         CB_CHECK(csv_verdict(c, "nodeA_all-gpus", "vecadd/host") == NULL); /* host rows: none */
         cb_csv_free(c);
     }
-    char *text = read_all(out);
+    char *text = cb_test_read_all(out, NULL);
     CHECK_CONTAINS(text, "**1 run flagged, 0 problems.** 5 runs (5 complete) in 1 model");
     CHECK_CONTAINS(text, "## Test GPU — 5 runs");
     free(text);
@@ -581,7 +563,7 @@ static void test_clean_and_small(void)
         CB_CHECK_STR(csv_field(c, "x", "pinned H2D", "ci_lo"), "");
         cb_csv_free(c);
     }
-    char *text = read_all(out);
+    char *text = cb_test_read_all(out, NULL);
     if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
     CHECK_CONTAINS(text, "**No run outside the fleet's spread, no problem.**");
     CHECK_CONTAINS(text, "## Lone GPU — 2 runs");
@@ -604,7 +586,7 @@ static void test_errors(void)
     CB_CHECK(mkdir(dir, 0700) == 0);
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2); /* empty */
     snprintf(path, sizeof path, "%s/results.csv", dir);
-    write_text(path, "schema_version,benchmark,axes,status\n");
+    CB_CHECK(cb_test_write_text(path, "schema_version,benchmark,axes,status\n"));
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);  /* a run, not a fleet */
     CB_CHECK_EQ_INT(run_fleet(out, path, NULL), 2); /* a file */
     remove(path);
@@ -627,27 +609,27 @@ static void test_errors(void)
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
     /* ... while an incomplete one is not read: a problem, exit 1 */
     snprintf(path, sizeof path, "%s/a/meta.json", dir);
-    write_text(path, "{\"complete\": false, \"device\": null}");
+    CB_CHECK(cb_test_write_text(path, "{\"complete\": false, \"device\": null}"));
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1);
     /* task records that are not ours */
     snprintf(path, sizeof path, "%s/_fleet", dir);
     mkdir(path, 0700);
     snprintf(path, sizeof path, "%s/_fleet/task-1.csv", dir);
-    write_text(path, "task,state\nnot-a-number,done\n");
+    CB_CHECK(cb_test_write_text(path, "task,state\nnot-a-number,done\n"));
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
-    write_text(path, "task,state\n1,done\n2,done\n");
+    CB_CHECK(cb_test_write_text(path, "task,state\n1,done\n2,done\n"));
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
-    write_text(path, "task,state\n1,done\n");
+    CB_CHECK(cb_test_write_text(path, "task,state\n1,done\n"));
     snprintf(path, sizeof path, "%s/_fleet/expected", dir);
-    write_text(path, "-3\n");
+    CB_CHECK(cb_test_write_text(path, "-3\n"));
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 2);
-    write_text(path, "2\n");
+    CB_CHECK(cb_test_write_text(path, "2\n"));
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1); /* task 0 never started, task 1's run? */
     /* only task records, no run at all: still a report */
     snprintf(path, sizeof path, "%s/a", dir);
     remove_tree(path);
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1);
-    char *text = read_all(out);
+    char *text = cb_test_read_all(out, NULL);
     CHECK_CONTAINS(text, "| 0 | - | - | no record: the task never started");
     CHECK_CONTAINS(text, "| 1 | - | - | recorded done, but its run '' is missing");
     free(text);
@@ -699,7 +681,7 @@ static void test_recorded(void)
     write_run(fleet, "cpu-b", &cpu, p, cpu_points(p, 1.0));
     write_run(fleet, "cpu-c", &cpu, p, cpu_points(p, 1.0));
     CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 0);
-    char *text = read_all(out);
+    char *text = cb_test_read_all(out, NULL);
     CHECK_CONTAINS(text, "9 runs (9 complete) in 2 models");
     CHECK_CONTAINS(text, "## NVIDIA H200 — 6 runs");
     CHECK_CONTAINS(text, "- pinned H2D: no run of this model timed a matching point");

@@ -5,6 +5,7 @@
  * the limit fail with EFBIG as they would with ENOSPC). Everything is written
  * under one temporary directory, removed at the end. */
 #include "cb_test.h"
+#include "cb_test_files.h"
 #include "csv_writer.h"
 #include "json_writer.h"
 #include "sink.h"
@@ -26,33 +27,18 @@ static const char *tmp_path(char *buf, size_t len, const char *name)
 
 #define GOLDEN_DIR CB_SOURCE_DIR "/tests/golden/"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) n = 0;
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 static void check_golden(const char *produced_path, const char *golden_name)
 {
     char golden[1024];
     snprintf(golden, sizeof golden, "%s%s", GOLDEN_DIR, golden_name);
     size_t plen = 0, glen = 0;
-    char *p = slurp(produced_path, &plen);
+    char *p = cb_test_read_all(produced_path, &plen);
     if (getenv("CB_UPDATE_GOLDEN")) {
         FILE *f = fopen(golden, "wb");
         fwrite(p, 1, plen, f);
         fclose(f);
     }
-    char *g = slurp(golden, &glen);
+    char *g = cb_test_read_all(golden, &glen);
     CB_CHECK(p != NULL && g != NULL);
     bool same = p && g && plen == glen && memcmp(p, g, plen) == 0;
     CB_CHECK(same);
@@ -208,7 +194,7 @@ static void test_sink(void)
 static int count_lines(const char *path, bool *ends_whole)
 {
     size_t len = 0;
-    char *text = slurp(path, &len);
+    char *text = cb_test_read_all(path, &len);
     int lines = 0;
     for (size_t i = 0; text && i < len; i++)
         lines += text[i] == '\n';
