@@ -328,6 +328,20 @@ static bool parse_replicate(const cb_csv *csv, int r, int col, const char *path,
     return true;
 }
 
+bool cb_cmp_sample_row(const cb_csv *csv, int r, int time_col, int rep_col, const char *path,
+                       double *t, int *replicate, cb_msg *err)
+{
+    if (!cb_csv_get_double(csv, r, time_col, t, err) ||
+        !parse_replicate(csv, r, rep_col, path, replicate, err))
+        return false;
+    if (!(*t > 0.0) || !isfinite(*t)) {
+        cb_msg_set(err, "%s:%ld: time_s '%.40s' is not a positive finite number", path,
+                   cb_csv_line(csv, r), cb_csv_get(csv, r, time_col));
+        return false;
+    }
+    return true;
+}
+
 static bool load_samples(cb_cmp_run *run, const char *path, cb_msg *err)
 {
     cb_csv *csv = cb_csv_read_file(path, err);
@@ -347,14 +361,7 @@ static bool load_samples(cb_cmp_run *run, const char *path, cb_msg *err)
             p = cb_cmp_run_find(run, bench, axes);
         double t;
         int rep;
-        if (!cb_csv_get_double(csv, r, col[2], &t, err) ||
-            !parse_replicate(csv, r, rep_col, path, &rep, err)) {
-            ok = false;
-            break;
-        }
-        if (!(t > 0.0) || !isfinite(t)) {
-            cb_msg_set(err, "%s:%ld: time_s '%.40s' is not a positive finite number", path,
-                       cb_csv_line(csv, r), cb_csv_get(csv, r, col[2]));
+        if (!cb_cmp_sample_row(csv, r, col[2], rep_col, path, &t, &rep, err)) {
             ok = false;
             break;
         }

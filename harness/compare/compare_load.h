@@ -15,6 +15,7 @@
 
 #include "cb_common.h"
 #include "compare_meta.h"
+#include "csv_reader.h"
 
 /* The newest results.csv schema_version this reader knows. */
 #define CB_CMP_SCHEMA_MAX 2
@@ -80,6 +81,13 @@ cb_cmp_point *cb_cmp_run_find(const cb_cmp_run *run, const char *benchmark, cons
  * out of memory or for an unknown status. */
 cb_cmp_point *cb_cmp_run_add_point(cb_cmp_run *run, const char *benchmark, const char *axes,
                                    const char *status, const char *reason, cb_msg *err);
+
+/* Row `r` of a samples.csv: its time_s (column `time_col`: > 0, finite) and
+ * its round (column `rep_col`, -1 without one: 0; a whole number in [0,
+ * CB_CMP_MAX_REPLICATE]). False with `path:line` and the reason in `err`.
+ * compare and fleet read samples by this one rule. */
+bool cb_cmp_sample_row(const cb_csv *csv, int r, int time_col, int rep_col, const char *path,
+                       double *t, int *replicate, cb_msg *err);
 
 /* Append one sample time (> 0, finite) of `replicate` (>= 0) to a point, in
  * the directory that last listed it. False when out of memory. */

@@ -257,28 +257,10 @@ static bool read_samples(cb_fleet *f, int first, int count, const char *path, cb
         int mi = member_of(devices, n_devices, first,
                            device_col >= 0 ? cb_csv_get(csv, r, device_col) : "");
         double t;
-        if (!cb_csv_get_double(csv, r, col[2], &t, err)) {
+        int replicate;
+        if (!cb_cmp_sample_row(csv, r, col[2], replicate_col, path, &t, &replicate, err)) {
             ok = false;
             break;
-        }
-        if (!(t > 0.0) || !isfinite(t)) {
-            cb_msg_set(err, "%s:%ld: time_s '%.40s' is not a positive finite number", path,
-                       cb_csv_line(csv, r), cb_csv_get(csv, r, col[2]));
-            ok = false;
-            break;
-        }
-        double replicate = 0.0; /* schema 1: one round */
-        if (replicate_col >= 0 && *cb_csv_get(csv, r, replicate_col)) {
-            if (!cb_csv_get_double(csv, r, replicate_col, &replicate, err)) {
-                ok = false;
-                break;
-            }
-            if (!(replicate >= 0 && replicate <= 1e6 && replicate == floor(replicate))) {
-                cb_msg_set(err, "%s:%ld: replicate '%.20s' is not a whole number in [0, 1e6]", path,
-                           cb_csv_line(csv, r), cb_csv_get(csv, r, replicate_col));
-                ok = false;
-                break;
-            }
         }
         if (mi < 0) continue;
         cb_fleet_member *m = &f->members[mi];
@@ -292,7 +274,7 @@ static bool read_samples(cb_fleet *f, int first, int count, const char *path, cb
         }
         last = p;
         last_member = mi;
-        if (p->timed) ok = cb_cmp_point_add_time(p, t, (int)replicate, err);
+        if (p->timed) ok = cb_cmp_point_add_time(p, t, replicate, err);
     }
     cb_csv_free(csv);
     return ok;
