@@ -20,7 +20,7 @@
  * rung's input precision. A shape or device a rung cannot handle is a skip
  * with the reason (cb_tc_supported). */
 #include "matmul_common.h"
-#include "matmul_tc.h"
+#include "matmul_tc_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include "registry.h"
 #include "cb_random.h"
 #include "common_kernels.h"
-#include "vecadd.h"
+#include "vecadd_kernels.h"
 #include "vecadd_host.h"
 #include "mem_budget.h"
 

@@ -1,5 +1,5 @@
 /* matmul_tc.cu - the tensor-core ladder's public entry points
- * (matmul_tc.h): what each rung can run, and plan / run / destroy, which
+ * (matmul_tc_kernels.h): what each rung can run, and plan / run / destroy, which
  * dispatch to the rung files through matmul_tc_plan.h. */
 #include "matmul_tc_plan.h"
 

@@ -15,7 +15,7 @@
  * Each moves 12 bytes per element: two 4-byte reads, one 4-byte write.
  */
 #include "cb_random.h"
-#include "vecadd.h"
+#include "vecadd_kernels.h"
 
 #include <math.h>
 

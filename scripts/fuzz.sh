@@ -28,11 +28,11 @@ mkdir -p build-fuzz
 for t in "${targets[@]}"; do
     case $t in
     csv_reader) srcs=(harness/common/cb_common.c harness/common/csv_reader.c) ;;
-    axis) srcs=(harness/common/cb_common.c harness/axis.c) ;;
+    axis) srcs=(harness/common/cb_common.c harness/core/axis.c) ;;
     *) echo "fuzz: unknown target '$t' (csv_reader, axis)" >&2; exit 2 ;;
     esac
     clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-        -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iharness -Iharness/common \
+        -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iharness/core -Iharness/common \
         "${srcs[@]}" "tests/fuzz/fuzz_$t.c" -o "build-fuzz/fuzz_$t"
     mkdir -p "build-fuzz/corpus-$t"
     echo "fuzz: $t, $runs runs" >&2

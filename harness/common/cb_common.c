@@ -2,6 +2,7 @@
 #include "cb_common.h"
 
 #include <stdio.h>
+#include <time.h>
 
 const char *cb_status_name(cb_status s)
 {
@@ -25,4 +26,11 @@ void cb_msg_set(cb_msg *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(m->text, sizeof m->text, fmt, ap);
     va_end(ap);
+}
+
+double cb_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -32,6 +32,9 @@ typedef struct cb_msg {
 /* printf into a message; a NULL message is allowed and ignored. */
 void cb_msg_set(cb_msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Seconds on the monotonic clock (samples, telemetry and progress share it). */
+double cb_now_s(void);
+
 /* Exit codes of the cubench binary (documented in the README). */
 enum {
     CB_EXIT_OK = 0,           /* every point ran (ok, noisy or skip)             */

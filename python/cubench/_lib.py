@@ -1,5 +1,5 @@
 """Finding and loading libcubench.so, and its C types (ctypes mirrors of
-harness/api/cubench_api.h; the ABI version guards them).
+api/cubench_api.h; the ABI version guards them).
 
 Where the library is looked for, in order:
   1. $CUBENCH_LIB: the file itself, or a directory holding libcubench.so;

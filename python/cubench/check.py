@@ -5,7 +5,7 @@ once to float32, i.e. float32(float64(a) + float64(b)) (the sum of two
 float32 is exact in float64, so this is IEEE float32 addition). No
 tolerance: one wrong or unwritten (NaN-poisoned) element fails.
 
-Matmul (bench/matmul_ref.h): the K-scaled normwise error
+Matmul (bench/detail/matmul_ref.h): the K-scaled normwise error
 
     err = max_ij |C_ij - R_ij| / (K max|A| max|B|)        (alpha = 1, beta = 0)
 

@@ -27,7 +27,7 @@ TARGETS = {"cuda": 0, "host": 1}
 TIMERS = {"default": 0, "event": 1, "host": 2}
 PEAKS = {"none": 0, "dram": 1, "pcie": 2, "fp32": 3}
 KINDS = {"int": 0, "enum": 1}
-MAX_AXES = 8  # CB_MAX_AXES of harness/point.h
+MAX_AXES = 8  # CB_MAX_AXES of harness/core/point.h
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+/[A-Za-z0-9_.+-]+$")
 
 
@@ -42,7 +42,7 @@ def _spec(value) -> str:
 
 @dataclass(frozen=True)
 class Axis:
-    """One axis, in the grammar of `cubench run --axis` (harness/axis.h).
+    """One axis, in the grammar of `cubench run --axis` (harness/core/axis.h).
 
     kind "int": integer values (`choices` may add words such as "auto");
     kind "enum": one of the words in `choices`."""

@@ -18,7 +18,7 @@ import traceback
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
-# Statuses of the C API (harness/api/cubench_api.h). 0 is reserved there
+# Statuses of the C API (api/cubench_api.h). 0 is reserved there
 # for "the hook broke": never used from Python on purpose.
 OK, SKIP, FAIL = 1, 2, 3
 

@@ -3,6 +3,7 @@
  * (tests/data/ * /results.csv) goes through the axis grammar of its
  * benchmark's axis and must give exactly that one value, with the same
  * canonical text. Also the extremes the grammar can write (2^62, words). */
+/* test links: cubench_bench */
 #include "axis.h"
 #include "cb_test.h"
 #include "csv_reader.h"

@@ -1,6 +1,7 @@
 /* test_axis.c - the axis grammar: values, ranges, units, sm, words, errors;
  * powers with huge exponents, canonical texts that parse back, and hostile
  * input (megabyte lists and numbers) that must parse in linear time. */
+/* test links: cubench_core */
 #include "axis.h"
 #include "cb_test.h"
 

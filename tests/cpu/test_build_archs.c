@@ -5,6 +5,7 @@
  * the toolkit's lists wrongly, fails here. Also: the SASS / PTX lists that
  * meta.json reports are the split of CMAKE_CUDA_ARCHITECTURES, and the
  * default build has machine code for every architecture it promises. */
+/* test links: cubench_core cubench_build_info */
 #include "build_info.h"
 #include "capability.h"
 #include "cb_test.h"

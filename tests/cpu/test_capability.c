@@ -6,6 +6,7 @@
  * turning an unmet need into a skip row before setup, how a build's SASS
  * and PTX lists reach each compute capability, and the needs the built-in
  * families declare. */
+/* test links: cubench_engine cubench_bench */
 #include "capability.h"
 #include "cb_test.h"
 #include "families.h"

@@ -4,6 +4,7 @@
  * side syntaxes, exit codes 0/1/2, the markdown and CSV, --calibrate and
  * --calibration, conditions that differ, throttled points, input errors
  * (meta.json through jansson included), and time bounds on hostile input. */
+/* test links: cubench_compare */
 #include "compare_cli.h"
 
 #include "cb_test_files.h"

@@ -7,6 +7,7 @@
  * by the real cb_compare_main. Each call of `run` is logged to $CB_FAKE_LOG
  * so the test can check the A B B A order. Needs bash.
  */
+/* test links: cubench_compare */
 #include "cb_common.h"
 #include "cb_test_files.h"
 #include "compare_cli.h"

@@ -10,6 +10,7 @@
  * 0.4% per side (the truth), --between-run 0.004 and the event floor: every point with
  * MDE <= 10% must catch +10% (all but a rare one), and the MDE must include
  * the floor term exactly. */
+/* test links: cubench_compare */
 #include "compare.h"
 
 #include "compare_stats.h"

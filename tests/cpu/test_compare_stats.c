@@ -2,6 +2,7 @@
  * Student t quantiles and probabilities computed with arbitrary precision
  * (mpmath, 30 digits), the closed forms for 1 and 2 degrees of freedom,
  * round trips, the normal, and hand-computed Benjamini-Hochberg q-values. */
+/* test links: cubench_compare */
 #include "compare_stats.h"
 
 #include "test_compare_check.h"

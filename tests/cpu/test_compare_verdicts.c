@@ -4,6 +4,7 @@
  * component, bimodal processes, autocorrelated samples), the power at the
  * reported MDE for planted 5% and 10% slowdowns, the coverage of the CIs,
  * and the result's counts, order and geometric means. */
+/* test links: cubench_compare */
 #include "compare.h"
 
 #include "test_compare_check.h"

@@ -5,11 +5,12 @@
  * `build` blocks carrying the same facts. With OpenBLAS found at configure
  * time (scripts/setup.sh installs it) the reference must be OpenBLAS and
  * optimized: a build that fell back to the netlib reference fails here. */
+/* test links: cubench_engine cubench_bench cubench_build_info */
 #include "blas_info.h"
 #include "build_info.h"
 #include "cpu_isa.h"
 #include "families.h"
-#include "gpu/gpu_test_util.h"
+#include "gpu_test_util.h"
 #include "meta.h"
 
 #include <stdlib.h>

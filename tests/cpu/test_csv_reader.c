@@ -1,5 +1,6 @@
 /* test_csv_reader.c - RFC 4180 parsing, header lookup, and every rejection
  * with the message a user would see. */
+/* test links: cubench_common */
 #include "csv_reader.h"
 
 #include "test_compare_check.h"

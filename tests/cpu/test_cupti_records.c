@@ -1,6 +1,7 @@
 /* test_cupti_records.c - joining CUPTI activity records per sample, on
  * synthetic buffers built the way CUPTI builds them (records back to back,
  * each its struct's size, 8-byte aligned), and kernel-name demangling. */
+/* test links: cubench_timing */
 #include "cb_test.h"
 #include "cupti_records.h"
 

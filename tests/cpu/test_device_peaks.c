@@ -11,6 +11,7 @@
  *   PCIe  GT/s x lanes x line-code efficiency / 8, one direction.
  * The tolerances are the datasheets' rounding (900 GB/s for 898, 15.7 for
  * 15.67 TFLOP/s): 1%, except where a comment says why a GPU differs. */
+/* test links: cubench_core */
 #include "cb_test.h"
 #include "device.h"
 

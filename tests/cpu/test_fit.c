@@ -1,6 +1,7 @@
 /* test_fit.c - the latency/bandwidth fit and the files cb_fits_write makes:
  * exact recovery from synthetic curves, robustness to noise, degenerate
  * inputs, fits.csv and overlap.csv contents, idempotence. */
+/* test links: cubench_bench */
 #include "fit.h"
 #include "transfers.h"
 

@@ -4,6 +4,7 @@
  * and duplicate tasks, an incomplete run), the verdicts in the CSV, the
  * evidence in the markdown, exit codes 0/1/2 and the input errors; then the
  * figure matchers against the recorded H200 runs and a fleet made of them. */
+/* test links: cubench_compare */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "fleet_cli.h"
 

@@ -2,6 +2,7 @@
  * keys of the same name at other levels, strings with escapes, null and
  * non-object values on the way, and malformed, truncated and hostile input
  * (deep nesting, no NUL before the end is never read past). */
+/* test links: cubench_compare */
 #include "fleet_json.h"
 
 #include "cb_test.h"

@@ -3,6 +3,7 @@
  * while the ordinary runs stay inside the tolerance band, the cases without
  * a CI (two runs, unknown own variance), a fleet of identical runs, and the
  * cost growing linearly with the number of runs. */
+/* test links: cubench_compare */
 #include "fleet_stat.h"
 
 #include "cb_test.h"

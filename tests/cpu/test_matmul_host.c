@@ -1,6 +1,7 @@
 /* test_matmul_host.c - the CPU rungs of the matmul family through their
  * descriptors, no GPU needed: odd shapes verify, thread counts agree, an
  * unwritten (NaN-poisoned) output fails, and the axis words work. */
+/* test links: cubench_bench */
 #include "bench_test_util.h"
 #include "matmul_common.h"
 #include "families.h"

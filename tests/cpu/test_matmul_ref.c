@@ -2,6 +2,7 @@
  * correct FP32/TF32/BF16 results must pass their tolerance, and the bugs a
  * kernel ladder really produces (a dropped term, a missing k-slice, a
  * wrong row, a transposed result, unwritten NaN output) must fail. */
+/* test links: cubench_bench */
 #include "cb_test.h"
 #include "matmul_ref.h"
 

@@ -1,5 +1,5 @@
 /* test_matmul_tc_layout.c - the tensor-core rungs' index arithmetic, on the
- * CPU (kernels/matmul_tc_layout.h and cb_tc_supported):
+ * CPU (kernels/detail/matmul_tc_layout.h and cb_tc_supported):
  *   - every shared-memory access pattern the kernels use is free of bank
  *     conflicts (lanes hit 32 different banks, or share a word), and every
  *     swizzle is a permutation of a row's chunks;
@@ -11,8 +11,9 @@
  *   - cb_tc_supported refuses what a rung cannot run, with a reason.
  * Without a GPU this is the only check of the layouts; the GPU test checks
  * the numbers. */
+/* test links: cubench_kernels */
 #include "cb_test.h"
-#include "matmul_tc.h"
+#include "matmul_tc_kernels.h"
 #include "matmul_tc_layout.h"
 
 #include <stdint.h>

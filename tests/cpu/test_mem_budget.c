@@ -1,6 +1,7 @@
 /* test_mem_budget.c - the memory fit checks: saturating byte counts, the
  * host probe fed with fake /proc/meminfo and cgroup files (v2, v1, hybrid,
  * "max", nested limits, garbage, nothing at all), and the skip reasons. */
+/* test links: cubench_toolkit */
 #include "cb_test.h"
 #include "mem_budget.h"
 

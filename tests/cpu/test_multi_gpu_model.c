@@ -2,6 +2,7 @@
  * collectives' element counts and nccl-tests bus factors, nccl.csv and
  * p2p_matrix.csv from rows, and the skip reasons a point gets before any
  * CUDA call (too few devices, src = dst, a device not in the run). */
+/* test links: cubench_engine cubench_bench */
 #include "cb_test.h"
 #include "families.h"
 #include "nccl_model.h"

@@ -1,4 +1,5 @@
 /* test_plan.c - the registry, globbing, overrides and the cartesian product. */
+/* test links: cubench_engine cubench_bench */
 #include "cb_test.h"
 #include "plan.h"
 #include "families.h"

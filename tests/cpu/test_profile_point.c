@@ -1,5 +1,6 @@
 /* test_profile_point.c - the ncu/nsys command lines for one point, and the
  * NVTX family colours (no GPU needed: without a tool NVTX calls do nothing). */
+/* test links: cubench_timing */
 #include "cb_test.h"
 #include "nvtx_ranges.h"
 #include "profile_point.h"

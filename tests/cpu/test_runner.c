@@ -6,9 +6,10 @@
  * The fakes spin on the wall clock for a set time, so their medians do not
  * depend on the machine's speed or load, and the derived figures can be
  * checked with tolerances that hold on a busy 2-core CI machine. */
+/* test links: cubench_engine */
 #include "cb_test.h"
 #include "plan.h"
-#include "progress.h"
+#include "cb_common.h"
 #include "registry.h"
 #include "runner.h"
 #include "sink.h"

@@ -4,6 +4,7 @@
  * bits but not this machine (12 TiB of host memory). Host setups are run
  * for real; GPU setups are run with a made-up device, which works here
  * because an overflowing count is refused before the first CUDA call. */
+/* test links: cubench_engine cubench_bench */
 #include "cb_test.h"
 #include "families.h"
 #include "plan.h"

@@ -2,6 +2,7 @@
  * the stopping rule, including the coverage of its CI when the rule itself
  * decides when to stop (sequential stopping) on independent and on
  * autocorrelated samples. */
+/* test links: cubench_common */
 #include "cb_test.h"
 #include "stats.h"
 

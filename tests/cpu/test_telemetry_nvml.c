@@ -2,6 +2,7 @@
  * library that is absent, an nvmlInit that fails, an old driver without
  * nvmlDeviceGetCurrentClocksEventReasons, failing and missing fields, device
  * matching by UUID, single readings, and meta.json's telemetry block. */
+/* test links: cubench_telemetry */
 #include "cb_test.h"
 #include "telemetry.h"
 #include "telemetry_device.h"

@@ -1,5 +1,6 @@
 /* test_telemetry_reasons.c - clock-event reason words (format, parse, the
  * static table) and the flag a throttled or clock-shifted point gets. */
+/* test links: cubench_telemetry */
 #include "cb_test.h"
 #include "nvml_table.h"
 #include "telemetry_reasons.h"

@@ -4,9 +4,10 @@
  * summary and flag; a span shorter than the period still gets a reading;
  * the thread reads nothing between spans; a call failing mid-run empties
  * its field and is counted, and the run goes on. */
+/* test links: cubench_telemetry */
 #include "cb_test.h"
 #include "nvml_table.h"
-#include "progress.h"
+#include "cb_common.h"
 #include "telemetry.h"
 #include "telemetry_reasons.h"
 #include "telemetry_summary.h"

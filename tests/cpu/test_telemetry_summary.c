@@ -1,6 +1,7 @@
 /* test_telemetry_summary.c - a point's readings become its results.csv
  * fields (clock min/median/max, memory clock, power, temperature, reasons)
  * and each sample's nearest SM clock and reasons. */
+/* test links: cubench_telemetry */
 #include "cb_test.h"
 #include "nvml_table.h"
 #include "telemetry_summary.h"

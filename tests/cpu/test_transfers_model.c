@@ -2,6 +2,7 @@
  * names, hooks, timers and peaks; the work model (bytes per direction,
  * bidir and d2d counting both sides, overlap stages); the default sweep
  * staying small; the byte pattern and its CPU check; the overlap function. */
+/* test links: cubench_bench */
 #include "transfers.h"
 #include "transfers_pattern.h"
 

@@ -4,6 +4,7 @@
  * and the sink on a full disk (RLIMIT_FSIZE stands in for one: writes past
  * the limit fail with EFBIG as they would with ENOSPC). Everything is written
  * under one temporary directory, removed at the end. */
+/* test links: cubench_output */
 #include "cb_test.h"
 #include "cb_test_files.h"
 #include "csv_writer.h"

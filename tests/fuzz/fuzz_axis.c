@@ -1,4 +1,4 @@
-/* fuzz_axis.c - libFuzzer target for the axis grammar (harness/axis.c).
+/* fuzz_axis.c - libFuzzer target for the axis grammar (harness/core/axis.c).
  *
  * Input: one selector byte, then the SPEC. The selector picks the axis and
  * the device context, so that one corpus covers them all ('0'..'8' read as

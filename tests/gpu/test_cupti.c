@@ -6,6 +6,7 @@
  * The kernel is JIT-compiled from PTX text so that this stays a C file; its
  * name is C++-mangled on purpose (_Z12cb_test_fillPfif) to check that the
  * demangled name comes back. */
+/* test links: cubench_timing CUDA::cublas */
 #include "cb_test.h"
 #include "cupti_timer.h"
 #include "nvtx_ranges.h"

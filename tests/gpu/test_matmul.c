@@ -3,8 +3,9 @@
  * full tiles, float4 edges, scalar edges, and the cuBLAS-referenced large
  * path); an unwritten output is caught; beta != 0 and alpha != 1 are
  * right for every hand-written kernel; bad axis values skip with a reason. */
+/* test links: cubench_engine cubench_bench */
 #include "gpu_test_util.h"
-#include "matmul.h"
+#include "matmul_kernels.h"
 #include "matmul_ref.h"
 #include "families.h"
 

@@ -6,10 +6,11 @@
  * API: alpha != 1 and beta != 0 (C read back in), repeated runs, and three
  * planted faults that must fail verification: an unwritten (NaN-poisoned)
  * C, one corrupted entry, and a "kernel" that sums only half of k. */
+/* test links: cubench_engine cubench_bench */
 #include "gpu_test_util.h"
 #include "families.h"
 #include "matmul_common.h"
-#include "matmul_tc.h"
+#include "matmul_tc_kernels.h"
 
 #include <stdlib.h>
 

@@ -10,13 +10,15 @@
  * runner waits for every sample before queuing the next, and there the
  * spin must show (lag/host slower by most of 80 us), or the test could not
  * tell the two ways of sampling apart. */
+/* test links: cubench_engine cubench_kernels */
 #include "gpu_test_util.h"
 #include "cupti_timer.h"
 #include "plan.h"
-#include "progress.h"
+#include "runner.h"
+#include "cb_common.h"
 #include "registry.h"
 #include "sink.h"
-#include "vecadd.h"
+#include "vecadd_kernels.h"
 
 #include <math.h>
 #include <string.h>

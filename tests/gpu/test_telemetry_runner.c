@@ -4,10 +4,12 @@
  * note's flag. Driven twice: by the fake NVML posing as this GPU (its UUID),
  * scripted to throttle and drop the clock, so the outcome is known; then by
  * the real NVML, where only plausibility can be checked. */
+/* test links: cubench_engine cubench_bench */
 #include "families.h"
 #include "gpu_test_util.h"
 #include "csv_reader.h"
 #include "plan.h"
+#include "runner.h"
 #include "sink.h"
 #include "telemetry.h"
 

@@ -9,6 +9,7 @@
  * the point claims in cb_point_info (the runner fails a point otherwise).
  * Exits 77 (ctest's skip) without a CUDA device. `--no-cupti` skips the
  * CUPTI check (e.g. under a profiler). */
+/* test links: cubench_engine cubench_bench */
 #include "registry.h"
 #include "cupti_timer.h"
 #include "device.h"

@@ -1,5 +1,6 @@
 /* test_vecadd.c - every vector-add variant over a small sweep verifies, a
  * skipped output is caught, and impossible points skip with a reason. */
+/* test links: cubench_engine cubench_bench */
 #include "gpu_test_util.h"
 #include "families.h"
 

@@ -1,2 +1,2 @@
 /* The engine naming a family: must NOT compile (the engine knows no family). */
-#include "transfers.h"
+#include "families.h"

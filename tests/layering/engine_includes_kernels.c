@@ -1,2 +1,2 @@
 /* The engine including a kernel header: must NOT compile. */
-#include "vecadd.h"
+#include "vecadd_kernels.h"

@@ -1,2 +1,2 @@
 /* The control: a kernel source including a kernels/ header compiles. */
-#include "vecadd.h"
+#include "vecadd_kernels.h"

@@ -6,7 +6,7 @@
 #define CB_MATMUL_COMMON_H
 
 #include "registry.h"
-#include "matmul.h"
+#include "matmul_kernels.h"
 #include "matmul_ref.h"
 
 #include <cublas_api.h>
@@ -59,7 +59,7 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
                                  cb_msg *why);
 
 /* A hand-written kernel rung: its launcher, its query and how the point
- * selects its template instance (`variant`, see kernels/matmul.h). */
+ * selects its template instance (`variant`, see kernels/matmul_kernels.h). */
 typedef struct cb_matmul_kernel_rung {
     cb_matmul_launch_fn launch;
     cb_matmul_query_fn query;

@@ -2,7 +2,7 @@
  *
  * A reading is the SM and memory clocks, board power, GPU temperature and
  * the clock-event reasons of one device, stamped on CLOCK_MONOTONIC
- * (cb_now_s) so that it lines up with the runner's per-sample host_t0. The
+ * (cb_now_s, cb_common.h) so that it lines up with the runner's per-sample host_t0. The
  * sampler thread sleeps until cb_sampler_begin, then reads every period until
  * cb_sampler_end hands the readings over. It only reads: cubench never
  * changes a clock or power setting. */
@@ -10,6 +10,7 @@
 #define CB_TELEMETRY_SAMPLER_H
 
 #include "telemetry_nvml.h"
+#include "telemetry_readings.h"
 
 #include <stdint.h>
 
@@ -20,24 +21,6 @@ typedef enum cb_power_source {
 } cb_power_source;
 
 const char *cb_power_source_name(cb_power_source s); /* "instant", "average" or NULL */
-
-typedef struct cb_telemetry_reading {
-    double t_s;                         /* CLOCK_MONOTONIC, middle of the calls */
-    double sm_clock_mhz, mem_clock_mhz; /* NAN where the call failed            */
-    double power_w, temp_c;             /* NAN where failed or not reported     */
-    uint64_t reasons;                   /* clock-event reason bits              */
-    bool reasons_valid;                 /* false where the call failed          */
-} cb_telemetry_reading;
-
-/* A growing array of readings, oldest first. */
-typedef struct cb_telemetry_readings {
-    cb_telemetry_reading *v;
-    int n, cap;
-} cb_telemetry_readings;
-
-cb_status cb_telemetry_readings_append(cb_telemetry_readings *dst, const cb_telemetry_reading *src,
-                                       int n, cb_msg *why);
-void cb_telemetry_readings_free(cb_telemetry_readings *r);
 
 /* The fields of a reading, for error bookkeeping. */
 enum {

@@ -18,7 +18,4 @@ void cb_progress_point(cb_progress *p, int index, const char *bench, const char 
 void cb_progress_done(cb_progress *p, int index, const cb_result *r);
 void cb_progress_end(cb_progress *p);
 
-/* Seconds on the monotonic clock. */
-double cb_now_s(void);
-
 #endif

@@ -8,13 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-double cb_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void cb_progress_begin(cb_progress *p, int total, bool quiet)
 {
     p->total = total;

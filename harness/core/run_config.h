@@ -1,14 +1,11 @@
-/* runner.h - runs a list of points and times them.
- *
- * The runner owns every piece of timing hygiene: verification before timing,
- * warm-up, batching (hot) or L2 flushing (cold), the event or host timer,
- * NVTX ranges, CUPTI attribution, the stopping rule and the derived figures.
- * Benchmarks only enqueue work. */
-#ifndef CB_RUNNER_H
-#define CB_RUNNER_H
+/* run_config.h - what a run is asked to do and what it did: the settings
+ * every layer above the descriptors reads (the runner, meta.json, the
+ * session), the planned points and the totals. Plain data, no behaviour
+ * beyond the defaults. */
+#ifndef CB_RUN_CONFIG_H
+#define CB_RUN_CONFIG_H
 
 #include "results.h"
-#include "sink.h"
 
 typedef enum cb_cache_mode {
     CB_CACHE_COLD, /* flush L2 before every sample; one run per sample */
@@ -63,17 +60,5 @@ typedef struct cb_run_totals {
 
 /* Default configuration (10 samples, +-0.5% CI, 1 s per point, cold). */
 void cb_run_config_defaults(cb_run_config *cfg);
-
-/* Run the points in order, writing each finished point to `sink`. The
- * results stay in *results (allocated; ok + noisy + skip + fail entries) for
- * summaries. CB_FAIL with a message only when the runner itself cannot work
- * (out of memory); a failed point, a write error or an interrupt are told by
- * *totals. */
-cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
-                        cb_sink *sink, cb_result **results, cb_run_totals *totals, cb_msg *why);
-
-/* Set by SIGINT/SIGTERM (signals.c); the runner stops between samples. */
-bool cb_interrupted(void);
-void cb_install_signal_handlers(void);
 
 #endif

@@ -71,7 +71,7 @@ void cb_xfer_pattern_fill_cpu(void *buf, size_t bytes, uint64_t seed, bool compl
 uint64_t cb_xfer_pattern_count_cpu(const void *buf, size_t bytes, uint64_t seed);
 
 /* Host memory a point may take: half of what the host has available
- * (MemAvailable and the cgroup limit, harness/mem_budget.h). */
+ * (MemAvailable and the cgroup limit, harness/toolkit/mem_budget.h). */
 uint64_t cb_xfer_host_budget_bytes(void);
 /* CB_SKIP with a reason unless `host_bytes` fit the host budget and
  * `dev_bytes` plus a 256 MiB reserve fit the free device memory. Counts

@@ -10,7 +10,7 @@
 #define CB_TELEMETRY_SUMMARY_H
 
 #include "results.h"
-#include "telemetry_sampler.h"
+#include "telemetry_readings.h"
 
 /* Fill *out from `n` readings (oldest first). No readings: out->valid false. */
 void cb_telemetry_summarise(const cb_telemetry_reading *r, int n, cb_point_telemetry *out);

@@ -1,4 +1,4 @@
-/* vecadd.h - vector add kernels, c = a + b in float32, three ways. */
+/* vecadd_kernels.h - vector add kernels, c = a + b in float32. */
 #ifndef CB_VECADD_H
 #define CB_VECADD_H
 

@@ -1,7 +1,7 @@
 /* telemetry_sampler.c - NVML readings and the thread that takes them. */
 #include "telemetry_sampler.h"
 
-#include "progress.h" /* cb_now_s: CLOCK_MONOTONIC, the runner's clock */
+#include "cb_common.h" /* cb_now_s: CLOCK_MONOTONIC, the runner's clock */
 
 #include <errno.h>
 #include <math.h>

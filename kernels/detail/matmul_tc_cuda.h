@@ -15,7 +15,7 @@
 #ifndef CB_MATMUL_TC_CUDA_H
 #define CB_MATMUL_TC_CUDA_H
 
-#include "matmul_tc.h"
+#include "matmul_tc_kernels.h"
 #include "matmul_tc_layout.h"
 
 #include <stdint.h>

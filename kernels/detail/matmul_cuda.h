@@ -4,7 +4,7 @@
 #ifndef CB_MATMUL_CUDA_H
 #define CB_MATMUL_CUDA_H
 
-#include "matmul.h"
+#include "matmul_kernels.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* matmul.h - the FP32 SGEMM kernel ladder: launchers and launch facts.
+/* matmul_kernels.h - the FP32 SGEMM kernel ladder: launchers and launch facts.
  *
  * Every kernel computes, for row-major matrices,
  *     C (m x n) = alpha * A (m x k) * B (k x n) + beta * C

@@ -2,7 +2,7 @@
 #ifndef CB_PLAN_H
 #define CB_PLAN_H
 
-#include "runner.h"
+#include "run_config.h"
 
 typedef struct cb_axis_override {
     char name[32];    /* axis name                                    */

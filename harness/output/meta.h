@@ -2,7 +2,7 @@
 #ifndef CB_META_H
 #define CB_META_H
 
-#include "runner.h"
+#include "run_config.h"
 
 #include <time.h>
 

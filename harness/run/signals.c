@@ -2,7 +2,7 @@
  * The first signal only sets a flag: the runner abandons the point in flight
  * and the CLI finalises meta.json, so every finished row stays valid. A second
  * signal ends the process at once (the rows are already on disk). */
-#include "runner.h"
+#include "signals.h"
 
 #include <signal.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #define CB_TELEMETRY_H
 
 #include "json_writer.h"
-#include "telemetry_sampler.h"
+#include "telemetry_readings.h"
 
 #include <stdio.h>
 

@@ -20,6 +20,7 @@
  * moments in the run: the between-replicate spread that compare needs.
  */
 #include "runner.h"
+#include "signals.h"
 
 #include "capability.h"
 #include "cupti_timer.h"
@@ -43,25 +44,6 @@
 enum { CB_MAX_HOT_BATCH = 100000 };
 /* Without a known L2 size, flush this much (larger than any L2 so far). */
 #define CB_FLUSH_FALLBACK_BYTES ((size_t)64 << 20)
-
-void cb_run_config_defaults(cb_run_config *cfg)
-{
-    memset(cfg, 0, sizeof *cfg);
-    cfg->stop.min_samples = 10;
-    cfg->stop.max_samples = 100000;
-    cfg->stop.target_rel = 0.005;
-    cfg->stop.max_time_s = 1.0;
-    cfg->cache = CB_CACHE_COLD;
-    cfg->hot_min_sample_s = 100e-6;
-    cfg->warmup_runs = 3;
-    cfg->warmup_max_s = 0.25;
-    cfg->seed = 0x5eed2026;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    cfg->host_threads = cores > 0 ? (int)cores : 1;
-    cfg->use_cupti = true;
-    cfg->nvtx = true;
-    cfg->replicates = 1;
-}
 
 /* Everything the timer needs for CUDA points, made once per sweep. */
 typedef struct cb_timing {

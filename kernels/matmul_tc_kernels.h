@@ -1,9 +1,9 @@
-/* matmul_tc.h - the tensor-core GEMM ladder: what a caller needs to plan,
+/* matmul_tc_kernels.h - the tensor-core GEMM ladder: what a caller needs to plan,
  * launch and describe one product on the tensor cores.
  *
  *     C (m x n, FP32) = alpha * A (m x k) * B (k x n) + beta * C
  *
- * row-major like the FP32 ladder (matmul.h), with A and B either BF16
+ * row-major like the FP32 ladder (matmul_kernels.h), with A and B either BF16
  * (stored as raw uint16_t bits, FP32 accumulation) or FP32 read by the
  * tensor cores as TF32 (10-bit mantissa, FP32 accumulation). When beta == 0
  * C is never read, so a NaN-poisoned C is fully overwritten.
@@ -30,7 +30,7 @@
 #ifndef CB_MATMUL_TC_H
 #define CB_MATMUL_TC_H
 
-#include "matmul.h"
+#include "matmul_kernels.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -27,26 +27,7 @@
 #define CB_CUPTI_TIMER_H
 
 #include "cb_common.h"
-
-/* What CUPTI saw for one point, joined by sample. */
-typedef struct cb_cupti_point {
-    int n_samples;
-    double *gpu_s;       /* [n_samples]: sum of the kernel, memcpy and memset durations
-                          * attributed to the sample, seconds (whole sample, not per
-                          * run); NAN when no record was attributed to the sample */
-    int *records;        /* [n_samples]: how many GPU records were attributed      */
-    long dropped;        /* records CUPTI dropped or cubench could not store       */
-    char kernels[256];   /* distinct kernel names, '|'-separated, demangled, in
-                          * order of first execution; ends "|..." when cut     */
-    int kernel_count;    /* kernel records attributed to the point's samples  */
-    int memcpy_count;    /* memcpy records likewise                            */
-    int memset_count;    /* memset records likewise                            */
-    int memcpy_src_kind; /* CUpti_ActivityMemoryKind all memcpys shared (1 pageable,
-                          * 2 pinned, 3 device), -1 when they differ, 0 none */
-    int memcpy_dst_kind; /* likewise for the destination                       */
-    int nvtx_ranges;     /* NVTX ranges (start markers) CUPTI saw since the
-                          * previous collect, any sample or none              */
-} cb_cupti_point;
+#include "cupti_point.h"
 
 /* Subscribe to CUPTI and enable CONCURRENT_KERNEL, MEMCPY, MEMSET, RUNTIME,
  * DRIVER, EXTERNAL_CORRELATION and MARKER. False with a reason when CUPTI is
@@ -74,7 +55,6 @@ void cb_cupti_sample_end(void);
  * figures of the point are then not to be trusted; `out` is still filled as
  * far as possible). CB_SKIP when CUPTI is not active. */
 cb_status cb_cupti_collect(uint64_t first_id, int n_samples, cb_cupti_point *out, cb_msg *why);
-void cb_cupti_point_free(cb_cupti_point *p);
 
 /* Flush, disable everything and unsubscribe. Safe to call when not active. */
 void cb_cupti_stop(void);

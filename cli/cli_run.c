@@ -9,8 +9,10 @@
 #include "nvtx_ranges.h"
 #include "fit.h"
 #include "plan.h"
+#include "runner.h"
 #include "profile_point.h"
 #include "registry.h"
+#include "signals.h"
 #include "telemetry.h"
 
 #include <cuda_runtime_api.h>

@@ -1,0 +1,2 @@
+/* Telemetry reaching up into the output layer: must NOT compile. */
+#include "sink.h"
