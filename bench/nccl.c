@@ -16,7 +16,7 @@
  * NCCL is optional at build time: without nccl.h the family still
  * registers and every point is a skip row saying so. NVLink SHARP (NVLS) is
  * switched off (NCCL_NVLS_ENABLE=0) unless the user set the variable: the
- * lent machines ask for it, and its buffers cost memory at init. */
+ * a machine asks for it, and its buffers cost memory at init. */
 #include "nccl_model.h"
 #include "transfers.h"
 

@@ -52,7 +52,7 @@ double cb_xfer_flops_overlap(const cb_point *p)
 /* 1 KiB to 1 GiB in x16 steps plus 256 MiB: 7 sizes. The small ones pin the
  * fit's latency, the large ones its bandwidth, and 256 MiB and 1 GiB are the
  * two sizes where a copy runs at its asymptotic rate (the figure people
- * quote). Round 1's x4 steps (11 sizes) added points on the straight parts
+ * quote). An earlier default of x4 steps (11 sizes) added points on the straight parts
  * of the curve only, and cost a fifth of the default suite's time. */
 #define SIZES_1K_1G "2^10,2^14,2^18,2^22,2^26,2^28,2^30"
 
