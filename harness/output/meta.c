@@ -252,7 +252,11 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_num(j, "ci_level", 0.95);
     cb_json_kv_num(j, "max_time_per_point_s", cfg->stop.max_time_s);
     cb_json_kv_int(j, "warmup_runs", cfg->warmup_runs);
-    cb_json_kv_int(j, "replicates", cfg->replicates > 1 ? cfg->replicates : 1);
+    /* 0: auto (short points get several rounds; results.csv says how many
+     * each point ran). */
+    cb_json_kv_int(j, "replicates", cfg->replicates);
+    cb_json_kv_bool(j, "keep_throttled", cfg->keep_throttled);
+    cb_json_kv_num(j, "throttle_wait_max_s", cfg->throttle_wait_max_s);
     cb_json_kv_int(j, "seed", (long long)cfg->seed);
     cb_json_kv_int(j, "host_threads", cfg->host_threads);
     cb_json_kv_str(j, "timer", cfg->cupti_primary ? "cupti" : "event");
