@@ -4,6 +4,7 @@
  * values, the output directory) is checked before the first point runs, and
  * answered with a message and exit code 2. */
 #include "cli.h"
+#include "counters.h"
 #include "cupti_timer.h"
 #include "meta.h"
 #include "nvtx_ranges.h"
@@ -86,6 +87,11 @@ static void run_usage(FILE *f)
         "                          throttle reasons) every MS ms while a point samples\n"
         "                          (default 10; docs/telemetry.md)\n"
         "  --no-telemetry          no NVML sampler (the telemetry columns stay empty)\n"
+        "  --metrics PRESET|LIST   hardware counters of each GPU point in a replay pass after\n"
+        "                          its samples: sol, memory, compute, or CUPTI metric names,\n"
+        "                          comma-separated (sol,dram__bytes_read.sum); results.csv\n"
+        "                          gains the sol_* columns, metrics.csv every metric\n"
+        "                          (docs/counters.md)\n"
         "  --profile               bracket the sampling with cudaProfilerStart/Stop; needs\n"
         "                          exactly one point. Prints the ncu/nsys command lines\n"
         "  --dry-run               print the points and exit (GPU points too, without a\n"
@@ -108,6 +114,7 @@ typedef struct run_args {
     const char **globs;
     int n_globs;
     cb_telemetry_options telemetry;
+    const char *metrics; /* --metrics, or NULL */
 } run_args;
 
 /* Parse options into `a`; returns -1 to go on, else an exit code. */
@@ -132,7 +139,8 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         O_QUIET,
         O_REPLICATES,
         O_TPERIOD,
-        O_NOTELEM
+        O_NOTELEM,
+        O_METRICS
     };
     static const struct option opts[] = {{"axis", required_argument, NULL, O_AXIS},
                                          {"out", required_argument, NULL, O_OUT},
@@ -153,6 +161,7 @@ static int parse_run_args(int argc, char **argv, run_args *a)
                                          {"replicates", required_argument, NULL, O_REPLICATES},
                                          {"telemetry-period", required_argument, NULL, O_TPERIOD},
                                          {"no-telemetry", no_argument, NULL, O_NOTELEM},
+                                         {"metrics", required_argument, NULL, O_METRICS},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     cb_run_config_defaults(&a->cfg);
@@ -272,6 +281,9 @@ static int parse_run_args(int argc, char **argv, run_args *a)
         case O_NOTELEM:
             a->telemetry.off = true;
             break;
+        case O_METRICS:
+            a->metrics = optarg;
+            break;
         case 'h':
             run_usage(stdout);
             return CB_EXIT_OK;
@@ -322,6 +334,7 @@ typedef struct device_set {
     int n;
     cb_device_info info[CB_MAX_RUN_DEVICES];
     const cb_device_info *ptr[CB_MAX_RUN_DEVICES];
+    int ordinals[CB_MAX_RUN_DEVICES];
 } device_set;
 
 /* Resolve the --device text against the machine. Returns -1 to go on (ds
@@ -387,6 +400,7 @@ static int resolve_devices(const char *spec, bool given, device_set *ds, cb_msg 
             return CB_EXIT_FAILURES;
         }
         ds->ptr[ds->n] = &ds->info[ds->n];
+        ds->ordinals[ds->n] = want[k];
         ds->n++;
     }
     return -1;
@@ -510,6 +524,16 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         for (int i = 0; i < plans[d].n; i++)
             has_cuda |= plans[d].points[i].bench->target == CB_TARGET_CUDA;
     }
+    /* --metrics: every name checked on the chips of the run's devices before
+     * anything runs (counters.h); a bad one is a usage error. */
+    if (a.metrics &&
+        cb_counters_open(a.metrics, ds.ordinals, ds.n, &a.cfg.counters, &why) != CB_OK) {
+        fprintf(stderr, "cubench run: %s\n", why.text);
+        free_plans(plans, n_passes);
+        return CB_EXIT_USAGE;
+    }
+    if (cb_counters_notice(a.cfg.counters))
+        fprintf(stderr, "cubench: --metrics: %s\n", cb_counters_notice(a.cfg.counters));
     if (ds.n == 0 && has_cuda)
         fprintf(stderr, "cubench: no CUDA device (%s); GPU points are skipped\n", why.text);
     else if (ds.n == 0 && a.n_globs == 0)
@@ -518,6 +542,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         for (int d = 0; d < n_passes; d++)
             print_points(&plans[d], ds.n > 1 ? ds.ptr[d]->ordinal : -1, a.cfg.no_device_reason);
         fprintf(stderr, "%d points\n", total);
+        cb_counters_close(a.cfg.counters);
         free_plans(plans, n_passes);
         return CB_EXIT_OK;
     }
@@ -526,6 +551,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
                 "cubench run: --profile needs exactly one point, the selection has %d; narrow it "
                 "with a benchmark name, one value per --axis and one --device (see --dry-run)\n",
                 total);
+        cb_counters_close(a.cfg.counters);
         free_plans(plans, n_passes);
         return CB_EXIT_USAGE;
     }
@@ -534,6 +560,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
     cb_sink sink;
     if (!cb_sink_open(&sink, a.out_dir, &why)) {
         fprintf(stderr, "cubench run: %s\n", why.text);
+        cb_counters_close(a.cfg.counters);
         free_plans(plans, n_passes);
         return CB_EXIT_USAGE;
     }
@@ -572,6 +599,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
         fprintf(stderr, "cubench run: %s\n", why.text);
         cb_sink_discard(&sink);
         cb_telemetry_close(a.cfg.telemetry);
+        cb_counters_close(a.cfg.counters);
         free_plans(plans, n_passes);
         return CB_EXIT_FAILURES;
     }
@@ -617,6 +645,7 @@ static int run_command(int argc, char **argv, int full_argc, char **full_argv)
     }
     cb_sink_close(&sink);
     cb_telemetry_close(a.cfg.telemetry);
+    cb_counters_close(a.cfg.counters);
     fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; %s %s/results.csv\n",
             meta.totals.ok, meta.totals.noisy, meta.totals.skip, meta.totals.fail,
             meta.totals.interrupted ? " (interrupted)" : "",

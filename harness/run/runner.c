@@ -11,6 +11,9 @@
  *                           stopping rule after every sample (each sample is
  *                           one CUPTI external-correlation id)
  *   phase_attach_cupti      CUPTI's view of the round's samples
+ *   phase_counters          (--metrics, last round) the point's enqueue
+ *                           replayed in one CUPTI range for its hardware
+ *                           counters: after the samples, never inside them
  *   teardown
  * and, after its last round, point_finish pools the rounds into the row.
  * Host benchmarks follow the same path with the monotonic clock.
@@ -23,6 +26,7 @@
 #include "signals.h"
 
 #include "capability.h"
+#include "counters.h"
 #include "cupti_timer.h"
 #include "l2_flush.h"
 #include "nvtx_ranges.h"
@@ -545,6 +549,71 @@ static void telemetry_free(point_run *pr)
     pr->sample_throttle = NULL;
 }
 
+/* ---- counters (counters.h): the point's metric pass ----
+ * After the last round's samples and CUPTI's view of them, before teardown:
+ * the point's whole enqueue (one run) in one range, replayed as often as its
+ * metrics need passes, each pass after an L2 flush when the point is cold.
+ * Its outcome fills the row's counters columns, never the point's status. */
+
+typedef struct counters_replay {
+    const cb_bench *b;
+    void *state;
+    cb_timing *t;
+    bool flush;
+} counters_replay;
+
+static cb_status counters_before(void *user, cb_msg *why)
+{
+    counters_replay *cr = user;
+    cudaStream_t s = cr->t->stream;
+    if (cr->flush)
+        CB_CUDA(cb_launch_l2_flush(cr->t->flush_buf, cr->t->flush_bytes, cr->t->flush_sink, s));
+    CB_CUDA(cudaStreamSynchronize(s));
+    return CB_OK;
+}
+
+static cb_status counters_run(void *user, cb_msg *why)
+{
+    counters_replay *cr = user;
+    return cr->b->run(cr->state, cr->t->stream, why);
+}
+
+static void phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state, cb_timing *t,
+                           point_timing pt, point_run *pr)
+{
+    if (!cfg->counters || !pt.cuda || b->devices > 1 || !cfg->dev || cb_interrupted()) return;
+    counters_replay cr = {.b = b, .state = state, .t = t, .flush = !pt.hot};
+    cb_counters_pass pass = {
+        .device = cfg->dev->ordinal, .before = counters_before, .run = counters_run, .user = &cr};
+    cb_counters_values v;
+    cb_counters_measure(cfg->counters, &pass, &v);
+    cb_result *r = pr->r;
+    cb_point_counters *pc = &r->counters;
+    *pc = (cb_point_counters){.asked = true,
+                              .status = v.status,
+                              .sol_dram_pct = v.sol_dram_pct,
+                              .sol_l2_pct = v.sol_l2_pct,
+                              .sol_l1_pct = v.sol_l1_pct,
+                              .sol_sm_pct = v.sol_sm_pct,
+                              .sol_tensor_pct = v.sol_tensor_pct,
+                              .dram_bytes = v.dram_bytes,
+                              .measured_flops = v.measured_flops,
+                              .passes = v.passes,
+                              .wall_s = v.wall_s,
+                              .n = v.values ? v.n : 0,
+                              .names = v.names,
+                              .units = v.units,
+                              .values = v.values};
+    snprintf(pc->reason, sizeof pc->reason, "%s", v.reason);
+    char flag[96];
+    double bytes = b->bytes ? b->bytes(&r->point) : NAN,
+           flops = b->flops ? b->flops(&r->point) : NAN;
+    if (cb_counters_model_note(&v, bytes, flops, flag, sizeof flag)) {
+        size_t used = strlen(r->note);
+        snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", flag);
+    }
+}
+
 /* One round of one point. Returns false when the sweep must stop (an
  * interrupt); the point's row is then not written. */
 static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp, cb_timing *t,
@@ -590,6 +659,8 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
             if (pt.cuda && cb_cupti_active() &&
                 phase_attach_cupti(cfg, pr, first_id, start, n, &why) != CB_OK)
                 point_close(pr, CB_FAIL, why.text);
+            bool last_round = round == (cfg->replicates > 1 ? cfg->replicates : 1) - 1;
+            if (!pr->closed && last_round) phase_counters(cfg, b, state, t, pt, pr);
         }
     }
     if (state) b->teardown(state);
@@ -886,6 +957,8 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
             bool ok = cb_sink_write_point(sink, r, pr->samples.time_s, pr->samples.cupti_s,
                                           pr->samples.n, &extras, &werr);
             pr->written = true;
+            free(r->counters.values); /* written: metrics.csv holds them */
+            r->counters.values = NULL;
             rows[written++] = *r;
             count_status(totals, r->status);
             cb_progress_done(&prog, step, r);
@@ -913,6 +986,7 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
     for (int i = 0; i < n; i++) {
         point_samples_free(&runs[i].samples);
         telemetry_free(&runs[i]);
+        free(results[i].counters.values); /* a point interrupted before its row */
     }
     free(runs);
     free(results);

@@ -1,0 +1,69 @@
+/* metrics_csv.c - metrics.csv rows and the counters cells of results.csv.
+ *
+ * Long format (a row per point and metric) because the metrics differ by
+ * preset, by chip and by what the user named: a reader filters by `metric`
+ * instead of guessing columns, and a run over two kinds of GPU holds each
+ * chip's own names. Values are CUPTI's, in CUPTI's unit (the `unit` column,
+ * e.g. byte, percent, nanosecond, instruction). */
+#include "metrics_csv.h"
+
+#include <math.h>
+
+const char *const cb_metrics_columns[] = {"benchmark", "axes", "device", "metric",
+                                          "value",     "unit", NULL};
+
+void cb_metrics_csv_header(FILE *f)
+{
+    cb_csv_row row;
+    cb_csv_begin(&row, f);
+    for (int i = 0; cb_metrics_columns[i]; i++)
+        cb_csv_str(&row, cb_metrics_columns[i]);
+    cb_csv_end(&row);
+}
+
+bool cb_metrics_csv_has_rows(const cb_result *r)
+{
+    const cb_point_counters *pc = &r->counters;
+    return pc->asked && pc->status == CB_OK && pc->values && pc->names && pc->n > 0;
+}
+
+void cb_metrics_csv_rows(FILE *f, const cb_result *r)
+{
+    if (!cb_metrics_csv_has_rows(r)) return;
+    const cb_point_counters *pc = &r->counters;
+    for (int i = 0; i < pc->n; i++) {
+        cb_csv_row row;
+        cb_csv_begin(&row, f);
+        cb_csv_str(&row, r->bench->name);
+        cb_csv_str(&row, r->axes);
+        if (r->device >= 0)
+            cb_csv_int(&row, r->device);
+        else
+            cb_csv_str(&row, NULL);
+        cb_csv_str(&row, pc->names[i]);
+        cb_csv_num(&row, pc->values[i]);
+        cb_csv_str(&row, pc->units ? pc->units[i] : NULL);
+        cb_csv_end(&row);
+    }
+}
+
+void cb_metrics_csv_result_cells(cb_csv_row *row, const cb_result *r)
+{
+    const cb_point_counters *pc = &r->counters;
+    const double nan = NAN;
+    const bool ok = pc->asked && pc->status == CB_OK;
+    cb_csv_num(row, ok ? pc->sol_dram_pct : nan);
+    cb_csv_num(row, ok ? pc->sol_l2_pct : nan);
+    cb_csv_num(row, ok ? pc->sol_l1_pct : nan);
+    cb_csv_num(row, ok ? pc->sol_sm_pct : nan);
+    cb_csv_num(row, ok ? pc->sol_tensor_pct : nan);
+    cb_csv_num(row, ok ? pc->dram_bytes : nan);
+    cb_csv_num(row, ok ? pc->measured_flops : nan);
+    cb_csv_str(row, pc->asked ? cb_status_name(pc->status) : NULL);
+    cb_csv_str(row, pc->asked ? pc->reason : NULL);
+    if (pc->asked)
+        cb_csv_int(row, pc->passes);
+    else
+        cb_csv_str(row, NULL);
+    cb_csv_num(row, pc->asked ? pc->wall_s : nan);
+}
