@@ -47,23 +47,57 @@ void cb_metrics_csv_rows(FILE *f, const cb_result *r)
     }
 }
 
-void cb_metrics_csv_result_cells(cb_csv_row *row, const cb_result *r)
+/* A figure of a collected pass: empty otherwise. */
+static void figure_cell(cb_csv_row *row, const cb_result *r, double v)
 {
     const cb_point_counters *pc = &r->counters;
-    const double nan = NAN;
-    const bool ok = pc->asked && pc->status == CB_OK;
-    cb_csv_num(row, ok ? pc->sol_dram_pct : nan);
-    cb_csv_num(row, ok ? pc->sol_l2_pct : nan);
-    cb_csv_num(row, ok ? pc->sol_l1_pct : nan);
-    cb_csv_num(row, ok ? pc->sol_sm_pct : nan);
-    cb_csv_num(row, ok ? pc->sol_tensor_pct : nan);
-    cb_csv_num(row, ok ? pc->dram_bytes : nan);
-    cb_csv_num(row, ok ? pc->measured_flops : nan);
-    cb_csv_str(row, pc->asked ? cb_status_name(pc->status) : NULL);
-    cb_csv_str(row, pc->asked ? pc->reason : NULL);
-    if (pc->asked)
-        cb_csv_int(row, pc->passes);
+    cb_csv_num(row, pc->asked && pc->status == CB_OK ? v : NAN);
+}
+
+void cb_metrics_cell_sol_dram(cb_csv_row *row, const cb_result *r)
+{
+    figure_cell(row, r, r->counters.sol_dram_pct);
+}
+void cb_metrics_cell_sol_l2(cb_csv_row *row, const cb_result *r)
+{
+    figure_cell(row, r, r->counters.sol_l2_pct);
+}
+void cb_metrics_cell_sol_l1(cb_csv_row *row, const cb_result *r)
+{
+    figure_cell(row, r, r->counters.sol_l1_pct);
+}
+void cb_metrics_cell_sol_sm(cb_csv_row *row, const cb_result *r)
+{
+    figure_cell(row, r, r->counters.sol_sm_pct);
+}
+void cb_metrics_cell_sol_tensor(cb_csv_row *row, const cb_result *r)
+{
+    figure_cell(row, r, r->counters.sol_tensor_pct);
+}
+void cb_metrics_cell_dram_bytes(cb_csv_row *row, const cb_result *r)
+{
+    figure_cell(row, r, r->counters.dram_bytes);
+}
+void cb_metrics_cell_measured_flops(cb_csv_row *row, const cb_result *r)
+{
+    figure_cell(row, r, r->counters.measured_flops);
+}
+void cb_metrics_cell_status(cb_csv_row *row, const cb_result *r)
+{
+    cb_csv_str(row, r->counters.asked ? cb_status_name(r->counters.status) : NULL);
+}
+void cb_metrics_cell_reason(cb_csv_row *row, const cb_result *r)
+{
+    cb_csv_str(row, r->counters.asked ? r->counters.reason : NULL);
+}
+void cb_metrics_cell_passes(cb_csv_row *row, const cb_result *r)
+{
+    if (r->counters.asked)
+        cb_csv_int(row, r->counters.passes);
     else
         cb_csv_str(row, NULL);
-    cb_csv_num(row, pc->asked ? pc->wall_s : nan);
+}
+void cb_metrics_cell_wall(cb_csv_row *row, const cb_result *r)
+{
+    cb_csv_num(row, r->counters.asked ? r->counters.wall_s : NAN);
 }

@@ -10,14 +10,6 @@
 
 #include <stdio.h>
 
-/* The columns results.csv gains from the counters, in the order
- * cb_metrics_csv_result_cells writes them. Units: *_pct are % of the
- * unit's peak as CUPTI defines it; dram_bytes bytes; measured_flops
- * floating-point operations; metrics_wall_s seconds. */
-#define CB_COUNTERS_RESULT_COLUMNS                                                                 \
-    "sol_dram_pct", "sol_l2_pct", "sol_l1_pct", "sol_sm_pct", "sol_tensor_pct", "dram_bytes",      \
-        "measured_flops", "metrics_status", "metrics_reason", "metrics_passes", "metrics_wall_s"
-
 /* metrics.csv's header, NULL-terminated. */
 extern const char *const cb_metrics_columns[];
 
@@ -30,9 +22,22 @@ bool cb_metrics_csv_has_rows(const cb_result *r);
 /* Write the point's metric rows to f (none when it has none). */
 void cb_metrics_csv_rows(FILE *f, const cb_result *r);
 
-/* Append the CB_COUNTERS_RESULT_COLUMNS cells of r to a results.csv row:
- * all empty when the point had no metric pass (no --metrics, a host or
- * multi-GPU point). */
-void cb_metrics_csv_result_cells(cb_csv_row *row, const cb_result *r);
+/* The counters cells of results.csv, one writer per column (the rows of
+ * results_columns.c's table). Empty when the point had no metric pass (no
+ * --metrics, a host or multi-GPU point); the figures are empty unless the
+ * pass collected. Units: sol_*_pct are % of the unit's peak as CUPTI
+ * defines it; dram_bytes bytes; measured_flops floating-point operations;
+ * metrics_wall_s seconds. */
+void cb_metrics_cell_sol_dram(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_sol_l2(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_sol_l1(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_sol_sm(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_sol_tensor(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_dram_bytes(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_measured_flops(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_status(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_reason(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_passes(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_wall(cb_csv_row *row, const cb_result *r);
 
 #endif
