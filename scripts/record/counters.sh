@@ -13,16 +13,20 @@
 #      copies, the overlap kernel stage alone)
 #   4. cubench compare WITHOUT WITH for each family (exit 0 expected: the
 #      metric pass stays out of the samples) and the extra wall time per point
-#   5. Nsight Compute on seven rungs, the same metrics, clocks unlocked as
+#   5. python -m cubench: CuPy's and PyTorch's add at 2^28 with --metrics sol
+#      (the same pass around a framework's call)
+#   6. the tables: metric passes per family, SOL figures, doc-tables.md
+#   7. Nsight Compute on seven rungs, the same metrics, clocks unlocked as
 #      cubench leaves them, caches flushed before each replay as cubench
 #      does for cold points: the side-by-side table, per metric
-# About 4 minutes of GPU time on an H200 (the build about 30 s of it); steps
-# 5's rungs are dropped one by one past BUDGET seconds (default 270).
+# About 4.5 minutes of GPU time on an H200 (the build about 30 s of it);
+# step 7's rungs are dropped one by one past BUDGET seconds (default 270).
 #
 # Writes under OUT: summary.txt (also printed); build.log, test_counters.log;
-# sol-FAMILY/ and plain-FAMILY/ (run directories), compare-FAMILY.md;
-# wall.csv (seconds per point of each metric pass); ncu-RUNG.csv (ncu's raw
-# page), ncu-RUNG.log, side-by-side.csv; ncu-rep/ (ncu's reports, large).
+# sol-FAMILY/ and plain-FAMILY/ (run directories), compare-FAMILY.md,
+# sol-python/; wall.csv (seconds per point of each metric pass);
+# doc-tables.md; ncu-RUNG.csv (ncu's raw page, base units), ncu-RUNG.log,
+# side-by-side.csv; ncu-rep/ (ncu's reports, large: keep the CSVs).
 # Needs: the CUDA toolkit, libjansson-dev (or CMAKE_PREFIX_PATH pointing at
 # it), python3, and ncu on PATH or under /opt/nvidia/nsight-compute for step 5.
 set -uo pipefail
@@ -103,6 +107,15 @@ step_ladders() {
     done
 }
 
+# The Python front end: the same metric pass around a framework's call.
+step_python() {
+    log "Python frameworks: cupy/add and torch/add at 2^28 with --metrics sol"
+    CUBENCH_LIB=$PWD/build-native/libcubench.so PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} \
+        timeout 120 python3 -m cubench run cupy/add torch/add --axis n=2^28 --metrics sol --quiet \
+        --out "$OUT/sol-python" > "$OUT/sol-python.log" 2>&1
+    say "python -m cubench run cupy/add torch/add --metrics sol: rc=$? ($(tail -1 "$OUT/sol-python.log"))"
+}
+
 # Per family: how many metric passes collected, skipped or failed, their
 # replay passes, and the extra wall time per point; the SOL figures of the
 # rungs the docs quote.
@@ -114,7 +127,26 @@ out = pathlib.Path(sys.argv[1])
 wall = open(out / "wall.csv", "w", newline="")
 w = csv.writer(wall)
 w.writerow(["family", "benchmark", "axes", "metrics_status", "metrics_passes", "metrics_wall_s", "median_s"])
-for fam in ["vecadd", "fp32", "tc", "xfer"]:
+def metric(fam, bench, axes, name):
+    p = out / f"sol-{fam}" / "metrics.csv"
+    if not p.exists(): return float("nan")
+    for r in csv.DictReader(open(p)):
+        if r["benchmark"] == bench and r["axes"] == axes and r["metric"] == name:
+            try: return float(r["value"])
+            except ValueError: return float("nan")
+    return float("nan")
+def num(r, k):
+    try: return float(r[k])
+    except (KeyError, ValueError): return float("nan")
+doc = open(out / "doc-tables.md", "w")
+doc.write("<!-- scripts/record/counters.sh: the counters of each ladder from sol-*/ -->\n")
+def table(title, cols, rows):
+    doc.write(f"\n### {title}\n\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
+    for row in rows:
+        doc.write("| " + " | ".join(row) + " |\n")
+def f1(x): return "-" if x != x else f"{x:.1f}"
+def f2(x): return "-" if x != x else f"{x:.2f}"
+for fam in ["vecadd", "fp32", "tc", "xfer", "python"]:
     p = out / f"sol-{fam}" / "results.csv"
     if not p.exists():
         print(f"{fam}: no results.csv"); continue
@@ -144,7 +176,26 @@ for fam in ["vecadd", "fp32", "tc", "xfer"]:
               f"l1 {f('sol_l1_pct')} sm {f('sol_sm_pct')} tensor {f('sol_tensor_pct')} | "
               f"bytes x{(float(r['dram_bytes'])/float(r['bytes'])) if r['dram_bytes'] and r['bytes'] else float('nan'):.2f} "
               f"flops x{(float(r['measured_flops'])/float(r['flops'])) if r['measured_flops'] and r['flops'] else float('nan'):.2f}")
+    pick = [r for r in rows if r["metrics_status"] == "ok" and (
+        fam in ("fp32", "tc") or "268435456" in r["axes"])]
+    cols = ["benchmark", "axes", "GB/s" if fam in ("vecadd", "xfer", "python") else "TFLOP/s",
+            "DRAM %", "L2 %", "L1 %", "SM %", "tensor %", "DRAM bytes / model", "FLOPs / model",
+            "thread instr. / element" if fam in ("vecadd", "python") else "passes"]
+    out_rows = []
+    for r in pick:
+        a = dict(kv.split("=", 1) for kv in r["axes"].split(";") if "=" in kv)
+        fig = num(r, "gbps") if cols[2] == "GB/s" else num(r, "tflops")
+        inst = metric(fam, r["benchmark"], r["axes"], "smsp__thread_inst_executed.sum")
+        last = (f2(inst / float(a["n"])) if "n" in a else "-") if cols[-1].startswith("thread") \
+            else r["metrics_passes"]
+        out_rows.append([r["benchmark"], r["axes"], f1(fig), f1(num(r, "sol_dram_pct")),
+                         f1(num(r, "sol_l2_pct")), f1(num(r, "sol_l1_pct")), f1(num(r, "sol_sm_pct")),
+                         f1(num(r, "sol_tensor_pct")), f2(num(r, "dram_bytes") / num(r, "bytes")),
+                         f2(num(r, "measured_flops") / num(r, "flops")), last])
+    table(fam, cols, out_rows)
 wall.close()
+doc.close()
+print("doc-tables.md: the tables for docs/counters.md and the ladder docs")
 PY
 }
 
@@ -240,6 +291,7 @@ step_env
 step_build
 step_test
 step_ladders
+step_python
 step_tables
 step_ncu
 log "done"
