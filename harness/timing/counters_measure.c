@@ -198,6 +198,10 @@ static cb_status finish(pass_state *ps)
     size_t dropped = 0, ranges = 0;
     CB_COUNTERS_CALL(ps, decode, ps->profiler, &dropped);
     CB_COUNTERS_CALL(ps, ranges, ps->data, ps->data_size, &ranges);
+    if (dropped == 0 && ranges == 0)
+        return pass_error(ps, CB_SKIP,
+                          "counters: CUPTI recorded no range for this point (a point that "
+                          "launches no kernel, copies alone, may record none)");
     if (dropped > 0 || ranges != 1)
         return pass_error(ps, CB_FAIL,
                           "counters: the counter data holds %zu ranges, %zu dropped (expected "

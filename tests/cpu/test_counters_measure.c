@@ -262,6 +262,14 @@ static void test_errors(void)
     CB_CHECK(measure(c, &pc, &v) == CB_FAIL);
     CB_CHECK(strstr(v.reason, "holds 2 ranges") != NULL);
     check_balanced("ranges");
+    /* No range at all (copies alone): a skip of this point, not of the device. */
+    fake_reset("GH100");
+    fake.ranges = 0;
+    CB_CHECK(measure(c, &pc, &v) == CB_SKIP);
+    CB_CHECK(strstr(v.reason, "no range") != NULL);
+    fake.ranges = 1;
+    CB_CHECK(measure(c, &pc, &v) == CB_OK);
+    cb_counters_values_free(&v);
     cb_counters_close(c);
 }
 
