@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# counters.sh OUT - hardware counters per point, recorded on one GPU:
+# counters.sh [OUT] - hardware counters per point, recorded on one GPU
+# (OUT: the argument, else $OUT, else ./gpu-out):
 #   1. build for this machine's GPUs (scripts/build.sh native)
 #   2. the counters GPU test (tests/gpu/test_counters.c): vecadd's float4
 #      rung at 2^28 reaches >= 85% of DRAM peak, the work model agrees with
@@ -30,7 +31,7 @@
 # Needs: the CUDA toolkit, libjansson-dev (or CMAKE_PREFIX_PATH pointing at
 # it), python3, and ncu on PATH or under /opt/nvidia/nsight-compute for step 5.
 set -uo pipefail
-OUT=${1:?usage: scripts/record/counters.sh OUT}
+OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
 mkdir -p "$OUT" || exit 2
 OUT=$(cd "$OUT" && pwd)
