@@ -49,6 +49,9 @@ typedef struct cb_run_config {
     /* NVML telemetry around each CUDA point's sampling (telemetry.h); NULL
      * or not sampling: the telemetry columns stay empty. */
     struct cb_telemetry *telemetry;
+    /* --metrics: hardware counters in a replay pass after each single-GPU
+     * CUDA point's samples (timing/counters.h); NULL: no metric pass. */
+    struct cb_counters *counters;
 } cb_run_config;
 
 typedef struct cb_planned_point {

@@ -4,6 +4,7 @@
 #include "blas_info.h"
 #include "build_info.h"
 #include "capability.h"
+#include "counters.h"
 #include "cpu_isa.h"
 #include "cupti_timer.h"
 #include "host_info.h"
@@ -241,6 +242,7 @@ static void write_body(cb_json *j, const cb_meta *m)
 
     write_device(j, cfg);
     cb_telemetry_write_json(j, cfg->telemetry);
+    cb_counters_write_json(j, cfg->counters);
 
     cb_json_key(j, "settings");
     cb_json_object_begin(j);

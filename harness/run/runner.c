@@ -238,6 +238,16 @@ static bool phase_timed(const cb_run_config *cfg, const cb_bench *b, void *state
     return go_on;
 }
 
+/* How many rounds the point runs: the fixed count, or (auto) more rounds
+ * for a point whose first round was short per run. */
+static void decide_rounds(const cb_run_config *cfg, point_run *pr)
+{
+    if (cfg->replicates > 0 || cfg->profile || pr->closed || pr->samples.n == 0) return;
+    cb_summary s;
+    cb_stats_summarise(pr->samples.time_s, pr->samples.n, &s);
+    if (s.median < CB_AUTO_ROUNDS_BELOW_S) pr->rounds = CB_AUTO_ROUNDS;
+}
+
 /* One round of one point. Returns false when the sweep must stop (an
  * interrupt); the point's row is then not written. */
 static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp, cb_timing *t,
@@ -261,6 +271,8 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
         if (round == 0) pr->batch = hot_batch(cfg, pt, single);
         pr->r->batch = pr->batch;
         go_on = phase_timed(cfg, b, state, t, pt, round, pr);
+        if (round == 0) decide_rounds(cfg, pr);
+        if (go_on) cb_phase_counters(cfg, b, state, t, pt, round, pr); /* metrics_wall_s */
     }
     double teardown_started = cb_now_s();
     if (state) b->teardown(state);
@@ -330,16 +342,6 @@ static bool point_can_run(const cb_run_config *cfg, const cb_planned_point *pp, 
     return timing_ready(cfg, t, timing_failed, pr);
 }
 
-/* How many rounds the point runs: the fixed count, or (auto) more rounds
- * for a point whose first round was short per run. */
-static void decide_rounds(const cb_run_config *cfg, point_run *pr)
-{
-    if (cfg->replicates > 0 || cfg->profile || pr->closed || pr->samples.n == 0) return;
-    cb_summary s;
-    cb_stats_summarise(pr->samples.time_s, pr->samples.n, &s);
-    if (s.median < CB_AUTO_ROUNDS_BELOW_S) pr->rounds = CB_AUTO_ROUNDS;
-}
-
 typedef struct sweep {
     const cb_run_config *cfg;
     const cb_planned_point *points;
@@ -371,6 +373,9 @@ static bool finish_point(sweep *w, int i, int step)
                                   pr->samples.n, &extras, &werr);
     pr->written = true;
     w->rows[w->written++] = *r;
+    free(r->counters.values); /* written: metrics.csv holds them */
+    r->counters.values = NULL;
+    w->rows[w->written - 1].counters.values = NULL;
     count_status(w->totals, r->status);
     cb_progress_done(&w->prog, step, r);
     cb_point_samples_free(&pr->samples);
@@ -409,7 +414,6 @@ static bool sweep_point(sweep *w, int i, int round, int max_rounds)
             w->totals->interrupted = true;
             return false;
         }
-        if (round == 0) decide_rounds(w->cfg, pr);
     }
     /* A skip or fail ends the point in any round; else its last round does. */
     if (!pr->closed && round < pr->rounds - 1 && round < max_rounds - 1) return true;
@@ -469,6 +473,7 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
     for (int i = 0; i < n; i++) {
         cb_point_samples_free(&w.runs[i].samples);
         cb_point_telemetry_free(&w.runs[i]);
+        free(w.results[i].counters.values); /* a point interrupted before its row */
     }
     free(w.runs);
     free(w.results);

@@ -116,6 +116,11 @@ sampling_end cb_phase_sample(const cb_run_config *cfg, const cb_bench *b, void *
  * point's throttle budget) for it to recover; the wait goes to the row. */
 void cb_settle_throttle(const cb_run_config *cfg, point_run *pr);
 
+/* The point's hardware-counter pass (--metrics), in its last round only,
+ * after the samples (runner_counters.c). */
+void cb_phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state, cb_timing *t,
+                       point_timing pt, int round, point_run *pr);
+
 /* Pool the rounds into the row: statistics, status, drift (runner_point.c). */
 void cb_point_finish(const cb_run_config *cfg, point_run *pr);
 /* The row's telemetry, each sample's SM clock and reasons, the flag. */
