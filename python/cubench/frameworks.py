@@ -139,10 +139,9 @@ def _probe_pycuda(info):
     import pycuda
     import pycuda.driver as drv
     info["version"] = pycuda.VERSION_TEXT
-    driver = drv.get_driver_version()
-    info["cuda"] = (f"built with CUDA {'.'.join(map(str, drv.get_version()))}, driver API "
-                    f"{_cuda_int(driver)}")
-    drv.init()
+    info["cuda"] = f"built with CUDA {'.'.join(map(str, drv.get_version()))}"
+    drv.init()  # first: without a driver, the other driver calls are not safe to make
+    info["cuda"] += f", driver API {_cuda_int(drv.get_driver_version())}"
     info["devices"] = [drv.Device(i).name() for i in range(drv.Device.count())]
     if info["devices"]:
         dev = drv.Device(0)

@@ -102,6 +102,10 @@ class FakePyCuda:
                 ary[:] = self.host
                 return ary
 
+            def fill(self, value):
+                fake.calls.append("fill")
+                self.host[:] = value
+
             def get_async(self, stream=None, ary=None):
                 fake.calls.append(("get_async", stream, getattr(ary, "pinned", False)))
                 ary[:] = self.host
