@@ -89,6 +89,11 @@ def toolchain() -> dict:
     info["python_h"] = os.path.join(include, "Python.h") if os.path.isfile(
         os.path.join(include, "Python.h")) else None
     info["kernels"] = str(kernels_dir()) if kernels_dir() else None
+    # What nvcc builds for: TORCH_CUDA_ARCH_LIST, else the visible GPUs'
+    # architectures (torch.utils.cpp_extension's own rule).
+    archs = sorted({"%d.%d" % torch.cuda.get_device_capability(i)
+                    for i in range(torch.cuda.device_count())})
+    info["arch_list"] = os.environ.get("TORCH_CUDA_ARCH_LIST") or ";".join(archs) or None
     return info
 
 
@@ -123,6 +128,8 @@ def missing(info: dict) -> str | None:
         return "ninja not found (torch.utils.cpp_extension needs it: pip install ninja)"
     if not info["python_h"]:
         return "Python.h not found: install the Python development headers (python3-dev)"
+    if not info.get("arch_list"):
+        return "no GPU to build for: set TORCH_CUDA_ARCH_LIST (e.g. 9.0)"
     if not info["kernels"]:
         return ("kernels/vecadd.cu is not beside this copy of the families (an installed "
                 "package): the extension builds from a source tree")

@@ -184,8 +184,9 @@ def _probe_torch_ext(info):
     tools = family.toolchain()
     info["details"] = [f"nvcc {tools['nvcc_version'] or 'not found'}"
                        + (f" ({tools['nvcc']})" if tools["nvcc"] else ""),
-                       f"c++ {tools['cxx_version'] or 'not found'}",
-                       f"ninja {'found' if tools['ninja'] else 'not found'}"]
+                       f"compiler {tools['cxx_version'] or 'not found'}",
+                       f"ninja {'found' if tools['ninja'] else 'not found'}",
+                       f"arch {tools['arch_list'] or '?'}"]
     why = family.missing(tools)
     if why:
         info["details"].append(f"extension: cannot build ({why})")

@@ -400,11 +400,12 @@ def test_torch_ext_names_what_is_missing_for_a_build():
     ext = family("torch_ext")
     full = {"torch": "2.11.0", "torch_cuda": "13.0", "nvcc": "/cuda/bin/nvcc", "cxx": "/usr/bin/c++",
             "ninja": "/usr/bin/ninja", "python_h": "/usr/include/python3.12/Python.h",
-            "kernels": str(ROOT / "kernels")}
+            "kernels": str(ROOT / "kernels"), "arch_list": "9.0"}
     assert ext.missing(full) is None
     for key, words in (("torch_cuda", "CPU build"), ("nvcc", "nvcc not found"),
                        ("cxx", "no C++ compiler"), ("ninja", "ninja not found"),
-                       ("python_h", "Python.h not found"), ("kernels", "source tree")):
+                       ("python_h", "Python.h not found"), ("arch_list", "TORCH_CUDA_ARCH_LIST"),
+                       ("kernels", "source tree")):
         assert words in ext.missing({**full, key: None}), key
     assert ext.kernels_dir() == ROOT / "kernels"  # the tree's own kernel, not a copy
     out = ("[1/3] c++ -c binding.cpp\nFAILED: binding.o\n"
