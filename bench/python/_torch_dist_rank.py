@@ -180,6 +180,20 @@ class Rank:
 # ---------------------------------------------------------------- the group
 
 
+def init_group(dist, backend: str, store, rank: int, world: int, timeout, device):
+    """torch's default process group. A CUDA rank names its device
+    (device_id): NCCL's communicator is then made here, bound to that
+    device, not at the first collective on a device torch would guess."""
+    kwargs = dict(store=store, rank=rank, world_size=world, timeout=timeout)
+    if device.type == "cuda":
+        try:
+            dist.init_process_group(backend, device_id=device, **kwargs)
+            return
+        except TypeError:  # a PyTorch older than 2.3: no device_id
+            pass
+    dist.init_process_group(backend, **kwargs)
+
+
 class GroupError(RuntimeError):
     """A worker did not start, answer or survive: the group cannot go on."""
 
@@ -253,8 +267,7 @@ class Group:
                 for r in range(1, self.world):
                     self._spawn(r, store.port)
                 self._collect("start")  # each worker imported torch
-            dist.init_process_group(backend, store=store, rank=0, world_size=self.world,
-                                    timeout=timeout)
+            init_group(dist, backend, store, 0, self.world, timeout, self._device(0))
             self._pg = True
             self._collect("init")
             self.rank = Rank(torch, dist, 0, self.world, self._device(0))
@@ -409,14 +422,14 @@ def serve(args_json: str):
     import torch.distributed as dist
 
     reply()  # started
-    device = torch.device("cpu") if args["device"] == "cpu" else torch.device("cuda", args["device"])
+    where = args["device"]
+    device = torch.device("cpu") if where == "cpu" else torch.device("cuda", where)
     timeout = datetime.timedelta(seconds=args["timeout_s"])
     try:
         if device.type == "cuda":
             torch.cuda.set_device(device)
         store = dist.TCPStore("127.0.0.1", args["port"], args["world"], False, timeout)
-        dist.init_process_group(args["backend"], store=store, rank=args["rank"],
-                                world_size=args["world"], timeout=timeout)
+        init_group(dist, args["backend"], store, args["rank"], args["world"], timeout, device)
     except BaseException as e:  # noqa: BLE001 - told to rank 0, then exit
         fail(e)
         return

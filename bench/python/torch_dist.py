@@ -107,7 +107,8 @@ def _check_fit(torch, dev, op, p, elem):
 def _note(torch, op, ranks, devices) -> str:
     factor = R.bus_factor(op, ranks)
     where = f"{ranks} process(es) on device(s) {','.join(map(str, devices))}"
-    text = f"torch {torch.__version__}, NCCL {_nccl_version(torch)}, {where}, busbw = gbps x {factor:g}"
+    text = (f"torch {torch.__version__}, NCCL {_nccl_version(torch)}, {where}, "
+            f"busbw = gbps x {factor:g}")
     if op in R.IN_PLACE:
         text += ("; in place: at 1 rank NCCL moves no data" if ranks == 1
                  else "; in place, first call verified")

@@ -216,6 +216,7 @@ cb.benchmark("torch_ext/vecadd_float4", axes=[C.N_AXIS, BLOCK_AXIS],
              peak="dram", bytes=C.vecadd_bytes, flops=C.vecadd_flops, requires="torch",
              release=T.release)(_setup(True))
 cb.benchmark("torch_ext/call_only",
-             axes=[cb.Axis("n", "2^10,2^16,2^20", help="elements per vector (float32)"), BLOCK_AXIS],
+             axes=[cb.Axis("n", "2^10,2^16,2^20", help="elements per vector (float32)"),
+                   BLOCK_AXIS],
              summary="the extension's call without the launch: its own cost per call",
              peak="none", requires="torch", release=T.release)(_setup(False))

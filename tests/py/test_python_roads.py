@@ -240,7 +240,8 @@ def test_the_float4_source_of_cupy_and_pycuda_compiles(tmp_path):
     assert entry.group(1) == C.FLOAT4_ADD_NAME  # extern "C": unmangled
     params = re.findall(r"\.param \.(\w+)", entry.group(2))
     assert params == ["u64"] * 8  # three pointers, n4, three pointers, n: "PPPqPPPq"
-    assert [C.float4_grid(n) for n in (1, 3, 4, 1027, 1028, 1029, 2**28)] == [1, 1, 1, 1, 2, 2, 2**18]
+    grids = [C.float4_grid(n) for n in (1, 3, 4, 1027, 1028, 1029, 2**28)]
+    assert grids == [1, 1, 1, 1, 2, 2, 2**18]
 
 
 # ---------------------------------------------------------------- TensorFlow
@@ -398,7 +399,8 @@ def test_opencv_add_on_a_stand_in_cuda_module(monkeypatch):
 
 def test_torch_ext_names_what_is_missing_for_a_build():
     ext = family("torch_ext")
-    full = {"torch": "2.11.0", "torch_cuda": "13.0", "nvcc": "/cuda/bin/nvcc", "cxx": "/usr/bin/c++",
+    full = {"torch": "2.11.0", "torch_cuda": "13.0", "nvcc": "/cuda/bin/nvcc",
+            "cxx": "/usr/bin/c++",
             "ninja": "/usr/bin/ninja", "python_h": "/usr/include/python3.12/Python.h",
             "kernels": str(ROOT / "kernels"), "arch_list": "9.0"}
     assert ext.missing(full) is None

@@ -121,7 +121,8 @@ def test_pycuda_api_the_family_calls_exists(pycuda):
 NO_DEVICE_DRIVER = """
 typedef int CUresult; /* what a machine with a driver and no GPU answers */
 CUresult cuInit(unsigned int flags) { (void)flags; return 100; /* CUDA_ERROR_NO_DEVICE */ }
-CUresult cuGetErrorName(CUresult e, const char **s) { *s = e == 100 ? "CUDA_ERROR_NO_DEVICE" : "?"; return 0; }
+CUresult cuGetErrorName(CUresult e, const char **s)
+{ *s = e == 100 ? "CUDA_ERROR_NO_DEVICE" : "?"; return 0; }
 CUresult cuGetErrorString(CUresult e, const char **s)
 { *s = e == 100 ? "no CUDA-capable device is detected" : "?"; return 0; }
 CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
