@@ -7,6 +7,7 @@
 # all in ONE run; then the same callers at small n in hot mode (each one's
 # cost per call) and `python -m cubench env`. Everything lands under OUT.
 #
+# CUBENCH_LIB=PATH uses a libcubench.so already built instead of building.
 # Needs python3 (or $PYTHON) with PyTorch built with CUDA and NumPy, the
 # CUDA toolkit (nvcc), a C++ compiler, ninja and CMake. Works offline:
 #   .whl/          wheels installed with --no-index when PyCUDA is missing:
@@ -65,10 +66,21 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,te
 # PyCUDA's _driver links libcurand.so.10 of the toolkit it was built with.
 export LD_LIBRARY_PATH=$CUDA_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if ! "$PY" -c 'import pycuda' 2>/dev/null; then
-    if [ -d .whl ]; then
-        step pip 120 "$PY" -m pip install --no-index --find-links .whl pycuda
-    else
+    if [ ! -d .whl ]; then
         log "PyCUDA is not installed and there is no .whl/: the pycuda rows will skip"
+    elif "$PY" -m pip --version >/dev/null 2>&1; then
+        step pip 120 "$PY" -m pip install --no-index --find-links .whl pycuda ||
+            log "pip found no PyCUDA wheel for this Python in .whl/ (OUT/pip.log): the pycuda rows will skip"
+    else
+        # No pip in this Python: the wheels are zip files, and unpacked
+        # into a folder on PYTHONPATH they import all the same.
+        site=$(mktemp -d)
+        for w in .whl/pycuda-*.whl .whl/pytools-*.whl .whl/platformdirs-*.whl .whl/mako-*.whl \
+            .whl/[Mm]arkup[Ss]afe-*.whl .whl/siphash24-*.whl .whl/typing_extensions-*.whl; do
+            [ -f "$w" ] && "$PY" -m zipfile -e "$w" "$site" >/dev/null
+        done
+        export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
+        log "no pip: the PyCUDA wheels of .whl/ unpacked into $site"
     fi
 fi
 "$PY" -c 'import pycuda.driver as d; print("PyCUDA", __import__("pycuda").VERSION_TEXT, "CUDA", d.get_version())' \
@@ -79,8 +91,12 @@ if ! pkg-config --exists jansson 2>/dev/null && [ ! -e /usr/include/jansson.h ] 
     export CMAKE_PREFIX_PATH=$PWD/.gpu-libs/jansson/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
     export LD_LIBRARY_PATH=$PWD/.gpu-libs/jansson/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH
 fi
-step build 240 scripts/build.sh native || { tail -20 "$OUT/build.log"; exit 1; }
-export CUBENCH_LIB=$PWD/build-native/libcubench.so
+if [ -n "${CUBENCH_LIB:-}" ] && [ -f "$CUBENCH_LIB" ]; then
+    log "using the library already built: $CUBENCH_LIB"
+else
+    step build 240 scripts/build.sh native || { tail -20 "$OUT/build.log"; exit 1; }
+    export CUBENCH_LIB=$PWD/build-native/libcubench.so
+fi
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 
 # The extension, built once into PyTorch's extension cache (its own step,
