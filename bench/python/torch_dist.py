@@ -26,7 +26,9 @@ broadcast, and NCCL does nothing for an in-place collective of one rank
 (ncclLaunchOneRank: "in-place is nop"), so at ranks = 1 those two rows time
 torch.distributed's call with no data moved, while the nccl family's
 out-of-place rows time a device copy of `bytes`; all-gather and
-reduce-scatter are out of place in both and move the same bytes. An
+reduce-scatter are out of place in both and move the same bytes. (At one rank the check of
+an in-place row is empty: the buffer holds the input whether a call ran or
+not; the note says so.) An
 in-place all-reduce adds the ranks' data again at every call: the first
 call is the one verified; the later ones add equal numbers (the values
 grow, the work is the same).
@@ -106,12 +108,12 @@ def _check_fit(torch, dev, op, p, elem):
 
 def _note(torch, op, ranks, devices) -> str:
     factor = R.bus_factor(op, ranks)
-    where = f"{ranks} process(es) on device(s) {','.join(map(str, devices))}"
+    where = f"{ranks} process(es), device(s) {','.join(map(str, devices))}"
     text = (f"torch {torch.__version__}, NCCL {_nccl_version(torch)}, {where}, "
             f"busbw = gbps x {factor:g}")
-    if op in R.IN_PLACE:
-        text += ("; in place: at 1 rank NCCL moves no data" if ranks == 1
-                 else "; in place, first call verified")
+    if op in R.IN_PLACE:  # the engine keeps 159 characters of a note
+        text += ("; in place: no data moved at 1 rank, the check cannot see a call"
+                 if ranks == 1 else "; in place, first call verified")
     return text
 
 
