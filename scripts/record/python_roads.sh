@@ -22,8 +22,8 @@
 #   install PyCUDA from .whl (seconds), scripts/build.sh native (~25 s),
 #   the extension's build into PyTorch's extension cache (~30-60 s: one
 #   C++ file with PyTorch's headers), the side-by-side run (~60-90 s:
-#   ~70 timed points, 48 of them collectives; ranks=2 skips on one GPU),
-#   the small-n hot run (~15 s), env (~15 s), the summary.
+#   about 80 timed points, 48 of them collectives; the 48 points of ranks=2 skip
+#   on one GPU), the small-n hot run (~15 s), env (~15 s), the summary.
 # Outputs: OUT/roads (the run directory: results.csv, samples.csv,
 # meta.json, python.json, nccl.csv), OUT/small-hot (another), OUT/env.txt,
 # OUT/summary.txt (scripts/record/python_roads_summary.py), the logs of each
@@ -115,11 +115,12 @@ print(f"built or loaded in {time.monotonic() - t0:.1f} s: {module.__file__}")
 tail -1 "$OUT/extension.log" | tee -a "$OUT/steps.log"
 
 # One run, side by side: the C rung, torch.add, the extension, PyCUDA (and
-# CuPy's RawKernel, which runs PyCUDA's SourceModule text), the copies, and
-# NCCL through cubench and through torch.distributed at the same points.
+# CuPy's RawKernel, which runs PyCUDA's SourceModule text), and NCCL
+# through cubench and through torch.distributed at the same points; 0.5 s
+# of sampling per point at most (the pageable 1 GiB copies reach it).
 step roads 240 "$PY" -m cubench run vecadd/float4_per_thread torch/add 'torch_ext/*' pycuda \
-    cupy/raw_kernel torch/copy nccl torch_dist --axis n=2^20,2^24,2^28 --axis block=256 \
-    --axis bytes=2^10,2^20,2^30 --quiet --out "$OUT/roads"
+    cupy/raw_kernel nccl torch_dist --axis n=2^20,2^24,2^28 --axis block=256 \
+    --axis bytes=2^10,2^20,2^30 --max-time-per-point 0.5 --quiet --out "$OUT/roads"
 
 # Each caller's cost per call: small n (and 1 KiB collectives) in hot mode.
 step small-hot 120 "$PY" -m cubench run vecadd/float4_per_thread torch/add 'torch_ext/*' \
