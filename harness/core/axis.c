@@ -126,67 +126,86 @@ typedef struct parsed_value {
     int64_t sm_mult; /* k of `k sm` when deferred                       */
 } parsed_value;
 
+static bool too_large(const char *text, cb_msg *err)
+{
+    cb_msg_set(err, "'%s' is too large (values go up to 2^62 = %lld)", clip(text).text,
+               (long long)CB_AXIS_LIMIT);
+    return false;
+}
+
+/* `k sm`: k times the SM count, or, planning without a device, k kept for
+ * later (the SM count is only known once a device is chosen). */
+static bool parse_sm_multiple(const char *text, digit_run num, const cb_axis_context *ctx,
+                              parsed_value *out, cb_msg *err)
+{
+    if (num.too_big) return too_large(text, err);
+    if (ctx && ctx->sm_count > 0) {
+        if (!mul_checked(num.value, ctx->sm_count, &out->v)) return too_large(text, err);
+        return true;
+    }
+    if (ctx && ctx->defer_device) {
+        out->v = CB_AXIS_DEFERRED;
+        out->deferred = true;
+        out->sm_mult = num.value;
+        return true;
+    }
+    cb_msg_set(err, "'%s' uses 'sm' (the SM count) but no CUDA device is selected",
+               clip(text).text);
+    return false;
+}
+
+/* `base^exp`, `caret` pointing at the '^'. */
+static bool parse_power(const char *text, const char *caret, digit_run base, parsed_value *out,
+                        cb_msg *err)
+{
+    const char *q = caret + 1;
+    digit_run exp;
+    if (!scan_digits(&q, &exp)) {
+        cb_msg_set(err, "'%s': expected an exponent (digits) after '^'", clip(text).text);
+        return false;
+    }
+    if (*q) {
+        cb_msg_set(err, "'%s': unexpected '%s' after the power", clip(text).text, clip(q).text);
+        return false;
+    }
+    if (!pow_checked(base, exp, &out->v)) return too_large(text, err);
+    return true;
+}
+
+/* The factor of a unit suffix (1 when there is none). */
+static bool unit_factor(const char *text, const char *suffix, int64_t *factor, cb_msg *err)
+{
+    *factor = 1;
+    if (!*suffix) return true;
+    for (int u = 0; u < CB_ARRAY_LEN(cb_units); u++) {
+        if (strcmp(suffix, cb_units[u].suffix) == 0) {
+            *factor = cb_units[u].factor;
+            return true;
+        }
+    }
+    cb_msg_set(err, "'%s': unexpected '%s' (units: k M G Ki Mi Gi KiB MiB GiB, or ^, or sm)",
+               clip(text).text, clip(suffix).text);
+    return false;
+}
+
 static bool parse_one(const char *text, const cb_axis_context *ctx, parsed_value *out, cb_msg *err)
 {
     const char *p = text;
-    digit_run num = {1, false};
+    digit_run num = {1, false}; /* a bare "sm" is 1 sm */
     bool have_num = scan_digits(&p, &num);
     out->deferred = false;
     out->sm_mult = 0;
-    if (strcmp(p, "sm") == 0) {
-        if (num.too_big) goto too_big;
-        if (ctx && ctx->sm_count > 0) {
-            if (!mul_checked(num.value, ctx->sm_count, &out->v)) goto too_big;
-            return true;
-        }
-        if (ctx && ctx->defer_device) {
-            out->v = CB_AXIS_DEFERRED;
-            out->deferred = true;
-            out->sm_mult = num.value;
-            return true;
-        }
-        cb_msg_set(err, "'%s' uses 'sm' (the SM count) but no CUDA device is selected",
-                   clip(text).text);
-        return false;
-    }
+    if (strcmp(p, "sm") == 0) return parse_sm_multiple(text, num, ctx, out, err);
     if (!have_num) {
         cb_msg_set(err, "'%s' is not a number (expected e.g. 256, 2^20, 4Ki, 8sm)",
                    clip(text).text);
         return false;
     }
-    if (*p == '^') {
-        const char *q = p + 1;
-        digit_run exp;
-        if (!scan_digits(&q, &exp)) {
-            cb_msg_set(err, "'%s': expected an exponent (digits) after '^'", clip(text).text);
-            return false;
-        }
-        if (*q) {
-            cb_msg_set(err, "'%s': unexpected '%s' after the power", clip(text).text, clip(q).text);
-            return false;
-        }
-        if (!pow_checked(num, exp, &out->v)) goto too_big;
-        return true;
-    }
-    int64_t factor = 1;
-    if (*p) {
-        int u = 0;
-        while (u < CB_ARRAY_LEN(cb_units) && strcmp(p, cb_units[u].suffix) != 0)
-            u++;
-        if (u == CB_ARRAY_LEN(cb_units)) {
-            cb_msg_set(err,
-                       "'%s': unexpected '%s' (units: k M G Ki Mi Gi KiB MiB GiB, or ^, or sm)",
-                       clip(text).text, clip(p).text);
-            return false;
-        }
-        factor = cb_units[u].factor;
-    }
-    if (num.too_big || !mul_checked(num.value, factor, &out->v)) goto too_big;
+    if (*p == '^') return parse_power(text, p, num, out, err);
+    int64_t factor;
+    if (!unit_factor(text, p, &factor, err)) return false;
+    if (num.too_big || !mul_checked(num.value, factor, &out->v)) return too_large(text, err);
     return true;
-too_big:
-    cb_msg_set(err, "'%s' is too large (values go up to 2^62 = %lld)", clip(text).text,
-               (long long)CB_AXIS_LIMIT);
-    return false;
 }
 
 bool cb_axis_parse_value(const char *text, const cb_axis_context *ctx, int64_t *out, cb_msg *err)
@@ -254,18 +273,31 @@ static void format_part(const parsed_value *pv, char *buf, size_t len)
         snprintf(buf, len, "%lld", (long long)pv->v);
 }
 
-/* An item that needs the SM count, planned without a device: check what
- * can be checked (k sm >= k for any SM count >= 1) and keep it as text. */
-static bool push_deferred(const cb_axis_def *def, const parsed_value *lo, const parsed_value *hi,
-                          const parsed_value *step, bool multiply, cb_axis_values *out, cb_msg *err)
+/* The smallest value a deferred item can take: lo itself, or k x 1 SM. */
+static int64_t deferred_least(const parsed_value *lo)
 {
-    /* The smallest value the item can take: lo itself, or k x 1 SM. */
-    int64_t least = lo->deferred ? lo->sm_mult : lo->v;
+    return lo->deferred ? lo->sm_mult : lo->v;
+}
+
+/* `k sm` with k >= 1 is never below a minimum of 1, whatever the SM count. */
+static bool deferred_start_ok(const cb_axis_def *def, const parsed_value *lo, cb_msg *err)
+{
+    int64_t least = deferred_least(lo);
     if (least < def->min_value && !(lo->deferred && least > 0)) {
         cb_msg_set(err, "axis '%s': %lld%s is below the minimum %lld", def->name, (long long)least,
                    lo->deferred ? "sm" : "", (long long)def->min_value);
         return false;
     }
+    return true;
+}
+
+/* A deferred range, as far as it can be checked without the SM count: ends
+ * of one kind compare, a step of 0sm never moves, and a multiplicative
+ * range cannot start at 0. */
+static bool deferred_range_ok(const cb_axis_def *def, const parsed_value *lo,
+                              const parsed_value *hi, const parsed_value *step, bool multiply,
+                              cb_msg *err)
+{
     if (hi && lo->deferred == hi->deferred &&
         (lo->deferred ? hi->sm_mult < lo->sm_mult : hi->v < lo->v)) {
         char a[32], b[32];
@@ -279,10 +311,20 @@ static bool push_deferred(const cb_axis_def *def, const parsed_value *lo, const 
                    multiply ? "x" : "+");
         return false;
     }
-    if (multiply && least < 1) {
+    if (multiply && deferred_least(lo) < 1) {
         cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more", def->name);
         return false;
     }
+    return true;
+}
+
+/* An item that needs the SM count, planned without a device: check what
+ * can be checked (k sm >= k for any SM count >= 1) and keep it as text. */
+static bool push_deferred(const cb_axis_def *def, const parsed_value *lo, const parsed_value *hi,
+                          const parsed_value *step, bool multiply, cb_axis_values *out, cb_msg *err)
+{
+    if (!deferred_start_ok(def, lo, err)) return false;
+    if (!deferred_range_ok(def, lo, hi, step, multiply, err)) return false;
     char text[128], part[32];
     format_part(lo, text, sizeof text);
     if (hi) {
@@ -307,35 +349,82 @@ static bool parse_part(const cb_axis_def *def, const char *text, const cb_axis_c
     return false;
 }
 
-/* Expand one ITEM (a value, a range or a word) into `out`. */
-static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_context *ctx,
-                        cb_axis_values *out, cb_msg *err)
+/* A word item: one of the axis's choices. */
+static bool push_word(const cb_axis_def *def, const char *item, cb_axis_values *out, cb_msg *err)
 {
-    if (*item == '\0') {
-        cb_msg_set(err, "axis '%s': empty value in the list", def->name);
+    if (!word_allowed(def->choices, item)) {
+        cb_msg_set(err, "axis '%s': '%s' is not one of %s", def->name, clip(item).text,
+                   def->choices ? def->choices : "(no choices)");
         return false;
     }
-    if (def->kind == CB_AXIS_ENUM || word_allowed(def->choices, item)) {
-        if (!word_allowed(def->choices, item)) {
-            cb_msg_set(err, "axis '%s': '%s' is not one of %s", def->name, clip(item).text,
-                       def->choices ? def->choices : "(no choices)");
-            return false;
-        }
-        return push_text(out, CB_AXIS_WORD, item, def, err);
-    }
-    char *parts[3] = {item, NULL, NULL};
+    return push_text(out, CB_AXIS_WORD, item, def, err);
+}
+
+/* Cut START:STOP[:STEP] at its colons, in place; the number of parts. */
+static int split_range(const cb_axis_def *def, char *item, char *parts[3], cb_msg *err)
+{
+    parts[0] = item;
+    parts[1] = parts[2] = NULL;
     int n_parts = 1;
     for (char *c = item; *c; c++) {
-        if (*c == ':') {
-            if (n_parts == 3) {
-                cb_msg_set(err, "axis '%s': '%s' has too many ':' (START:STOP[:STEP])", def->name,
-                           clip(item).text);
-                return false;
-            }
-            *c = '\0';
-            parts[n_parts++] = c + 1;
+        if (*c != ':') continue;
+        if (n_parts == 3) {
+            cb_msg_set(err, "axis '%s': '%s' has too many ':' (START:STOP[:STEP])", def->name,
+                       clip(item).text);
+            return 0;
         }
+        *c = '\0';
+        parts[n_parts++] = c + 1;
     }
+    return n_parts;
+}
+
+/* The STEP of a range: `x`/`*` multiplies, `+` (or nothing) adds. */
+static bool parse_step(const cb_axis_def *def, const char *text, const cb_axis_context *ctx,
+                       parsed_value *step, bool *multiply, cb_msg *err)
+{
+    const char *s = text;
+    *multiply = *s == 'x' || *s == '*';
+    if (*multiply || *s == '+') s++;
+    cb_msg inner;
+    if (!parse_one(s, ctx, step, &inner)) {
+        cb_msg_set(err, "axis '%s': bad step '%s': %s", def->name, clip(text).text, inner.text);
+        return false;
+    }
+    if (!step->deferred && (*multiply ? step->v < 2 : step->v < 1)) {
+        cb_msg_set(err, "axis '%s': step '%s' must be %s", def->name, clip(text).text,
+                   *multiply ? "x2 or more" : "1 or more");
+        return false;
+    }
+    return true;
+}
+
+/* Every value of lo:hi:step, stopping where the next would pass the cap. */
+static bool push_range(const cb_axis_def *def, int64_t lo, int64_t hi, int64_t step, bool multiply,
+                       cb_axis_values *out, cb_msg *err)
+{
+    if (multiply && lo < 1) {
+        cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more", def->name);
+        return false;
+    }
+    for (int64_t v = lo; v <= hi;) {
+        if (!push_int(out, v, def, err)) return false;
+        int64_t next;
+        if (multiply) {
+            if (!mul_checked(v, step, &next)) break;
+        } else {
+            if (v > CB_AXIS_LIMIT - step) break;
+            next = v + step;
+        }
+        v = next;
+    }
+    return true;
+}
+
+/* A number or a range, already cut at its colons into `n_parts` parts. */
+static bool expand_numbers(const cb_axis_def *def, char *parts[3], int n_parts,
+                           const cb_axis_context *ctx, cb_axis_values *out, cb_msg *err)
+{
     parsed_value lo, hi, step = {.v = 1};
     if (!parse_part(def, parts[0], ctx, &lo, err)) return false;
     if (n_parts == 1) {
@@ -349,44 +438,26 @@ static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_contex
         return false;
     }
     bool multiply = false;
-    if (n_parts == 3) {
-        const char *s = parts[2];
-        if (*s == 'x' || *s == '*') {
-            multiply = true;
-            s++;
-        } else if (*s == '+') {
-            s++;
-        }
-        cb_msg inner;
-        if (!parse_one(s, ctx, &step, &inner)) {
-            cb_msg_set(err, "axis '%s': bad step '%s': %s", def->name, clip(parts[2]).text,
-                       inner.text);
-            return false;
-        }
-        if (!step.deferred && (multiply ? step.v < 2 : step.v < 1)) {
-            cb_msg_set(err, "axis '%s': step '%s' must be %s", def->name, clip(parts[2]).text,
-                       multiply ? "x2 or more" : "1 or more");
-            return false;
-        }
-    }
+    if (n_parts == 3 && !parse_step(def, parts[2], ctx, &step, &multiply, err)) return false;
     if (lo.deferred || hi.deferred || step.deferred)
         return push_deferred(def, &lo, &hi, n_parts == 3 ? &step : NULL, multiply, out, err);
-    if (multiply && lo.v < 1) {
-        cb_msg_set(err, "axis '%s': a multiplicative range must start at 1 or more", def->name);
+    return push_range(def, lo.v, hi.v, step.v, multiply, out, err);
+}
+
+/* Expand one ITEM (a value, a range or a word) into `out`. */
+static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_context *ctx,
+                        cb_axis_values *out, cb_msg *err)
+{
+    if (*item == '\0') {
+        cb_msg_set(err, "axis '%s': empty value in the list", def->name);
         return false;
     }
-    for (int64_t v = lo.v; v <= hi.v;) {
-        if (!push_int(out, v, def, err)) return false;
-        int64_t next;
-        if (multiply) {
-            if (!mul_checked(v, step.v, &next)) break;
-        } else {
-            if (v > CB_AXIS_LIMIT - step.v) break;
-            next = v + step.v;
-        }
-        v = next;
-    }
-    return true;
+    if (def->kind == CB_AXIS_ENUM || word_allowed(def->choices, item))
+        return push_word(def, item, out, err);
+    char *parts[3];
+    int n_parts = split_range(def, item, parts, err);
+    if (n_parts == 0) return false;
+    return expand_numbers(def, parts, n_parts, ctx, out, err);
 }
 
 /* One item of a FLOAT axis: a finite number, its canonical text the
@@ -415,6 +486,49 @@ static bool expand_float_item(const cb_axis_def *def, const char *item, cb_axis_
     return true;
 }
 
+/* `item` without the spaces around it ("32, 64" is tolerated), in place. */
+static char *trim_spaces(char *item)
+{
+    while (isspace((unsigned char)*item))
+        item++;
+    char *end = item + strlen(item);
+    while (end > item && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return item;
+}
+
+/* Expand each comma-separated item of `list` (cut in place) into `out`. */
+static bool expand_list(const cb_axis_def *def, char *list, const cb_axis_context *ctx,
+                        cb_axis_values *out, cb_msg *err)
+{
+    char *item = list;
+    for (;;) {
+        char *comma = strchr(item, ',');
+        if (comma) *comma = '\0';
+        item = trim_spaces(item);
+        bool item_ok = def->kind == CB_AXIS_FLOAT ? expand_float_item(def, item, out, err)
+                                                  : expand_item(def, item, ctx, out, err);
+        if (!item_ok) return false;
+        if (!comma) return true;
+        item = comma + 1;
+    }
+}
+
+/* Drop duplicates, keeping first appearances (a point is run once).
+ * At most CB_AXIS_MAX_VALUES (512) values: 131k comparisons at worst,
+ * and a longer list has already been refused at its 513th value. */
+static void drop_duplicates(cb_axis_values *out)
+{
+    int kept = 0;
+    for (int i = 0; i < out->count; i++) {
+        bool dup = false;
+        for (int j = 0; j < kept && !dup; j++)
+            dup = strcmp(out->v[j].text, out->v[i].text) == 0;
+        if (!dup) out->v[kept++] = out->v[i];
+    }
+    out->count = kept;
+}
+
 bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_context *ctx,
                     cb_axis_values *out, cb_msg *err)
 {
@@ -430,41 +544,12 @@ bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_cont
         return false;
     }
     memcpy(copy, spec, len + 1);
-    bool ok = true;
-    char *item = copy;
-    for (;;) {
-        char *comma = strchr(item, ',');
-        if (comma) *comma = '\0';
-        /* Tolerate spaces around items: "32, 64". */
-        while (isspace((unsigned char)*item))
-            item++;
-        char *end = item + strlen(item);
-        while (end > item && isspace((unsigned char)end[-1]))
-            *--end = '\0';
-        bool item_ok = def->kind == CB_AXIS_FLOAT ? expand_float_item(def, item, out, err)
-                                                  : expand_item(def, item, ctx, out, err);
-        if (!item_ok) {
-            ok = false;
-            break;
-        }
-        if (!comma) break;
-        item = comma + 1;
-    }
+    bool ok = expand_list(def, copy, ctx, out, err);
     free(copy);
     if (!ok) return false;
-    /* Drop duplicates, keeping first appearances (a point is run once).
-     * At most CB_AXIS_MAX_VALUES (512) values: 131k comparisons at worst,
-     * and a longer list has already been refused at its 513th value. */
-    int kept = 0;
-    for (int i = 0; i < out->count; i++) {
-        bool dup = false;
-        for (int j = 0; j < kept && !dup; j++)
-            dup = strcmp(out->v[j].text, out->v[i].text) == 0;
-        if (!dup) out->v[kept++] = out->v[i];
-    }
-    out->count = kept;
+    drop_duplicates(out);
     if (def->kind != CB_AXIS_FLOAT)
-        for (int i = 0; i < kept; i++)
+        for (int i = 0; i < out->count; i++)
             out->v[i].f = (double)out->v[i].i;
     return true;
 }
