@@ -319,26 +319,29 @@ static bool check_axis(const char *bench, const cb_api_axis *a, char *err, size_
     return true;
 }
 
-static bool check_bench(const char *family, const cb_api_bench *d, char *err, size_t len)
+static bool check_enums(const cb_api_bench *d, char *err, size_t len)
 {
-    size_t flen = strlen(family);
-    if (!d->name || strncmp(d->name, family, flen) != 0 || d->name[flen] != '/' ||
-        !d->name[flen + 1]) {
-        api_err(err, len,
-                "benchmark '%s' does not belong to family '%s' (names are family/variant)",
-                d->name ? d->name : "(null)", family);
-        return false;
-    }
-    if (d->n_axes < 0 || d->n_axes > CB_MAX_AXES || (d->n_axes > 0 && !d->axes)) {
-        api_err(err, len, "%s: needs 0 to %d axes, has %d", d->name, CB_MAX_AXES, (int)d->n_axes);
-        return false;
-    }
     if (d->target < CB_API_TARGET_CUDA || d->target > CB_API_TARGET_HOST ||
         d->timer < CB_API_TIMER_DEFAULT || d->timer > CB_API_TIMER_HOST ||
         d->peak < CB_API_PEAK_NONE || d->peak > CB_API_PEAK_FP32) {
         api_err(err, len, "%s: target, timer or peak out of range", d->name);
         return false;
     }
+    return true;
+}
+
+static bool check_axis_count(const cb_api_bench *d, char *err, size_t len)
+{
+    if (d->n_axes < 0 || d->n_axes > CB_MAX_AXES || (d->n_axes > 0 && !d->axes)) {
+        api_err(err, len, "%s: needs 0 to %d axes, has %d", d->name, CB_MAX_AXES, (int)d->n_axes);
+        return false;
+    }
+    return true;
+}
+
+/* Every axis valid, and no name declared twice. */
+static bool check_axis_list(const cb_api_bench *d, char *err, size_t len)
+{
     for (int a = 0; a < d->n_axes; a++) {
         if (!check_axis(d->name, &d->axes[a], err, len)) return false;
         for (int b = 0; b < a; b++)
@@ -348,6 +351,18 @@ static bool check_bench(const char *family, const cb_api_bench *d, char *err, si
             }
     }
     return true;
+}
+
+static bool check_bench(const char *family, const cb_api_bench *d, char *err, size_t len)
+{
+    if (!cb_registry_name_in_family(d->name, family)) {
+        api_err(err, len,
+                "benchmark '%s' does not belong to family '%s' (names are family/variant)",
+                d->name ? d->name : "(null)", family);
+        return false;
+    }
+    return check_axis_count(d, err, len) && check_enums(d, err, len) &&
+           check_axis_list(d, err, len);
 }
 
 static bool family_copy(api_family *f, const char *name, const cb_api_bench *d, int32_t count)
@@ -392,6 +407,24 @@ static bool family_copy(api_family *f, const char *name, const cb_api_bench *d, 
     return ok;
 }
 
+/* A copy of the caller's table that the registry can keep; NULL when out
+ * of memory. */
+static api_family *family_new(const char *name, const cb_api_bench *benches, int32_t count)
+{
+    api_family *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->benches = calloc((size_t)count, sizeof *f->benches);
+    f->recs = calloc((size_t)count, sizeof *f->recs);
+    f->axes = calloc((size_t)count * CB_MAX_AXES, sizeof *f->axes);
+    if (!f->benches || !f->recs || !f->axes || !family_copy(f, name, benches, count)) {
+        family_free(f);
+        return NULL;
+    }
+    f->family.benches = f->benches;
+    f->family.count = count;
+    return f;
+}
+
 int32_t cb_api_add_family(const char *name, const cb_api_bench *benches, int32_t count, char *err,
                           size_t err_len)
 {
@@ -407,21 +440,11 @@ int32_t cb_api_add_family(const char *name, const cb_api_bench *benches, int32_t
     for (int i = 0; i < count; i++)
         if (!check_bench(name, &benches[i], err, err_len)) return -1;
 
-    api_family *f = calloc(1, sizeof *f);
-    bool ok = f != NULL;
-    if (ok) {
-        f->benches = calloc((size_t)count, sizeof *f->benches);
-        f->recs = calloc((size_t)count, sizeof *f->recs);
-        f->axes = calloc((size_t)count * CB_MAX_AXES, sizeof *f->axes);
-        ok = f->benches && f->recs && f->axes && family_copy(f, name, benches, count);
-    }
-    if (!ok) {
-        family_free(f);
+    api_family *f = family_new(name, benches, count);
+    if (!f) {
         api_err(err, err_len, "family '%s': out of host memory", name);
         return -1;
     }
-    f->family.benches = f->benches;
-    f->family.count = count;
     cb_msg why = {{0}};
     if (cb_registry_add_family(&f->family, &why) != CB_OK) {
         family_free(f);

@@ -10,6 +10,39 @@ enum { CB_MAX_FAMILIES = 64 };
 static const cb_family *cb_families[CB_MAX_FAMILIES];
 static int cb_n_families;
 
+bool cb_registry_name_in_family(const char *name, const char *family_name)
+{
+    size_t len = strlen(family_name);
+    return name && strncmp(name, family_name, len) == 0 && name[len] == '/' && name[len + 1];
+}
+
+/* The i-th benchmark of a family being added: named for its family, every
+ * hook present, and its name not taken (by another family or earlier in
+ * its own table). */
+static cb_status check_member(const cb_family *family, int i, cb_msg *why)
+{
+    const cb_bench *b = &family->benches[i];
+    if (!cb_registry_name_in_family(b->name, family->name)) {
+        cb_msg_set(why, "benchmark '%s' does not belong to family '%s' (names are family/variant)",
+                   b->name ? b->name : "(null)", family->name);
+        return CB_FAIL;
+    }
+    if (!b->setup || !b->run || !b->verify || !b->teardown) {
+        cb_msg_set(why, "benchmark '%s' lacks a setup, run, verify or teardown hook", b->name);
+        return CB_FAIL;
+    }
+    if (cb_registry_find(b->name)) {
+        cb_msg_set(why, "benchmark '%s' is registered twice", b->name);
+        return CB_FAIL;
+    }
+    for (int j = 0; j < i; j++)
+        if (strcmp(family->benches[j].name, b->name) == 0) {
+            cb_msg_set(why, "benchmark '%s' appears twice in its family", b->name);
+            return CB_FAIL;
+        }
+    return CB_OK;
+}
+
 cb_status cb_registry_add_family(const cb_family *family, cb_msg *why)
 {
     if (!family || !family->name || !family->name[0] || (family->count > 0 && !family->benches)) {
@@ -20,30 +53,8 @@ cb_status cb_registry_add_family(const cb_family *family, cb_msg *why)
         cb_msg_set(why, "too many families (at most %d)", CB_MAX_FAMILIES);
         return CB_FAIL;
     }
-    size_t len = strlen(family->name);
-    for (int i = 0; i < family->count; i++) {
-        const cb_bench *b = &family->benches[i];
-        if (!b->name || strncmp(b->name, family->name, len) != 0 || b->name[len] != '/' ||
-            !b->name[len + 1]) {
-            cb_msg_set(why,
-                       "benchmark '%s' does not belong to family '%s' (names are family/variant)",
-                       b->name ? b->name : "(null)", family->name);
-            return CB_FAIL;
-        }
-        if (!b->setup || !b->run || !b->verify || !b->teardown) {
-            cb_msg_set(why, "benchmark '%s' lacks a setup, run, verify or teardown hook", b->name);
-            return CB_FAIL;
-        }
-        if (cb_registry_find(b->name)) {
-            cb_msg_set(why, "benchmark '%s' is registered twice", b->name);
-            return CB_FAIL;
-        }
-        for (int j = 0; j < i; j++)
-            if (strcmp(family->benches[j].name, b->name) == 0) {
-                cb_msg_set(why, "benchmark '%s' appears twice in its family", b->name);
-                return CB_FAIL;
-            }
-    }
+    for (int i = 0; i < family->count; i++)
+        if (check_member(family, i, why) != CB_OK) return CB_FAIL;
     for (int f = 0; f < cb_n_families; f++)
         if (strcmp(cb_families[f]->name, family->name) == 0) {
             cb_msg_set(why, "family '%s' is registered twice", family->name);
@@ -92,15 +103,6 @@ const cb_bench *cb_registry_find(const char *name)
         for (int i = 0; i < cb_families[f]->count; i++)
             if (strcmp(cb_families[f]->benches[i].name, name) == 0)
                 return &cb_families[f]->benches[i];
-    return NULL;
-}
-
-const cb_family *cb_registry_family_of(const cb_bench *bench)
-{
-    for (int f = 0; f < cb_n_families; f++) {
-        const cb_family *fam = cb_families[f];
-        if (bench >= fam->benches && bench < fam->benches + fam->count) return fam;
-    }
     return NULL;
 }
 

@@ -40,8 +40,9 @@ const cb_bench *cb_registry_get(int i);
 /* Find by exact name; NULL when absent. */
 const cb_bench *cb_registry_find(const char *name);
 
-/* The family a registered benchmark belongs to; NULL when not registered. */
-const cb_family *cb_registry_family_of(const cb_bench *bench);
+/* Does `name` read "<family_name>/<variant>", with a variant? (A NULL name
+ * does not.) Benchmark names must, to be added to their family. */
+bool cb_registry_name_in_family(const char *name, const char *family_name);
 
 /* Does `name` match shell glob `pattern` (fnmatch; a pattern without a '/' or
  * wildcard also matches a whole family: "vecadd" selects "vecadd/...")? */
