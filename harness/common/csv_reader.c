@@ -94,25 +94,53 @@ static bool fail(csv_parser *ps, long line, const char *what)
     return false;
 }
 
+/* Copy the run of ordinary characters inside quotes: up to a quote, a line
+ * feed, a NUL byte or the end of input. */
+static bool copy_quoted_run(csv_parser *ps)
+{
+    size_t run = ps->pos;
+    while (run < ps->len && ps->data[run] != '"' && ps->data[run] != '\n' && ps->data[run] != '\0')
+        run++;
+    if (!append_text(ps, ps->data + ps->pos, run - ps->pos)) return false;
+    ps->pos = run;
+    return true;
+}
+
+static bool unterminated(csv_parser *ps, long started)
+{
+    char what[96];
+    snprintf(what, sizeof what,
+             "unterminated quoted field (the input ends on line %ld; truncated?)", ps->line);
+    return fail(ps, started, what);
+}
+
+/* pos is on a quote inside a quoted field: is it doubled (a literal quote)? */
+static bool doubled_quote(const csv_parser *ps)
+{
+    return ps->pos + 1 < ps->len && ps->data[ps->pos + 1] == '"';
+}
+
+/* pos is on the closing quote: step past it; only a comma, a line end or
+ * the end of input may follow. */
+static bool close_quoted(csv_parser *ps)
+{
+    ps->pos++;
+    if (ps->pos < ps->len) {
+        char next = ps->data[ps->pos];
+        if (next != ',' && next != '\n' && next != '\r')
+            return fail(ps, ps->line, "text after the closing quote of a quoted field");
+    }
+    return true;
+}
+
 /* A quoted field; pos is on the opening quote. Ends after the closing quote. */
 static bool parse_quoted(csv_parser *ps)
 {
     long started = ps->line;
     ps->pos++;
     for (;;) {
-        size_t run = ps->pos;
-        while (run < ps->len && ps->data[run] != '"' && ps->data[run] != '\n' &&
-               ps->data[run] != '\0')
-            run++;
-        if (!append_text(ps, ps->data + ps->pos, run - ps->pos)) return false;
-        ps->pos = run;
-        if (ps->pos >= ps->len) {
-            char what[96];
-            snprintf(what, sizeof what,
-                     "unterminated quoted field (the input ends on line %ld; truncated?)",
-                     ps->line);
-            return fail(ps, started, what);
-        }
+        if (!copy_quoted_run(ps)) return false;
+        if (ps->pos >= ps->len) return unterminated(ps, started);
         char ch = ps->data[ps->pos];
         if (ch == '\0') return fail(ps, ps->line, "NUL byte in quoted field");
         if (ch == '\n') {
@@ -122,18 +150,9 @@ static bool parse_quoted(csv_parser *ps)
             continue;
         }
         /* A quote: doubled means a literal quote, else the field ends. */
-        if (ps->pos + 1 < ps->len && ps->data[ps->pos + 1] == '"') {
-            if (!append_text(ps, "\"", 1)) return false;
-            ps->pos += 2;
-            continue;
-        }
-        ps->pos++;
-        if (ps->pos < ps->len) {
-            char next = ps->data[ps->pos];
-            if (next != ',' && next != '\n' && next != '\r')
-                return fail(ps, ps->line, "text after the closing quote of a quoted field");
-        }
-        return true;
+        if (!doubled_quote(ps)) return close_quoted(ps);
+        if (!append_text(ps, "\"", 1)) return false;
+        ps->pos += 2;
     }
 }
 
@@ -153,9 +172,8 @@ static bool parse_plain(csv_parser *ps)
     return true;
 }
 
-/* One record. Blank lines before it are skipped. On REC_OK, *fields is the
- * number of fields and *terminated says whether a line end closed it. */
-static int parse_record(csv_parser *ps, int *fields, bool *terminated, long *start_line)
+/* Skip blank lines (LF or CRLF) at pos. */
+static void skip_blank_lines(csv_parser *ps)
 {
     while (ps->pos < ps->len) {
         if (ps->data[ps->pos] == '\n') {
@@ -166,9 +184,58 @@ static int parse_record(csv_parser *ps, int *fields, bool *terminated, long *sta
             ps->pos += 2;
             ps->line++;
         } else {
-            break;
+            return;
         }
     }
+}
+
+/* One field, quoted or not, stored with its offset and NUL. */
+static bool parse_field(csv_parser *ps)
+{
+    if (!start_field(ps)) return false;
+    bool ok = ps->data[ps->pos] == '"' ? parse_quoted(ps) : parse_plain(ps);
+    return ok && end_field(ps);
+}
+
+enum { FIELD_NEXT, FIELD_LAST, FIELD_ERROR };
+
+/* What follows a field: a comma (another field comes), or a line end or the
+ * end of input (the record ends; *terminated says which). */
+static int after_field(csv_parser *ps, int *fields, bool *terminated)
+{
+    if (ps->pos >= ps->len) {
+        *terminated = false;
+        return FIELD_LAST;
+    }
+    char ch = ps->data[ps->pos];
+    if (ch == ',') {
+        ps->pos++;
+        if (ps->pos < ps->len) return FIELD_NEXT;
+        /* "a," at the very end: the record has a last, empty field. */
+        if (!start_field(ps) || !end_field(ps)) return FIELD_ERROR;
+        (*fields)++;
+        *terminated = false;
+        return FIELD_LAST;
+    }
+    if (ch == '\r') {
+        if (ps->pos + 1 >= ps->len || ps->data[ps->pos + 1] != '\n') {
+            fail(ps, ps->line, "carriage return not followed by a line feed");
+            return FIELD_ERROR;
+        }
+        ps->pos++;
+    }
+    /* '\n' */
+    ps->pos++;
+    ps->line++;
+    *terminated = true;
+    return FIELD_LAST;
+}
+
+/* One record. Blank lines before it are skipped. On REC_OK, *fields is the
+ * number of fields and *terminated says whether a line end closed it. */
+static int parse_record(csv_parser *ps, int *fields, bool *terminated, long *start_line)
+{
+    skip_blank_lines(ps);
     if (ps->pos >= ps->len) return REC_EOF;
     *start_line = ps->line;
     *fields = 0;
@@ -177,38 +244,11 @@ static int parse_record(csv_parser *ps, int *fields, bool *terminated, long *sta
             fail(ps, ps->line, "too many fields");
             return REC_ERROR;
         }
-        if (!start_field(ps)) return REC_ERROR;
-        bool ok = ps->data[ps->pos] == '"' ? parse_quoted(ps) : parse_plain(ps);
-        if (!ok || !end_field(ps)) return REC_ERROR;
+        if (!parse_field(ps)) return REC_ERROR;
         (*fields)++;
-        if (ps->pos >= ps->len) {
-            *terminated = false;
-            return REC_OK;
-        }
-        char ch = ps->data[ps->pos];
-        if (ch == ',') {
-            ps->pos++;
-            /* "a," at the very end: the record has a last, empty field. */
-            if (ps->pos >= ps->len) {
-                if (!start_field(ps) || !end_field(ps)) return REC_ERROR;
-                (*fields)++;
-                *terminated = false;
-                return REC_OK;
-            }
-            continue;
-        }
-        if (ch == '\r') {
-            if (ps->pos + 1 >= ps->len || ps->data[ps->pos + 1] != '\n') {
-                fail(ps, ps->line, "carriage return not followed by a line feed");
-                return REC_ERROR;
-            }
-            ps->pos++;
-        }
-        /* '\n' */
-        ps->pos++;
-        ps->line++;
-        *terminated = true;
-        return REC_OK;
+        int next = after_field(ps, fields, terminated);
+        if (next == FIELD_ERROR) return REC_ERROR;
+        if (next == FIELD_LAST) return REC_OK;
     }
 }
 
@@ -261,6 +301,41 @@ static bool check_header(csv_parser *ps)
     return true;
 }
 
+/* A data record must have as many fields as the header. */
+static bool check_field_count(csv_parser *ps, int fields, bool terminated, long line)
+{
+    int cols = ps->csv->cols;
+    if (fields == cols) return true;
+    char what[CB_MSG_LEN];
+    if (!terminated && fields < cols)
+        snprintf(what, sizeof what, "truncated last record: %d of %d fields and no final newline",
+                 fields, cols);
+    else
+        snprintf(what, sizeof what, "record has %d fields, the header has %d", fields, cols);
+    return fail(ps, line, what);
+}
+
+/* Every record to the end of input: the first is the header. */
+static bool parse_records(csv_parser *ps)
+{
+    cb_csv *c = ps->csv;
+    for (;;) {
+        int fields = 0;
+        bool terminated = false;
+        long line = ps->line;
+        int rc = parse_record(ps, &fields, &terminated, &line);
+        if (rc == REC_ERROR) return false;
+        if (rc == REC_EOF) return true;
+        if (!add_record_line(ps, line)) return false;
+        if (c->records == 1) {
+            c->cols = fields;
+            if (!check_header(ps)) return false;
+        } else if (!check_field_count(ps, fields, terminated, line)) {
+            return false;
+        }
+    }
+}
+
 cb_csv *cb_csv_parse(const char *data, size_t len, const char *name, cb_msg *err)
 {
     if (!name) name = "<memory>";
@@ -274,32 +349,7 @@ cb_csv *cb_csv_parse(const char *data, size_t len, const char *name, cb_msg *err
     /* A UTF-8 byte-order mark (spreadsheets write one) is not part of the header. */
     if (ps.len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) ps.pos = 3;
 
-    for (;;) {
-        int fields = 0;
-        bool terminated = false;
-        long line = ps.line;
-        int rc = parse_record(&ps, &fields, &terminated, &line);
-        if (rc == REC_ERROR) goto fail;
-        if (rc == REC_EOF) break;
-        if (!add_record_line(&ps, line)) goto fail;
-        if (c->records == 1) {
-            c->cols = fields;
-            if (!check_header(&ps)) goto fail;
-            continue;
-        }
-        if (fields != c->cols) {
-            char what[CB_MSG_LEN];
-            if (!terminated && fields < c->cols)
-                snprintf(what, sizeof what,
-                         "truncated last record: %d of %d fields and no final newline", fields,
-                         c->cols);
-            else
-                snprintf(what, sizeof what, "record has %d fields, the header has %d", fields,
-                         c->cols);
-            fail(&ps, line, what);
-            goto fail;
-        }
-    }
+    if (!parse_records(&ps)) goto fail;
     if (c->records == 0) {
         cb_msg_set(err, "%s: empty file (no header line)", c->name);
         goto fail;
