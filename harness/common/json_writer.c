@@ -23,32 +23,44 @@ static void before_value(cb_json *j)
     if (j->depth > 0) indent(j);
 }
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), or 0 when it is not one. */
+/* The well-formed UTF-8 sequences by their lead byte (RFC 3629; the
+ * Unicode standard's table 3-7): the length, and the allowed range of the
+ * second byte, which is narrower where the lead byte alone would admit an
+ * overlong form, a surrogate or a code point above U+10FFFF. Every later
+ * byte is 0x80-0xbf. */
+static const struct utf8_lead {
+    unsigned char first, last; /* lead bytes */
+    unsigned char len;
+    unsigned char lo, hi; /* second byte */
+} utf8_leads[] = {
+    {0xc2, 0xdf, 2, 0x80, 0xbf}, {0xe0, 0xe0, 3, 0xa0, 0xbf}, /* below 0xa0: overlong */
+    {0xe1, 0xec, 3, 0x80, 0xbf}, {0xed, 0xed, 3, 0x80, 0x9f}, /* above 0x9f: surrogates */
+    {0xee, 0xef, 3, 0x80, 0xbf}, {0xf0, 0xf0, 4, 0x90, 0xbf}, /* below 0x90: overlong */
+    {0xf1, 0xf3, 4, 0x80, 0xbf}, {0xf4, 0xf4, 4, 0x80, 0x8f}, /* above 0x8f: above U+10FFFF */
+};
+
+/* Length of the well-formed UTF-8 sequence at p, or 0 when it is not one
+ * (a NUL ends the string and is never a continuation byte, so p is not
+ * read past its end). */
 static int utf8_valid_length(const unsigned char *p)
 {
-    unsigned c = p[0];
-    if (c < 0x80) return 1;
-    int len;
-    unsigned lo = 0x80, hi = 0xbf; /* the allowed range of the second byte */
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        if (c == 0xe0) lo = 0xa0; /* overlong */
-        if (c == 0xed) hi = 0x9f; /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        if (c == 0xf0) lo = 0x90; /* overlong */
-        if (c == 0xf4) hi = 0x8f; /* above U+10FFFF */
-    } else {
-        return 0;
+    if (p[0] < 0x80) return 1;
+    for (int k = 0; k < (int)(sizeof utf8_leads / sizeof utf8_leads[0]); k++) {
+        const struct utf8_lead *lead = &utf8_leads[k];
+        if (p[0] < lead->first || p[0] > lead->last) continue;
+        if (p[1] < lead->lo || p[1] > lead->hi) return 0;
+        for (int i = 2; i < lead->len; i++)
+            if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+        return lead->len;
     }
-    if (p[1] < lo || p[1] > hi) return 0;
-    for (int i = 2; i < len; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
-    return len;
+    return 0;
 }
+
+/* The two-character escapes JSON has for ASCII; other control characters
+ * are written as \u00XX. */
+static const char *const json_escapes[0x80] = {
+    ['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+};
 
 /* A JSON string. Bytes that are not UTF-8 (a command line typed in
  * Latin-1, say) become U+FFFD, so every reader accepts the file. */
@@ -64,29 +76,12 @@ static void write_string(FILE *f, const char *s)
                 fwrite(p, 1, (size_t)len, f);
                 p += len - 1;
             }
-            continue;
-        }
-        switch (*p) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
+        } else if (json_escapes[*p]) {
+            fputs(json_escapes[*p], f);
+        } else if (*p < 0x20) {
+            fprintf(f, "\\u%04x", *p);
+        } else {
+            fputc(*p, f);
         }
     }
     fputc('"', f);
