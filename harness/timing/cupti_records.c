@@ -224,6 +224,34 @@ static void cb_merge_kind(int *summary, int kind)
         *summary = -1;
 }
 
+/* The kernel not yet listed that ran first; SIZE_MAX when none is left. */
+static size_t earliest_unlisted(const cb_cupti_records *r, const uint64_t *first_start,
+                                const bool *done)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < r->n_names; i++)
+        if (!done[i] && first_start[i] != UINT64_MAX &&
+            (best == SIZE_MAX || first_start[i] < first_start[best]))
+            best = i;
+    return best;
+}
+
+/* Append "|name" (or "name" first) to buf; when it does not fit, end the
+ * list with "..." and return false. */
+static bool append_kernel_name(char *buf, size_t len, size_t *used, const char *name)
+{
+    size_t u = *used;
+    size_t need = strlen(name) + (u ? 1 : 0);
+    if (u + need + 4 >= len) { /* room for "|..." and the NUL */
+        if (u + 4 < len) memcpy(buf + u, u ? "|..." : "...", u ? 5 : 4);
+        return false;
+    }
+    if (u) buf[u++] = '|';
+    memcpy(buf + u, name, strlen(name) + 1);
+    *used = u + strlen(name);
+    return true;
+}
+
 /* Kernel names of the point in order of first execution, '|'-separated;
  * ends with "..." when they do not fit. */
 static void cb_format_kernels(const cb_cupti_records *r, const uint64_t *first_start, char *buf,
@@ -234,96 +262,113 @@ static void cb_format_kernels(const cb_cupti_records *r, const uint64_t *first_s
     bool *done = calloc(r->n_names ? r->n_names : 1, sizeof *done);
     if (!done) return;
     for (;;) {
-        size_t best = SIZE_MAX;
-        for (size_t i = 0; i < r->n_names; i++)
-            if (!done[i] && first_start[i] != UINT64_MAX &&
-                (best == SIZE_MAX || first_start[i] < first_start[best]))
-                best = i;
+        size_t best = earliest_unlisted(r, first_start, done);
         if (best == SIZE_MAX) break;
         done[best] = true;
-        const char *name = r->names[best].text;
-        size_t need = strlen(name) + (used ? 1 : 0);
-        if (used + need + 4 >= len) { /* room for "|..." and the NUL */
-            if (used + 4 < len) memcpy(buf + used, used ? "|..." : "...", used ? 5 : 4);
-            break;
-        }
-        if (used) buf[used++] = '|';
-        memcpy(buf + used, name, strlen(name) + 1);
-        used += strlen(name);
+        if (!append_kernel_name(buf, len, &used, r->names[best].text)) break;
     }
     free(done);
 }
 
-cb_status cb_cupti_records_join(const cb_cupti_records *r, uint64_t first_id, int n_samples,
-                                long dropped, cb_cupti_point *out, cb_msg *why)
+/* The work arrays of one join. */
+typedef struct cb_join_scratch {
+    uint64_t *sum_ns;       /* per sample: GPU ns of its timed records      */
+    cb_correlation *sorted; /* the correlations, sorted for lookup          */
+    uint64_t *first_start;  /* per kernel name: its earliest start, or MAX  */
+} cb_join_scratch;
+
+static void join_scratch_free(cb_join_scratch *js)
 {
-    memset(out, 0, sizeof *out);
-    out->dropped = dropped + r->lost;
-    if (n_samples < 0) n_samples = 0;
-    out->n_samples = n_samples;
-    out->nvtx_ranges = r->markers;
-    size_t ns = n_samples ? (size_t)n_samples : 1;
-    uint64_t *sum_ns = calloc(ns, sizeof *sum_ns);
+    free(js->sum_ns);
+    free(js->sorted);
+    free(js->first_start);
+}
+
+/* Allocate the point's per-sample arrays and the scratch; false (all freed)
+ * when out of memory. */
+static bool join_alloc(const cb_cupti_records *r, size_t ns, cb_cupti_point *out,
+                       cb_join_scratch *js)
+{
+    js->sum_ns = calloc(ns, sizeof *js->sum_ns);
     out->gpu_s = calloc(ns, sizeof *out->gpu_s);
     out->records = calloc(ns, sizeof *out->records);
-    cb_correlation *sorted = malloc((r->n_corrs ? r->n_corrs : 1) * sizeof *sorted);
-    uint64_t *first_start = malloc((r->n_names ? r->n_names : 1) * sizeof *first_start);
-    if (!sum_ns || !out->gpu_s || !out->records || !sorted || !first_start) {
-        free(sum_ns);
-        free(sorted);
-        free(first_start);
+    js->sorted = malloc((r->n_corrs ? r->n_corrs : 1) * sizeof *js->sorted);
+    js->first_start = malloc((r->n_names ? r->n_names : 1) * sizeof *js->first_start);
+    if (!js->sum_ns || !out->gpu_s || !out->records || !js->sorted || !js->first_start) {
+        join_scratch_free(js);
         cb_cupti_point_free(out);
-        cb_msg_set(why, "out of memory joining CUPTI records");
-        return CB_FAIL;
+        return false;
     }
     for (size_t i = 0; i < r->n_names; i++)
-        first_start[i] = UINT64_MAX;
-    if (r->n_corrs) memcpy(sorted, r->corrs, r->n_corrs * sizeof *sorted);
-    qsort(sorted, r->n_corrs, sizeof *sorted, cb_corr_cmp);
+        js->first_start[i] = UINT64_MAX;
+    if (r->n_corrs) memcpy(js->sorted, r->corrs, r->n_corrs * sizeof *js->sorted);
+    qsort(js->sorted, r->n_corrs, sizeof *js->sorted, cb_corr_cmp);
+    return true;
+}
 
+/* The sample an activity belongs to, through its external id; false when
+ * it has none or one outside [first_id, first_id + n_samples). */
+static bool sample_of(const cb_cupti_records *r, const cb_correlation *sorted,
+                      const cb_gpu_activity *a, uint64_t first_id, int n_samples, size_t *s)
+{
+    uint64_t ext;
+    /* A memcpy carries the driver call's correlation id and the runtime
+     * call's; the external id may have been recorded for either. */
+    if (!cb_lookup_ext(sorted, r->n_corrs, a->corr, &ext) &&
+        !(a->rt_corr && cb_lookup_ext(sorted, r->n_corrs, a->rt_corr, &ext)))
+        return false;
+    if (ext < first_id || ext - first_id >= (uint64_t)n_samples) return false;
+    *s = (size_t)(ext - first_id);
+    return true;
+}
+
+/* Count an activity by its kind into the point's summary. */
+static void count_activity(const cb_gpu_activity *a, cb_cupti_point *out, uint64_t *first_start)
+{
+    switch (a->kind) {
+    case CB_ACT_KERNEL:
+        out->kernel_count++;
+        if (a->name >= 0 && a->start < first_start[a->name]) first_start[a->name] = a->start;
+        break;
+    case CB_ACT_MEMCPY:
+        out->memcpy_count++;
+        cb_merge_kind(&out->memcpy_src_kind, a->src_kind);
+        cb_merge_kind(&out->memcpy_dst_kind, a->dst_kind);
+        break;
+    default:
+        out->memset_count++;
+        break;
+    }
+}
+
+/* Attribute every activity to its sample; the number without timestamps. */
+static long attribute_activities(const cb_cupti_records *r, uint64_t first_id, int n_samples,
+                                 cb_cupti_point *out, cb_join_scratch *js)
+{
     long untimed = 0;
     for (size_t i = 0; i < r->n_acts; i++) {
         const cb_gpu_activity *a = &r->acts[i];
-        uint64_t ext;
-        /* A memcpy carries the driver call's correlation id and the runtime
-         * call's; the external id may have been recorded for either. */
-        if (!cb_lookup_ext(sorted, r->n_corrs, a->corr, &ext) &&
-            !(a->rt_corr && cb_lookup_ext(sorted, r->n_corrs, a->rt_corr, &ext)))
-            continue;
-        if (ext < first_id || ext - first_id >= (uint64_t)n_samples) continue;
-        size_t s = (size_t)(ext - first_id);
+        size_t s;
+        if (!sample_of(r, js->sorted, a, first_id, n_samples, &s)) continue;
         out->records[s]++;
         if (a->end < a->start || (a->start == 0 && a->end == 0))
             untimed++;
         else
-            sum_ns[s] += a->end - a->start;
-        switch (a->kind) {
-        case CB_ACT_KERNEL:
-            out->kernel_count++;
-            if (a->name >= 0 && a->start < first_start[a->name]) first_start[a->name] = a->start;
-            break;
-        case CB_ACT_MEMCPY:
-            out->memcpy_count++;
-            cb_merge_kind(&out->memcpy_src_kind, a->src_kind);
-            cb_merge_kind(&out->memcpy_dst_kind, a->dst_kind);
-            break;
-        default:
-            out->memset_count++;
-            break;
-        }
+            js->sum_ns[s] += a->end - a->start;
+        count_activity(a, out, js->first_start);
     }
-    for (int s = 0; s < n_samples; s++)
-        out->gpu_s[s] = out->records[s] ? (double)sum_ns[s] * 1e-9 : NAN;
-    cb_format_kernels(r, first_start, out->kernels, sizeof out->kernels);
-    free(sum_ns);
-    free(sorted);
-    free(first_start);
+    return untimed;
+}
 
+/* The point is complete only when no record was lost and all were timed. */
+static cb_status join_verdict(const cb_cupti_point *out, long dropped, long lost, long untimed,
+                              cb_msg *why)
+{
     if (out->dropped > 0) {
         cb_msg_set(why,
                    "CUPTI lost %ld activity records (%ld dropped for lack of buffer space, %ld "
                    "unreadable or not stored): the CUPTI times of this point are incomplete",
-                   out->dropped, dropped, r->lost);
+                   out->dropped, dropped, lost);
         return CB_FAIL;
     }
     if (untimed > 0) {
@@ -334,6 +379,27 @@ cb_status cb_cupti_records_join(const cb_cupti_records *r, uint64_t first_id, in
         return CB_FAIL;
     }
     return CB_OK;
+}
+
+cb_status cb_cupti_records_join(const cb_cupti_records *r, uint64_t first_id, int n_samples,
+                                long dropped, cb_cupti_point *out, cb_msg *why)
+{
+    memset(out, 0, sizeof *out);
+    out->dropped = dropped + r->lost;
+    if (n_samples < 0) n_samples = 0;
+    out->n_samples = n_samples;
+    out->nvtx_ranges = r->markers;
+    cb_join_scratch js = {0};
+    if (!join_alloc(r, n_samples ? (size_t)n_samples : 1, out, &js)) {
+        cb_msg_set(why, "out of memory joining CUPTI records");
+        return CB_FAIL;
+    }
+    long untimed = attribute_activities(r, first_id, n_samples, out, &js);
+    for (int s = 0; s < n_samples; s++)
+        out->gpu_s[s] = out->records[s] ? (double)js.sum_ns[s] * 1e-9 : NAN;
+    cb_format_kernels(r, js.first_start, out->kernels, sizeof out->kernels);
+    join_scratch_free(&js);
+    return join_verdict(out, dropped, r->lost, untimed, why);
 }
 
 void cb_cupti_point_free(cb_cupti_point *p)
@@ -388,99 +454,122 @@ static const char *cb_dm_skip_to_underscore(const char *s)
     return u ? u + 1 : NULL;
 }
 
+/* Skip a literal inside template arguments, at its 'L': an encoding
+ * L _Z <encoding> E opens a level that its 'E' closes; L <type> <value> E
+ * is skipped to its 'E'. */
+static const char *cb_dm_skip_literal(const char *s, int *depth)
+{
+    if (s[1] == '_' && s[2] == 'Z') {
+        (*depth)++;
+        return s + 3;
+    }
+    const char *e = strchr(s, 'E');
+    return e ? e + 1 : NULL;
+}
+
+/* Skip a substitution at its 'S': S_, S<seq>_ (digits or capitals), or a
+ * two-letter abbreviation (St, Sa, Ss, ...). */
+static const char *cb_dm_skip_substitution(const char *s)
+{
+    if (s[1] == '\0') return NULL;
+    if (s[1] == '_') return s + 2;
+    if (isdigit((unsigned char)s[1]) || isupper((unsigned char)s[1]))
+        return cb_dm_skip_to_underscore(s + 1);
+    return s + 2;
+}
+
+/* Skip one token of template arguments other than an 'E'; NULL if bad.
+ * I, N, X and J open a level that an 'E' closes. */
+static const char *cb_dm_skip_arg_token(const char *s, int *depth)
+{
+    char c = *s;
+    if (c == 'I' || c == 'N' || c == 'X' || c == 'J') {
+        (*depth)++;
+        return s + 1;
+    }
+    if (c == 'L') return cb_dm_skip_literal(s, depth);
+    if (isdigit((unsigned char)c)) {
+        const char *id;
+        size_t n;
+        return cb_dm_source_name(s, &id, &n);
+    }
+    if (c == 'S') return cb_dm_skip_substitution(s);
+    if (c == 'T') return cb_dm_skip_to_underscore(s + 1);
+    if (c == 'D' && (s[1] == 'v' || s[1] == 'F')) return cb_dm_skip_to_underscore(s + 2);
+    return s + 1;
+}
+
 /* Skip <template-args> ::= I <template-arg>+ E, starting at the 'I'. Only
  * needs to find the matching 'E': identifiers are skipped by their length,
  * literals L...E to their end, and everything else is one character. */
 static const char *cb_dm_skip_template_args(const char *s)
 {
     int depth = 0;
-    while (*s) {
-        char c = *s;
-        if (c == 'I' || c == 'N' || c == 'X' || c == 'J') {
-            depth++;
-            s++;
-        } else if (c == 'E') {
-            s++;
-            if (--depth == 0) return s;
-        } else if (c == 'L') {
-            if (s[1] == '_' && s[2] == 'Z') { /* L _Z <encoding> E */
-                depth++;
-                s += 3;
-            } else { /* L <type> <value> E */
-                const char *e = strchr(s, 'E');
-                if (!e) return NULL;
-                s = e + 1;
-            }
-        } else if (isdigit((unsigned char)c)) {
-            const char *id;
-            size_t n;
-            s = cb_dm_source_name(s, &id, &n);
-            if (!s) return NULL;
-        } else if (c == 'S') {
-            if (s[1] == '\0') return NULL;
-            if (s[1] == '_')
-                s += 2;
-            else if (isdigit((unsigned char)s[1]) || isupper((unsigned char)s[1]))
-                s = cb_dm_skip_to_underscore(s + 1);
-            else
-                s += 2; /* St, Sa, Ss, ... */
-            if (!s) return NULL;
-        } else if (c == 'T') {
-            s = cb_dm_skip_to_underscore(s + 1);
-            if (!s) return NULL;
-        } else if (c == 'D' && (s[1] == 'v' || s[1] == 'F')) {
-            s = cb_dm_skip_to_underscore(s + 2);
-            if (!s) return NULL;
-        } else {
-            s++;
+    while (s && *s) {
+        if (*s != 'E') {
+            s = cb_dm_skip_arg_token(s, &depth);
+            continue;
         }
+        s++;
+        if (--depth == 0) return s;
     }
     return NULL;
+}
+
+/* <unscoped-name> [<template-args>]: St for std::, then a source name. */
+static bool cb_dm_unscoped_name(const char *s, cb_dm *d)
+{
+    const char *id;
+    size_t n;
+    if (s[0] == 'S' && s[1] == 't') {
+        cb_dm_append(d, "std::", 5);
+        s += 2;
+    }
+    if (!cb_dm_source_name(s, &id, &n)) return false;
+    cb_dm_append(d, id, n);
+    return true;
+}
+
+/* One component of a nested name: appended when it is part of the name,
+ * skipped when not (template arguments, substitutions, ABI tags). Returns
+ * the end; NULL for what this reader does not understand (constructors,
+ * lambdas, operators: not kernels). */
+static const char *cb_dm_nested_component(const char *s, cb_dm *d, bool *any)
+{
+    const char *id;
+    size_t n;
+    if (*s == 'I') return cb_dm_skip_template_args(s);
+    if (s[0] == 'S' && s[1] == 't') {
+        cb_dm_append(d, *any ? "::std" : "std", *any ? 5 : 3);
+        *any = true;
+        return s + 2;
+    }
+    if (*s == 'S') /* a substitution of an earlier prefix: unknown text */
+        return s[1] == '_' ? s + 2 : cb_dm_skip_to_underscore(s + 1);
+    if (*s == 'B') return cb_dm_source_name(s + 1, &id, &n); /* ABI tag: not the name */
+    if (*s == 'L') return s + 1;
+    if (!isdigit((unsigned char)*s)) return NULL;
+    s = cb_dm_source_name(s, &id, &n);
+    if (!s) return NULL;
+    if (*any) cb_dm_append(d, "::", 2);
+    cb_dm_append(d, id, n);
+    *any = true;
+    return s;
 }
 
 /* The qualified name of an Itanium <encoding> (after "_Z"); false when it is
  * not something this reader understands. */
 static bool cb_dm_encoding(const char *s, cb_dm *d)
 {
-    const char *id;
-    size_t n;
     if (*s == 'L') s++; /* internal linkage (static function) */
-    if (*s != 'N') {    /* <unscoped-name> [<template-args>] */
-        if (s[0] == 'S' && s[1] == 't') {
-            cb_dm_append(d, "std::", 5);
-            s += 2;
-        }
-        if (!cb_dm_source_name(s, &id, &n)) return false;
-        cb_dm_append(d, id, n);
-        return true;
-    }
+    if (*s != 'N') return cb_dm_unscoped_name(s, d);
     s++; /* N [<CV-qualifiers>] [<ref-qualifier>] <prefix> <unqualified-name> E */
     while (*s == 'r' || *s == 'V' || *s == 'K')
         s++;
     if (*s == 'R' || *s == 'O') s++;
     bool any = false;
     while (*s && *s != 'E') {
-        if (*s == 'I') {
-            s = cb_dm_skip_template_args(s);
-        } else if (s[0] == 'S' && s[1] == 't') {
-            cb_dm_append(d, any ? "::std" : "std", any ? 5 : 3);
-            any = true;
-            s += 2;
-        } else if (*s == 'S') { /* a substitution of an earlier prefix: unknown text */
-            s = s[1] == '_' ? s + 2 : cb_dm_skip_to_underscore(s + 1);
-        } else if (*s == 'B') { /* ABI tag: not part of the name */
-            s = cb_dm_source_name(s + 1, &id, &n);
-        } else if (*s == 'L') {
-            s++;
-        } else if (isdigit((unsigned char)*s)) {
-            s = cb_dm_source_name(s, &id, &n);
-            if (!s) return false;
-            if (any) cb_dm_append(d, "::", 2);
-            cb_dm_append(d, id, n);
-            any = true;
-        } else {
-            return false; /* constructors, lambdas, operators: not kernels */
-        }
+        s = cb_dm_nested_component(s, d, &any);
         if (!s) return false;
     }
     return *s == 'E' && any;
