@@ -76,6 +76,45 @@ static const cgroup_files cgroup_v2 = {"v2", "memory.max", "memory.current", "me
 static const cgroup_files cgroup_v1 = {"v1", "memory.limit_in_bytes", "memory.usage_in_bytes",
                                        "memory.stat", "total_inactive_file"};
 
+/* One level of a cgroup (`rel` under `base`; `level` names it): when it
+ * sets a limit, its room (limit - (usage - reclaimable cache)) is kept
+ * when it is the least seen so far. */
+static void check_cgroup_level(const char *base, const char *rel, const char *level,
+                               const cgroup_files *files, cb_host_memory *out)
+{
+    char path[PATH_CHARS + 64];
+    uint64_t limit = 0, usage = 0;
+    snprintf(path, sizeof path, "%s%s/%s", base, rel, files->limit);
+    if (read_limit_file(path, &limit) != 1 || limit >= NO_LIMIT_FROM) return;
+    snprintf(path, sizeof path, "%s%s/%s", base, rel, files->usage);
+    if (read_limit_file(path, &usage) != 1) usage = 0;
+    snprintf(path, sizeof path, "%s%s/%s", base, rel, files->stat);
+    uint64_t inactive = 0;
+    if (!read_keyed(path, files->inactive_key, &inactive)) inactive = 0;
+    uint64_t used = usage > inactive ? usage - inactive : 0;
+    uint64_t room = limit > used ? limit - used : 0;
+    if (!out->have_cgroup || room < out->cgroup_available) {
+        out->have_cgroup = true;
+        out->cgroup_available = room;
+        snprintf(out->source, sizeof out->source, "cgroup %s %.64s: %s - %s", files->version, level,
+                 files->limit, files->usage);
+    }
+}
+
+/* Cut `level` to its parent in place ("/a/b" -> "/a" -> "/"); false at the
+ * root. `len` is its length, without trailing slashes. */
+static bool parent_level(char *level, size_t len)
+{
+    if (strcmp(level, "/") == 0 || len == 0) return false;
+    char *slash = strrchr(level, '/');
+    if (!slash) return false;
+    if (slash == level)
+        level[1] = '\0';
+    else
+        *slash = '\0';
+    return true;
+}
+
 /* Look at every level of `cg_path` (the process' cgroup, then each parent
  * up to the root) under `base`, and keep the least room left. */
 static void walk_cgroup(const char *base, const char *cg_path, const cgroup_files *files,
@@ -88,31 +127,8 @@ static void walk_cgroup(const char *base, const char *cg_path, const cgroup_file
         while (ll > 1 && level[ll - 1] == '/')
             level[--ll] = '\0';
         const char *rel = strcmp(level, "/") == 0 ? "" : level;
-        char path[PATH_CHARS + 64];
-        uint64_t limit = 0, usage = 0;
-        snprintf(path, sizeof path, "%s%s/%s", base, rel, files->limit);
-        if (read_limit_file(path, &limit) == 1 && limit < NO_LIMIT_FROM) {
-            snprintf(path, sizeof path, "%s%s/%s", base, rel, files->usage);
-            if (read_limit_file(path, &usage) != 1) usage = 0;
-            snprintf(path, sizeof path, "%s%s/%s", base, rel, files->stat);
-            uint64_t inactive = 0;
-            if (!read_keyed(path, files->inactive_key, &inactive)) inactive = 0;
-            uint64_t used = usage > inactive ? usage - inactive : 0;
-            uint64_t room = limit > used ? limit - used : 0;
-            if (!out->have_cgroup || room < out->cgroup_available) {
-                out->have_cgroup = true;
-                out->cgroup_available = room;
-                snprintf(out->source, sizeof out->source, "cgroup %s %.64s: %s - %s",
-                         files->version, level, files->limit, files->usage);
-            }
-        }
-        if (strcmp(level, "/") == 0 || ll == 0) break;
-        char *slash = strrchr(level, '/');
-        if (!slash) break;
-        if (slash == level)
-            level[1] = '\0';
-        else
-            *slash = '\0';
+        check_cgroup_level(base, rel, level, files, out);
+        if (!parent_level(level, ll)) break;
     }
 }
 
