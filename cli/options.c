@@ -127,6 +127,38 @@ static int take_option(const cb_command *cmd, int argc, char **argv, int *i, voi
     return -1;
 }
 
+/* What a word of the command line is. After "--" every word is an
+ * argument, and "-" alone is one (it often names stdin). */
+typedef enum word_kind {
+    WORD_END_OF_OPTIONS,
+    WORD_HELP,
+    WORD_LONG_OPTION,
+    WORD_SHORT_OPTION,
+    WORD_ARGUMENT
+} word_kind;
+
+static word_kind classify_word(const char *a, bool options_over)
+{
+    if (options_over) return WORD_ARGUMENT;
+    if (strcmp(a, "--") == 0) return WORD_END_OF_OPTIONS;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return WORD_HELP;
+    if (a[0] == '-' && a[1] == '-' && a[2]) return WORD_LONG_OPTION;
+    if (a[0] == '-' && a[1]) return WORD_SHORT_OPTION;
+    return WORD_ARGUMENT;
+}
+
+/* The number of arguments must be within the command's bounds. */
+static int check_arg_count(const cb_command *cmd, const cb_parsed *out)
+{
+    if (out->n_args < cmd->min_args)
+        return cb_options_refuse(cmd, "needs %d argument%s (usage: cubench %s %s)", cmd->min_args,
+                                 cmd->min_args == 1 ? "" : "s", cmd->name, cmd->synopsis);
+    if (cmd->max_args >= 0 && out->n_args > cmd->max_args)
+        return cb_options_refuse(cmd, "unexpected argument '%s' (usage: cubench %s %s)",
+                                 out->args[cmd->max_args], cmd->name, cmd->synopsis);
+    return -1;
+}
+
 int cb_options_parse(const cb_command *cmd, int argc, char **argv, void *args, const void *defaults,
                      cb_parsed *out)
 {
@@ -136,33 +168,31 @@ int cb_options_parse(const cb_command *cmd, int argc, char **argv, void *args, c
     /* Positionals are gathered in order at the front of a private list. */
     static char *positional[4096];
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!options_over && strcmp(a, "--") == 0) {
+        int rc = -1;
+        switch (classify_word(argv[i], options_over)) {
+        case WORD_END_OF_OPTIONS:
             options_over = true;
-        } else if (!options_over && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+            break;
+        case WORD_HELP:
             cb_options_help(cmd, defaults, stdout);
             return CB_EXIT_OK;
-        } else if (!options_over && a[0] == '-' && a[1] == '-' && a[2]) {
-            int rc = take_option(cmd, argc, argv, &i, args, out);
-            if (rc >= 0) return rc;
-        } else if (!options_over && a[0] == '-' && a[1]) {
+        case WORD_LONG_OPTION:
+            rc = take_option(cmd, argc, argv, &i, args, out);
+            break;
+        case WORD_SHORT_OPTION:
             return cb_options_refuse(cmd,
                                      "unknown option '%s'; usage: cubench %s %s (--help for more)",
-                                     a, cmd->name, cmd->synopsis);
-        } else {
+                                     argv[i], cmd->name, cmd->synopsis);
+        case WORD_ARGUMENT:
             if (out->n_args == (int)(sizeof positional / sizeof positional[0]))
                 return cb_options_refuse(cmd, "too many arguments");
             positional[out->n_args++] = argv[i];
+            break;
         }
+        if (rc >= 0) return rc;
     }
     out->args = positional;
-    if (out->n_args < cmd->min_args)
-        return cb_options_refuse(cmd, "needs %d argument%s (usage: cubench %s %s)", cmd->min_args,
-                                 cmd->min_args == 1 ? "" : "s", cmd->name, cmd->synopsis);
-    if (cmd->max_args >= 0 && out->n_args > cmd->max_args)
-        return cb_options_refuse(cmd, "unexpected argument '%s' (usage: cubench %s %s)",
-                                 out->args[cmd->max_args], cmd->name, cmd->synopsis);
-    return -1;
+    return check_arg_count(cmd, out);
 }
 
 bool cb_options_seen(const cb_command *cmd, const cb_parsed *p, const char *name)

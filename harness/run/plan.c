@@ -134,9 +134,9 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
     return true;
 }
 
-bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err)
+/* Every glob must match some benchmark. */
+static bool globs_match(const cb_plan_request *req, cb_msg *err)
 {
-    memset(out, 0, sizeof *out);
     for (int g = 0; g < req->n_globs; g++) {
         bool any = false;
         for (int i = 0; i < cb_registry_count() && !any; i++)
@@ -146,14 +146,15 @@ bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err)
             return false;
         }
     }
-    bool *used = calloc((size_t)req->n_overrides + 1, sizeof *used);
-    if (!used) {
-        cb_msg_set(err, "out of memory");
-        return false;
-    }
+    return true;
+}
+
+/* Plan every selected benchmark; used[o] says whether override o named an
+ * axis of one of them. */
+static bool plan_selected(const cb_plan_request *req, bool *used, cb_plan *out, cb_msg *err)
+{
     int cap = 0;
-    bool ok = true;
-    for (int i = 0; i < cb_registry_count() && ok; i++) {
+    for (int i = 0; i < cb_registry_count(); i++) {
         const cb_bench *b = cb_registry_get(i);
         if (!selected(req, b)) continue;
         if (b->target == CB_TARGET_CUDA && !req->dev && req->omit_cuda_without_device) {
@@ -161,19 +162,38 @@ bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err)
              * a command line means the same with and without a GPU. */
             static cb_axis_values values[CB_MAX_AXES];
             long long total;
-            ok = expand_axes(req, b, used, values, &total, err);
+            if (!expand_axes(req, b, used, values, &total, err)) return false;
             continue;
         }
         out->n_benches++;
-        ok = plan_bench(req, b, used, out, &cap, err);
+        if (!plan_bench(req, b, used, out, &cap, err)) return false;
     }
-    for (int o = 0; ok && o < req->n_overrides; o++) {
+    return true;
+}
+
+/* Every --axis must name an axis of some selected benchmark. */
+static bool overrides_used(const cb_plan_request *req, const bool *used, cb_msg *err)
+{
+    for (int o = 0; o < req->n_overrides; o++) {
         if (!used[o]) {
             cb_msg_set(err, "--axis %s: no selected benchmark has an axis named '%s'",
                        req->overrides[o].name, req->overrides[o].name);
-            ok = false;
+            return false;
         }
     }
+    return true;
+}
+
+bool cb_plan_build(const cb_plan_request *req, cb_plan *out, cb_msg *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!globs_match(req, err)) return false;
+    bool *used = calloc((size_t)req->n_overrides + 1, sizeof *used);
+    if (!used) {
+        cb_msg_set(err, "out of memory");
+        return false;
+    }
+    bool ok = plan_selected(req, used, out, err) && overrides_used(req, used, err);
     if (ok && out->n == 0) {
         cb_msg_set(err, "nothing to run");
         ok = false;

@@ -34,25 +34,31 @@ void cb_progress_point(cb_progress *p, int index, const char *bench, const char 
     fflush(stderr);
 }
 
+/* The headline figure: TFLOP/s for arithmetic-heavy work (an FP32 peak, or
+ * at least one flop per byte), GB/s for data movement, else the median
+ * time; "" for a point without samples. */
+static void headline_figure(const cb_result *r, char *figure, size_t len)
+{
+    figure[0] = '\0';
+    if (r->summary.n <= 0) return;
+    bool compute = r->bench->peak == CB_PEAK_FP32 ||
+                   (isfinite(r->flops) && isfinite(r->bytes) && r->flops >= r->bytes);
+    if (compute && isfinite(r->tflops))
+        snprintf(figure, len, "%.3g TFLOP/s", r->tflops);
+    else if (isfinite(r->gbps))
+        snprintf(figure, len, "%.4g GB/s", r->gbps);
+    else
+        snprintf(figure, len, "%.4g us", r->summary.median * 1e6);
+}
+
 void cb_progress_done(cb_progress *p, int index, const cb_result *r)
 {
     if (p->quiet) return;
     double elapsed = cb_now_s() - p->started_s;
     double eta = elapsed / (index + 1) * (p->total - index - 1);
-    char eta_text[16], figure[64] = "";
+    char eta_text[16], figure[64];
     format_eta(eta, eta_text, sizeof eta_text);
-    if (r->summary.n > 0) {
-        /* The headline figure: TFLOP/s for arithmetic-heavy work (an FP32
-         * peak, or at least one flop per byte), GB/s for data movement. */
-        bool compute = r->bench->peak == CB_PEAK_FP32 ||
-                       (isfinite(r->flops) && isfinite(r->bytes) && r->flops >= r->bytes);
-        if (compute && isfinite(r->tflops))
-            snprintf(figure, sizeof figure, "%.3g TFLOP/s", r->tflops);
-        else if (isfinite(r->gbps))
-            snprintf(figure, sizeof figure, "%.4g GB/s", r->gbps);
-        else
-            snprintf(figure, sizeof figure, "%.4g us", r->summary.median * 1e6);
-    }
+    headline_figure(r, figure, sizeof figure);
     /* A throttled point, or one whose SM clock moved, says so; on a
      * terminal its line stays (like a point that is not ok). */
     char flag[160];

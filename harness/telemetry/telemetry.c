@@ -241,6 +241,53 @@ static void write_sampling(cb_json *j, const cb_telemetry *t)
     cb_json_object_end(j);
 }
 
+/* The sampled devices' UUIDs; the first of them, NULL when none. */
+static const cb_nvml_device_info *write_sampled_uuids(cb_json *j, const cb_telemetry *t)
+{
+    cb_json_key(j, "sampled_device_uuids");
+    cb_json_array_begin(j);
+    const cb_nvml_device_info *first = NULL;
+    for (int i = 0; t->sampler && i < t->n_devices; i++) {
+        if (!t->matched[i]) continue;
+        cb_json_str(j, t->devices[i].uuid);
+        if (!first) first = &t->devices[i];
+    }
+    cb_json_array_end(j);
+    return first;
+}
+
+/* The clock-event reasons that count as throttling, by name. */
+static void write_throttle_counted(cb_json *j)
+{
+    cb_json_key(j, "throttle_counted");
+    cb_json_array_begin(j);
+    uint64_t counted = cb_reasons_throttling_mask();
+    for (uint64_t bit = 1; bit <= counted; bit <<= 1)
+        if (counted & bit) cb_json_str(j, cb_reason_word(bit));
+    cb_json_array_end(j);
+}
+
+/* What failed while opening NVML, each under the name of what it read. */
+static void write_open_errors(cb_json *j, const cb_telemetry *t)
+{
+    cb_json_key(j, "errors");
+    cb_json_object_begin(j);
+    if (t->driver_error[0]) cb_json_kv_str(j, "driver_version", t->driver_error);
+    if (t->nvml_error[0]) cb_json_kv_str(j, "nvml_version", t->nvml_error);
+    if (t->count_error[0]) cb_json_kv_str(j, "device_count", t->count_error);
+    if (t->sampler && t->unmatched[0]) cb_json_kv_str(j, "cuda_devices_not_seen", t->unmatched);
+    cb_json_object_end(j);
+}
+
+static void write_devices(cb_json *j, const cb_telemetry *t)
+{
+    cb_json_key(j, "devices");
+    cb_json_array_begin(j);
+    for (int i = 0; i < t->n_devices; i++)
+        cb_nvml_device_write_json(j, &t->devices[i], t->sampler && t->matched[i]);
+    cb_json_array_end(j);
+}
+
 void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t)
 {
     cb_json_key(j, "telemetry");
@@ -254,40 +301,17 @@ void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t)
     }
     cb_json_kv_str(j, "library", t->nvml.path[0] ? t->nvml.path : NULL);
     cb_json_kv_num(j, "period_ms", t->opt.period_s * 1e3);
-    cb_json_key(j, "sampled_device_uuids");
-    cb_json_array_begin(j);
-    const cb_nvml_device_info *first = NULL;
-    for (int i = 0; t->sampler && i < t->n_devices; i++) {
-        if (!t->matched[i]) continue;
-        cb_json_str(j, t->devices[i].uuid);
-        if (!first) first = &t->devices[i];
-    }
-    cb_json_array_end(j);
+    const cb_nvml_device_info *first = write_sampled_uuids(j, t);
     /* Per device below; here the first sampled device's. */
     cb_json_kv_str(j, "power_source", first ? cb_power_source_name(first->power) : NULL);
     cb_json_kv_str(j, "clock_event_reasons_call", nvml ? t->nvml.fn.reasons_symbol : NULL);
-    cb_json_key(j, "throttle_counted");
-    cb_json_array_begin(j);
-    uint64_t counted = cb_reasons_throttling_mask();
-    for (uint64_t bit = 1; bit <= counted; bit <<= 1)
-        if (counted & bit) cb_json_str(j, cb_reason_word(bit));
-    cb_json_array_end(j);
+    write_throttle_counted(j);
     cb_json_kv_num(j, "sm_clock_spread_flag", CB_TELEMETRY_CLOCK_SPREAD);
     kv_text_or_null(j, "driver_version", nvml ? t->driver_version : NULL);
     kv_text_or_null(j, "nvml_version", nvml ? t->nvml_version : NULL);
-    cb_json_key(j, "errors");
-    cb_json_object_begin(j);
-    if (t->driver_error[0]) cb_json_kv_str(j, "driver_version", t->driver_error);
-    if (t->nvml_error[0]) cb_json_kv_str(j, "nvml_version", t->nvml_error);
-    if (t->count_error[0]) cb_json_kv_str(j, "device_count", t->count_error);
-    if (t->sampler && t->unmatched[0]) cb_json_kv_str(j, "cuda_devices_not_seen", t->unmatched);
-    cb_json_object_end(j);
+    write_open_errors(j, t);
     write_sampling(j, t);
-    cb_json_key(j, "devices");
-    cb_json_array_begin(j);
-    for (int i = 0; i < t->n_devices; i++)
-        cb_nvml_device_write_json(j, &t->devices[i], t->sampler && t->matched[i]);
-    cb_json_array_end(j);
+    write_devices(j, t);
     cb_json_object_end(j);
 }
 
