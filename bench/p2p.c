@@ -105,12 +105,11 @@ static void describe_pair(int src, int dst, bool peer, cb_point_info *info)
              atomics ? "yes" : "no");
 }
 
-static cb_status p2p_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                           cb_point_info *info, cb_msg *why)
+/* Can the pair be measured in this run? A skip with the reason when not:
+ * fewer than two devices, one device twice, a device the run lacks, peer
+ * access the driver refuses. */
+static cb_status p2p_check_pair(const cb_bench_ctx *ctx, int src, int dst, bool peer, cb_msg *why)
 {
-    int src = (int)cb_point_int(p, "src"), dst = (int)cb_point_int(p, "dst");
-    bool peer = cb_point_is(p, "peer", "on");
-    bool both = cb_point_is(p, "direction", "both");
     if (ctx->n_devs < 2) {
         cb_msg_set(why,
                    "needs 2 devices; this run has %d (run with --device all on a machine "
@@ -134,9 +133,13 @@ static cb_status p2p_setup(const cb_point *p, const cb_bench_ctx *ctx, void **st
                    dst);
         return CB_SKIP;
     }
-    size_t bytes = (size_t)cb_point_int(p, "bytes");
-    /* Each device holds one buffer one way, two both ways. */
-    uint64_t per_dev = both ? 2 * (uint64_t)bytes : bytes;
+    return CB_OK;
+}
+
+/* Does each device have room for its buffers (one each way)? */
+static cb_status p2p_check_room(const cb_bench_ctx *ctx, int src, int dst, uint64_t per_dev,
+                                cb_msg *why)
+{
     for (int k = 0; k < 2; k++) {
         CB_CUDA(cudaSetDevice(k == 0 ? src : dst));
         cb_status fit = cb_xfer_check_fit(0, per_dev, why);
@@ -145,6 +148,72 @@ static cb_status p2p_setup(const cb_point *p, const cb_bench_ctx *ctx, void **st
             return fit;
         }
     }
+    return CB_OK;
+}
+
+/* Peer access as the point asks, and a stream, an event and a counter on
+ * each device. */
+static cb_status p2p_open_devices(p2p_state *st, cb_msg *why)
+{
+    for (int k = 0; k < 2; k++) {
+        cb_status s = set_peer(st->dev[k], st->dev[1 - k], st->peer, &st->enabled[k], why);
+        if (s != CB_OK) return s;
+        if (!st->peer) st->enabled[k] = false; /* a disable is not undone */
+        CB_CUDA(cudaStreamCreateWithFlags(&st->side[k], cudaStreamNonBlocking));
+        CB_CUDA(cudaEventCreateWithFlags(&st->join[k], cudaEventDisableTiming));
+        CB_CUDA(cudaMalloc((void **)&st->counter[k], sizeof(unsigned long long)));
+    }
+    return CB_OK;
+}
+
+/* The copies' buffers, each on the device that owns it. */
+static cb_status p2p_alloc(p2p_state *st, cb_msg *why)
+{
+    CB_CUDA(cudaSetDevice(st->dev[0]));
+    CB_CUDA(cudaMalloc(&st->fwd_src, st->bytes));
+    CB_CUDA(cudaSetDevice(st->dev[1]));
+    CB_CUDA(cudaMalloc(&st->fwd_dst, st->bytes));
+    if (st->both) {
+        CB_CUDA(cudaMalloc(&st->rev_src, st->bytes));
+        CB_CUDA(cudaSetDevice(st->dev[0]));
+        CB_CUDA(cudaMalloc(&st->rev_dst, st->bytes));
+    }
+    return CB_OK;
+}
+
+/* Sources get the pattern, destinations its complement (on the owner). */
+static cb_status p2p_fill(p2p_state *st, cb_msg *why)
+{
+    cb_status s = CB_OK;
+    CB_CUDA(cudaSetDevice(st->dev[0]));
+    s = cb_xfer_dev_fill(st->fwd_src, st->bytes, st->seed[0], false, st->side[0], why);
+    if (s == CB_OK && st->both)
+        s = cb_xfer_dev_fill(st->rev_dst, st->bytes, st->seed[1], true, st->side[0], why);
+    if (s != CB_OK) return s;
+    CB_CUDA(cudaSetDevice(st->dev[1]));
+    s = cb_xfer_dev_fill(st->fwd_dst, st->bytes, st->seed[0], true, st->side[1], why);
+    if (s == CB_OK && st->both)
+        s = cb_xfer_dev_fill(st->rev_src, st->bytes, st->seed[1], false, st->side[1], why);
+    if (s != CB_OK) return s;
+    for (int k = 0; k < 2; k++) {
+        CB_CUDA(cudaSetDevice(st->dev[k]));
+        CB_CUDA(cudaStreamSynchronize(st->side[k]));
+    }
+    return CB_OK;
+}
+
+static cb_status p2p_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                           cb_point_info *info, cb_msg *why)
+{
+    int src = (int)cb_point_int(p, "src"), dst = (int)cb_point_int(p, "dst");
+    bool peer = cb_point_is(p, "peer", "on");
+    bool both = cb_point_is(p, "direction", "both");
+    cb_status s = p2p_check_pair(ctx, src, dst, peer, why);
+    if (s != CB_OK) return s;
+    size_t bytes = (size_t)cb_point_int(p, "bytes");
+    /* Each device holds one buffer one way, two both ways. */
+    s = p2p_check_room(ctx, src, dst, both ? 2 * (uint64_t)bytes : bytes, why);
+    if (s != CB_OK) return s;
     p2p_state *st = calloc(1, sizeof *st);
     if (!st) {
         cb_msg_set(why, "out of host memory");
@@ -160,39 +229,9 @@ static cb_status p2p_setup(const cb_point *p, const cb_bench_ctx *ctx, void **st
     describe_pair(src, dst, peer, info);
     info->occupancy = -1.0;
 
-    for (int k = 0; k < 2; k++) {
-        cb_status s = set_peer(st->dev[k], st->dev[1 - k], peer, &st->enabled[k], why);
-        if (s != CB_OK) return s;
-        if (!peer) st->enabled[k] = false; /* a disable is not undone */
-        CB_CUDA(cudaStreamCreateWithFlags(&st->side[k], cudaStreamNonBlocking));
-        CB_CUDA(cudaEventCreateWithFlags(&st->join[k], cudaEventDisableTiming));
-        CB_CUDA(cudaMalloc((void **)&st->counter[k], sizeof(unsigned long long)));
-    }
-    CB_CUDA(cudaSetDevice(src));
-    CB_CUDA(cudaMalloc(&st->fwd_src, bytes));
-    CB_CUDA(cudaSetDevice(dst));
-    CB_CUDA(cudaMalloc(&st->fwd_dst, bytes));
-    if (both) {
-        CB_CUDA(cudaMalloc(&st->rev_src, bytes));
-        CB_CUDA(cudaSetDevice(src));
-        CB_CUDA(cudaMalloc(&st->rev_dst, bytes));
-    }
-    /* Sources get the pattern, destinations its complement (on the owner). */
-    cb_status s = CB_OK;
-    CB_CUDA(cudaSetDevice(src));
-    s = cb_xfer_dev_fill(st->fwd_src, bytes, st->seed[0], false, st->side[0], why);
-    if (s == CB_OK && both)
-        s = cb_xfer_dev_fill(st->rev_dst, bytes, st->seed[1], true, st->side[0], why);
-    if (s != CB_OK) return s;
-    CB_CUDA(cudaSetDevice(dst));
-    s = cb_xfer_dev_fill(st->fwd_dst, bytes, st->seed[0], true, st->side[1], why);
-    if (s == CB_OK && both)
-        s = cb_xfer_dev_fill(st->rev_src, bytes, st->seed[1], false, st->side[1], why);
-    if (s != CB_OK) return s;
-    for (int k = 0; k < 2; k++) {
-        CB_CUDA(cudaSetDevice(st->dev[k]));
-        CB_CUDA(cudaStreamSynchronize(st->side[k]));
-    }
+    if ((s = p2p_open_devices(st, why)) != CB_OK) return s;
+    if ((s = p2p_alloc(st, why)) != CB_OK) return s;
+    if ((s = p2p_fill(st, why)) != CB_OK) return s;
     CB_CUDA(cudaSetDevice(st->runner_dev));
     CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
     return CB_OK;

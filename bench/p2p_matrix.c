@@ -46,6 +46,36 @@ static bool same_cell(const pair_cell *a, const pair_cell *b)
            strcmp(a->peer, b->peer) == 0 && strcmp(a->direction, b->direction) == 0;
 }
 
+/* The cell of a timed p2p/copy row, from its axes; false for any other
+ * row. */
+static bool cell_of(const cb_result *r, pair_cell *c)
+{
+    if (strcmp(r->bench->name, "p2p/copy") != 0 || !cb_result_timed(r)) return false;
+    *c = (pair_cell){.r = r, .bytes = r->bytes};
+    char size[32];
+    if (!cb_axes_value(r->axes, "src", c->src, sizeof c->src) ||
+        !cb_axes_value(r->axes, "dst", c->dst, sizeof c->dst) ||
+        !cb_axes_value(r->axes, "peer", c->peer, sizeof c->peer) ||
+        !cb_axes_value(r->axes, "direction", c->direction, sizeof c->direction) ||
+        !cb_axes_value(r->axes, "bytes", size, sizeof size))
+        return false;
+    c->bytes = strtod(size, NULL);
+    return true;
+}
+
+/* One cell per pair and mode: the largest size wins (few pairs, so a
+ * linear search over the cells kept so far is enough). */
+static void keep_largest(pair_cell *cells, int *m, const pair_cell *c)
+{
+    int k = 0;
+    while (k < *m && !same_cell(&cells[k], c))
+        k++;
+    if (k == *m)
+        cells[(*m)++] = *c;
+    else if (c->bytes >= cells[k].bytes)
+        cells[k] = *c;
+}
+
 cb_status cb_p2p_write_matrix(const char *dir, const cb_result *rows, int n, cb_msg *why)
 {
     pair_cell *cells = calloc((size_t)(n > 0 ? n : 1), sizeof *cells);
@@ -55,26 +85,8 @@ cb_status cb_p2p_write_matrix(const char *dir, const cb_result *rows, int n, cb_
     }
     int m = 0;
     for (int i = 0; i < n; i++) {
-        const cb_result *r = &rows[i];
-        if (strcmp(r->bench->name, "p2p/copy") != 0 || !cb_result_timed(r)) continue;
-        pair_cell c = {.r = r, .bytes = r->bytes};
-        char size[32];
-        if (!cb_axes_value(r->axes, "src", c.src, sizeof c.src) ||
-            !cb_axes_value(r->axes, "dst", c.dst, sizeof c.dst) ||
-            !cb_axes_value(r->axes, "peer", c.peer, sizeof c.peer) ||
-            !cb_axes_value(r->axes, "direction", c.direction, sizeof c.direction) ||
-            !cb_axes_value(r->axes, "bytes", size, sizeof size))
-            continue;
-        c.bytes = strtod(size, NULL);
-        /* One cell per pair and mode: the largest size wins (few pairs,
-         * so a linear search over the cells kept so far is enough). */
-        int k = 0;
-        while (k < m && !same_cell(&cells[k], &c))
-            k++;
-        if (k == m)
-            cells[m++] = c;
-        else if (c.bytes >= cells[k].bytes)
-            cells[k] = c;
+        pair_cell c;
+        if (cell_of(&rows[i], &c)) keep_largest(cells, &m, &c);
     }
     cb_status st = CB_OK;
     if (m > 0) {
