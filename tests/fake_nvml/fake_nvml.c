@@ -200,9 +200,65 @@ static void set_defaults(void)
     snprintf(S.nvml_version, 96, "13.580.00.fake");
 }
 
+static void apply_init(const char *value)
+{
+    S.init_rc = strncmp(value, "fail:", 5) == 0 ? atoi(value + 5) : 0;
+}
+
+static void apply_driver(const char *value)
+{
+    snprintf(S.driver, 96, "%s", value);
+}
+
+static void apply_nvml_version(const char *value)
+{
+    snprintf(S.nvml_version, 96, "%s", value);
+}
+
+static void apply_devices(const char *value)
+{
+    char uuids[MAX_DEVICES][96];
+    list_parse(value, uuids, MAX_DEVICES, &S.n_devices);
+    for (int i = 0; i < S.n_devices; i++)
+        memcpy(S.dev[i].uuid, uuids[i], 96);
+}
+
+static void apply_names(const char *value)
+{
+    char names[MAX_DEVICES][96];
+    int n = 0;
+    list_parse(value, names, MAX_DEVICES, &n);
+    for (int i = 0; i < n; i++)
+        memcpy(S.dev[i].name, names[i], 96);
+}
+
+static void apply_sm_clock_offset(const char *value)
+{
+    char offsets[MAX_DEVICES][96];
+    int n = 0;
+    list_parse(value, offsets, MAX_DEVICES, &n);
+    for (int i = 0; i < n; i++)
+        S.dev[i].sm_clock_offset = strtod(offsets[i], NULL);
+}
+
+/* "fail=FUNCTION:CODE,...": each function always returns its CODE. */
+static void apply_fail(const char *value)
+{
+    char items[MAX_FAILS][96];
+    int n = 0;
+    list_parse(value, items, MAX_FAILS, &n);
+    for (int i = 0; i < n; i++) {
+        char *colon = strchr(items[i], ':');
+        if (!colon) continue;
+        *colon = '\0';
+        memcpy(S.fails[S.n_fails].function, items[i], 96);
+        S.fails[S.n_fails++].rc = atoi(colon + 1);
+    }
+}
+
 static void apply(const char *key, const char *value)
 {
-    struct {
+    static const struct {
         const char *key;
         sequence *q;
     } seqs[] = {{"sm_clock", &S.sm_clock},
@@ -211,7 +267,7 @@ static void apply(const char *key, const char *value)
                 {"power_usage", &S.power_usage},
                 {"temp", &S.temp},
                 {"reasons", &S.reasons}};
-    struct {
+    static const struct {
         const char *key;
         double *v;
     } nums[] = {{"power_limit", &S.power_limit},
@@ -227,45 +283,22 @@ static void apply(const char *key, const char *value)
                 {"pcie_width", &S.pcie_width},
                 {"pcie_max_gen", &S.pcie_max_gen},
                 {"pcie_max_width", &S.pcie_max_width}};
+    static const struct {
+        const char *key;
+        void (*apply)(const char *value);
+    } others[] = {{"init", apply_init},
+                  {"driver", apply_driver},
+                  {"nvml_version", apply_nvml_version},
+                  {"devices", apply_devices},
+                  {"names", apply_names},
+                  {"sm_clock_offset", apply_sm_clock_offset},
+                  {"fail", apply_fail}};
     for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
         if (strcmp(key, seqs[i].key) == 0) seq_parse(seqs[i].q, value);
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (strcmp(key, nums[i].key) == 0) *nums[i].v = strtod(value, NULL);
-    if (strcmp(key, "init") == 0) S.init_rc = strncmp(value, "fail:", 5) == 0 ? atoi(value + 5) : 0;
-    if (strcmp(key, "driver") == 0) snprintf(S.driver, 96, "%s", value);
-    if (strcmp(key, "nvml_version") == 0) snprintf(S.nvml_version, 96, "%s", value);
-    if (strcmp(key, "devices") == 0) {
-        char uuids[MAX_DEVICES][96];
-        list_parse(value, uuids, MAX_DEVICES, &S.n_devices);
-        for (int i = 0; i < S.n_devices; i++)
-            memcpy(S.dev[i].uuid, uuids[i], 96);
-    }
-    if (strcmp(key, "names") == 0) {
-        char names[MAX_DEVICES][96];
-        int n = 0;
-        list_parse(value, names, MAX_DEVICES, &n);
-        for (int i = 0; i < n; i++)
-            memcpy(S.dev[i].name, names[i], 96);
-    }
-    if (strcmp(key, "sm_clock_offset") == 0) {
-        char offsets[MAX_DEVICES][96];
-        int n = 0;
-        list_parse(value, offsets, MAX_DEVICES, &n);
-        for (int i = 0; i < n; i++)
-            S.dev[i].sm_clock_offset = strtod(offsets[i], NULL);
-    }
-    if (strcmp(key, "fail") == 0) {
-        char items[MAX_FAILS][96];
-        int n = 0;
-        list_parse(value, items, MAX_FAILS, &n);
-        for (int i = 0; i < n; i++) {
-            char *colon = strchr(items[i], ':');
-            if (!colon) continue;
-            *colon = '\0';
-            memcpy(S.fails[S.n_fails].function, items[i], 96);
-            S.fails[S.n_fails++].rc = atoi(colon + 1);
-        }
-    }
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (strcmp(key, others[i].key) == 0) others[i].apply(value);
 }
 
 static void load_script(void)
