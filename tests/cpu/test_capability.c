@@ -202,44 +202,62 @@ static void test_code_lists(void)
     CB_CHECK_STR(line, "none: this build has no code for sm_0");
 }
 
-/* What the built-in families declare: the tensor-core ceilings need sm_80;
- * the FP32 rungs, vecadd and transfers need nothing; every need is sane. */
-static void test_builtin_needs(void)
+/* Every declared need is sane: on a CUDA benchmark, naming its feature,
+ * a ceiling not below the floor; at least two benchmarks declare one. */
+static void check_declared_needs_sane(void)
 {
-    cb_msg err = {{0}};
-    CB_CHECK(cb_families_register_builtin(&err) == CB_OK);
     int declared = 0;
     for (int i = 0; i < cb_registry_count(); i++) {
         const cb_bench *b = cb_registry_get(i);
         const cb_bench_needs *n = &b->needs;
-        if (n->min_cc || n->max_cc) {
-            declared++;
-            CB_CHECK(b->target == CB_TARGET_CUDA);
-            CB_CHECK(n->feature && n->feature[0]);
-            CB_CHECK(!n->max_cc || n->max_cc >= n->min_cc);
-        }
+        if (!n->min_cc && !n->max_cc) continue;
+        declared++;
+        CB_CHECK(b->target == CB_TARGET_CUDA);
+        CB_CHECK(n->feature && n->feature[0]);
+        CB_CHECK(!n->max_cc || n->max_cc >= n->min_cc);
     }
     CB_CHECK(declared >= 2);
+}
+
+/* The cuBLAS tensor-core ceilings need sm_80, in the library's code. */
+static void check_cublas_needs(void)
+{
     const cb_bench *bf16 = cb_registry_find("matmul/cublas_bf16");
     const cb_bench *tf32 = cb_registry_find("matmul/cublas_tf32");
-    const cb_bench *fp32 = cb_registry_find("matmul/pipelined");
     cb_msg why = {{0}};
     CB_CHECK(bf16 && bf16->needs.min_cc == 80 && bf16->needs.library_code);
     CB_CHECK(tf32 && tf32->needs.min_cc == 80 && tf32->needs.library_code);
-    /* The hand-written tensor-core rungs: their own kernels, sm_80 / sm_90a. */
+    if (bf16) {
+        CB_CHECK(!cb_bench_needs_met(bf16, 75, &why));
+        CB_CHECK_STR(why.text, "needs sm_80 (BF16 tensor cores); this GPU is sm_75");
+    }
+}
+
+/* The hand-written tensor-core rungs: their own kernels, sm_80 / sm_90a. */
+static void check_tc_rung_needs(void)
+{
     const cb_bench *mma = cb_registry_find("matmul_tc/ldmatrix_bf16");
     const cb_bench *wg = cb_registry_find("matmul_tc/wgmma_ws_bf16");
+    cb_msg why = {{0}};
     CB_CHECK(mma && cb_bench_needs_of(mma).min_cc == 80 && !mma->needs.library_code);
     CB_CHECK(wg && cb_bench_needs_of(wg).min_cc == 90 && cb_bench_needs_of(wg).max_cc == 90);
     if (mma) {
         CB_CHECK(!cb_bench_needs_met(mma, 75, &why));
         CB_CHECK(strstr(why.text, "cp.async") != NULL);
     }
+}
+
+/* What the built-in families declare: the tensor-core ceilings need sm_80;
+ * the FP32 rungs, vecadd and transfers need nothing; every need is sane. */
+static void test_builtin_needs(void)
+{
+    cb_msg err = {{0}};
+    CB_CHECK(cb_families_register_builtin(&err) == CB_OK);
+    check_declared_needs_sane();
+    check_cublas_needs();
+    check_tc_rung_needs();
+    const cb_bench *fp32 = cb_registry_find("matmul/pipelined");
     CB_CHECK(fp32 && fp32->needs.min_cc == 0 && fp32->needs.max_cc == 0);
-    if (bf16) {
-        CB_CHECK(!cb_bench_needs_met(bf16, 75, &why));
-        CB_CHECK_STR(why.text, "needs sm_80 (BF16 tensor cores); this GPU is sm_75");
-    }
 }
 
 int main(void)

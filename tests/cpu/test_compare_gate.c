@@ -43,55 +43,94 @@ static bool env_is(const char *name, const char *value)
     return v && strcmp(v, value) == 0;
 }
 
+/* What the fake reads of its command line. */
+typedef struct fake_args {
+    const char *out, *bench;
+    char axes[256]; /* "a=1;b=2" */
+} fake_args;
+
 /* `cubench run BENCH [--axis A=V]... --out DIR ...` as the fake sees it. */
-static int fake_run(int argc, char **argv)
+static void parse_fake_args(int argc, char **argv, fake_args *a)
 {
-    const char *out = NULL, *bench = NULL;
-    char axes[256] = "";
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out = argv[++i];
+            a->out = argv[++i];
         } else if (strcmp(argv[i], "--axis") == 0 && i + 1 < argc) {
-            size_t used = strlen(axes);
-            snprintf(axes + used, sizeof axes - used, "%s%s", used ? ";" : "", argv[++i]);
+            size_t used = strlen(a->axes);
+            snprintf(a->axes + used, sizeof a->axes - used, "%s%s", used ? ";" : "", argv[++i]);
         } else if (argv[i][0] == '-') {
             if (takes_value(argv[i])) i++;
-        } else if (!bench) {
-            bench = argv[i];
+        } else if (!a->bench) {
+            a->bench = argv[i];
         }
     }
-    if (!out || !bench || mkdir(out, 0700) != 0) return 2;
-    bool cand = strstr(argv[0], "/cand/") != NULL;
-    double factor = 1.0;
-    if (cand && env_is("CB_FAKE_SLOW", bench)) factor = 1.10;
-    if (cand && env_is("CB_FAKE_FLAKY", bench) && strstr(out, "/screen/")) factor = 1.10;
-    bool skip = env_is("CB_FAKE_SKIP", "1");
+}
+
+/* The candidate's slowdown: 10% for $CB_FAKE_SLOW, and for $CB_FAKE_FLAKY
+ * during screening only. */
+static double fake_factor(bool cand, const fake_args *a)
+{
+    if (cand && env_is("CB_FAKE_SLOW", a->bench)) return 1.10;
+    if (cand && env_is("CB_FAKE_FLAKY", a->bench) && strstr(a->out, "/screen/")) return 1.10;
+    return 1.0;
+}
+
+static void log_fake_run(bool cand, const fake_args *a)
+{
     const char *log_path = getenv("CB_FAKE_LOG");
     FILE *log = log_path ? fopen(log_path, "a") : NULL;
-    if (log) {
-        fprintf(log, "%s %s %s\n", cand ? "cand" : "base", bench, strrchr(out, '/') + 1);
-        fclose(log);
-    }
-    char path[512];
-    snprintf(path, sizeof path, "%s/results.csv", out);
-    FILE *r = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/samples.csv", out);
-    FILE *s = fopen(path, "w");
-    if (!r || !s) return 2;
-    fprintf(r, "schema_version,benchmark,axes,status,reason\n1,%s,%s,%s,%s\n", bench, axes,
-            skip ? "skip" : "ok", skip ? "no CUDA device" : "");
+    if (!log) return;
+    fprintf(log, "%s %s %s\n", cand ? "cand" : "base", a->bench, strrchr(a->out, '/') + 1);
+    fclose(log);
+}
+
+/* 40 samples around 1 ms x factor, seeded from the directory so that a run
+ * is reproducible. */
+static void write_fake_samples(FILE *s, const fake_args *a, double factor)
+{
     fputs("benchmark,axes,sample,time_s\n", s);
-    uint64_t h = 1469598103934665603ull; /* seed from the directory: reproducible */
-    for (const char *c = out; *c; c++)
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = a->out; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    for (int k = 0; !skip && k < 40; k++) {
+    for (int k = 0; k < 40; k++) {
         h = h * 6364136223846793005ull + 1442695040888963407ull;
         double u = (double)(h >> 11) * 0x1.0p-53;
-        fprintf(s, "%s,%s,%d,%.9g\n", bench, axes, k, 1e-3 * factor * (1.0 + 0.01 * (u - 0.5)));
+        fprintf(s, "%s,%s,%d,%.9g\n", a->bench, a->axes, k,
+                1e-3 * factor * (1.0 + 0.01 * (u - 0.5)));
     }
+}
+
+/* The one-point run directory: a skip row without samples under
+ * $CB_FAKE_SKIP=1. */
+static int write_fake_run(const fake_args *a, bool skip, double factor)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.csv", a->out);
+    FILE *r = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/samples.csv", a->out);
+    FILE *s = fopen(path, "w");
+    if (!r || !s) return 2;
+    fprintf(r, "schema_version,benchmark,axes,status,reason\n1,%s,%s,%s,%s\n", a->bench, a->axes,
+            skip ? "skip" : "ok", skip ? "no CUDA device" : "");
+    if (skip)
+        fputs("benchmark,axes,sample,time_s\n", s);
+    else
+        write_fake_samples(s, a, factor);
     fclose(r);
     fclose(s);
     return 0;
+}
+
+static int fake_run(int argc, char **argv)
+{
+    fake_args a = {0};
+    parse_fake_args(argc, argv, &a);
+    if (!a.out || !a.bench || mkdir(a.out, 0700) != 0) return 2;
+    bool cand = strstr(argv[0], "/cand/") != NULL;
+    double factor = fake_factor(cand, &a);
+    bool skip = env_is("CB_FAKE_SKIP", "1");
+    log_fake_run(cand, &a);
+    return write_fake_run(&a, skip, factor);
 }
 
 /* Run the gate into tmp_root/OUT; returns its exit status. */

@@ -396,64 +396,92 @@ static void test_power(void)
     CHECK((double)t10.covered / t10.points >= 0.985);
 }
 
+/* BASE and NEW of 40 simulated points, NEW 20% slower, plus a point only
+ * NEW has, one only BASE has, one neither timed. */
+static void build_result_runs(cb_cmp_run *base, cb_cmp_run *cand)
+{
+    sim_model m = sim_default();
+    m.points = 40;
+    m.bimodal = false;
+    sim_model slow = m;
+    slow.slowdown = 1.2;
+    cb_cmp_run_init(base);
+    cb_cmp_run_init(cand);
+    CHECK(sim_add_process(base, &m) && sim_add_process(cand, &slow));
+    cb_msg err;
+    CHECK(cb_cmp_run_add_point(cand, "sim/added", "i=0", "ok", NULL, &err) != NULL);
+    CHECK(cb_cmp_run_add_point(base, "sim/gone", "i=0", "ok", NULL, &err) != NULL);
+    CHECK(cb_cmp_run_add_point(base, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
+    CHECK(cb_cmp_run_add_point(cand, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
+    cb_cmp_point *added = cb_cmp_run_find(cand, "sim/added", "i=0");
+    cb_cmp_point *gone = cb_cmp_run_find(base, "sim/gone", "i=0");
+    for (int k = 0; k < 10; k++) {
+        CHECK(cb_cmp_point_add_time(added, 1e-3, 0, &err));
+        CHECK(cb_cmp_point_add_time(gone, 1e-3, 0, &err));
+    }
+}
+
+static void check_result_counts(const cb_compare_result *r)
+{
+    CHECK(r->n_rows == 43 && r->tested == 40);
+    CHECK(r->counts[CB_VERDICT_NEW] == 1 && r->counts[CB_VERDICT_MISSING] == 1);
+    CHECK(r->counts[CB_VERDICT_UNTIMED] == 1);
+    /* every point 20% slower except where the floor bites (the smallest) */
+    CHECK(r->counts[CB_VERDICT_SLOWER] >= 36);
+}
+
+/* Rows by verdict; the slower ones by ratio, the slowest first. */
+static void check_result_order(const cb_compare_result *r)
+{
+    for (int i = 1; i < r->n_rows; i++) {
+        CHECK(r->rows[i - 1].verdict <= r->rows[i].verdict);
+        if (r->rows[i].verdict == CB_VERDICT_SLOWER && r->rows[i - 1].verdict == CB_VERDICT_SLOWER)
+            CHECK(r->rows[i - 1].ratio >= r->rows[i].ratio);
+    }
+}
+
+/* A row without a comparison says why. */
+static void check_result_notes(const cb_compare_result *r)
+{
+    for (int i = 0; i < r->n_rows; i++) {
+        if (r->rows[i].verdict == CB_VERDICT_NEW) CHECK_CONTAINS(r->rows[i].note, "not in BASE");
+        if (r->rows[i].verdict == CB_VERDICT_MISSING) CHECK_CONTAINS(r->rows[i].note, "not in NEW");
+        if (r->rows[i].verdict == CB_VERDICT_UNTIMED)
+            CHECK_CONTAINS(r->rows[i].note, "BASE: skip: no GPU");
+    }
+}
+
+static void check_result_geomeans(const cb_compare_result *r)
+{
+    CHECK(r->geomean.points == 40);
+    CHECK(r->geomean.ci_lo < 1.2 && 1.2 < r->geomean.ci_hi);
+    CHECK(r->geomean.ci_hi / r->geomean.ci_lo < 1.01);
+    /* groups in identity order: sim/even, sim/odd, sim/gone, sim/skipped, sim/added */
+    CHECK(r->n_groups == 5);
+    if (r->n_groups != 5) return;
+    CHECK(strcmp(r->groups[0].benchmark, "sim/even") == 0);
+    CHECK(strcmp(r->groups[1].benchmark, "sim/odd") == 0);
+    CHECK(strcmp(r->groups[4].benchmark, "sim/added") == 0);
+    CHECK(r->groups[0].geomean.points == 20);
+    CHECK(r->groups[0].geomean.ci_lo < 1.2 && 1.2 < r->groups[0].geomean.ci_hi);
+    CHECK(r->groups[2].geomean.points == 0 && isnan(r->groups[2].geomean.ratio));
+}
+
 /* Counts, order, groups and geometric means over a small known result. */
 static void test_result(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
     o.between_run_sd = 0.0; /* the model has no process offset */
-    sim_model m = sim_default();
-    m.points = 40;
-    m.bimodal = false;
-    sim_model slow = m;
-    slow.slowdown = 1.2;
     cb_cmp_run base, cand;
-    cb_cmp_run_init(&base);
-    cb_cmp_run_init(&cand);
-    CHECK(sim_add_process(&base, &m) && sim_add_process(&cand, &slow));
-    cb_msg err;
-    /* a point only NEW has, one only BASE has, one neither timed */
-    CHECK(cb_cmp_run_add_point(&cand, "sim/added", "i=0", "ok", NULL, &err) != NULL);
-    CHECK(cb_cmp_run_add_point(&base, "sim/gone", "i=0", "ok", NULL, &err) != NULL);
-    CHECK(cb_cmp_run_add_point(&base, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
-    CHECK(cb_cmp_run_add_point(&cand, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
-    cb_cmp_point *added = cb_cmp_run_find(&cand, "sim/added", "i=0");
-    cb_cmp_point *gone = cb_cmp_run_find(&base, "sim/gone", "i=0");
-    for (int k = 0; k < 10; k++) {
-        CHECK(cb_cmp_point_add_time(added, 1e-3, 0, &err));
-        CHECK(cb_cmp_point_add_time(gone, 1e-3, 0, &err));
-    }
+    build_result_runs(&base, &cand);
     cb_compare_result r;
+    cb_msg err;
     CHECK(cb_compare_runs(&base, &cand, &o, &r, &err));
-    CHECK(r.n_rows == 43 && r.tested == 40);
-    CHECK(r.counts[CB_VERDICT_NEW] == 1 && r.counts[CB_VERDICT_MISSING] == 1);
-    CHECK(r.counts[CB_VERDICT_UNTIMED] == 1);
-    /* every point 20% slower except where the floor bites (the smallest) */
-    CHECK(r.counts[CB_VERDICT_SLOWER] >= 36);
-    for (int i = 1; i < r.n_rows; i++) {
-        CHECK(r.rows[i - 1].verdict <= r.rows[i].verdict);
-        if (r.rows[i].verdict == CB_VERDICT_SLOWER && r.rows[i - 1].verdict == CB_VERDICT_SLOWER)
-            CHECK(r.rows[i - 1].ratio >= r.rows[i].ratio);
-    }
-    for (int i = 0; i < r.n_rows; i++) {
-        if (r.rows[i].verdict == CB_VERDICT_NEW) CHECK_CONTAINS(r.rows[i].note, "not in BASE");
-        if (r.rows[i].verdict == CB_VERDICT_MISSING) CHECK_CONTAINS(r.rows[i].note, "not in NEW");
-        if (r.rows[i].verdict == CB_VERDICT_UNTIMED)
-            CHECK_CONTAINS(r.rows[i].note, "BASE: skip: no GPU");
-    }
-    CHECK(r.geomean.points == 40);
-    CHECK(r.geomean.ci_lo < 1.2 && 1.2 < r.geomean.ci_hi);
-    CHECK(r.geomean.ci_hi / r.geomean.ci_lo < 1.01);
-    /* groups in identity order: sim/even, sim/odd, sim/gone, sim/skipped, sim/added */
-    CHECK(r.n_groups == 5);
-    if (r.n_groups == 5) {
-        CHECK(strcmp(r.groups[0].benchmark, "sim/even") == 0);
-        CHECK(strcmp(r.groups[1].benchmark, "sim/odd") == 0);
-        CHECK(strcmp(r.groups[4].benchmark, "sim/added") == 0);
-        CHECK(r.groups[0].geomean.points == 20);
-        CHECK(r.groups[0].geomean.ci_lo < 1.2 && 1.2 < r.groups[0].geomean.ci_hi);
-        CHECK(r.groups[2].geomean.points == 0 && isnan(r.groups[2].geomean.ratio));
-    }
+    check_result_counts(&r);
+    check_result_order(&r);
+    check_result_notes(&r);
+    check_result_geomeans(&r);
     cb_compare_result_free(&r);
     cb_cmp_run_free(&base);
     cb_cmp_run_free(&cand);

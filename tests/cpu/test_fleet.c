@@ -286,14 +286,10 @@ static int cpu_points(spec *p, double slow)
     return n;
 }
 
-static void test_mixed_fleet(void)
+/* Five GPU runs g0-g4: g3 25% slower in vecadd, at a low clock, on a
+ * narrow link; g4 without cuBLAS. */
+static void write_mixed_gpu_runs(const char *fleet)
 {
-    char fleet[128], md[160], csv[160], out[160];
-    snprintf(fleet, sizeof fleet, "%s/mixed", root);
-    snprintf(md, sizeof md, "%s/mixed.md", root);
-    snprintf(csv, sizeof csv, "%s/mixed.csv", root);
-    snprintf(out, sizeof out, "%s/stdout.md", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
     spec p[16];
     run_meta gpu = {"Test GPU", "true", 5, 5, 0};
     for (int i = 0; i < 5; i++) {
@@ -308,6 +304,13 @@ static void test_mixed_fleet(void)
         int n = gpu_points(p, i == 3 ? 1.25 : 1.0, tel, i == 4);
         write_run(fleet, name, &m, p, n);
     }
+}
+
+/* Three CPU-only runs c0-c2, c2 with two failed points; and "inc", a GPU
+ * run whose meta.json says it is incomplete. */
+static void write_mixed_other_runs(const char *fleet)
+{
+    spec p[16];
     run_meta cpu = {NULL, "true", 0, 0, 0};
     for (int i = 0; i < 3; i++) {
         char name[16];
@@ -323,8 +326,12 @@ static void test_mixed_fleet(void)
     }
     run_meta inc = {"Test GPU", "false", 5, 5, 0};
     write_run(fleet, "inc", &inc, p, gpu_points(p, 1.0, NULL, false));
-    /* Tasks: 0-4 ran g0-g4; 5 failed; 6 left no end record; 7 never
-     * started; 8 landed on g0's node and device. */
+}
+
+/* Tasks: 0-4 ran g0-g4; 5 failed; 6 left no end record; 7 never started;
+ * 8 landed on g0's node and device. Nine were expected. */
+static void write_mixed_tasks(const char *fleet)
+{
     for (int i = 0; i < 5; i++) {
         char name[16];
         snprintf(name, sizeof name, "g%d", i);
@@ -336,16 +343,12 @@ static void test_mixed_fleet(void)
     char path[200];
     snprintf(path, sizeof path, "%s/_fleet/expected", fleet);
     CB_CHECK(cb_test_write_text(path, "9\n"));
+}
 
-    CB_CHECK_EQ_INT(
-        run_fleet(out, fleet, "--markdown", md, "--csv", csv, "--title", "Fleet X", NULL), 1);
-    cb_msg err;
-    cb_csv *c = cb_csv_read_file(csv, &err);
-    CB_CHECK(c != NULL);
-    if (!c) {
-        fprintf(stderr, "%s\n", err.text);
-        return;
-    }
+/* g3's vecadd is slow, g4's cuBLAS missing, every other figure ok; each
+ * figure only for its kind of run. */
+static void check_mixed_verdicts(const cb_csv *c)
+{
     CB_CHECK_EQ_INT(cb_csv_cols(c), 26);
     CB_CHECK_STR(csv_verdict(c, "g3", "vecadd"), "slow");
     CB_CHECK_STR(csv_verdict(c, "g4", "cuBLAS FP32"), "missing");
@@ -365,6 +368,10 @@ static void test_mixed_fleet(void)
         CB_CHECK(csv_verdict(c, name, "vecadd") == NULL); /* not a CPU figure */
     }
     CB_CHECK(csv_verdict(c, "g0", "vecadd/host") == NULL); /* not a GPU figure */
+}
+
+static void check_mixed_fields(const cb_csv *c)
+{
     /* reference points: best for the GPU, largest for the host baselines */
     CB_CHECK_STR(csv_field(c, "g0", "vecadd", "axes"), "n=16777216;block=256");
     CB_CHECK_STR(csv_field(c, "g0", "pinned H2D", "axes"),
@@ -387,7 +394,11 @@ static void test_mixed_fleet(void)
     CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ci_hi"), "%lf", &hi) == 1);
     CB_CHECK_REL(ratio, 0.8, 0.01);
     CB_CHECK(lo <= ratio && ratio <= hi && hi < 1 / 1.05);
-    /* problems: tasks 5, 6, 7, 8, the incomplete run, c2's failed points */
+}
+
+/* problems: tasks 5, 6, 7, 8, the incomplete run, c2's failed points */
+static void check_mixed_problems(const cb_csv *c)
+{
     int problems = 0, vc = cb_csv_col(c, "verdict"), tc = cb_csv_col(c, "task");
     char tasks[64] = "";
     for (int r = 0; r < cb_csv_rows(c); r++)
@@ -400,8 +411,10 @@ static void test_mixed_fleet(void)
     CB_CHECK_EQ_INT(problems, 6);
     CB_CHECK_STR(tasks, "5 6 7 8 - - ");
     CB_CHECK_STR(csv_field(c, "inc", "", "verdict"), "problem");
-    cb_csv_free(c);
+}
 
+static void check_mixed_markdown(const char *md, const char *out)
+{
     char *text = cb_test_read_all(md, NULL);
     if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
     CHECK_CONTAINS(text, "# Fleet X");
@@ -435,6 +448,34 @@ static void test_mixed_fleet(void)
     CB_CHECK(text && printed && strcmp(text, printed) == 0); /* stdout = --markdown */
     free(text);
     free(printed);
+}
+
+static void test_mixed_fleet(void)
+{
+    char fleet[128], md[160], csv[160], out[160];
+    snprintf(fleet, sizeof fleet, "%s/mixed", root);
+    snprintf(md, sizeof md, "%s/mixed.md", root);
+    snprintf(csv, sizeof csv, "%s/mixed.csv", root);
+    snprintf(out, sizeof out, "%s/stdout.md", root);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+    write_mixed_gpu_runs(fleet);
+    write_mixed_other_runs(fleet);
+    write_mixed_tasks(fleet);
+
+    CB_CHECK_EQ_INT(
+        run_fleet(out, fleet, "--markdown", md, "--csv", csv, "--title", "Fleet X", NULL), 1);
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    CB_CHECK(c != NULL);
+    if (!c) {
+        fprintf(stderr, "%s\n", err.text);
+        return;
+    }
+    check_mixed_verdicts(c);
+    check_mixed_fields(c);
+    check_mixed_problems(c);
+    cb_csv_free(c);
+    check_mixed_markdown(md, out);
 }
 
 /* A schema 2 run of two devices (`--device all`): rows with `device`, host

@@ -87,46 +87,66 @@ static void check_with_device(void)
     cb_plan_free(&plan);
 }
 
-int main(void)
+/* The registry holds the families and finds by name. */
+static void check_registry_lookup(void)
 {
-    CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
-    /* The registry holds the families and finds by name. */
     CB_CHECK(cb_registry_count() >= 4);
     const cb_bench *host = cb_registry_find("vecadd/host");
     CB_CHECK(host != NULL && host->target == CB_TARGET_HOST);
     CB_CHECK(cb_registry_find("vecadd/nope") == NULL);
+}
+
+/* The default values of every axis of `b` parse. */
+static void check_default_axes(const cb_bench *b)
+{
+    cb_axis_context ctx = {.sm_count = 132};
+    for (int a = 0; a < b->n_axes; a++) {
+        static cb_axis_values v;
+        cb_msg err;
+        bool ok = cb_axis_expand(&b->axes[a], b->axes[a].defaults, &ctx, &v, &err);
+        CB_CHECK(ok);
+        if (!ok) fprintf(stderr, "  %s axis %s: %s\n", b->name, b->axes[a].name, err.text);
+    }
+}
+
+/* A reference must run first so its median is known. */
+static void check_reference_first(const cb_bench *b, int i)
+{
+    if (!b->ref_bench) return;
+    const cb_bench *ref = cb_registry_find(b->ref_bench);
+    CB_CHECK(ref != NULL);
+    for (int j = 0; ref && j < cb_registry_count(); j++) {
+        if (cb_registry_get(j) == ref) break;
+        if (j == i) CB_CHECK(!"ref_bench comes after its user");
+    }
+}
+
+/* Every descriptor is complete, uniquely named, and its default axes parse. */
+static void check_descriptors(void)
+{
     for (int i = 0; i < cb_registry_count(); i++) {
         const cb_bench *b = cb_registry_get(i);
-        /* Every descriptor is complete and its default axes parse. */
         CB_CHECK(b->name && b->summary && b->setup && b->run && b->verify && b->teardown);
         CB_CHECK(strchr(b->name, '/') != NULL);
         CB_CHECK(b->n_axes >= 1 && b->n_axes <= CB_MAX_AXES);
         for (int j = 0; j < i; j++)
             CB_CHECK(strcmp(b->name, cb_registry_get(j)->name) != 0);
-        cb_axis_context ctx = {.sm_count = 132};
-        for (int a = 0; a < b->n_axes; a++) {
-            static cb_axis_values v;
-            cb_msg err;
-            bool ok = cb_axis_expand(&b->axes[a], b->axes[a].defaults, &ctx, &v, &err);
-            CB_CHECK(ok);
-            if (!ok) fprintf(stderr, "  %s axis %s: %s\n", b->name, b->axes[a].name, err.text);
-        }
-        if (b->ref_bench) {
-            const cb_bench *ref = cb_registry_find(b->ref_bench);
-            CB_CHECK(ref != NULL);
-            /* A reference must run first so its median is known. */
-            for (int j = 0; ref && j < cb_registry_count(); j++) {
-                if (cb_registry_get(j) == ref) break;
-                if (j == i) CB_CHECK(!"ref_bench comes after its user");
-            }
-        }
+        check_default_axes(b);
+        check_reference_first(b, i);
     }
+}
+
+static void check_globs(void)
+{
     CB_CHECK(cb_registry_matches("vecadd*", "vecadd/host"));
     CB_CHECK(cb_registry_matches("vecadd", "vecadd/host"));
     CB_CHECK(!cb_registry_matches("vec", "vecadd/host"));
     CB_CHECK(!cb_registry_matches("matmul/*", "vecadd/host"));
+}
 
-    /* Plan: host vecadd with an override of n and threads. */
+/* Plan: host vecadd with an override of n and threads. */
+static void check_host_plan(void)
+{
     const char *globs[] = {"vecadd/host"};
     cb_axis_override ov[2];
     cb_msg err;
@@ -151,8 +171,14 @@ int main(void)
     CB_CHECK_STR(axes, "n=16384;threads=2");
     CB_CHECK_EQ_INT(cb_point_int(&plan.points[9].point, "n"), 16384);
     cb_plan_free(&plan);
+}
 
-    /* Without a device, an explicit GPU glob gives one skip per benchmark. */
+/* Without a device, an explicit GPU glob gives one skip per benchmark ...
+ * and the default suite leaves GPU benchmarks out. */
+static void check_gpu_globs_without_device(void)
+{
+    cb_plan plan;
+    cb_msg err;
     const char *gpu_globs[] = {"vecadd/grid_stride"};
     cb_plan_request gpu = {
         .globs = gpu_globs, .n_globs = 1, .no_device_reason = "no GPU here", .max_points = 1000};
@@ -160,42 +186,56 @@ int main(void)
     CB_CHECK_EQ_INT(plan.n, 1);
     CB_CHECK_STR(plan.points[0].skip_reason, "no GPU here");
     cb_plan_free(&plan);
-    /* ... and the default suite leaves GPU benchmarks out. */
     cb_plan_request all = {
         .no_device_reason = "no GPU", .omit_cuda_without_device = true, .max_points = 100000};
     CB_CHECK(cb_plan_build(&all, &plan, &err));
     for (int i = 0; i < plan.n; i++)
         CB_CHECK(plan.points[i].bench->target == CB_TARGET_HOST);
     cb_plan_free(&plan);
+}
 
+/* Planning `glob` with the override `axis` (NULL: none) and at most
+ * `max_points` points fails with a message that contains `needle`. */
+static void check_refused(const char *glob, const char *axis, int max_points, const char *needle)
+{
+    const char *globs[] = {glob};
+    cb_axis_override ov;
+    cb_msg err;
+    if (axis) CB_CHECK(cb_axis_override_parse(axis, &ov, &err));
+    cb_plan_request req = {.globs = globs,
+                           .n_globs = 1,
+                           .overrides = axis ? &ov : NULL,
+                           .n_overrides = axis ? 1 : 0,
+                           .max_points = max_points};
+    cb_plan plan;
+    CB_CHECK(!cb_plan_build(&req, &plan, &err));
+    CB_CHECK(strstr(err.text, needle) != NULL);
+}
+
+static void check_errors(void)
+{
+    check_refused("nosuch*", NULL, 10, "no benchmark matches 'nosuch*'");
+    check_refused("vecadd/host", "colour=red", 10,
+                  "no selected benchmark has an axis named 'colour'");
+    check_refused("vecadd/host", "n=12x", 10, "vecadd/host: axis 'n'");
+    check_refused("vecadd/host", "n=1:500", 100, "more than 100 points");
+    cb_axis_override bad;
+    cb_msg err;
+    CB_CHECK(!cb_axis_override_parse("n", &bad, &err));
+    CB_CHECK(!cb_axis_override_parse("=5", &bad, &err));
+    CB_CHECK(!cb_axis_override_parse("n=", &bad, &err));
+}
+
+int main(void)
+{
+    CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
+    check_registry_lookup();
+    check_descriptors();
+    check_globs();
+    check_host_plan();
+    check_gpu_globs_without_device();
     check_without_device();
     check_with_device();
-
-    /* Errors. */
-    const char *bad_glob[] = {"nosuch*"};
-    cb_plan_request r1 = {.globs = bad_glob, .n_globs = 1, .max_points = 10};
-    CB_CHECK(!cb_plan_build(&r1, &plan, &err));
-    CB_CHECK(strstr(err.text, "no benchmark matches 'nosuch*'") != NULL);
-    cb_axis_override bad_axis;
-    CB_CHECK(cb_axis_override_parse("colour=red", &bad_axis, &err));
-    cb_plan_request r2 = {
-        .globs = globs, .n_globs = 1, .overrides = &bad_axis, .n_overrides = 1, .max_points = 10};
-    CB_CHECK(!cb_plan_build(&r2, &plan, &err));
-    CB_CHECK(strstr(err.text, "no selected benchmark has an axis named 'colour'") != NULL);
-    cb_axis_override bad_value;
-    CB_CHECK(cb_axis_override_parse("n=12x", &bad_value, &err));
-    cb_plan_request r3 = {
-        .globs = globs, .n_globs = 1, .overrides = &bad_value, .n_overrides = 1, .max_points = 10};
-    CB_CHECK(!cb_plan_build(&r3, &plan, &err));
-    CB_CHECK(strstr(err.text, "vecadd/host: axis 'n'") != NULL);
-    cb_axis_override big;
-    CB_CHECK(cb_axis_override_parse("n=1:500", &big, &err));
-    cb_plan_request r4 = {
-        .globs = globs, .n_globs = 1, .overrides = &big, .n_overrides = 1, .max_points = 100};
-    CB_CHECK(!cb_plan_build(&r4, &plan, &err));
-    CB_CHECK(strstr(err.text, "more than 100 points") != NULL);
-    CB_CHECK(!cb_axis_override_parse("n", &big, &err));
-    CB_CHECK(!cb_axis_override_parse("=5", &big, &err));
-    CB_CHECK(!cb_axis_override_parse("n=", &big, &err));
+    check_errors();
     return cb_test_finish("test_plan");
 }

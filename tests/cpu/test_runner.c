@@ -134,20 +134,28 @@ static const cb_result *find_row(const cb_result *rows, int n, const char *bench
     return NULL;
 }
 
-static int run_sweep(const char *glob, int replicates, const char *dir, cb_result **rows,
-                     cb_run_totals *totals)
+/* The plan of `glob` and a quiet configuration for it: no CUPTI, no NVTX,
+ * at most `max_time_s` a point. */
+static void plan_fake(const char *glob, double max_time_s, cb_plan *plan, cb_run_config *cfg)
 {
     const char *globs[] = {glob};
     cb_plan_request req = {.globs = globs, .n_globs = 1, .max_points = 1000};
-    cb_plan plan;
     cb_msg err = {{0}};
-    CB_CHECK(cb_plan_build(&req, &plan, &err));
+    CB_CHECK(cb_plan_build(&req, plan, &err));
+    cb_run_config_defaults(cfg);
+    cfg->quiet = true;
+    cfg->use_cupti = cfg->nvtx = false;
+    cfg->stop.max_time_s = max_time_s;
+}
+
+static int run_sweep(const char *glob, int replicates, const char *dir, cb_result **rows,
+                     cb_run_totals *totals)
+{
+    cb_plan plan;
     cb_run_config cfg;
-    cb_run_config_defaults(&cfg);
-    cfg.quiet = true;
-    cfg.use_cupti = cfg.nvtx = false;
-    cfg.stop.max_time_s = 0.2;
+    plan_fake(glob, 0.2, &plan, &cfg);
     cfg.replicates = replicates;
+    cb_msg err = {{0}};
     cb_sink sink;
     CB_CHECK(cb_sink_open(&sink, dir, &err));
     CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, rows, totals, &err) == CB_OK);
@@ -157,19 +165,9 @@ static int run_sweep(const char *glob, int replicates, const char *dir, cb_resul
     return n;
 }
 
-static void test_statuses_and_order(const char *root)
+/* Rows come in plan order: benchmark by benchmark, axis values in order. */
+static void check_plan_order(const cb_result *rows)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/one", root);
-    cb_result *rows = NULL;
-    cb_run_totals t;
-    int n = run_sweep("fake/[rswle]*", 1, dir, &rows, &t);
-    CB_CHECK_EQ_INT(n, 12);
-    CB_CHECK_EQ_INT(t.ok + t.noisy + t.skip + t.fail, 12);
-    CB_CHECK_EQ_INT(t.skip, 2);
-    CB_CHECK_EQ_INT(t.fail, 4); /* wrong x2, later x2 */
-    CB_CHECK(!t.interrupted && !t.write_failed && !t.context_lost);
-    /* Rows come in plan order: benchmark by benchmark, axis values in order. */
     const char *order[] = {"ref", "ref", "slow", "slow", "skip", "skip"};
     for (int i = 0; i < 6; i++) {
         char name[32];
@@ -177,7 +175,12 @@ static void test_statuses_and_order(const char *root)
         CB_CHECK_STR(rows[i].bench->name, name);
         CB_CHECK_STR(rows[i].axes, i % 2 ? "scale=2" : "scale=1");
     }
+}
 
+/* A skip, a wrong result, a later failure and an erratic point, each with
+ * its status and reason. */
+static void check_untimed_rows(const cb_result *rows, int n)
+{
     const cb_result *skip = find_row(rows, n, "fake/skip", "scale=1");
     CB_CHECK(skip && skip->status == CB_SKIP && strstr(skip->reason, "widget"));
     CB_CHECK(skip && skip->summary.n == 0);
@@ -193,25 +196,44 @@ static void test_statuses_and_order(const char *root)
     const cb_result *erratic = find_row(rows, n, "fake/erratic", "scale=1");
     CB_CHECK(erratic && erratic->status == CB_NOISY && strstr(erratic->reason, "budget"));
     CB_CHECK(erratic && erratic->summary.n >= 10);
+}
 
-    /* The reference percentage: slow spins twice as long as ref. */
-    for (int scale = 1; scale <= 2; scale++) {
-        char axes[16];
-        snprintf(axes, sizeof axes, "scale=%d", scale);
-        const cb_result *ref = find_row(rows, n, "fake/ref", axes);
-        const cb_result *slow = find_row(rows, n, "fake/slow", axes);
-        CB_CHECK(ref && slow);
-        if (!ref || !slow) continue;
-        CB_CHECK(ref->status == CB_OK || ref->status == CB_NOISY);
-        CB_CHECK(isnan(ref->pct_ref) && ref->ref_benchmark == NULL);
-        CB_CHECK_STR(slow->ref_benchmark, "fake/ref");
-        CB_CHECK(slow->pct_ref > 40 && slow->pct_ref < 60);
-        /* GB/s from the work model: 1e6 x scale bytes over the median. */
-        CB_CHECK_REL(slow->gbps, 1e6 * scale / slow->summary.median / 1e9, 1e-9);
-        CB_CHECK(slow->summary.median > 390e-6 * scale && slow->summary.median < 600e-6 * scale);
-        CB_CHECK_EQ_INT(slow->replicates, 1);
-        CB_CHECK_EQ_INT(slow->device, -1);
-    }
+/* The reference percentage: slow spins twice as long as ref. */
+static void check_reference_pct(const cb_result *rows, int n, int scale)
+{
+    char axes[16];
+    snprintf(axes, sizeof axes, "scale=%d", scale);
+    const cb_result *ref = find_row(rows, n, "fake/ref", axes);
+    const cb_result *slow = find_row(rows, n, "fake/slow", axes);
+    CB_CHECK(ref && slow);
+    if (!ref || !slow) return;
+    CB_CHECK(ref->status == CB_OK || ref->status == CB_NOISY);
+    CB_CHECK(isnan(ref->pct_ref) && ref->ref_benchmark == NULL);
+    CB_CHECK_STR(slow->ref_benchmark, "fake/ref");
+    CB_CHECK(slow->pct_ref > 40 && slow->pct_ref < 60);
+    /* GB/s from the work model: 1e6 x scale bytes over the median. */
+    CB_CHECK_REL(slow->gbps, 1e6 * scale / slow->summary.median / 1e9, 1e-9);
+    CB_CHECK(slow->summary.median > 390e-6 * scale && slow->summary.median < 600e-6 * scale);
+    CB_CHECK_EQ_INT(slow->replicates, 1);
+    CB_CHECK_EQ_INT(slow->device, -1);
+}
+
+static void test_statuses_and_order(const char *root)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/one", root);
+    cb_result *rows = NULL;
+    cb_run_totals t;
+    int n = run_sweep("fake/[rswle]*", 1, dir, &rows, &t);
+    CB_CHECK_EQ_INT(n, 12);
+    CB_CHECK_EQ_INT(t.ok + t.noisy + t.skip + t.fail, 12);
+    CB_CHECK_EQ_INT(t.skip, 2);
+    CB_CHECK_EQ_INT(t.fail, 4); /* wrong x2, later x2 */
+    CB_CHECK(!t.interrupted && !t.write_failed && !t.context_lost);
+    check_plan_order(rows);
+    check_untimed_rows(rows, n);
+    for (int scale = 1; scale <= 2; scale++)
+        check_reference_pct(rows, n, scale);
     free(rows);
 }
 
@@ -267,16 +289,10 @@ static void test_write_failure_stops(const char *root)
 {
     char dir[600];
     snprintf(dir, sizeof dir, "%s/full", root);
-    const char *globs[] = {"fake/ref"};
-    cb_plan_request req = {.globs = globs, .n_globs = 1, .max_points = 1000};
     cb_plan plan;
-    cb_msg err = {{0}};
-    CB_CHECK(cb_plan_build(&req, &plan, &err));
     cb_run_config cfg;
-    cb_run_config_defaults(&cfg);
-    cfg.quiet = true;
-    cfg.use_cupti = cfg.nvtx = false;
-    cfg.stop.max_time_s = 0.05;
+    plan_fake("fake/ref", 0.05, &plan, &cfg);
+    cb_msg err = {{0}};
     cb_sink sink;
     CB_CHECK(cb_sink_open(&sink, dir, &err));
     /* No file may grow: the first point's rows cannot be written. */

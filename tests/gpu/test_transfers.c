@@ -118,6 +118,97 @@ static bool check_cupti_kinds(const cb_bench *b, void *state, cudaStream_t strea
     return ok;
 }
 
+/* How far a point got: the stage it is in, why it stopped there, and the
+ * error of its last verify. */
+typedef struct point_check {
+    const char *stage;
+    cb_msg why;
+    double error;
+} point_check;
+
+/* A failed CUDA call, as the point's reason; false. */
+static bool cuda_failed(cudaError_t e, point_check *pc)
+{
+    snprintf(pc->why.text, sizeof pc->why.text, "CUDA error: %s (%s)", cudaGetErrorName(e),
+             cudaGetErrorString(e));
+    return false;
+}
+
+/* Verify before any run must fail: the destination is really poisoned. */
+static bool check_poisoned(const cb_bench *b, void *state, point_check *pc)
+{
+    pc->stage = "verify before any run";
+    cb_status st = b->verify(state, &pc->error, &pc->why);
+    if (st != CB_FAIL || !(pc->error > 0)) {
+        snprintf(pc->why.text, sizeof pc->why.text, "passed (error %g): the output is not poisoned",
+                 pc->error);
+        return false;
+    }
+    return true;
+}
+
+/* `runs` runs back to back, a sync, and a verify that must pass. */
+static bool run_and_verify(const cb_bench *b, void *state, cudaStream_t stream, int runs,
+                           point_check *pc)
+{
+    cb_status st = CB_OK;
+    for (int i = 0; i < runs && st == CB_OK; i++)
+        st = b->run(state, stream, &pc->why);
+    if (st != CB_OK) return false;
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) return cuda_failed(e, pc);
+    return b->verify(state, &pc->error, &pc->why) == CB_OK;
+}
+
+/* One run, then the result must be exact: error 0. */
+static bool check_first_run(const cb_bench *b, void *state, cudaStream_t stream, point_check *pc)
+{
+    pc->stage = "first run";
+    if (!run_and_verify(b, state, stream, 1, pc)) return false;
+    if (pc->error != 0) {
+        snprintf(pc->why.text, sizeof pc->why.text, "verify passed with error %g", pc->error);
+        return false;
+    }
+    return true;
+}
+
+/* Three more runs back to back, verified again. */
+static bool check_batched_runs(const cb_bench *b, void *state, cudaStream_t stream, point_check *pc)
+{
+    pc->stage = "batched runs";
+    return run_and_verify(b, state, stream, 3, pc);
+}
+
+/* The memcpy kinds CUPTI saw match the point's claim (when CUPTI is on),
+ * and no CUDA error is pending. `detail` says what was seen. */
+static bool check_kinds(const cb_bench *b, void *state, cudaStream_t stream,
+                        const cb_point_info *info, char *detail, size_t len, point_check *pc)
+{
+    pc->stage = "CUPTI kinds";
+    snprintf(detail, len, "claims src=%d dst=%d", info->memcpy_src_kind, info->memcpy_dst_kind);
+    if (use_cupti && !check_cupti_kinds(b, state, stream, info, detail, len)) {
+        snprintf(pc->why.text, sizeof pc->why.text, "%.200s", detail);
+        return false;
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return cuda_failed(e, pc);
+    return true;
+}
+
+static void report_point(const cb_bench *b, const char *axes, bool ok, const char *detail,
+                         const point_check *pc)
+{
+    if (ok) {
+        passed++;
+        report("ok", b, axes, detail);
+        return;
+    }
+    failed++;
+    char msg[CB_MSG_LEN + 64];
+    snprintf(msg, sizeof msg, "%s: %s", pc->stage, pc->why.text);
+    report("FAIL", b, axes, msg);
+}
+
 static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx *family_ctx)
 {
     cb_bench_ctx variant_ctx = *family_ctx;
@@ -126,73 +217,22 @@ static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx 
     char axes[CB_POINT_TEXT], detail[512];
     cb_point_format(p, axes, sizeof axes);
     cb_point_info info = {.occupancy = NAN};
-    cb_msg why = {{0}};
+    point_check pc = {.stage = "setup", .why = {{0}}, .error = NAN};
     void *state = NULL;
-    double error = NAN;
-    bool ok = false;
-    cudaError_t cuda_err = cudaSuccess;
-    const char *stage = "setup";
 
-    cb_status st = b->setup(p, ctx, &state, &info, &why);
+    cb_status st = b->setup(p, ctx, &state, &info, &pc.why);
     if (st == CB_SKIP) {
         skipped++;
-        report("skip", b, axes, why.text);
+        report("skip", b, axes, pc.why.text);
         if (state) b->teardown(state);
         return;
     }
-    if (st != CB_OK) goto done;
-
-    stage = "verify before any run";
-    st = b->verify(state, &error, &why);
-    if (st != CB_FAIL || !(error > 0)) {
-        snprintf(why.text, sizeof why.text, "passed (error %g): the output is not poisoned", error);
-        goto done;
-    }
-
-    stage = "first run";
-    st = b->run(state, ctx->stream, &why);
-    if (st != CB_OK) goto done;
-    if ((cuda_err = cudaStreamSynchronize(ctx->stream)) != cudaSuccess) goto cuda_error;
-    st = b->verify(state, &error, &why);
-    if (st != CB_OK) goto done;
-    if (error != 0) {
-        snprintf(why.text, sizeof why.text, "verify passed with error %g", error);
-        goto done;
-    }
-
-    stage = "batched runs";
-    for (int i = 0; i < 3 && st == CB_OK; i++)
-        st = b->run(state, ctx->stream, &why);
-    if (st != CB_OK) goto done;
-    if ((cuda_err = cudaStreamSynchronize(ctx->stream)) != cudaSuccess) goto cuda_error;
-    st = b->verify(state, &error, &why);
-    if (st != CB_OK) goto done;
-
-    stage = "CUPTI kinds";
-    snprintf(detail, sizeof detail, "claims src=%d dst=%d", info.memcpy_src_kind,
-             info.memcpy_dst_kind);
-    if (use_cupti && !check_cupti_kinds(b, state, ctx->stream, &info, detail, sizeof detail)) {
-        snprintf(why.text, sizeof why.text, "%.200s", detail);
-        goto done;
-    }
-    if ((cuda_err = cudaGetLastError()) != cudaSuccess) goto cuda_error;
-    ok = true;
-    goto done;
-
-cuda_error:
-    snprintf(why.text, sizeof why.text, "CUDA error: %s (%s)", cudaGetErrorName(cuda_err),
-             cudaGetErrorString(cuda_err));
-done:
+    bool ok = st == CB_OK && check_poisoned(b, state, &pc) &&
+              check_first_run(b, state, ctx->stream, &pc) &&
+              check_batched_runs(b, state, ctx->stream, &pc) &&
+              check_kinds(b, state, ctx->stream, &info, detail, sizeof detail, &pc);
     if (state) b->teardown(state);
-    if (ok) {
-        passed++;
-        report("ok", b, axes, detail);
-    } else {
-        failed++;
-        char msg[CB_MSG_LEN + 64];
-        snprintf(msg, sizeof msg, "%s: %s", stage, why.text);
-        report("FAIL", b, axes, msg);
-    }
+    report_point(b, axes, ok, detail, &pc);
 }
 
 /* Walk the Cartesian product of the test values of every axis. */
