@@ -10,7 +10,7 @@
 #include "cb_test_files.h"
 #include "csv_reader.h"
 
-#include "test_compare_check.h"
+#include "cb_test.h"
 #include "test_compare_sim.h"
 
 #include <stdarg.h>
@@ -58,13 +58,13 @@ typedef struct spec_point {
 
 static void write_v1_run(const char *dir, const spec_point *pts, int n_pts)
 {
-    CHECK(mkdir(dir, 0700) == 0);
+    CB_CHECK(mkdir(dir, 0700) == 0);
     char path[512];
     snprintf(path, sizeof path, "%s/results.csv", dir);
     FILE *r = fopen(path, "w");
     snprintf(path, sizeof path, "%s/samples.csv", dir);
     FILE *s = fopen(path, "w");
-    CHECK(r && s);
+    CB_CHECK(r && s);
     if (!r || !s) return;
     fputs("schema_version,benchmark,family,axes,status,reason,timer,batch,median_s\n", r);
     fputs("benchmark,axes,sample,time_s,cupti_s,batch\n", s);
@@ -91,7 +91,7 @@ static const char *csv_cell(const char *path, int row, const char *col)
     cell[0] = '\0';
     cb_msg err;
     cb_csv *c = cb_csv_read_file(path, &err);
-    CHECK_MSG(c != NULL, "%s", err.text);
+    CB_CHECK_MSG(c != NULL, "%s", err.text);
     if (c && cb_csv_col(c, col) >= 0 && row < cb_csv_rows(c))
         snprintf(cell, sizeof cell, "%s", cb_csv_get(c, row, cb_csv_col(c, col)));
     cb_csv_free(c);
@@ -118,84 +118,87 @@ static void write_schema2_dirs(schema2_dirs *d)
     slow.slowdown = 1.2;
     const char *tele = ", \"telemetry\": {\"power_limit_w\": 700, \"ecc\": true, \"clocks\": "
                        "{\"sm_max_mhz\": 1980}, \"series\": [1, 2]}";
-    CHECK(sim_write_dir(d->a, &m, "Test GPU", tele) && sim_write_dir(d->b, &m, "Test GPU", tele));
-    CHECK(sim_write_dir(d->c, &m, "Test GPU", tele));
-    CHECK(sim_write_dir(d->s1, &slow, "Test GPU", tele) &&
-          sim_write_dir(d->s2, &slow, "Test GPU", tele));
-    CHECK(sim_write_dir(d->s3, &slow, "Test GPU", tele));
+    CB_CHECK(sim_write_dir(d->a, &m, "Test GPU", tele) &&
+             sim_write_dir(d->b, &m, "Test GPU", tele));
+    CB_CHECK(sim_write_dir(d->c, &m, "Test GPU", tele));
+    CB_CHECK(sim_write_dir(d->s1, &slow, "Test GPU", tele) &&
+             sim_write_dir(d->s2, &slow, "Test GPU", tele));
+    CB_CHECK(sim_write_dir(d->s3, &slow, "Test GPU", tele));
 }
 
 /* A/A: exit 0, nothing slower, and the report says what it knows */
 static void check_schema2_aa(const schema2_dirs *d)
 {
-    CHECK(run_cli(d->a, d->b, "--markdown", d->md, "--csv", d->csv, NULL) == 0);
+    CB_CHECK(run_cli(d->a, d->b, "--markdown", d->md, "--csv", d->csv, NULL) == 0);
     char *text = cb_test_read_all(d->md, NULL);
-    CHECK_CONTAINS(text, "git sim, Test GPU");
-    CHECK_CONTAINS(text, "- BASE: 1 run, 5 rounds each.");
-    CHECK_CONTAINS(text,
-                   "BASE's uncertainty at 30 points: the spread of its rounds inside each run");
-    CHECK_CONTAINS(text, "Assumed a default between-run spread at 30 points");
-    CHECK_CONTAINS(text, "`cubench compare --calibrate A B -o FILE`");
-    CHECK_CONTAINS(text, "| MDE |");
-    CHECK(text && !strstr(text, "**slower**") && !strstr(text, "different conditions"));
+    CB_CHECK_CONTAINS(text, "git sim, Test GPU");
+    CB_CHECK_CONTAINS(text, "- BASE: 1 run, 5 rounds each.");
+    CB_CHECK_CONTAINS(text,
+                      "BASE's uncertainty at 30 points: the spread of its rounds inside each run");
+    CB_CHECK_CONTAINS(text, "Assumed a default between-run spread at 30 points");
+    CB_CHECK_CONTAINS(text, "`cubench compare --calibrate A B -o FILE`");
+    CB_CHECK_CONTAINS(text, "| MDE |");
+    CB_CHECK(text && !strstr(text, "**slower**") && !strstr(text, "different conditions"));
     free(text);
-    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
-    CHECK(strcmp(csv_cell(d->csv, 0, "base_units"), "5") == 0);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "base_units"), "5") == 0);
 }
 
 /* 20% slower everywhere: exit 1, slower rows first with their MDE */
 static void check_schema2_slower(const schema2_dirs *d)
 {
-    CHECK(run_cli(d->a, d->s1, "--markdown", d->md, "--csv", d->csv, "--title", "PR 7", NULL) == 1);
+    CB_CHECK(run_cli(d->a, d->s1, "--markdown", d->md, "--csv", d->csv, "--title", "PR 7", NULL) ==
+             1);
     char *text = cb_test_read_all(d->md, NULL);
-    CHECK_CONTAINS(text, "### PR 7: **");
-    CHECK_CONTAINS(text, "| **slower** | sim/");
-    CHECK_CONTAINS(text, "| 99% CI |");
+    CB_CHECK_CONTAINS(text, "### PR 7: **");
+    CB_CHECK_CONTAINS(text, "| **slower** | sim/");
+    CB_CHECK_CONTAINS(text, "| 99% CI |");
     free(text);
-    CHECK(strcmp(csv_cell(d->csv, 0, "verdict"), "slower") == 0);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "verdict"), "slower") == 0);
     double mde = atof(csv_cell(d->csv, 0, "mde"));
-    CHECK(mde > 0.03 && mde < 0.2);
-    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "default") == 0);
+    CB_CHECK(mde > 0.03 && mde < 0.2);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "default") == 0);
     /* --between-run 0: the rounds alone, and the report warns */
-    CHECK(run_cli("--between-run", "0", d->a, d->s1, "--markdown", d->md, "--csv", d->csv, NULL) ==
-          1);
+    CB_CHECK(run_cli("--between-run", "0", d->a, d->s1, "--markdown", d->md, "--csv", d->csv,
+                     NULL) == 1);
     text = cb_test_read_all(d->md, NULL);
-    CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
+    CB_CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
     free(text);
-    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "none") == 0);
-    CHECK(run_cli("--fail-on", "none", d->a, d->s1, "--markdown", d->md, NULL) == 0);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "none") == 0);
+    CB_CHECK(run_cli("--fail-on", "none", d->a, d->s1, "--markdown", d->md, NULL) == 0);
 }
 
 /* two runs per side with `--`: still rounds; three with --base/--new: runs */
 static void check_schema2_several_runs(const schema2_dirs *d)
 {
-    CHECK(run_cli("--markdown", d->md, "--csv", d->csv, d->a, d->b, "--", d->s1, d->s2, NULL) == 1);
+    CB_CHECK(run_cli("--markdown", d->md, "--csv", d->csv, d->a, d->b, "--", d->s1, d->s2, NULL) ==
+             1);
     char *text = cb_test_read_all(d->md, NULL);
-    CHECK_CONTAINS(text, "/a` + 1 more run (git sim, Test GPU) → NEW `");
+    CB_CHECK_CONTAINS(text, "/a` + 1 more run (git sim, Test GPU) → NEW `");
     free(text);
-    CHECK(strcmp(csv_cell(d->csv, 0, "base_runs"), "2") == 0);
-    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
-    CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->s1, "--new", d->s2,
-                  "--new", d->s3, "--csv", d->csv, "--markdown", d->md, NULL) == 1);
-    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "runs/runs") == 0);
-    CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->a, "--new", d->b,
-                  "--new", d->c, "--csv", d->csv, "--markdown", d->md, NULL) == 0);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "base_runs"), "2") == 0);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
+    CB_CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->s1, "--new", d->s2,
+                     "--new", d->s3, "--csv", d->csv, "--markdown", d->md, NULL) == 1);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "runs/runs") == 0);
+    CB_CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->a, "--new", d->b,
+                     "--new", d->c, "--csv", d->csv, "--markdown", d->md, NULL) == 0);
 }
 
 /* --calibrate records the A/A pair; --calibration uses it and says so */
 static void check_schema2_calibration(const schema2_dirs *d)
 {
-    CHECK(run_cli("--calibrate", d->a, d->b, "-o", d->cal, NULL) == 0);
-    CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "1") == 0);
-    CHECK(strcmp(csv_cell(d->cal, 0, "basis"), "rounds") == 0);
-    CHECK(strcmp(csv_cell(d->cal, 0, "device"), "Test GPU") == 0);
-    CHECK(run_cli(d->a, d->c, "--calibration", d->cal, "--markdown", d->md, "--csv", d->csv,
-                  NULL) == 0);
+    CB_CHECK(run_cli("--calibrate", d->a, d->b, "-o", d->cal, NULL) == 0);
+    CB_CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "1") == 0);
+    CB_CHECK(strcmp(csv_cell(d->cal, 0, "basis"), "rounds") == 0);
+    CB_CHECK(strcmp(csv_cell(d->cal, 0, "device"), "Test GPU") == 0);
+    CB_CHECK(run_cli(d->a, d->c, "--calibration", d->cal, "--markdown", d->md, "--csv", d->csv,
+                     NULL) == 0);
     char *text = cb_test_read_all(d->md, NULL);
-    CHECK_CONTAINS(text, "by the between-run spread of the calibration");
-    CHECK(text && !strstr(text, "Rounds stand in"));
+    CB_CHECK_CONTAINS(text, "by the between-run spread of the calibration");
+    CB_CHECK(text && !strstr(text, "Rounds stand in"));
     free(text);
-    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "calibration") == 0);
+    CB_CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "calibration") == 0);
 }
 
 /* Different conditions: another driver and power limit on NEW's side. */
@@ -203,17 +206,17 @@ static void check_schema2_conditions(const schema2_dirs *d)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/meta.json", d->c);
-    CHECK(cb_test_write_text(
+    CB_CHECK(cb_test_write_text(
         path, "{\"schema_version\": 2, \"git_sha\": \"sim\", \"device\": {\"name\": \"Test "
               "GPU\", \"uuid\": \"GPU-other\"}, \"cuda\": {\"driver_api_version\": \"12.8\"}, "
               "\"telemetry\": {\"power_limit_w\": 600, \"ecc\": true}}"));
-    CHECK(run_cli(d->a, d->c, "--markdown", d->md, NULL) == 0);
+    CB_CHECK(run_cli(d->a, d->c, "--markdown", d->md, NULL) == 0);
     char *text = cb_test_read_all(d->md, NULL);
-    CHECK_CONTAINS(text, "**Warning:** BASE and NEW ran under different conditions");
-    CHECK_CONTAINS(text, "> | device.uuid | GPU-sim | GPU-other |");
-    CHECK_CONTAINS(text, "> | cuda.driver_api_version | 13.0 | 12.8 |");
-    CHECK_CONTAINS(text, "> | telemetry.power_limit_w | 700 | 600 |");
-    CHECK(text && !strstr(text, "telemetry.ecc") && !strstr(text, "telemetry.series"));
+    CB_CHECK_CONTAINS(text, "**Warning:** BASE and NEW ran under different conditions");
+    CB_CHECK_CONTAINS(text, "> | device.uuid | GPU-sim | GPU-other |");
+    CB_CHECK_CONTAINS(text, "> | cuda.driver_api_version | 13.0 | 12.8 |");
+    CB_CHECK_CONTAINS(text, "> | telemetry.power_limit_w | 700 | 600 |");
+    CB_CHECK(text && !strstr(text, "telemetry.ecc") && !strstr(text, "telemetry.series"));
     free(text);
 }
 
@@ -243,10 +246,11 @@ static void check_schema2_throttled(const schema2_dirs *d)
     set_row_reasons(path, "sim/even,sim,i=0,", "gpu_idle+sw_power_cap+hw_slowdown");
     /* and one point that was only idle: no throttling */
     set_row_reasons(path, "sim/odd,sim,i=1,", "gpu_idle");
-    CHECK(run_cli(d->a, d->b, "--markdown", d->md, NULL) == 0);
+    CB_CHECK(run_cli(d->a, d->b, "--markdown", d->md, NULL) == 0);
     char *text = cb_test_read_all(d->md, NULL);
-    CHECK_CONTAINS(text, "**Throttled** (clock-event reasons while sampling) at 1 point: sim/even "
-                         "[i=0] NEW sw_power_cap+hw_slowdown.");
+    CB_CHECK_CONTAINS(text,
+                      "**Throttled** (clock-event reasons while sampling) at 1 point: sim/even "
+                      "[i=0] NEW sw_power_cap+hw_slowdown.");
     free(text);
 }
 
@@ -286,31 +290,32 @@ static void test_schema1_and_sides(void)
     write_v1_run(added, more, 4);
 
     /* schema 1: one unit per run, the default widening, and the report says so */
-    CHECK(run_cli(base, same, "--markdown", md, "--csv", csv, NULL) == 0);
+    CB_CHECK(run_cli(base, same, "--markdown", md, "--csv", csv, NULL) == 0);
     char *text = cb_test_read_all(md, NULL);
-    CHECK_CONTAINS(text, "- BASE: 1 run, one round each; schema 1: no replicates, throttle or "
-                         "telemetry recorded.");
-    CHECK_CONTAINS(text, "Assumed a default between-run spread at 3 points");
-    CHECK_CONTAINS(text, "Runs without meta.json (conditions unknown): BASE 1 of 1, NEW 1 of 1.");
+    CB_CHECK_CONTAINS(text, "- BASE: 1 run, one round each; schema 1: no replicates, throttle or "
+                            "telemetry recorded.");
+    CB_CHECK_CONTAINS(text, "Assumed a default between-run spread at 3 points");
+    CB_CHECK_CONTAINS(text,
+                      "Runs without meta.json (conditions unknown): BASE 1 of 1, NEW 1 of 1.");
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);
-    CHECK(strcmp(csv_cell(csv, 0, "basis"), "samples/samples") == 0);
+    CB_CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);
+    CB_CHECK(strcmp(csv_cell(csv, 0, "basis"), "samples/samples") == 0);
 
     /* NEW skipped a point: missing with its reason; the other way: new */
-    CHECK(run_cli(base, skip, "--markdown", md, NULL) == 0);
+    CB_CHECK(run_cli(base, skip, "--markdown", md, NULL) == 0);
     text = cb_test_read_all(md, NULL);
-    CHECK_CONTAINS(text, "| missing | transfers/h2d | bytes=1048576 |");
-    CHECK_CONTAINS(text, "NEW: skip: no pinned memory, \"really\"");
+    CB_CHECK_CONTAINS(text, "| missing | transfers/h2d | bytes=1048576 |");
+    CB_CHECK_CONTAINS(text, "NEW: skip: no pinned memory, \"really\"");
     free(text);
-    CHECK(run_cli(skip, base, "--markdown", md, NULL) == 0);
+    CB_CHECK(run_cli(skip, base, "--markdown", md, NULL) == 0);
     text = cb_test_read_all(md, NULL);
-    CHECK_CONTAINS(text, "| new | transfers/h2d |");
+    CB_CHECK_CONTAINS(text, "| new | transfers/h2d |");
     free(text);
     /* a point only NEW lists (skipped there) is new, never missing */
-    CHECK(run_cli(base, added, "--markdown", md, NULL) == 0);
+    CB_CHECK(run_cli(base, added, "--markdown", md, NULL) == 0);
     text = cb_test_read_all(md, NULL);
-    CHECK_CONTAINS(text, "| new | vecadd/new_rung | n=1024 |");
-    CHECK(text && !strstr(text, "missing"));
+    CB_CHECK_CONTAINS(text, "| new | vecadd/new_rung | n=1024 |");
+    CB_CHECK(text && !strstr(text, "missing"));
     free(text);
     /* nothing timed on both sides: exit 2 */
     spec_point all_skip[3];
@@ -320,38 +325,38 @@ static void test_schema1_and_sides(void)
     char none[256];
     tmp_path(none, sizeof none, "v1none");
     write_v1_run(none, all_skip, 3);
-    CHECK(run_cli(none, none, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(none, none, "--markdown", md, NULL) == 2);
     text = cb_test_read_all(md, NULL);
-    CHECK_CONTAINS(text, "3 untimed");
+    CB_CHECK_CONTAINS(text, "3 untimed");
     free(text);
-    CHECK(run_cli(base, none, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(base, none, "--markdown", md, NULL) == 2);
     /* --min-abs-delta 0 is accepted (it removes the floor) */
-    CHECK(run_cli("--min-abs-delta", "0", base, same, "--markdown", md, NULL) == 0);
+    CB_CHECK(run_cli("--min-abs-delta", "0", base, same, "--markdown", md, NULL) == 0);
 }
 
 static void test_usage_errors(void)
 {
     char md[256];
     tmp_path(md, sizeof md, "out.md");
-    CHECK(run_cli("--help", NULL) == 0);
-    CHECK(run_cli(NULL) == 2);
-    CHECK(run_cli("only_one_dir", NULL) == 2);
-    CHECK(run_cli("a", "b", "c", NULL) == 2);
-    CHECK(run_cli("--bogus", "a", "b", NULL) == 2);
-    CHECK(run_cli("--delta", "abc", "a", "b", NULL) == 2);
-    CHECK(run_cli("--delta", "0", "a", "b", NULL) == 2);
-    CHECK(run_cli("--alpha", "0.7", "a", "b", NULL) == 2);
-    CHECK(run_cli("--power", "0.3", "a", "b", NULL) == 2);
-    CHECK(run_cli("--min-samples", "2.5", "a", "b", NULL) == 2);
-    CHECK(run_cli("--min-abs-delta", "-1", "a", "b", NULL) == 2);
-    CHECK(run_cli("--fail-on", "faster", "a", "b", NULL) == 2);
-    CHECK(run_cli("--base", "a", "b", "c", NULL) == 2);  /* mixed forms */
-    CHECK(run_cli("--base", "a", "--", "b", NULL) == 2); /* mixed forms */
-    CHECK(run_cli("a", "b", "--", NULL) == 2);           /* NEW empty */
-    CHECK(run_cli("--calibrate", "a", "b", NULL) == 2);  /* no -o */
-    CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2);  /* -o without --calibrate */
-    CHECK(run_cli("--markdown", "-", "--csv", "-", "a", "b", NULL) == 2);
-    CHECK(run_cli("/nonexistent/base", "/nonexistent/new", "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli("--help", NULL) == 0);
+    CB_CHECK(run_cli(NULL) == 2);
+    CB_CHECK(run_cli("only_one_dir", NULL) == 2);
+    CB_CHECK(run_cli("a", "b", "c", NULL) == 2);
+    CB_CHECK(run_cli("--bogus", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--delta", "abc", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--delta", "0", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--alpha", "0.7", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--power", "0.3", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--min-samples", "2.5", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--min-abs-delta", "-1", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--fail-on", "faster", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("--base", "a", "b", "c", NULL) == 2);  /* mixed forms */
+    CB_CHECK(run_cli("--base", "a", "--", "b", NULL) == 2); /* mixed forms */
+    CB_CHECK(run_cli("a", "b", "--", NULL) == 2);           /* NEW empty */
+    CB_CHECK(run_cli("--calibrate", "a", "b", NULL) == 2);  /* no -o */
+    CB_CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2);  /* -o without --calibrate */
+    CB_CHECK(run_cli("--markdown", "-", "--csv", "-", "a", "b", NULL) == 2);
+    CB_CHECK(run_cli("/nonexistent/base", "/nonexistent/new", "--markdown", md, NULL) == 2);
 }
 
 /* A copy of a good run with one file replaced. */
@@ -360,10 +365,10 @@ static void broken_run(const char *name, const char *file, const char *text, cha
     tmp_path(dir, len, name);
     sim_model m = sim_default();
     m.points = 3;
-    CHECK(sim_write_dir(dir, &m, "Test GPU", ""));
+    CB_CHECK(sim_write_dir(dir, &m, "Test GPU", ""));
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    CHECK(cb_test_write_text(path, text));
+    CB_CHECK(cb_test_write_text(path, text));
 }
 
 static void test_input_errors(void)
@@ -373,53 +378,55 @@ static void test_input_errors(void)
     tmp_path(good, sizeof good, "good");
     sim_model m = sim_default();
     m.points = 3;
-    CHECK(sim_write_dir(good, &m, "Test GPU", ""));
-    CHECK(run_cli(good, good, "--markdown", md, NULL) == 0);
+    CB_CHECK(sim_write_dir(good, &m, "Test GPU", ""));
+    CB_CHECK(run_cli(good, good, "--markdown", md, NULL) == 0);
 
     broken_run("v4", "results.csv", "schema_version,benchmark,axes,status\n4,sim/even,i=0,ok\n",
                dir, sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("nostatus", "results.csv", "schema_version,benchmark,axes\n1,sim/even,i=0\n", dir,
                sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("trunc", "samples.csv",
                "benchmark,axes,time_s,replicate\nsim/even,i=0,1e-3,0\nsim/even,i=0,1e", dir,
                sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("zero", "samples.csv", "benchmark,axes,time_s\nsim/even,i=0,0\n", dir, sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("badrep", "samples.csv", "benchmark,axes,time_s,replicate\nsim/even,i=0,1e-3,x\n",
                dir, sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("twice", "results.csv",
                "schema_version,benchmark,axes,status\n2,sim/even,i=0,ok\n2,sim/even,i=0,ok\n", dir,
                sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     /* meta.json: invalid JSON, not an object, nested too deep */
     broken_run("badjson", "meta.json", "{\"git_sha\": \"abc\",}", dir, sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("array", "meta.json", "[1, 2]", dir, sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     char deep[512] = "";
     for (int i = 0; i < 100; i++)
         strcat(deep, "[");
     for (int i = 0; i < 100; i++)
         strcat(deep, "]");
     broken_run("deep", "meta.json", deep, dir, sizeof dir);
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    CHECK(cb_cmp_json_depth(deep, strlen(deep), 1000) == 100);
-    CHECK(cb_cmp_json_depth("{\"a\": \"[[[\"}", 12, 1000) == 1); /* brackets in strings */
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    CB_CHECK(cb_cmp_json_depth(deep, strlen(deep), 1000) == 100);
+    CB_CHECK(cb_cmp_json_depth("{\"a\": \"[[[\"}", 12, 1000) == 1); /* brackets in strings */
     /* a calibration that is not one */
     tmp_path(cal, sizeof cal, "badcal.csv");
-    CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                  "1,sim/even,7,3,-0.1,3\n"));
-    CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
-    CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                  "1,sim/even,7,3,0.01,3\n1,sim/even,7,3,0.01,3\n"));
-    CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    CB_CHECK(cb_test_write_text(cal,
+                                "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
+                                "1,sim/even,7,3,-0.1,3\n"));
+    CB_CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    CB_CHECK(cb_test_write_text(cal,
+                                "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
+                                "1,sim/even,7,3,0.01,3\n1,sim/even,7,3,0.01,3\n"));
+    CB_CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
     /* orphan samples (an interrupted run) are ignored, not an error */
     tmp_path(dir, sizeof dir, "orphan");
-    CHECK(sim_write_dir(dir, &m, "Test GPU", ""));
+    CB_CHECK(sim_write_dir(dir, &m, "Test GPU", ""));
     char path[512];
     snprintf(path, sizeof path, "%s/samples.csv", dir);
     FILE *f = fopen(path, "a");
@@ -427,7 +434,7 @@ static void test_input_errors(void)
         fputs("sim/late,i=0,0,1e-3,,1,0,0,,\n", f);
         fclose(f);
     }
-    CHECK(run_cli(good, dir, "--markdown", md, NULL) == 0);
+    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 0);
 }
 
 /* compare over a results.csv of `cols` extra columns (one row): CPU s. */
@@ -435,7 +442,7 @@ static double time_wide(const char *name, int cols, const char *md)
 {
     char dir[256], path[512];
     tmp_path(dir, sizeof dir, name);
-    CHECK(mkdir(dir, 0700) == 0);
+    CB_CHECK(mkdir(dir, 0700) == 0);
     snprintf(path, sizeof path, "%s/results.csv", dir);
     FILE *f = fopen(path, "w");
     if (f) {
@@ -449,11 +456,11 @@ static double time_wide(const char *name, int cols, const char *md)
         fclose(f);
     }
     snprintf(path, sizeof path, "%s/samples.csv", dir);
-    CHECK(cb_test_write_text(path,
-                             "benchmark,axes,time_s\nb/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"
-                             "b/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"));
+    CB_CHECK(cb_test_write_text(path,
+                                "benchmark,axes,time_s\nb/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"
+                                "b/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"));
     double t0 = now_s();
-    CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
+    CB_CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
     return now_s() - t0;
 }
 
@@ -462,7 +469,7 @@ static double time_many(const char *name, int names, const char *md)
 {
     char dir[256], path[512];
     tmp_path(dir, sizeof dir, name);
-    CHECK(mkdir(dir, 0700) == 0);
+    CB_CHECK(mkdir(dir, 0700) == 0);
     snprintf(path, sizeof path, "%s/results.csv", dir);
     FILE *f = fopen(path, "w");
     if (f) {
@@ -481,7 +488,7 @@ static double time_many(const char *name, int names, const char *md)
         fclose(f);
     }
     double t0 = now_s();
-    CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
+    CB_CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
     return now_s() - t0;
 }
 
@@ -504,9 +511,9 @@ static void test_hostile_sizes(void)
     printf(
         "hostile sizes: %d columns %.3f s (%d: %.3f s), %d benchmark names %.3f s (%d: %.3f s)\n",
         COLS, wide, COLS / STEP, wide_small, NAMES, many, NAMES / STEP, many_small);
-    CHECK(wide < 3 * STEP * (wide_small > floor_s ? wide_small : floor_s));
-    CHECK(many < 3 * STEP * (many_small > floor_s ? many_small : floor_s));
-    CHECK(wide < 20.0 && many < 20.0);
+    CB_CHECK(wide < 3 * STEP * (wide_small > floor_s ? wide_small : floor_s));
+    CB_CHECK(many < 3 * STEP * (many_small > floor_s ? many_small : floor_s));
+    CB_CHECK(wide < 20.0 && many < 20.0);
 }
 
 int main(void)
@@ -523,6 +530,6 @@ int main(void)
     test_hostile_sizes();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-    CHECK(system(cmd) == 0);
-    return cb_t_finish("test_compare_cli");
+    CB_CHECK(system(cmd) == 0);
+    return cb_test_finish("test_compare_cli");
 }

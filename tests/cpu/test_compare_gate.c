@@ -12,7 +12,7 @@
 #include "cb_test_files.h"
 #include "compare_cli.h"
 
-#include "test_compare_check.h"
+#include "cb_test.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -155,10 +155,10 @@ static void test_gate(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/points.txt", tmp_root);
-    CHECK(cb_test_write_text(path, "# two points\n"
-                                   "fam/alpha --axis n=1 --axis k=x   # trailing comment\n"
-                                   "\n"
-                                   "fam/beta --axis n=2\n"));
+    CB_CHECK(cb_test_write_text(path, "# two points\n"
+                                      "fam/alpha --axis n=1 --axis k=x   # trailing comment\n"
+                                      "\n"
+                                      "fam/beta --axis n=2\n"));
     setenv("CUBENCH_GATE_POINTS", path, 1);
     snprintf(path, sizeof path, "%s/fake.log", tmp_root);
     setenv("CB_FAKE_LOG", path, 1);
@@ -172,47 +172,47 @@ static void test_gate(void)
     setenv("CUBENCH_GATE_CONFIRM_ROUNDS", "3", 1);
 
     /* A/A: pass; runs in A B B A order, two processes per line and round */
-    CHECK(gate("aa") == 0);
+    CB_CHECK(gate("aa") == 0);
     char *text = out_file("aa", "summary.md");
-    CHECK_CONTAINS(text, "## cubench perf gate: pass\n");
-    CHECK_CONTAINS(text, "### perf gate: screening: 2 same");
+    CB_CHECK_CONTAINS(text, "## cubench perf gate: pass\n");
+    CB_CHECK_CONTAINS(text, "### perf gate: screening: 2 same");
     free(text);
     text = cb_test_read_all(path, NULL);
-    CHECK_CONTAINS(text, "base fam/alpha r1-l1\ncand fam/alpha r1-l1\nbase fam/beta r1-l2\n"
-                         "cand fam/beta r1-l2\ncand fam/alpha r2-l1\nbase fam/alpha r2-l1\n"
-                         "cand fam/beta r2-l2\nbase fam/beta r2-l2\n");
+    CB_CHECK_CONTAINS(text, "base fam/alpha r1-l1\ncand fam/alpha r1-l1\nbase fam/beta r1-l2\n"
+                            "cand fam/beta r1-l2\ncand fam/alpha r2-l1\nbase fam/alpha r2-l1\n"
+                            "cand fam/beta r2-l2\nbase fam/beta r2-l2\n");
     free(text);
     text = cb_test_read_all(summary, NULL);
-    CHECK_CONTAINS(text, "## cubench perf gate: pass");
+    CB_CHECK_CONTAINS(text, "## cubench perf gate: pass");
     free(text);
 
     /* a real slowdown: screened, re-run alone, confirmed: exit 1 */
     setenv("CB_FAKE_SLOW", "fam/alpha", 1);
-    CHECK(gate("slow") == 1);
+    CB_CHECK(gate("slow") == 1);
     text = out_file("slow", "confirm_points.txt");
-    CHECK(text && strcmp(text, "fam/alpha --axis n=1 --axis k=x\n") == 0);
+    CB_CHECK(text && strcmp(text, "fam/alpha --axis n=1 --axis k=x\n") == 0);
     free(text);
     text = out_file("slow", "summary.md");
-    CHECK_CONTAINS(text, "## cubench perf gate: FAIL, 1 confirmed slowdown(s)");
-    CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: **1 slower**");
+    CB_CHECK_CONTAINS(text, "## cubench perf gate: FAIL, 1 confirmed slowdown(s)");
+    CB_CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: **1 slower**");
     free(text);
     unsetenv("CB_FAKE_SLOW");
 
     /* slower in screening only: not confirmed, exit 0 */
     setenv("CB_FAKE_FLAKY", "fam/beta", 1);
-    CHECK(gate("flaky") == 0);
+    CB_CHECK(gate("flaky") == 0);
     text = out_file("flaky", "summary.md");
-    CHECK_CONTAINS(text, "pass (slowdowns in screening were not confirmed)");
-    CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: 1 same");
+    CB_CHECK_CONTAINS(text, "pass (slowdowns in screening were not confirmed)");
+    CB_CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: 1 same");
     free(text);
     unsetenv("CB_FAKE_FLAKY");
 
     /* nothing timed (every point skipped, as without a GPU): exit 2 */
     setenv("CB_FAKE_SKIP", "1", 1);
-    CHECK(gate("skipped") == 2);
+    CB_CHECK(gate("skipped") == 2);
     snprintf(path, sizeof path, "%s/skipped.log", tmp_root);
     text = cb_test_read_all(path, NULL);
-    CHECK_CONTAINS(text, "no point was timed by both builds");
+    CB_CHECK_CONTAINS(text, "no point was timed by both builds");
     free(text);
     unsetenv("CB_FAKE_SKIP");
 
@@ -220,25 +220,25 @@ static void test_gate(void)
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "bash '%s/scripts/perf_gate.sh' --help > '%s/help.txt' 2>&1",
              CB_SOURCE_DIR, tmp_root);
-    CHECK(system(cmd) == 0);
+    CB_CHECK(system(cmd) == 0);
     snprintf(path, sizeof path, "%s/help.txt", tmp_root);
     text = cb_test_read_all(path, NULL);
-    CHECK_CONTAINS(
+    CB_CHECK_CONTAINS(
         text, "CUBENCH_GATE_ROUNDS          screening rounds, each one A and one B run (default 6");
-    CHECK_CONTAINS(text, "CUBENCH_GATE_CONFIRM_ROUNDS  confirmation rounds (default 4)");
+    CB_CHECK_CONTAINS(text, "CUBENCH_GATE_CONFIRM_ROUNDS  confirmation rounds (default 4)");
     free(text);
 
     /* an existing, non-empty output directory: exit 2 */
-    CHECK(gate("aa") == 2);
+    CB_CHECK(gate("aa") == 2);
 
     /* a run option in the point list: exit 2 with the reason */
     snprintf(path, sizeof path, "%s/bad_points.txt", tmp_root);
-    CHECK(cb_test_write_text(path, "fam/alpha --cache hot\n"));
+    CB_CHECK(cb_test_write_text(path, "fam/alpha --cache hot\n"));
     setenv("CUBENCH_GATE_POINTS", path, 1);
-    CHECK(gate("badlist") == 2);
+    CB_CHECK(gate("badlist") == 2);
     snprintf(path, sizeof path, "%s/badlist.log", tmp_root);
     text = cb_test_read_all(path, NULL);
-    CHECK_CONTAINS(text, "'--cache': only --axis belongs in a point list");
+    CB_CHECK_CONTAINS(text, "'--cache': only --axis belongs in a point list");
     free(text);
 }
 
@@ -258,23 +258,23 @@ int main(int argc, char **argv)
     }
     char self[512], link[512];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    CHECK(len > 0);
-    if (len <= 0) return cb_t_finish("test_compare_gate");
+    CB_CHECK(len > 0);
+    if (len <= 0) return cb_test_finish("test_compare_gate");
     self[len] = '\0';
     const char *sides[] = {"base", "cand"};
     for (int i = 0; i < 2; i++) {
         snprintf(link, sizeof link, "%s/%s", tmp_root, sides[i]);
-        CHECK(mkdir(link, 0700) == 0);
+        CB_CHECK(mkdir(link, 0700) == 0);
         snprintf(link, sizeof link, "%s/%s/cubench", tmp_root, sides[i]);
-        CHECK(symlink(self, link) == 0);
+        CB_CHECK(symlink(self, link) == 0);
     }
     test_gate();
-    if (cb_t_failed == 0) {
+    if (cb_test_failed == 0) {
         char cmd[128];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-        CHECK(system(cmd) == 0);
+        CB_CHECK(system(cmd) == 0);
     } else {
         fprintf(stderr, "test_compare_gate: outputs kept in %s\n", tmp_root);
     }
-    return cb_t_finish("test_compare_gate");
+    return cb_test_finish("test_compare_gate");
 }

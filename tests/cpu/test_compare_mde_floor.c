@@ -14,7 +14,7 @@
 #include "compare.h"
 
 #include "compare_stats.h"
-#include "test_compare_check.h"
+#include "cb_test.h"
 #include "test_compare_sim.h"
 
 #include <stdlib.h>
@@ -25,9 +25,9 @@ enum { R = 5, N = 20, TRIALS = 1500 };
 static void add_side(cb_cmp_run *run, double median)
 {
     cb_msg err;
-    CHECK(cb_cmp_run_begin_dir(run, "x", &err));
+    CB_CHECK(cb_cmp_run_begin_dir(run, "x", &err));
     cb_cmp_point *p = cb_cmp_run_add_point(run, "fam/x", "n=1", "ok", NULL, &err);
-    CHECK(p != NULL);
+    CB_CHECK(p != NULL);
     if (!p) return;
     snprintf(p->timer, sizeof p->timer, "event");
     p->batch = 1;
@@ -35,7 +35,7 @@ static void add_side(cb_cmp_run *run, double median)
     for (int r = 0; r < R; r++) {
         double level = process * exp(0.002 * sim_normal());
         for (int k = 0; k < N; k++)
-            CHECK(cb_cmp_point_add_time(p, level * exp(0.005 * sim_normal()), r, &err));
+            CB_CHECK(cb_cmp_point_add_time(p, level * exp(0.005 * sim_normal()), r, &err));
     }
 }
 
@@ -54,14 +54,14 @@ static void test_floor_in_mde(void)
         add_side(&cand, median * 1.10);
         cb_compare_result r;
         cb_msg err;
-        CHECK(cb_compare_runs(&base, &cand, &o, &r, &err) && r.n_rows == 1);
+        CB_CHECK(cb_compare_runs(&base, &cand, &o, &r, &err) && r.n_rows == 1);
         const cb_compare_row *row = &r.rows[0];
-        CHECK_NEAR(row->floor_s, 0.5e-6, 1e-15);
+        CB_CHECK_NEAR(row->floor_s, 0.5e-6, 1e-15);
         /* the floor term, exactly as derived above */
         double se = sqrt(row->var);
         double by_floor =
             log1p(row->floor_s / row->base.median_s) + cb_t_quantile(o.power, row->df) * se;
-        CHECK(log1p(row->mde) >= by_floor - 1e-12);
+        CB_CHECK(log1p(row->mde) >= by_floor - 1e-12);
         floor_bound += log1p(row->mde) <= by_floor + 1e-12; /* the floor decided it */
         if (row->mde <= 0.10) {
             small++;
@@ -74,14 +74,14 @@ static void test_floor_in_mde(void)
     printf("5 us points, 0.5 us floor: MDE set by the floor at %ld of %d; +10%% caught at %ld "
            "of %ld with MDE <= 10%%\n",
            floor_bound, TRIALS, caught, small);
-    CHECK(floor_bound > TRIALS / 2); /* the floor is what binds at 5 us */
-    CHECK(small > TRIALS / 10);      /* and enough points qualify to judge */
+    CB_CHECK(floor_bound > TRIALS / 2); /* the floor is what binds at 5 us */
+    CB_CHECK(small > TRIALS / 10);      /* and enough points qualify to judge */
     /* power 0.99 per point: at most 1% missed (plus slack for the draw) */
-    CHECK(caught >= small - small / 50 - 1);
+    CB_CHECK(caught >= small - small / 50 - 1);
 }
 
 int main(void)
 {
     test_floor_in_mde();
-    return cb_t_finish("test_compare_mde_floor");
+    return cb_test_finish("test_compare_mde_floor");
 }

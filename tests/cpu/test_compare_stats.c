@@ -5,19 +5,19 @@
 /* test links: cubench_compare */
 #include "compare_stats.h"
 
-#include "test_compare_check.h"
+#include "cb_test.h"
 
 #include <stdlib.h>
 
 static void test_normal(void)
 {
-    CHECK_NEAR(cb_normal_quantile(0.975), 1.9599639845400536, 1e-13);
-    CHECK_NEAR(cb_normal_quantile(0.995), 2.5758293035489, 1e-13);
-    CHECK_NEAR(cb_normal_quantile(0.5), 0.0, 1e-15);
-    CHECK_NEAR(cb_normal_quantile(1e-10), -6.361340902404056, 1e-11);
-    CHECK_NEAR(cb_normal_sf(1.9599639845400536), 0.025, 1e-15);
+    CB_CHECK_NEAR(cb_normal_quantile(0.975), 1.9599639845400536, 1e-13);
+    CB_CHECK_NEAR(cb_normal_quantile(0.995), 2.5758293035489, 1e-13);
+    CB_CHECK_NEAR(cb_normal_quantile(0.5), 0.0, 1e-15);
+    CB_CHECK_NEAR(cb_normal_quantile(1e-10), -6.361340902404056, 1e-11);
+    CB_CHECK_NEAR(cb_normal_sf(1.9599639845400536), 0.025, 1e-15);
     for (double p = 0.001; p < 1.0; p += 0.0173)
-        CHECK_NEAR(1.0 - cb_normal_sf(cb_normal_quantile(p)), p, 1e-14);
+        CB_CHECK_NEAR(1.0 - cb_normal_sf(cb_normal_quantile(p)), p, 1e-14);
 }
 
 static void test_student_t(void)
@@ -32,8 +32,8 @@ static void test_student_t(void)
     };
     for (int i = 0; i < CB_ARRAY_LEN(q); i++) {
         double got = cb_t_quantile(q[i][0], q[i][1]);
-        CHECK_NEAR(got, q[i][2], 1e-10 * q[i][2]);
-        CHECK_NEAR(cb_t_quantile(1.0 - q[i][0], q[i][1]), -q[i][2], 1e-10 * q[i][2]);
+        CB_CHECK_NEAR(got, q[i][2], 1e-10 * q[i][2]);
+        CB_CHECK_NEAR(cb_t_quantile(1.0 - q[i][0], q[i][1]), -q[i][2], 1e-10 * q[i][2]);
     }
     /* probabilities: t, df, P(T <= t) */
     static const double c[][3] = {
@@ -43,11 +43,11 @@ static void test_student_t(void)
         {0.3, 0.7, 0.58538240681433247},
     };
     for (int i = 0; i < CB_ARRAY_LEN(c); i++)
-        CHECK_NEAR(cb_t_cdf(c[i][0], c[i][1]), c[i][2], 1e-12);
+        CB_CHECK_NEAR(cb_t_cdf(c[i][0], c[i][1]), c[i][2], 1e-12);
     /* closed forms: Cauchy (df 1) and df 2 */
     for (double t = -20; t <= 20; t += 0.37) {
-        CHECK_NEAR(cb_t_cdf(t, 1), 0.5 + atan(t) / M_PI, 1e-12);
-        CHECK_NEAR(cb_t_cdf(t, 2), 0.5 + t / (2.0 * sqrt(2.0 + t * t)), 1e-12);
+        CB_CHECK_NEAR(cb_t_cdf(t, 1), 0.5 + atan(t) / M_PI, 1e-12);
+        CB_CHECK_NEAR(cb_t_cdf(t, 2), 0.5 + t / (2.0 * sqrt(2.0 + t * t)), 1e-12);
     }
     /* round trips over df and p (lgamma's cancellation costs digits at
      * huge df: 2e-10 at 1e6, far below what a verdict needs), and the
@@ -55,12 +55,13 @@ static void test_student_t(void)
     const double dfs[] = {1, 1.7, 3, 8, 25.5, 400, 1e6};
     for (int d = 0; d < CB_ARRAY_LEN(dfs); d++)
         for (double p = 0.0005; p < 1.0; p += 0.0371)
-            CHECK_NEAR(cb_t_cdf(cb_t_quantile(p, dfs[d]), dfs[d]), p, dfs[d] > 1e3 ? 1e-9 : 1e-11);
-    CHECK_NEAR(cb_t_quantile(0.995, INFINITY), cb_normal_quantile(0.995), 1e-15);
-    CHECK_NEAR(cb_t_cdf(1.3, INFINITY), 1.0 - cb_normal_sf(1.3), 1e-15);
-    CHECK(cb_t_quantile(0.5, 3) == 0.0);
-    CHECK(isinf(cb_t_quantile(1.0, 3)) && isnan(cb_t_quantile(0.5, 0)));
-    CHECK(cb_t_cdf(INFINITY, 4) == 1.0 && cb_t_cdf(-INFINITY, 4) == 0.0);
+            CB_CHECK_NEAR(cb_t_cdf(cb_t_quantile(p, dfs[d]), dfs[d]), p,
+                          dfs[d] > 1e3 ? 1e-9 : 1e-11);
+    CB_CHECK_NEAR(cb_t_quantile(0.995, INFINITY), cb_normal_quantile(0.995), 1e-15);
+    CB_CHECK_NEAR(cb_t_cdf(1.3, INFINITY), 1.0 - cb_normal_sf(1.3), 1e-15);
+    CB_CHECK(cb_t_quantile(0.5, 3) == 0.0);
+    CB_CHECK(isinf(cb_t_quantile(1.0, 3)) && isnan(cb_t_quantile(0.5, 0)));
+    CB_CHECK(cb_t_cdf(INFINITY, 4) == 1.0 && cb_t_cdf(-INFINITY, 4) == 0.0);
 }
 
 static void test_bh(void)
@@ -68,35 +69,35 @@ static void test_bh(void)
     /* Hand example, M = 5 (NaN excluded): sorted p 0.005 0.01 0.03 0.04 0.5,
      * p*M/rank = 0.025 0.025 0.05 0.05 0.5, cumulative minimum from the top. */
     double p[] = {0.01, 0.04, 0.03, 0.005, NAN, 0.5}, q[6];
-    CHECK(cb_bh_qvalues(p, 6, q));
+    CB_CHECK(cb_bh_qvalues(p, 6, q));
     double want[] = {0.025, 0.05, 0.05, 0.025, NAN, 0.5};
     for (int i = 0; i < 6; i++) {
         if (isnan(want[i]))
-            CHECK(isnan(q[i]));
+            CB_CHECK(isnan(q[i]));
         else
-            CHECK_NEAR(q[i], want[i], 1e-15);
+            CB_CHECK_NEAR(q[i], want[i], 1e-15);
     }
     /* monotone step-up: 0.02*3/1 = 0.06 is lowered to 0.021*3/2 = 0.0315 */
     double p2[] = {0.02, 0.021, 0.9}, q2[3];
-    CHECK(cb_bh_qvalues(p2, 3, q2));
-    CHECK_NEAR(q2[0], 0.0315, 1e-15);
-    CHECK_NEAR(q2[1], 0.0315, 1e-15);
-    CHECK_NEAR(q2[2], 0.9, 1e-15);
+    CB_CHECK(cb_bh_qvalues(p2, 3, q2));
+    CB_CHECK_NEAR(q2[0], 0.0315, 1e-15);
+    CB_CHECK_NEAR(q2[1], 0.0315, 1e-15);
+    CB_CHECK_NEAR(q2[2], 0.9, 1e-15);
     /* capped at 1 */
     double p3[] = {0.9, 0.95}, q3[2];
-    CHECK(cb_bh_qvalues(p3, 2, q3) && q3[0] <= 1.0 && q3[1] <= 1.0);
-    CHECK(cb_bh_qvalues(p3, 0, q3)); /* empty family */
+    CB_CHECK(cb_bh_qvalues(p3, 2, q3) && q3[0] <= 1.0 && q3[1] <= 1.0);
+    CB_CHECK(cb_bh_qvalues(p3, 0, q3)); /* empty family */
 }
 
 static void test_quantiles(void)
 {
     double v[] = {1, 2, 3, 4};
-    CHECK_NEAR(cb_cmp_quantile(v, 4, 0.25), 1.75, 1e-15);
-    CHECK_NEAR(cb_cmp_quantile(v, 4, 0.5), 2.5, 1e-15);
-    CHECK_NEAR(cb_cmp_quantile(v, 4, 0.75), 3.25, 1e-15);
-    CHECK_NEAR(cb_cmp_rel_iqr(v, 4), 0.6, 1e-15);
-    CHECK(cb_cmp_quantile(v, 1, 0.75) == 1.0);
-    CHECK(isnan(cb_cmp_rel_iqr(v, 0)));
+    CB_CHECK_NEAR(cb_cmp_quantile(v, 4, 0.25), 1.75, 1e-15);
+    CB_CHECK_NEAR(cb_cmp_quantile(v, 4, 0.5), 2.5, 1e-15);
+    CB_CHECK_NEAR(cb_cmp_quantile(v, 4, 0.75), 3.25, 1e-15);
+    CB_CHECK_NEAR(cb_cmp_rel_iqr(v, 4), 0.6, 1e-15);
+    CB_CHECK(cb_cmp_quantile(v, 1, 0.75) == 1.0);
+    CB_CHECK(isnan(cb_cmp_rel_iqr(v, 0)));
 }
 
 int main(void)
@@ -105,5 +106,5 @@ int main(void)
     test_student_t();
     test_bh();
     test_quantiles();
-    return cb_t_finish("test_compare_stats");
+    return cb_test_finish("test_compare_stats");
 }

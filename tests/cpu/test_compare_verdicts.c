@@ -7,7 +7,7 @@
 /* test links: cubench_compare */
 #include "compare.h"
 
-#include "test_compare_check.h"
+#include "cb_test.h"
 #include "test_compare_sim.h"
 
 #include <stdlib.h>
@@ -32,14 +32,14 @@ static cb_cmp_point *explicit_point(cb_cmp_run *run, const char *timer, int batc
                                     const double *times, int rounds, int n)
 {
     cb_msg err;
-    CHECK(cb_cmp_run_begin_dir(run, "x", &err));
+    CB_CHECK(cb_cmp_run_begin_dir(run, "x", &err));
     cb_cmp_point *p = cb_cmp_run_add_point(run, "fam/x", "n=1", "ok", NULL, &err);
-    CHECK(p != NULL);
+    CB_CHECK(p != NULL);
     if (!p) return NULL;
     snprintf(p->timer, sizeof p->timer, "%s", timer);
     p->batch = batch;
     for (int s = 0; s < rounds * n; s++)
-        CHECK(cb_cmp_point_add_time(p, times[s], s / n, &err));
+        CB_CHECK(cb_cmp_point_add_time(p, times[s], s / n, &err));
     return p;
 }
 
@@ -68,7 +68,7 @@ static cb_compare_row one_point(const cb_compare_opts *o, const char *timer, int
     cb_msg err;
     cb_compare_row row = {0};
     if (cb_compare_runs(&base, &cand, o, &r, &err)) {
-        CHECK(r.n_rows == 1);
+        CB_CHECK(r.n_rows == 1);
         row = r.rows[0];
         row.benchmark = row.axes = NULL;
         row.base_throttle = row.new_throttle = NULL;
@@ -94,31 +94,31 @@ static void test_shapes(void)
     draw(b, R, N, 100e-6, 0.002, 0.005);
     memcpy(c, b, sizeof b);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_SAME);
-    CHECK(row.base.basis == CB_BASIS_ROUNDS && row.base.units == R &&
-          row.widening == CB_WIDEN_NONE);
-    CHECK_NEAR(row.ratio, 1.0, 1e-12);
-    CHECK(row.mde > o.delta && row.mde < 0.06);
+    CB_CHECK(row.verdict == CB_VERDICT_SAME);
+    CB_CHECK(row.base.basis == CB_BASIS_ROUNDS && row.base.units == R &&
+             row.widening == CB_WIDEN_NONE);
+    CB_CHECK_NEAR(row.ratio, 1.0, 1e-12);
+    CB_CHECK(row.mde > o.delta && row.mde < 0.06);
 
     /* 10% slower, and the mirror */
     draw(c, R, N, 110e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK_MSG(row.verdict == CB_VERDICT_SLOWER, "%s %s", cb_verdict_name(row.verdict), row.note);
-    CHECK_NEAR(row.ratio, 1.10, 0.01);
-    CHECK(row.ci_lo > 1.0 + o.delta && row.q <= o.alpha);
+    CB_CHECK_MSG(row.verdict == CB_VERDICT_SLOWER, "%s %s", cb_verdict_name(row.verdict), row.note);
+    CB_CHECK_NEAR(row.ratio, 1.10, 0.01);
+    CB_CHECK(row.ci_lo > 1.0 + o.delta && row.q <= o.alpha);
     row = one_point(&o, "event", 1, c, b, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_FASTER);
+    CB_CHECK(row.verdict == CB_VERDICT_FASTER);
 
     /* 2% slower: real but below delta: never slower; not shown same */
     draw(c, R, N, 102e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE || row.verdict == CB_VERDICT_SAME);
+    CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE || row.verdict == CB_VERDICT_SAME);
 
     /* too few samples */
     o.min_samples = 200;
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
-    CHECK_CONTAINS(row.note, "too few samples (100/100, need 200)");
+    CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
+    CB_CHECK_CONTAINS(row.note, "too few samples (100/100, need 200)");
     cb_compare_opts_default(&o);
     o.between_run_sd = 0.0;
 
@@ -127,35 +127,35 @@ static void test_shapes(void)
     draw(b, R, N, 4e-6, 0.001, 0.002);
     draw(c, R, N, 4.32e-6, 0.001, 0.002);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
-    CHECK_CONTAINS(row.note, "below the timer's 0.5 us floor");
-    CHECK_NEAR(row.mde, 0.5 / 4.0, 0.01);
+    CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
+    CB_CHECK_CONTAINS(row.note, "below the timer's 0.5 us floor");
+    CB_CHECK_NEAR(row.mde, 0.5 / 4.0, 0.01);
     o.event_res_s = 0.0;
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_SLOWER);
+    CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
     /* ... and an A/A there cannot be called same under the floor */
     cb_compare_opts_default(&o);
     o.between_run_sd = 0.0;
     row = one_point(&o, "event", 1, b, b, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
-    CHECK_CONTAINS(row.note, "of the median is 0.12 us: below the timer's 0.5 us floor");
+    CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
+    CB_CHECK_CONTAINS(row.note, "of the median is 0.12 us: below the timer's 0.5 us floor");
     o.event_res_s = 0.0;
     row = one_point(&o, "event", 1, b, b, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_SAME);
+    CB_CHECK(row.verdict == CB_VERDICT_SAME);
     cb_compare_opts_default(&o);
     o.between_run_sd = 0.0;
     /* the floor is per run: a batch of 100 divides it */
     row = one_point(&o, "event", 100, b, c, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_SLOWER);
-    CHECK_NEAR(row.floor_s, 0.5e-8, 1e-15);
+    CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
+    CB_CHECK_NEAR(row.floor_s, 0.5e-8, 1e-15);
 
     /* A host-timed, batched point from 97 ns to 184 ns: slower (the event
      * floor of 0.5 us called this `same`). */
     draw(b, R, N, 97e-9, 0.002, 0.01);
     draw(c, R, N, 184e-9, 0.002, 0.01);
     row = one_point(&o, "host", 1000, b, c, R, N, 1);
-    CHECK(row.verdict == CB_VERDICT_SLOWER);
-    CHECK_NEAR(row.floor_s, 1e-10, 1e-18);
+    CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
+    CB_CHECK_NEAR(row.floor_s, 1e-10, 1e-18);
 
     /* One unit per run (schema 1), --between-run 0.01: 1% per run makes
      * 5% undecidable (MDE about 9%), 20% is still slower. */
@@ -163,18 +163,18 @@ static void test_shapes(void)
     draw(b, 1, 60, 100e-6, 0.0, 0.005);
     draw(c, 1, 60, 105e-6, 0.0, 0.005);
     row = one_point(&o, "event", 1, b, c, 1, 60, 1);
-    CHECK(row.base.basis == CB_BASIS_SAMPLES && row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.between_sd, 0.01, 0);
-    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
-    CHECK(row.mde > 0.08 && row.mde < 0.11);
+    CB_CHECK(row.base.basis == CB_BASIS_SAMPLES && row.widening == CB_WIDEN_DEFAULT);
+    CB_CHECK_NEAR(row.between_sd, 0.01, 0);
+    CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
+    CB_CHECK(row.mde > 0.08 && row.mde < 0.11);
     draw(c, 1, 60, 120e-6, 0.0, 0.005);
     row = one_point(&o, "event", 1, b, c, 1, 60, 1);
-    CHECK(row.verdict == CB_VERDICT_SLOWER);
+    CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
     /* --between-run 0: the samples alone (what compare claimed before) */
     o.between_run_sd = 0.0;
     draw(c, 1, 60, 105e-6, 0.0, 0.005);
     row = one_point(&o, "event", 1, b, c, 1, 60, 1);
-    CHECK(row.widening == CB_WIDEN_NONE && row.verdict == CB_VERDICT_SLOWER);
+    CB_CHECK(row.widening == CB_WIDEN_NONE && row.verdict == CB_VERDICT_SLOWER);
     cb_compare_opts_default(&o);
 
     /* The built-in default widens rounds too, by the BASE median's time
@@ -182,14 +182,14 @@ static void test_shapes(void)
     draw(b, R, N, 100e-6, 0.002, 0.005);
     draw(c, R, N, 105e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.base.basis == CB_BASIS_ROUNDS && row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.between_sd, 0.0025, 1e-15);
+    CB_CHECK(row.base.basis == CB_BASIS_ROUNDS && row.widening == CB_WIDEN_DEFAULT);
+    CB_CHECK_NEAR(row.between_sd, 0.0025, 1e-15);
     draw(b, R, N, 5e-6, 0.002, 0.005);
     draw(c, R, N, 5e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.between_sd, 0.0175, 1e-15);
-    CHECK(row.mde > 0.1); /* 1.75% per run on each side: a 5 us point cannot show 10% */
+    CB_CHECK(row.widening == CB_WIDEN_DEFAULT);
+    CB_CHECK_NEAR(row.between_sd, 0.0175, 1e-15);
+    CB_CHECK(row.mde > 0.1); /* 1.75% per run on each side: a 5 us point cannot show 10% */
 
     /* A calibration widens rounds too, with its df. */
     cb_calib_obs obs[4];
@@ -197,15 +197,15 @@ static void test_shapes(void)
         obs[i] = (cb_calib_obs){"fam/x", 100e-6, 2.0 * 0.02 * 0.02, 2.0};
     cb_calibration cal;
     cb_msg err;
-    CHECK(cb_calibration_build(obs, 4, "rounds", "Test GPU", &cal, &err));
+    CB_CHECK(cb_calibration_build(obs, 4, "rounds", "Test GPU", &cal, &err));
     o.calibration = &cal;
     draw(b, R, N, 100e-6, 0.002, 0.005);
     draw(c, R, N, 110e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.widening == CB_WIDEN_CALIBRATION);
-    CHECK_NEAR(row.between_sd, 0.02, 1e-12);
-    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE); /* 2% per run, df 4: MDE far above 10% */
-    CHECK(row.df < 6);
+    CB_CHECK(row.widening == CB_WIDEN_CALIBRATION);
+    CB_CHECK_NEAR(row.between_sd, 0.02, 1e-12);
+    CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE); /* 2% per run, df 4: MDE far above 10% */
+    CB_CHECK(row.df < 6);
     cb_calibration_free(&cal);
     cb_compare_opts_default(&o);
 
@@ -213,9 +213,10 @@ static void test_shapes(void)
     draw(b, D * R, N, 100e-6, 0.003, 0.005);
     draw(c, D * R, N, 110e-6, 0.003, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, D);
-    CHECK(row.base.basis == CB_BASIS_RUNS && row.base.runs == D && row.widening == CB_WIDEN_NONE);
-    CHECK(row.df >= 2 * (D - 1) - 1);
-    CHECK(row.verdict == CB_VERDICT_SLOWER);
+    CB_CHECK(row.base.basis == CB_BASIS_RUNS && row.base.runs == D &&
+             row.widening == CB_WIDEN_NONE);
+    CB_CHECK(row.df >= 2 * (D - 1) - 1);
+    CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
 }
 
 /* A spread that is small by chance must not make a point certain: five
@@ -233,23 +234,23 @@ static void test_unit_floors(void)
     cb_cmp_point *p = explicit_point(&run, "event", 1, t, R, N);
     cb_side_est e;
     cb_msg err;
-    CHECK(p && cb_side_estimate(p, &e, &err));
-    CHECK(e.basis == CB_BASIS_ROUNDS && e.units == R && e.runs == 1 && e.n == R * N);
-    CHECK_NEAR(e.median_s, 1e-4, 1e-12);
-    CHECK(e.var > 0.0); /* not the rounds' zero spread */
+    CB_CHECK(p && cb_side_estimate(p, &e, &err));
+    CB_CHECK(e.basis == CB_BASIS_ROUNDS && e.units == R && e.runs == 1 && e.n == R * N);
+    CB_CHECK_NEAR(e.median_s, 1e-4, 1e-12);
+    CB_CHECK(e.var > 0.0); /* not the rounds' zero spread */
     /* samples in a scrambled order group the same (sorted, n log n) */
     cb_cmp_run shuffled;
     cb_cmp_run_init(&shuffled);
-    CHECK(cb_cmp_run_begin_dir(&shuffled, "y", &err));
+    CB_CHECK(cb_cmp_run_begin_dir(&shuffled, "y", &err));
     cb_cmp_point *q = cb_cmp_run_add_point(&shuffled, "fam/x", "n=1", "ok", NULL, &err);
     for (int s = 0; q && s < R * N; s++) {
         int at = (s * 37) % (R * N); /* 37 is prime to 105: a permutation */
-        CHECK(cb_cmp_point_add_time(q, t[at], at / N, &err));
+        CB_CHECK(cb_cmp_point_add_time(q, t[at], at / N, &err));
     }
     cb_side_est f;
-    CHECK(q && cb_side_estimate(q, &f, &err));
-    CHECK_NEAR(f.center, e.center, 1e-12);
-    CHECK(f.units == R);
+    CB_CHECK(q && cb_side_estimate(q, &f, &err));
+    CB_CHECK_NEAR(f.center, e.center, 1e-12);
+    CB_CHECK(f.units == R);
     cb_cmp_run_free(&run);
     cb_cmp_run_free(&shuffled);
 }
@@ -272,7 +273,7 @@ static void sim_pair(const sim_model *mb, const sim_model *mn, int dirs, const c
     bool ok = true;
     for (int d = 0; ok && d < dirs; d++)
         ok = sim_add_process(&base, mb) && sim_add_process(&cand, mn);
-    CHECK(ok);
+    CB_CHECK(ok);
     cb_compare_result r;
     cb_msg err;
     if (ok && cb_compare_runs(&base, &cand, o, &r, &err)) {
@@ -330,8 +331,8 @@ static void test_false_alarms(void)
     /* one run per side with rounds; bimodal points alternate by round */
     sim_tally t = simulate(&m, 200 / SIM_SCALE, 1, &o, 1.0);
     report("A/A, 1 run x 5 rounds, bimodal + AR(0.5)", &t);
-    CHECK(t.pairs == 200 / SIM_SCALE && t.pairs_alarmed <= 10 / SIM_SCALE);
-    CHECK((double)t.covered / t.points >= 0.985);
+    CB_CHECK(t.pairs == 200 / SIM_SCALE && t.pairs_alarmed <= 10 / SIM_SCALE);
+    CB_CHECK((double)t.covered / t.points >= 0.985);
 
     /* a process component the rounds cannot see (1% per process), with a
      * calibration recorded from one A/A pair of the same machine */
@@ -339,19 +340,19 @@ static void test_false_alarms(void)
     cb_cmp_run a, b;
     cb_cmp_run_init(&a);
     cb_cmp_run_init(&b);
-    CHECK(sim_add_process(&a, &m) && sim_add_process(&b, &m));
+    CB_CHECK(sim_add_process(&a, &m) && sim_add_process(&b, &m));
     cb_calibration cal;
     cb_msg err;
     int points = 0;
-    CHECK(cb_compare_calibrate(&a, &b, &o, &cal, &points, &err));
-    CHECK(points == m.points);
+    CB_CHECK(cb_compare_calibrate(&a, &b, &o, &cal, &points, &err));
+    CB_CHECK(points == m.points);
     cb_cmp_run_free(&a);
     cb_cmp_run_free(&b);
     o.calibration = &cal;
     t = simulate(&m, 100 / SIM_SCALE, 1, &o, 1.0);
     report("A/A, 1% process offsets, rounds + calibration", &t);
-    CHECK(t.pairs == 100 / SIM_SCALE && t.pairs_alarmed <= 5 / SIM_SCALE);
-    CHECK((double)t.covered / t.points >= 0.98);
+    CB_CHECK(t.pairs == 100 / SIM_SCALE && t.pairs_alarmed <= 5 / SIM_SCALE);
+    CB_CHECK((double)t.covered / t.points >= 0.98);
     o.calibration = NULL;
     cb_calibration_free(&cal);
 
@@ -364,15 +365,15 @@ static void test_false_alarms(void)
     s.sigma_process = 0.008;
     t = simulate(&s, 100 / SIM_SCALE, 1, &o, 1.0);
     report("A/A, one unit per run, 0.8% process, default widening", &t);
-    CHECK(t.pairs == 100 / SIM_SCALE && t.pairs_alarmed <= 5 / SIM_SCALE);
+    CB_CHECK(t.pairs == 100 / SIM_SCALE && t.pairs_alarmed <= 5 / SIM_SCALE);
 
     /* four runs per side (a perf gate): the runs are the unit */
     m.rounds = 2;
     m.samples = 15;
     t = simulate(&m, 60 / SIM_SCALE, 4, &o, 1.0);
     report("A/A, 4 runs x 2 rounds per side, 1% process", &t);
-    CHECK(t.pairs == 60 / SIM_SCALE && t.pairs_alarmed <= 3 / SIM_SCALE);
-    CHECK((double)t.covered / t.points >= 0.98);
+    CB_CHECK(t.pairs == 60 / SIM_SCALE && t.pairs_alarmed <= 3 / SIM_SCALE);
+    CB_CHECK((double)t.covered / t.points >= 0.98);
 }
 
 /* Planted slowdowns on every point: at the points whose reported MDE is at
@@ -387,13 +388,13 @@ static void test_power(void)
     sim_model m = sim_default();
     sim_tally t5 = simulate(&m, 40 / SIM_SCALE, 1, &o, 1.05);
     report("planted +5%, 1 run x 5 rounds", &t5);
-    CHECK(t5.small_mde > 1000 / SIM_SCALE); /* a fifth of the points can catch 5% */
-    CHECK(t5.small_caught >= 0.95 * t5.small_mde);
+    CB_CHECK(t5.small_mde > 1000 / SIM_SCALE); /* a fifth of the points can catch 5% */
+    CB_CHECK(t5.small_caught >= 0.95 * t5.small_mde);
     sim_tally t10 = simulate(&m, 40 / SIM_SCALE, 1, &o, 1.10);
     report("planted +10%, 1 run x 5 rounds", &t10);
-    CHECK(t10.small_mde > t5.small_mde);
-    CHECK(t10.small_caught >= 0.995 * t10.small_mde);
-    CHECK((double)t10.covered / t10.points >= 0.985);
+    CB_CHECK(t10.small_mde > t5.small_mde);
+    CB_CHECK(t10.small_caught >= 0.995 * t10.small_mde);
+    CB_CHECK((double)t10.covered / t10.points >= 0.985);
 }
 
 /* BASE and NEW of 40 simulated points, NEW 20% slower, plus a point only
@@ -407,36 +408,36 @@ static void build_result_runs(cb_cmp_run *base, cb_cmp_run *cand)
     slow.slowdown = 1.2;
     cb_cmp_run_init(base);
     cb_cmp_run_init(cand);
-    CHECK(sim_add_process(base, &m) && sim_add_process(cand, &slow));
+    CB_CHECK(sim_add_process(base, &m) && sim_add_process(cand, &slow));
     cb_msg err;
-    CHECK(cb_cmp_run_add_point(cand, "sim/added", "i=0", "ok", NULL, &err) != NULL);
-    CHECK(cb_cmp_run_add_point(base, "sim/gone", "i=0", "ok", NULL, &err) != NULL);
-    CHECK(cb_cmp_run_add_point(base, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
-    CHECK(cb_cmp_run_add_point(cand, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
+    CB_CHECK(cb_cmp_run_add_point(cand, "sim/added", "i=0", "ok", NULL, &err) != NULL);
+    CB_CHECK(cb_cmp_run_add_point(base, "sim/gone", "i=0", "ok", NULL, &err) != NULL);
+    CB_CHECK(cb_cmp_run_add_point(base, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
+    CB_CHECK(cb_cmp_run_add_point(cand, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
     cb_cmp_point *added = cb_cmp_run_find(cand, "sim/added", "i=0");
     cb_cmp_point *gone = cb_cmp_run_find(base, "sim/gone", "i=0");
     for (int k = 0; k < 10; k++) {
-        CHECK(cb_cmp_point_add_time(added, 1e-3, 0, &err));
-        CHECK(cb_cmp_point_add_time(gone, 1e-3, 0, &err));
+        CB_CHECK(cb_cmp_point_add_time(added, 1e-3, 0, &err));
+        CB_CHECK(cb_cmp_point_add_time(gone, 1e-3, 0, &err));
     }
 }
 
 static void check_result_counts(const cb_compare_result *r)
 {
-    CHECK(r->n_rows == 43 && r->tested == 40);
-    CHECK(r->counts[CB_VERDICT_NEW] == 1 && r->counts[CB_VERDICT_MISSING] == 1);
-    CHECK(r->counts[CB_VERDICT_UNTIMED] == 1);
+    CB_CHECK(r->n_rows == 43 && r->tested == 40);
+    CB_CHECK(r->counts[CB_VERDICT_NEW] == 1 && r->counts[CB_VERDICT_MISSING] == 1);
+    CB_CHECK(r->counts[CB_VERDICT_UNTIMED] == 1);
     /* every point 20% slower except where the floor bites (the smallest) */
-    CHECK(r->counts[CB_VERDICT_SLOWER] >= 36);
+    CB_CHECK(r->counts[CB_VERDICT_SLOWER] >= 36);
 }
 
 /* Rows by verdict; the slower ones by ratio, the slowest first. */
 static void check_result_order(const cb_compare_result *r)
 {
     for (int i = 1; i < r->n_rows; i++) {
-        CHECK(r->rows[i - 1].verdict <= r->rows[i].verdict);
+        CB_CHECK(r->rows[i - 1].verdict <= r->rows[i].verdict);
         if (r->rows[i].verdict == CB_VERDICT_SLOWER && r->rows[i - 1].verdict == CB_VERDICT_SLOWER)
-            CHECK(r->rows[i - 1].ratio >= r->rows[i].ratio);
+            CB_CHECK(r->rows[i - 1].ratio >= r->rows[i].ratio);
     }
 }
 
@@ -444,27 +445,28 @@ static void check_result_order(const cb_compare_result *r)
 static void check_result_notes(const cb_compare_result *r)
 {
     for (int i = 0; i < r->n_rows; i++) {
-        if (r->rows[i].verdict == CB_VERDICT_NEW) CHECK_CONTAINS(r->rows[i].note, "not in BASE");
-        if (r->rows[i].verdict == CB_VERDICT_MISSING) CHECK_CONTAINS(r->rows[i].note, "not in NEW");
+        if (r->rows[i].verdict == CB_VERDICT_NEW) CB_CHECK_CONTAINS(r->rows[i].note, "not in BASE");
+        if (r->rows[i].verdict == CB_VERDICT_MISSING)
+            CB_CHECK_CONTAINS(r->rows[i].note, "not in NEW");
         if (r->rows[i].verdict == CB_VERDICT_UNTIMED)
-            CHECK_CONTAINS(r->rows[i].note, "BASE: skip: no GPU");
+            CB_CHECK_CONTAINS(r->rows[i].note, "BASE: skip: no GPU");
     }
 }
 
 static void check_result_geomeans(const cb_compare_result *r)
 {
-    CHECK(r->geomean.points == 40);
-    CHECK(r->geomean.ci_lo < 1.2 && 1.2 < r->geomean.ci_hi);
-    CHECK(r->geomean.ci_hi / r->geomean.ci_lo < 1.01);
+    CB_CHECK(r->geomean.points == 40);
+    CB_CHECK(r->geomean.ci_lo < 1.2 && 1.2 < r->geomean.ci_hi);
+    CB_CHECK(r->geomean.ci_hi / r->geomean.ci_lo < 1.01);
     /* groups in identity order: sim/even, sim/odd, sim/gone, sim/skipped, sim/added */
-    CHECK(r->n_groups == 5);
+    CB_CHECK(r->n_groups == 5);
     if (r->n_groups != 5) return;
-    CHECK(strcmp(r->groups[0].benchmark, "sim/even") == 0);
-    CHECK(strcmp(r->groups[1].benchmark, "sim/odd") == 0);
-    CHECK(strcmp(r->groups[4].benchmark, "sim/added") == 0);
-    CHECK(r->groups[0].geomean.points == 20);
-    CHECK(r->groups[0].geomean.ci_lo < 1.2 && 1.2 < r->groups[0].geomean.ci_hi);
-    CHECK(r->groups[2].geomean.points == 0 && isnan(r->groups[2].geomean.ratio));
+    CB_CHECK(strcmp(r->groups[0].benchmark, "sim/even") == 0);
+    CB_CHECK(strcmp(r->groups[1].benchmark, "sim/odd") == 0);
+    CB_CHECK(strcmp(r->groups[4].benchmark, "sim/added") == 0);
+    CB_CHECK(r->groups[0].geomean.points == 20);
+    CB_CHECK(r->groups[0].geomean.ci_lo < 1.2 && 1.2 < r->groups[0].geomean.ci_hi);
+    CB_CHECK(r->groups[2].geomean.points == 0 && isnan(r->groups[2].geomean.ratio));
 }
 
 /* Counts, order, groups and geometric means over a small known result. */
@@ -477,7 +479,7 @@ static void test_result(void)
     build_result_runs(&base, &cand);
     cb_compare_result r;
     cb_msg err;
-    CHECK(cb_compare_runs(&base, &cand, &o, &r, &err));
+    CB_CHECK(cb_compare_runs(&base, &cand, &o, &r, &err));
     check_result_counts(&r);
     check_result_order(&r);
     check_result_notes(&r);
@@ -494,5 +496,5 @@ int main(void)
     test_result();
     test_false_alarms();
     test_power();
-    return cb_t_finish("test_compare_verdicts");
+    return cb_test_finish("test_compare_verdicts");
 }

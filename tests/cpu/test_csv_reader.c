@@ -3,7 +3,7 @@
 /* test links: cubench_common */
 #include "csv_reader.h"
 
-#include "test_compare_check.h"
+#include "cb_test.h"
 
 #include <stdlib.h>
 
@@ -18,8 +18,8 @@ static void check_rejects(const char *text, const char *what)
 {
     cb_msg err;
     cb_csv *c = parse(text, &err);
-    CHECK_MSG(c == NULL, "accepted: %s", text);
-    CHECK_CONTAINS(err.text, what);
+    CB_CHECK_MSG(c == NULL, "accepted: %s", text);
+    CB_CHECK_CONTAINS(err.text, what);
     cb_csv_free(c);
 }
 
@@ -27,19 +27,19 @@ static void test_basic(void)
 {
     cb_msg err;
     cb_csv *c = parse("a,b,c\n1,2,3\n4,,6\n", &err);
-    CHECK(c != NULL);
+    CB_CHECK(c != NULL);
     if (!c) return;
-    CHECK(cb_csv_rows(c) == 2);
-    CHECK(cb_csv_cols(c) == 3);
-    CHECK(strcmp(cb_csv_header(c, 1), "b") == 0);
-    CHECK(cb_csv_col(c, "c") == 2);
-    CHECK(cb_csv_col(c, "d") == -1);
-    CHECK(strcmp(cb_csv_get(c, 0, 0), "1") == 0);
-    CHECK(strcmp(cb_csv_get(c, 1, 1), "") == 0);
-    CHECK(strcmp(cb_csv_get(c, 1, 2), "6") == 0);
-    CHECK(cb_csv_line(c, 0) == 2);
-    CHECK(cb_csv_line(c, 1) == 3);
-    CHECK(strcmp(cb_csv_name(c), "t.csv") == 0);
+    CB_CHECK(cb_csv_rows(c) == 2);
+    CB_CHECK(cb_csv_cols(c) == 3);
+    CB_CHECK(strcmp(cb_csv_header(c, 1), "b") == 0);
+    CB_CHECK(cb_csv_col(c, "c") == 2);
+    CB_CHECK(cb_csv_col(c, "d") == -1);
+    CB_CHECK(strcmp(cb_csv_get(c, 0, 0), "1") == 0);
+    CB_CHECK(strcmp(cb_csv_get(c, 1, 1), "") == 0);
+    CB_CHECK(strcmp(cb_csv_get(c, 1, 2), "6") == 0);
+    CB_CHECK(cb_csv_line(c, 0) == 2);
+    CB_CHECK(cb_csv_line(c, 1) == 3);
+    CB_CHECK(strcmp(cb_csv_name(c), "t.csv") == 0);
     cb_csv_free(c);
 }
 
@@ -51,17 +51,17 @@ static void test_quoting(void)
                       "\"two\nlines\",\"\"\n"
                       "plain,\"\"\"\"\n",
                       &err);
-    CHECK_MSG(c != NULL, "%s", err.text);
+    CB_CHECK_MSG(c != NULL, "%s", err.text);
     if (!c) return;
-    CHECK(cb_csv_rows(c) == 3);
-    CHECK(strcmp(cb_csv_get(c, 0, 0), "a,b") == 0);
-    CHECK(strcmp(cb_csv_get(c, 0, 1), "say \"hi\"") == 0);
-    CHECK(strcmp(cb_csv_get(c, 1, 0), "two\nlines") == 0);
-    CHECK(strcmp(cb_csv_get(c, 1, 1), "") == 0);
-    CHECK(strcmp(cb_csv_get(c, 2, 1), "\"") == 0);
+    CB_CHECK(cb_csv_rows(c) == 3);
+    CB_CHECK(strcmp(cb_csv_get(c, 0, 0), "a,b") == 0);
+    CB_CHECK(strcmp(cb_csv_get(c, 0, 1), "say \"hi\"") == 0);
+    CB_CHECK(strcmp(cb_csv_get(c, 1, 0), "two\nlines") == 0);
+    CB_CHECK(strcmp(cb_csv_get(c, 1, 1), "") == 0);
+    CB_CHECK(strcmp(cb_csv_get(c, 2, 1), "\"") == 0);
     /* the embedded newline moves the next record one line down */
-    CHECK(cb_csv_line(c, 1) == 3);
-    CHECK(cb_csv_line(c, 2) == 5);
+    CB_CHECK(cb_csv_line(c, 1) == 3);
+    CB_CHECK(cb_csv_line(c, 2) == 5);
     cb_csv_free(c);
 }
 
@@ -69,52 +69,52 @@ static void test_line_ends_and_edges(void)
 {
     cb_msg err;
     cb_csv *c = parse("a,b\r\n1,2\r\n\"x\r\ny\",3\r\n", &err);
-    CHECK_MSG(c != NULL, "%s", err.text);
+    CB_CHECK_MSG(c != NULL, "%s", err.text);
     if (c) {
-        CHECK(cb_csv_rows(c) == 2);
-        CHECK(strcmp(cb_csv_header(c, 1), "b") == 0);
-        CHECK(strcmp(cb_csv_get(c, 0, 1), "2") == 0);
-        CHECK(strcmp(cb_csv_get(c, 1, 0), "x\r\ny") == 0); /* kept verbatim inside quotes */
+        CB_CHECK(cb_csv_rows(c) == 2);
+        CB_CHECK(strcmp(cb_csv_header(c, 1), "b") == 0);
+        CB_CHECK(strcmp(cb_csv_get(c, 0, 1), "2") == 0);
+        CB_CHECK(strcmp(cb_csv_get(c, 1, 0), "x\r\ny") == 0); /* kept verbatim inside quotes */
     }
     cb_csv_free(c);
 
     /* a complete last record without a final newline is fine (RFC 4180) */
     c = parse("a,b\n1,2", &err);
-    CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "2") == 0);
+    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "2") == 0);
     cb_csv_free(c);
     c = parse("a,b\n1,\"2\"", &err);
-    CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "2") == 0);
+    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "2") == 0);
     cb_csv_free(c);
 
     /* trailing empty field, with and without newline */
     c = parse("a,b\n1,\n", &err);
-    CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "") == 0);
+    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "") == 0);
     cb_csv_free(c);
     c = parse("a,b\n1,", &err);
-    CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "") == 0);
+    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "") == 0);
     cb_csv_free(c);
 
     /* blank lines are skipped; a BOM is not part of the first name */
     c = parse("\xEF\xBB\xBF"
               "a,b\n\n1,2\n\r\n\n3,4\n\n",
               &err);
-    CHECK_MSG(c != NULL, "%s", err.text);
+    CB_CHECK_MSG(c != NULL, "%s", err.text);
     if (c) {
-        CHECK(cb_csv_col(c, "a") == 0);
-        CHECK(cb_csv_rows(c) == 2);
-        CHECK(cb_csv_line(c, 1) == 6);
+        CB_CHECK(cb_csv_col(c, "a") == 0);
+        CB_CHECK(cb_csv_rows(c) == 2);
+        CB_CHECK(cb_csv_line(c, 1) == 6);
     }
     cb_csv_free(c);
 
     /* a header-only file is valid and has no rows */
     c = parse("a,b\n", &err);
-    CHECK(c && cb_csv_rows(c) == 0);
+    CB_CHECK(c && cb_csv_rows(c) == 0);
     cb_csv_free(c);
 
     /* the data need not be NUL-terminated */
     const char raw[] = {'a', '\n', '7', 'X'};
     c = cb_csv_parse(raw, 3, "raw", &err);
-    CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 0), "7") == 0);
+    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 0), "7") == 0);
     cb_csv_free(c);
 }
 
@@ -136,8 +136,8 @@ static void test_rejections(void)
     const char nul[] = "a,b\n1,\0\n";
     cb_msg err;
     cb_csv *c = cb_csv_parse(nul, sizeof nul - 1, "t.csv", &err);
-    CHECK(c == NULL);
-    CHECK_CONTAINS(err.text, "t.csv:2: NUL byte");
+    CB_CHECK(c == NULL);
+    CB_CHECK_CONTAINS(err.text, "t.csv:2: NUL byte");
     cb_csv_free(c);
 }
 
@@ -145,34 +145,34 @@ static void test_require_and_numbers(void)
 {
     cb_msg err;
     cb_csv *c = parse("time_s,x\n1.5e-3,abc\n,2\n 3,4\n", &err);
-    CHECK(c != NULL);
+    CB_CHECK(c != NULL);
     if (!c) return;
     static const char *const ok_cols[] = {"x", "time_s"};
     int idx[2];
-    CHECK(cb_csv_require(c, ok_cols, 2, idx, &err) && idx[0] == 1 && idx[1] == 0);
+    CB_CHECK(cb_csv_require(c, ok_cols, 2, idx, &err) && idx[0] == 1 && idx[1] == 0);
     static const char *const bad_cols[] = {"time_s", "status"};
-    CHECK(!cb_csv_require(c, bad_cols, 2, idx, &err));
-    CHECK_CONTAINS(err.text, "t.csv: missing column 'status'");
+    CB_CHECK(!cb_csv_require(c, bad_cols, 2, idx, &err));
+    CB_CHECK_CONTAINS(err.text, "t.csv: missing column 'status'");
     double v = 0.0;
-    CHECK(cb_csv_get_double(c, 0, 0, &v, &err) && v == 1.5e-3);
-    CHECK(!cb_csv_get_double(c, 0, 1, &v, &err));
-    CHECK_CONTAINS(err.text, "t.csv:2: column 'x': 'abc' is not a number");
-    CHECK(!cb_csv_get_double(c, 1, 0, &v, &err));
-    CHECK_CONTAINS(err.text, "t.csv:3: column 'time_s': '' is not a number");
-    CHECK(!cb_csv_get_double(c, 2, 0, &v, &err)); /* leading blank */
-    CHECK(cb_csv_get_double(c, 1, 1, &v, &err) && v == 2.0);
+    CB_CHECK(cb_csv_get_double(c, 0, 0, &v, &err) && v == 1.5e-3);
+    CB_CHECK(!cb_csv_get_double(c, 0, 1, &v, &err));
+    CB_CHECK_CONTAINS(err.text, "t.csv:2: column 'x': 'abc' is not a number");
+    CB_CHECK(!cb_csv_get_double(c, 1, 0, &v, &err));
+    CB_CHECK_CONTAINS(err.text, "t.csv:3: column 'time_s': '' is not a number");
+    CB_CHECK(!cb_csv_get_double(c, 2, 0, &v, &err)); /* leading blank */
+    CB_CHECK(cb_csv_get_double(c, 1, 1, &v, &err) && v == 2.0);
     cb_csv_free(c);
 }
 
 static void test_files(void)
 {
     cb_msg err;
-    CHECK(cb_csv_read_file("/nonexistent/dir/x.csv", &err) == NULL);
-    CHECK_CONTAINS(err.text, "/nonexistent/dir/x.csv: cannot open");
+    CB_CHECK(cb_csv_read_file("/nonexistent/dir/x.csv", &err) == NULL);
+    CB_CHECK_CONTAINS(err.text, "/nonexistent/dir/x.csv: cannot open");
 
     char path[] = "/tmp/cb_csv_test_XXXXXX";
     int fd = mkstemp(path);
-    CHECK(fd >= 0);
+    CB_CHECK(fd >= 0);
     if (fd < 0) return;
     FILE *f = fdopen(fd, "w");
     /* big enough to cross the reader's 64 KiB chunks */
@@ -181,12 +181,12 @@ static void test_files(void)
         fprintf(f, "b/x,\"n=%d;k=a\",%d.5e-6\n", i % 7, i);
     fclose(f);
     cb_csv *c = cb_csv_read_file(path, &err);
-    CHECK_MSG(c != NULL, "%s", err.text);
+    CB_CHECK_MSG(c != NULL, "%s", err.text);
     if (c) {
-        CHECK(cb_csv_rows(c) == 20000);
-        CHECK(strcmp(cb_csv_get(c, 19999, 1), "n=0;k=a") == 0);
-        CHECK(cb_csv_line(c, 19999) == 20001);
-        CHECK(strcmp(cb_csv_name(c), path) == 0);
+        CB_CHECK(cb_csv_rows(c) == 20000);
+        CB_CHECK(strcmp(cb_csv_get(c, 19999, 1), "n=0;k=a") == 0);
+        CB_CHECK(cb_csv_line(c, 19999) == 20001);
+        CB_CHECK(strcmp(cb_csv_name(c), path) == 0);
     }
     cb_csv_free(c);
     remove(path);
@@ -200,5 +200,5 @@ int main(void)
     test_rejections();
     test_require_and_numbers();
     test_files();
-    return cb_t_finish("test_csv_reader");
+    return cb_test_finish("test_csv_reader");
 }

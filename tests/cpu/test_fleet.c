@@ -46,13 +46,6 @@ static void remove_tree(const char *path)
     nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-#define CHECK_CONTAINS(text, needle)                                                               \
-    do {                                                                                           \
-        const char *cb_t_ = (text);                                                                \
-        CB_CHECK(cb_t_ != NULL && strstr(cb_t_, needle) != NULL);                                  \
-        if (cb_t_ && !strstr(cb_t_, needle)) fprintf(stderr, "  missing: %s\n", needle);           \
-    } while (0)
-
 /* One point of a synthetic run. */
 typedef struct spec {
     const char *bench, *axes, *status;
@@ -417,33 +410,34 @@ static void check_mixed_markdown(const char *md, const char *out)
 {
     char *text = cb_test_read_all(md, NULL);
     if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
-    CHECK_CONTAINS(text, "# Fleet X");
-    CHECK_CONTAINS(text, "**2 runs flagged, 6 problems.** 9 runs (8 complete) in 2 models");
-    CHECK_CONTAINS(text, "9 array tasks expected");
-    CHECK_CONTAINS(text, "## Flagged runs (2)");
+    CB_CHECK_CONTAINS(text, "# Fleet X");
+    CB_CHECK_CONTAINS(text, "**2 runs flagged, 6 problems.** 9 runs (8 complete) in 2 models");
+    CB_CHECK_CONTAINS(text, "9 array tasks expected");
+    CB_CHECK_CONTAINS(text, "## Flagged runs (2)");
     /* values carry the samples' +-0.5% spread: compare the leading digits */
-    CHECK_CONTAINS(text, "| g3 | 3 | Test GPU | vecadd GB/s | `vecadd/grid_stride "
-                         "n=16777216;block=256` | 3");
-    CHECK_CONTAINS(text, " | 0.80");
-    CHECK_CONTAINS(text, "SM clock 1410 MHz (1200-1500), fleet 1980 MHz; mem clock 2619 MHz; "
-                         "power 700 W; max 88 C; throttle sw_power_cap+hw_slowdown; PCIe gen 4 "
-                         "x16 (max gen 5 x16); 40 samples");
-    CHECK_CONTAINS(text, "| g4 | 4 | Test GPU | cuBLAS FP32 TFLOP/s | `matmul/cublas_fp32 "
-                         "m=4096;n=m;k=m` | - | ");
-    CHECK_CONTAINS(text, " | - | **missing** | status skip: no device, \"test\" |");
-    CHECK_CONTAINS(text, "| 5 | node05 | - | failed on node05: exit 2: no CUDA device 0 here (job "
-                         "77_5) |");
-    CHECK_CONTAINS(text, "| 6 | node06 | g9 | started on node06 but left no end record");
-    CHECK_CONTAINS(text, "| 7 | - | - | no record: the task never started");
-    CHECK_CONTAINS(text, "| 8 | node08 | g0 | ran on node08 into the run of task 0");
-    CHECK_CONTAINS(text, "| - | host-inc | inc | meta.json says complete: false");
-    CHECK_CONTAINS(text, "| - | host-c2 | c2 | 2 point(s) failed");
-    CHECK_CONTAINS(text, "## CPU: Test CPU 9000 — 3 runs");
-    CHECK_CONTAINS(text, "- vecadd/host: `vecadd/host n=16777216;threads=all`, fleet median ");
-    CHECK_CONTAINS(text, " GB/s over 3 runs");
-    CHECK_CONTAINS(text, "## Test GPU — 5 runs");
-    CHECK_CONTAINS(text, "| g3 | 3 | **3");
-    CHECK_CONTAINS(text, "(0.80");
+    CB_CHECK_CONTAINS(text, "| g3 | 3 | Test GPU | vecadd GB/s | `vecadd/grid_stride "
+                            "n=16777216;block=256` | 3");
+    CB_CHECK_CONTAINS(text, " | 0.80");
+    CB_CHECK_CONTAINS(text, "SM clock 1410 MHz (1200-1500), fleet 1980 MHz; mem clock 2619 MHz; "
+                            "power 700 W; max 88 C; throttle sw_power_cap+hw_slowdown; PCIe gen 4 "
+                            "x16 (max gen 5 x16); 40 samples");
+    CB_CHECK_CONTAINS(text, "| g4 | 4 | Test GPU | cuBLAS FP32 TFLOP/s | `matmul/cublas_fp32 "
+                            "m=4096;n=m;k=m` | - | ");
+    CB_CHECK_CONTAINS(text, " | - | **missing** | status skip: no device, \"test\" |");
+    CB_CHECK_CONTAINS(text,
+                      "| 5 | node05 | - | failed on node05: exit 2: no CUDA device 0 here (job "
+                      "77_5) |");
+    CB_CHECK_CONTAINS(text, "| 6 | node06 | g9 | started on node06 but left no end record");
+    CB_CHECK_CONTAINS(text, "| 7 | - | - | no record: the task never started");
+    CB_CHECK_CONTAINS(text, "| 8 | node08 | g0 | ran on node08 into the run of task 0");
+    CB_CHECK_CONTAINS(text, "| - | host-inc | inc | meta.json says complete: false");
+    CB_CHECK_CONTAINS(text, "| - | host-c2 | c2 | 2 point(s) failed");
+    CB_CHECK_CONTAINS(text, "## CPU: Test CPU 9000 — 3 runs");
+    CB_CHECK_CONTAINS(text, "- vecadd/host: `vecadd/host n=16777216;threads=all`, fleet median ");
+    CB_CHECK_CONTAINS(text, " GB/s over 3 runs");
+    CB_CHECK_CONTAINS(text, "## Test GPU — 5 runs");
+    CB_CHECK_CONTAINS(text, "| g3 | 3 | **3");
+    CB_CHECK_CONTAINS(text, "(0.80");
     char *printed = cb_test_read_all(out, NULL);
     CB_CHECK(text && printed && strcmp(text, printed) == 0); /* stdout = --markdown */
     free(text);
@@ -565,8 +559,8 @@ static void test_multi_device(void)
         cb_csv_free(c);
     }
     char *text = cb_test_read_all(out, NULL);
-    CHECK_CONTAINS(text, "**1 run flagged, 0 problems.** 5 runs (5 complete) in 1 model");
-    CHECK_CONTAINS(text, "## Test GPU — 5 runs");
+    CB_CHECK_CONTAINS(text, "**1 run flagged, 0 problems.** 5 runs (5 complete) in 1 model");
+    CB_CHECK_CONTAINS(text, "## Test GPU — 5 runs");
     free(text);
     char bad[160];
     snprintf(bad, sizeof bad, "%s/multi-bad", root);
@@ -607,10 +601,10 @@ static void test_clean_and_small(void)
     }
     char *text = cb_test_read_all(out, NULL);
     if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
-    CHECK_CONTAINS(text, "**No run outside the fleet's spread, no problem.**");
-    CHECK_CONTAINS(text, "## Lone GPU — 2 runs");
-    CHECK_CONTAINS(text, "| 55.0"); /* pinned H2D: no CI with one other run */
-    CHECK_CONTAINS(text, "| verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n| x | - |");
+    CB_CHECK_CONTAINS(text, "**No run outside the fleet's spread, no problem.**");
+    CB_CHECK_CONTAINS(text, "## Lone GPU — 2 runs");
+    CB_CHECK_CONTAINS(text, "| 55.0"); /* pinned H2D: no CI with one other run */
+    CB_CHECK_CONTAINS(text, "| verdict |\n|---|--:|--:|--:|--:|--:|--:|---|\n| x | - |");
     free(text);
     /* two runs have no spread to judge by: --min-runs cannot go below 3 */
     CB_CHECK_EQ_INT(run_fleet(out, fleet, "--min-runs", "2", NULL), 2);
@@ -672,8 +666,8 @@ static void test_errors(void)
     remove_tree(path);
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1);
     char *text = cb_test_read_all(out, NULL);
-    CHECK_CONTAINS(text, "| 0 | - | - | no record: the task never started");
-    CHECK_CONTAINS(text, "| 1 | - | - | recorded done, but its run '' is missing");
+    CB_CHECK_CONTAINS(text, "| 0 | - | - | no record: the task never started");
+    CB_CHECK_CONTAINS(text, "| 1 | - | - | recorded done, but its run '' is missing");
     free(text);
 }
 
@@ -724,9 +718,9 @@ static void test_recorded(void)
     write_run(fleet, "cpu-c", &cpu, p, cpu_points(p, 1.0));
     CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 0);
     char *text = cb_test_read_all(out, NULL);
-    CHECK_CONTAINS(text, "9 runs (9 complete) in 2 models");
-    CHECK_CONTAINS(text, "## NVIDIA H200 — 6 runs");
-    CHECK_CONTAINS(text, "- pinned H2D: no run of this model timed a matching point");
+    CB_CHECK_CONTAINS(text, "9 runs (9 complete) in 2 models");
+    CB_CHECK_CONTAINS(text, "## NVIDIA H200 — 6 runs");
+    CB_CHECK_CONTAINS(text, "- pinned H2D: no run of this model timed a matching point");
     free(text);
 }
 
