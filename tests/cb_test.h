@@ -10,12 +10,15 @@
  *   CB_CHECK_CONTAINS(hay, needle) strstr(hay, needle) (a NULL hay fails)
  *   return cb_test_finish("name");   prints "name: N passed, M failed"
  *
+ *   cb_test_uniform(&state)        a reproducible uniform double in (0, 1)
+ *
  * A failure prints "FILE:LINE: check failed: WHAT: DETAIL" on stderr. */
 #ifndef CB_TEST_H
 #define CB_TEST_H
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,6 +83,17 @@ cb_test_fail(const char *file, int line, const char *what, const char *fmt, ...)
         CB_CHECK_THAT(cb_h_ &&strstr(cb_h_, cb_n_), #hay " contains " #needle, "'%s' not in '%s'", \
                       cb_n_, cb_h_ ? cb_h_ : "(null)");                                            \
     } while (0)
+
+/* splitmix64 turned into a double in (0, 1): reproducible test inputs, one
+ * `state` per stream of numbers. */
+static inline double cb_test_uniform(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
+}
 
 static inline int cb_test_finish(const char *name)
 {

@@ -1,7 +1,11 @@
-/* cb_test_files.h - files for the C tests: write a text, read a file whole.
+/* cb_test_files.h - files for the C tests: a temporary directory, write a
+ * text, read a file whole.
  *
+ *   char root[] = "/tmp/cb_NAME_XXXXXX";
+ *   if (!cb_test_temp_dir(root)) return 1;
  *   CB_CHECK(cb_test_write_text(path, "text"));
  *   char *text = cb_test_read_all(path, &len);   malloc'd: free it
+ *   CB_CHECK(cb_test_remove_tree(root));
  */
 #ifndef CB_TEST_FILES_H
 #define CB_TEST_FILES_H
@@ -9,6 +13,24 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* Make the template `dir` (ending in XXXXXX, changed in place) a fresh
+ * directory: tests write only there. False, with the reason on stderr,
+ * when it cannot be made. */
+static inline bool cb_test_temp_dir(char *dir)
+{
+    if (mkdtemp(dir)) return true;
+    perror("mkdtemp");
+    return false;
+}
+
+/* Remove a test's directory and everything in it; false when that failed. */
+static inline bool cb_test_remove_tree(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0;
+}
 
 /* Write `text` to `path` (replacing it); false when any step failed. */
 static inline bool cb_test_write_text(const char *path, const char *text)

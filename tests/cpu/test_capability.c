@@ -9,6 +9,7 @@
 /* test links: cubench_engine cubench_bench */
 #include "capability.h"
 #include "cb_test.h"
+#include "cb_test_files.h"
 #include "families.h"
 #include "plan.h"
 #include "registry.h"
@@ -263,10 +264,7 @@ static void test_builtin_needs(void)
 int main(void)
 {
     char root[] = "/tmp/cb_test_capability_XXXXXX";
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(root)) return 1;
     cb_msg err = {{0}};
     CB_CHECK(cb_registry_add_family(&fake_family, &err) == CB_OK);
     test_needs();
@@ -274,8 +272,6 @@ int main(void)
     test_build_feature();
     test_code_lists();
     test_builtin_needs();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(cb_test_remove_tree(root));
     return cb_test_finish("test_capability");
 }

@@ -519,17 +519,12 @@ static void test_hostile_sizes(void)
 int main(void)
 {
     snprintf(tmp_root, sizeof tmp_root, "/tmp/cb_compare_XXXXXX");
-    if (!mkdtemp(tmp_root)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(tmp_root)) return 1;
     test_schema2();
     test_schema1_and_sides();
     test_usage_errors();
     test_input_errors();
     test_hostile_sizes();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(cb_test_remove_tree(tmp_root));
     return cb_test_finish("test_compare_cli");
 }

@@ -252,10 +252,7 @@ int main(int argc, char **argv)
         return 0;
     }
     snprintf(tmp_root, sizeof tmp_root, "/tmp/cb_gate_XXXXXX");
-    if (!mkdtemp(tmp_root)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(tmp_root)) return 1;
     char self[512], link[512];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     CB_CHECK(len > 0);
@@ -270,9 +267,7 @@ int main(int argc, char **argv)
     }
     test_gate();
     if (cb_test_failed == 0) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-        CB_CHECK(system(cmd) == 0);
+        CB_CHECK(cb_test_remove_tree(tmp_root));
     } else {
         fprintf(stderr, "test_compare_gate: outputs kept in %s\n", tmp_root);
     }

@@ -21,6 +21,8 @@
 
 #include "compare.h"
 
+#include "cb_test.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,11 +43,7 @@ static uint64_t sim_rng = 0x5EED;
 
 static inline double sim_uniform(void)
 {
-    uint64_t z = (sim_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53; /* in (0, 1) */
+    return cb_test_uniform(&sim_rng); /* in (0, 1) */
 }
 
 static inline double sim_normal(void)

@@ -8,6 +8,7 @@
 /* test links: cubench_engine cubench_bench cubench_build_info */
 #include "blas_info.h"
 #include "build_info.h"
+#include "cb_test_files.h"
 #include "cpu_isa.h"
 #include "families.h"
 #include "gpu_test_util.h"
@@ -175,17 +176,12 @@ static void test_meta(const char *dir)
 int main(void)
 {
     char dir[] = "/tmp/cb_test_cpu_reference_XXXXXX";
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(dir)) return 1;
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     test_isa();
     test_notes();
     test_blas();
     test_meta(dir);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(cb_test_remove_tree(dir));
     return cb_test_finish("test_cpu_reference");
 }

@@ -5,7 +5,6 @@
  * evidence in the markdown, exit codes 0/1/2 and the input errors; then the
  * figure matchers against the recorded H200 runs and a fleet made of them. */
 /* test links: cubench_compare */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "fleet_cli.h"
 
 #include "cb_test.h"
@@ -15,7 +14,6 @@
 #include "fleet.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,26 +23,6 @@
 static char root[64];
 
 static uint64_t rng = 3;
-
-static double uniform(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* One point of a synthetic run. */
 typedef struct spec {
@@ -89,7 +67,7 @@ static void write_run(const char *fleet, const char *name, const run_meta *meta,
         fprintf(r, ",%s\n", p->telemetry ? p->telemetry : ",,,,,,");
         for (int k = 0; timed && k < p->n; k++)
             fprintf(s, "%s,%s,%d,%.9g,,1\n", p->bench, p->axes, k,
-                    p->median_s * (1.0 + 0.01 * (uniform() - 0.5)));
+                    p->median_s * (1.0 + 0.01 * (cb_test_uniform(&rng) - 0.5)));
     }
     fclose(r);
     fclose(s);
@@ -502,7 +480,7 @@ static void write_two_device_run(const char *fleet, const char *name, double slo
             fprintf(r, ",%d,GPU-%s-%d,1,%s\n", dev, name, dev, dev == 1 ? "hw_slowdown" : "none");
             for (int k = 0; k < p[i].n; k++)
                 fprintf(s, "%s,%s,%d,%.9g,,1,%d,0,,\n", p[i].bench, p[i].axes, k,
-                        median * (1.0 + 0.01 * (uniform() - 0.5)), dev);
+                        median * (1.0 + 0.01 * (cb_test_uniform(&rng) - 0.5)), dev);
         }
     if (twice) fputs("2,matmul/pipelined,x,m=4096;n=m;k=m,ok,,,1,1,GPU-x,1,\n", r);
     fprintf(r, "2,vecadd/host,x,n=16777216;threads=all,ok,,%.0f,,,,1,\n", 12 * N24);
@@ -663,7 +641,7 @@ static void test_errors(void)
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1); /* task 0 never started, task 1's run? */
     /* only task records, no run at all: still a report */
     snprintf(path, sizeof path, "%s/a", dir);
-    remove_tree(path);
+    (void)cb_test_remove_tree(path);
     CB_CHECK_EQ_INT(run_fleet(out, dir, NULL), 1);
     char *text = cb_test_read_all(out, NULL);
     CB_CHECK_CONTAINS(text, "| 0 | - | - | no record: the task never started");
@@ -727,15 +705,12 @@ static void test_recorded(void)
 int main(void)
 {
     snprintf(root, sizeof root, "/tmp/cb_fleet_test_XXXXXX");
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(root)) return 1;
     test_mixed_fleet();
     test_clean_and_small();
     test_multi_device();
     test_errors();
     test_recorded();
-    remove_tree(root);
+    (void)cb_test_remove_tree(root);
     return cb_test_finish("test_fleet");
 }

@@ -15,21 +15,12 @@
 
 static uint64_t rng = 5;
 
-static double uniform(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
-}
-
 /* Roughly normal: the sum of 12 uniforms, centred. */
 static double gaussian(void)
 {
     double s = -6.0;
     for (int i = 0; i < 12; i++)
-        s += uniform();
+        s += cb_test_uniform(&rng);
     return s;
 }
 
@@ -58,8 +49,8 @@ static void check_against_direct(int n, double spread)
     cb_fleet_value *v = malloc(sizeof *v * (size_t)n);
     cb_fleet_loo *got = malloc(sizeof *got * (size_t)n);
     for (int i = 0; i < n; i++)
-        v[i] = (cb_fleet_value){log(1e-3) + spread * gaussian(), 1e-5 * (1 + uniform()),
-                                3 + 20 * uniform()};
+        v[i] = (cb_fleet_value){log(1e-3) + spread * gaussian(), 1e-5 * (1 + cb_test_uniform(&rng)),
+                                3 + 20 * cb_test_uniform(&rng)};
     cb_fleet_leave_one_out(v, n, 0.05, got);
     for (int i = 0; i < n; i++) {
         cb_fleet_loo want;

@@ -3,6 +3,7 @@
  * "max", nested limits, garbage, nothing at all), and the skip reasons. */
 /* test links: cubench_toolkit */
 #include "cb_test.h"
+#include "cb_test_files.h"
 #include "mem_budget.h"
 
 #include <errno.h>
@@ -35,9 +36,7 @@ static void put(const char *rel, const char *text)
 /* Remove everything under root (the test's own directory) and root itself. */
 static void remove_tree(const char *dir)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(cb_test_remove_tree(dir));
 }
 
 /* A fresh scenario: empty the fake tree. */
@@ -208,10 +207,7 @@ static void check_fit(void)
 int main(void)
 {
     char tmpl[] = "/tmp/cb_mem_budget_XXXXXX";
-    if (!mkdtemp(tmpl)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(tmpl)) return 1;
     snprintf(root, sizeof root, "%s", tmpl);
     check_arithmetic();
     check_probe();

@@ -4,6 +4,7 @@
  * CUDA call (too few devices, src = dst, a device not in the run). */
 /* test links: cubench_engine cubench_bench */
 #include "cb_test.h"
+#include "cb_test_files.h"
 #include "families.h"
 #include "nccl_model.h"
 #include "p2p.h"
@@ -149,9 +150,7 @@ static void test_output_files(void)
     CB_CHECK(text && strstr(text, "0,1,on,one,1.07374182e+09,268.435456,0.004,ok"));
     CB_CHECK(text && !strstr(text, "0,1,on,one,1024,")); /* the largest size only */
     CB_CHECK(text && strstr(text, "1,0,off,both,1024,"));
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(cb_test_remove_tree(dir));
 }
 
 int main(void)

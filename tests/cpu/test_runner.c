@@ -8,6 +8,7 @@
  * checked with tolerances that hold on a busy 2-core CI machine. */
 /* test links: cubench_engine */
 #include "cb_test.h"
+#include "cb_test_files.h"
 #include "plan.h"
 #include "cb_common.h"
 #include "registry.h"
@@ -319,10 +320,7 @@ static void test_write_failure_stops(const char *root)
 int main(void)
 {
     char root[] = "/tmp/cb_test_runner_XXXXXX";
-    if (!mkdtemp(root)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(root)) return 1;
     cb_msg err = {{0}};
     CB_CHECK(cb_registry_add_family(&fake_family, &err) == CB_OK);
     /* The registry refuses what would make names ambiguous. */
@@ -332,8 +330,6 @@ int main(void)
     test_replicates(root);
     test_auto_rounds(root);
     test_write_failure_stops(root);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(cb_test_remove_tree(root));
     return cb_test_finish("test_runner");
 }

@@ -302,17 +302,12 @@ static void test_sink_discard(void)
 
 int main(void)
 {
-    if (!mkdtemp(tmp_root)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!cb_test_temp_dir(tmp_root)) return 1;
     test_csv();
     test_json();
     test_sink();
     test_sink_full_disk();
     test_sink_discard();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(cb_test_remove_tree(tmp_root));
     return cb_test_finish("test_writers");
 }
