@@ -11,6 +11,7 @@
  *   return cb_test_finish("name");   prints "name: N passed, M failed"
  *
  *   cb_test_uniform(&state)        a reproducible uniform double in (0, 1)
+ *   argc = cb_test_argv(argv, cap, "compare", first, ap)   argv for a main()
  *
  * A failure prints "FILE:LINE: check failed: WHAT: DETAIL" on stderr. */
 #ifndef CB_TEST_H
@@ -93,6 +94,20 @@ static inline double cb_test_uniform(uint64_t *state)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
     return ((double)(z >> 11) + 0.5) * 0x1.0p-53;
+}
+
+/* The argv a command's main() gets: `command`, then `first` and the rest of
+ * the NULL-terminated list `rest` (at most cap - 2 words), then NULL.
+ * Returns argc. */
+static inline int cb_test_argv(char **argv, int cap, const char *command, const char *first,
+                               va_list rest)
+{
+    int argc = 0;
+    argv[argc++] = (char *)command;
+    for (const char *a = first; a && argc < cap - 1; a = va_arg(rest, const char *))
+        argv[argc++] = (char *)a;
+    argv[argc] = NULL;
+    return argc;
 }
 
 static inline int cb_test_finish(const char *name)

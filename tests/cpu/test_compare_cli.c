@@ -38,14 +38,10 @@ static const char *tmp_path(char *buf, size_t len, const char *name)
 static int run_cli(const char *first, ...)
 {
     char *argv[40];
-    int argc = 0;
-    argv[argc++] = (char *)"compare";
     va_list ap;
     va_start(ap, first);
-    for (const char *a = first; a && argc < 39; a = va_arg(ap, const char *))
-        argv[argc++] = (char *)a;
+    int argc = cb_test_argv(argv, 40, "compare", first, ap);
     va_end(ap);
-    argv[argc] = NULL;
     return cb_compare_main(argc, argv);
 }
 
@@ -437,14 +433,30 @@ static void test_input_errors(void)
     CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 0);
 }
 
+/* A new run directory tmp_root/NAME (its path in `dir`) with its
+ * results.csv open for writing; NULL when that cannot be opened. */
+static FILE *new_run_results(const char *name, char *dir, size_t len)
+{
+    char path[512];
+    tmp_path(dir, len, name);
+    CB_CHECK(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    return fopen(path, "w");
+}
+
+/* CPU seconds of comparing the run in `dir` with itself. */
+static double time_self_compare(const char *dir, const char *md)
+{
+    double t0 = now_s();
+    CB_CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
+    return now_s() - t0;
+}
+
 /* compare over a results.csv of `cols` extra columns (one row): CPU s. */
 static double time_wide(const char *name, int cols, const char *md)
 {
     char dir[256], path[512];
-    tmp_path(dir, sizeof dir, name);
-    CB_CHECK(mkdir(dir, 0700) == 0);
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = new_run_results(name, dir, sizeof dir);
     if (f) {
         fputs("schema_version,benchmark,axes,status", f);
         for (int i = 0; i < cols; i++)
@@ -459,19 +471,14 @@ static double time_wide(const char *name, int cols, const char *md)
     CB_CHECK(cb_test_write_text(path,
                                 "benchmark,axes,time_s\nb/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"
                                 "b/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"));
-    double t0 = now_s();
-    CB_CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
-    return now_s() - t0;
+    return time_self_compare(dir, md);
 }
 
 /* compare over `names` benchmarks of 6 samples each: CPU s. */
 static double time_many(const char *name, int names, const char *md)
 {
     char dir[256], path[512];
-    tmp_path(dir, sizeof dir, name);
-    CB_CHECK(mkdir(dir, 0700) == 0);
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = new_run_results(name, dir, sizeof dir);
     if (f) {
         fputs("schema_version,benchmark,axes,status\n", f);
         for (int i = 0; i < names; i++)
@@ -487,9 +494,7 @@ static double time_many(const char *name, int names, const char *md)
                 fprintf(f, "bench%d/x,n=1,%.6g,0\n", i, 1e-3 * (1.0 + 0.001 * k));
         fclose(f);
     }
-    double t0 = now_s();
-    CB_CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
-    return now_s() - t0;
+    return time_self_compare(dir, md);
 }
 
 /* Hostile sizes must stay fast: every parser and grouping step is linear or

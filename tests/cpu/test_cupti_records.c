@@ -245,13 +245,15 @@ static void check_point(const cb_cupti_point *p)
     CB_CHECK(p->dropped == 0);
 }
 
-static void test_join_in_order(void)
+/* The filled point, read into the records by `add`, joins to what
+ * check_point expects; freeing the point clears it. */
+static void check_filled_point_joins(int (*add)(cb_cupti_records *, buf *))
 {
     static buf b;
     memset(&b, 0, sizeof b);
     fill_point(&b);
     cb_cupti_records *r = cb_cupti_records_new();
-    CB_CHECK(add_with_array(r, &b) == b.n);
+    CB_CHECK(add(r, &b) == b.n);
     cb_cupti_point p;
     cb_msg why = {""};
     CB_CHECK(cb_cupti_records_join(r, 100, 3, 0, &p, &why) == CB_OK);
@@ -261,21 +263,16 @@ static void test_join_in_order(void)
     cb_cupti_records_free(r);
 }
 
+static void test_join_in_order(void)
+{
+    check_filled_point_joins(add_with_array);
+}
+
 /* What cuptiActivityGetNextRecord reads from a packed buffer is what the
  * array holds: the packing matches CUPTI's. */
 static void test_real_walker(void)
 {
-    static buf b;
-    memset(&b, 0, sizeof b);
-    fill_point(&b);
-    cb_cupti_records *r = cb_cupti_records_new();
-    CB_CHECK(add_with_cupti(r, &b) == b.n);
-    cb_cupti_point p;
-    cb_msg why = {""};
-    CB_CHECK(cb_cupti_records_join(r, 100, 3, 0, &p, &why) == CB_OK);
-    check_point(&p);
-    cb_cupti_point_free(&p);
-    cb_cupti_records_free(r);
+    check_filled_point_joins(add_with_cupti);
 }
 
 /* Reversed, and split over three buffers so that GPU records come before the

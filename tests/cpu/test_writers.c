@@ -109,6 +109,18 @@ static double fake_bytes(const cb_point *p)
     return 12.0 * (double)cb_point_int(p, "n");
 }
 
+/* An ok row of `bench` at n=4, timed by events, cold, batch 1. */
+static void ok_row(cb_result *r, const cb_bench *bench)
+{
+    memset(r, 0, sizeof *r);
+    r->bench = bench;
+    snprintf(r->axes, sizeof r->axes, "n=4");
+    r->status = CB_OK;
+    r->timer = "event";
+    r->cache = "cold";
+    r->batch = 1;
+}
+
 static void test_sink(void)
 {
     static const cb_axis_def axes[] = {{.name = "n", .kind = CB_AXIS_INT, .defaults = "4"}};
@@ -120,13 +132,7 @@ static void test_sink(void)
     cb_msg err;
     CB_CHECK(cb_sink_open(&s, dir, &err));
     cb_result r;
-    memset(&r, 0, sizeof r);
-    r.bench = &bench;
-    snprintf(r.axes, sizeof r.axes, "n=4");
-    r.status = CB_OK;
-    r.timer = "event";
-    r.cache = "cold";
-    r.batch = 1;
+    ok_row(&r, &bench);
     double samples[] = {2e-6, 1e-6, 3e-6};
     cb_stats_summarise(samples, 3, &r.summary);
     r.cupti_median_s = 1.5e-6;
@@ -230,13 +236,7 @@ static void test_sink_full_disk(void)
     cb_msg err = {{0}};
     CB_CHECK(cb_sink_open(&s, dir, &err));
     cb_result r;
-    memset(&r, 0, sizeof r);
-    r.bench = &bench;
-    snprintf(r.axes, sizeof r.axes, "n=4");
-    r.status = CB_OK;
-    r.timer = "event";
-    r.cache = "cold";
-    r.batch = 1;
+    ok_row(&r, &bench);
     r.device = -1;
     enum { N = 8000 };
     static double samples[N];

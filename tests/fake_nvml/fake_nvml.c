@@ -356,26 +356,22 @@ cb_nvmlReturn_t nvmlShutdown(void)
     return rc;
 }
 
+/* NVML's own wording for the codes the fake returns. */
+static const char *const error_strings[] = {
+    [CB_NVML_SUCCESS] = "Success",
+    [CB_NVML_ERROR_UNINITIALIZED] = "Uninitialized",
+    [CB_NVML_ERROR_INVALID_ARGUMENT] = "Invalid Argument",
+    [CB_NVML_ERROR_NOT_SUPPORTED] = "Not Supported",
+    [CB_NVML_ERROR_NO_PERMISSION] = "Insufficient Permissions",
+    [CB_NVML_ERROR_DRIVER_NOT_LOADED] = "Driver Not Loaded",
+    [CB_NVML_ERROR_GPU_IS_LOST] = "GPU is lost",
+};
+
 const char *nvmlErrorString(cb_nvmlReturn_t rc)
 {
-    switch (rc) {
-    case CB_NVML_SUCCESS:
-        return "Success";
-    case CB_NVML_ERROR_UNINITIALIZED:
-        return "Uninitialized";
-    case CB_NVML_ERROR_INVALID_ARGUMENT:
-        return "Invalid Argument";
-    case CB_NVML_ERROR_NOT_SUPPORTED:
-        return "Not Supported";
-    case CB_NVML_ERROR_NO_PERMISSION:
-        return "Insufficient Permissions";
-    case CB_NVML_ERROR_DRIVER_NOT_LOADED:
-        return "Driver Not Loaded";
-    case CB_NVML_ERROR_GPU_IS_LOST:
-        return "GPU is lost";
-    default:
-        return "Unknown Error";
-    }
+    bool known = (int)rc >= 0 && (size_t)rc < sizeof error_strings / sizeof error_strings[0] &&
+                 error_strings[rc];
+    return known ? error_strings[rc] : "Unknown Error";
 }
 
 static cb_nvmlReturn_t copy_text(const char *s, char *buf, unsigned int len)

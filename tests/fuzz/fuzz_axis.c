@@ -51,17 +51,16 @@ static const cb_axis_context contexts[3] = {
     {.sm_count = 0, .defer_device = true},
 };
 
+/* Is `word` one of the comma-separated `choices`? Written apart from the
+ * parser's own test: ",word," inside ",choices,". */
 static bool is_choice(const char *choices, const char *word)
 {
-    size_t wl = strlen(word);
-    for (const char *c = choices; c && *c;) {
-        const char *end = strchr(c, ',');
-        size_t len = end ? (size_t)(end - c) : strlen(c);
-        if (len == wl && strncmp(c, word, len) == 0) return true;
-        if (!end) break;
-        c = end + 1;
-    }
-    return false;
+    if (!choices || strchr(word, ',')) return false;
+    char list[1024], item[1024];
+    int nl = snprintf(list, sizeof list, ",%s,", choices);
+    int ni = snprintf(item, sizeof item, ",%s,", word);
+    if (nl >= (int)sizeof list || ni >= (int)sizeof item) abort(); /* value texts are short */
+    return strstr(list, item) != NULL;
 }
 
 static void check_value(const cb_axis_def *def, const cb_axis_context *ctx, const cb_axis_value *v)
