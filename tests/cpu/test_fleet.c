@@ -237,6 +237,19 @@ static int cpu_points(spec *p, double slow)
     return points_of(cpu_work, CB_ARRAY_LEN(cpu_work), p, slow, NULL, false);
 }
 
+enum { FLEET_PATH = 128, REPORT_PATH = 160 };
+
+/* A new fleet directory root/NAME, with root/NAME.md and root/NAME.csv
+ * for its report. */
+static void new_fleet(const char *name, char fleet[FLEET_PATH], char md[REPORT_PATH],
+                      char csv[REPORT_PATH])
+{
+    snprintf(fleet, FLEET_PATH, "%s/%s", root, name);
+    snprintf(md, REPORT_PATH, "%s/%s.md", root, name);
+    snprintf(csv, REPORT_PATH, "%s/%s.csv", root, name);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+}
+
 /* Five GPU runs g0-g4: g3 25% slower in vecadd, at a low clock, on a
  * narrow link; g4 without cuBLAS. */
 static void write_mixed_gpu_runs(const char *fleet)
@@ -404,12 +417,9 @@ static void check_mixed_markdown(const char *md, const char *out)
 
 static void test_mixed_fleet(void)
 {
-    char fleet[128], md[160], csv[160], out[160];
-    snprintf(fleet, sizeof fleet, "%s/mixed", root);
-    snprintf(md, sizeof md, "%s/mixed.md", root);
-    snprintf(csv, sizeof csv, "%s/mixed.csv", root);
+    char fleet[FLEET_PATH], md[REPORT_PATH], csv[REPORT_PATH], out[REPORT_PATH];
+    new_fleet("mixed", fleet, md, csv);
     snprintf(out, sizeof out, "%s/stdout.md", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
     write_mixed_gpu_runs(fleet);
     write_mixed_other_runs(fleet);
     write_mixed_tasks(fleet);
@@ -479,11 +489,8 @@ static void write_two_device_run(const char *fleet, const char *name, double slo
  * bad input. */
 static void test_multi_device(void)
 {
-    char fleet[128], out[160], csv[160];
-    snprintf(fleet, sizeof fleet, "%s/multi", root);
-    snprintf(out, sizeof out, "%s/multi.md", root);
-    snprintf(csv, sizeof csv, "%s/multi.csv", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
+    char fleet[FLEET_PATH], out[REPORT_PATH], csv[REPORT_PATH];
+    new_fleet("multi", fleet, out, csv);
     write_two_device_run(fleet, "nodeA_all-gpus", 1.5, false);
     write_two_device_run(fleet, "nodeB_all-gpus", 1.0, false);
     spec p[16];
@@ -522,11 +529,8 @@ static void test_multi_device(void)
 /* A uniform fleet exits 0; two runs of a model cannot be judged. */
 static void test_clean_and_small(void)
 {
-    char fleet[128], out[160], csv[160];
-    snprintf(fleet, sizeof fleet, "%s/clean", root);
-    snprintf(out, sizeof out, "%s/clean.md", root);
-    snprintf(csv, sizeof csv, "%s/clean.csv", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
+    char fleet[FLEET_PATH], out[REPORT_PATH], csv[REPORT_PATH];
+    new_fleet("clean", fleet, out, csv);
     spec p[16];
     run_meta cpu = {NULL, "true", 0, 0, 0};
     run_meta gpu = {"Lone GPU", "true", 5, 5, 0};
@@ -649,11 +653,8 @@ static void test_recorded(void)
         CB_CHECK(found[f]);
     }
 
-    char fleet[128], out[160], csv[160];
-    snprintf(fleet, sizeof fleet, "%s/recorded", root);
-    snprintf(out, sizeof out, "%s/recorded.md", root);
-    snprintf(csv, sizeof csv, "%s/recorded.csv", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
+    char fleet[FLEET_PATH], out[REPORT_PATH], csv[REPORT_PATH];
+    new_fleet("recorded", fleet, out, csv);
     static const char *const aa[] = {"aa1-A", "aa1-B", "aa2-A", "aa2-B", "aa3-A", "aa3-B"};
     for (int i = 0; i < CB_ARRAY_LEN(aa); i++) {
         char target[512], link[256];
