@@ -149,9 +149,12 @@ static void plan_fake(const char *glob, double max_time_s, cb_plan *plan, cb_run
     cfg->stop.max_time_s = max_time_s;
 }
 
-static int run_sweep(const char *glob, int replicates, const char *dir, cb_result **rows,
-                     cb_run_totals *totals)
+/* Run `glob` into root/NAME with `replicates` rounds; the number of points. */
+static int run_sweep(const char *root, const char *name, const char *glob, int replicates,
+                     cb_result **rows, cb_run_totals *totals)
 {
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/%s", root, name);
     cb_plan plan;
     cb_run_config cfg;
     plan_fake(glob, 0.2, &plan, &cfg);
@@ -221,11 +224,9 @@ static void check_reference_pct(const cb_result *rows, int n, int scale)
 
 static void test_statuses_and_order(const char *root)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/one", root);
     cb_result *rows = NULL;
     cb_run_totals t;
-    int n = run_sweep("fake/[rswle]*", 1, dir, &rows, &t);
+    int n = run_sweep(root, "one", "fake/[rswle]*", 1, &rows, &t);
     CB_CHECK_EQ_INT(n, 12);
     CB_CHECK_EQ_INT(t.ok + t.noisy + t.skip + t.fail, 12);
     CB_CHECK_EQ_INT(t.skip, 2);
@@ -241,12 +242,10 @@ static void test_statuses_and_order(const char *root)
 /* Rounds: every point set up once per round, samples from every round. */
 static void test_replicates(const char *root)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/rounds", root);
     cb_result *rows = NULL;
     cb_run_totals t;
     setups = 0;
-    int n = run_sweep("fake/[rsw]*", 3, dir, &rows, &t); /* ref, slow, skip, wrong */
+    int n = run_sweep(root, "rounds", "fake/[rsw]*", 3, &rows, &t); /* ref, slow, skip, wrong */
     CB_CHECK_EQ_INT(n, 8);
     /* ref and slow: 4 points x 3 rounds; wrong: set up once, then closed. */
     CB_CHECK_EQ_INT(setups, 4 * 3 + 2);
@@ -265,12 +264,10 @@ static void test_replicates(const char *root)
  * reference, with its pct_ref. */
 static void test_auto_rounds(const char *root)
 {
-    char dir[600];
-    snprintf(dir, sizeof dir, "%s/auto", root);
     cb_result *rows = NULL;
     cb_run_totals t;
     setups = 0;
-    int n = run_sweep("fake/[bt]*", 0, dir, &rows, &t); /* brief, tall */
+    int n = run_sweep(root, "auto", "fake/[bt]*", 0, &rows, &t); /* brief, tall */
     CB_CHECK_EQ_INT(n, 4);
     CB_CHECK_EQ_INT(t.ok + t.noisy, 4);
     CB_CHECK_EQ_INT(setups, 2 * 3 + 2 * 1);
