@@ -4,7 +4,9 @@
 
 #include <stdbool.h>
 
-/* Set by SIGINT/SIGTERM; the runner stops between samples. */
+/* Set by SIGINT/SIGTERM; the runner stops between samples. Installing
+ * clears it and keeps the handlers in place before, which the first signal
+ * also calls (signals.c says why). */
 bool cb_interrupted(void);
 void cb_install_signal_handlers(void);
 

@@ -1,5 +1,7 @@
 """Finding and loading libcubench.so, and its C types (ctypes mirrors of
-api/cubench_api.h; the ABI version guards them).
+api/cubench_api.h). At load, every Structure below is checked against the
+library's own sizes and offsets (cb_api_sizeof / cb_api_offsetof), so a
+header that changed without this file is a clear error, not a corrupt run.
 
 Where the library is looked for, in order:
   1. $CUBENCH_LIB: the file itself, or a directory holding libcubench.so;
@@ -18,7 +20,7 @@ ABI_VERSION = 1  # CB_API_ABI_VERSION
 LIB_NAME = "libcubench.so"
 # The source tree's build directories, release first. build-asan is left
 # out: an ASan library cannot be loaded into an uninstrumented Python.
-SOURCE_BUILD_DIRS = ("build", "build-ci", "build-debug")
+SOURCE_BUILD_DIRS = ("build", "build-native", "build-ci", "build-debug")
 
 
 class LibraryError(RuntimeError):
@@ -73,6 +75,21 @@ class ApiHooks(ctypes.Structure):
                 ("teardown", TeardownHook), ("work", WorkHook)]
 
 
+class ApiRunResult(ctypes.Structure):
+    _fields_ = [("dir", ctypes.c_char * 4096), ("exit_code", ctypes.c_int32),
+                ("ok", ctypes.c_int32), ("noisy", ctypes.c_int32), ("skip", ctypes.c_int32),
+                ("fail", ctypes.c_int32), ("interrupted", ctypes.c_int32)]
+
+
+MetaHook = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_char_p, ctypes.c_int32, ctypes.c_void_p,
+                            ctypes.c_size_t)
+
+# The C name of every Structure, for the layout check.
+STRUCTS = {"cb_api_axis": ApiAxis, "cb_api_bench": ApiBench, "cb_api_point": ApiPoint,
+           "cb_api_ctx": ApiCtx, "cb_api_info": ApiInfo, "cb_api_hooks": ApiHooks,
+           "cb_api_run_result": ApiRunResult}
+
+
 def candidates() -> list[Path]:
     """Where the library may be, in the order it is looked for."""
     here = Path(__file__).resolve().parent
@@ -122,9 +139,51 @@ def _prototype(lib: ctypes.CDLL):
     lib.cb_api_reset.argtypes = []
 
 
+def _prototype_session(lib: ctypes.CDLL) -> bool:
+    """The run session and the layout queries; False for a library that
+    predates them (it has cb_api_main only)."""
+    try:
+        lib.cb_api_run.restype = ctypes.c_int32
+        lib.cb_api_run.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
+                                   ctypes.POINTER(ApiRunResult)]
+        lib.cb_api_set_meta_hook.restype = None
+        lib.cb_api_set_meta_hook.argtypes = [MetaHook]
+        lib.cb_api_sizeof.restype = ctypes.c_int64
+        lib.cb_api_sizeof.argtypes = [ctypes.c_char_p]
+        lib.cb_api_offsetof.restype = ctypes.c_int64
+        lib.cb_api_offsetof.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+    except AttributeError:
+        return False
+    return True
+
+
+def layout_mismatches(sizeof, offsetof, structs=None) -> list[str]:
+    """Where the ctypes Structures differ from the library's C structs:
+    `sizeof(type)` and `offsetof(type, field)` answer as cb_api_sizeof and
+    cb_api_offsetof do (-1: unknown)."""
+    out = []
+    for cname, cls in (structs or STRUCTS).items():
+        size = sizeof(cname.encode())
+        if size < 0:
+            out.append(f"the library does not know {cname}")
+            continue
+        if size != ctypes.sizeof(cls):
+            out.append(f"sizeof({cname}) is {size} there, {ctypes.sizeof(cls)} here")
+        for field in cls._fields_:
+            name = field[0]
+            at = offsetof(cname.encode(), name.encode())
+            want = getattr(cls, name).offset
+            if at < 0:
+                out.append(f"the library's {cname} has no field {name}")
+            elif at != want:
+                out.append(f"{cname}.{name} is at offset {at} there, {want} here")
+    return out
+
+
 def load(path: Path | None = None) -> ctypes.CDLL:
     """Load the library (CDLL: the GIL is released while the runner runs and
-    taken again by every Python hook) and check its ABI version."""
+    taken again by every Python hook) and check that it speaks this
+    package's C API: the version and every struct's size and offsets."""
     path = path or find()
     try:
         lib = ctypes.CDLL(str(path))
@@ -138,5 +197,12 @@ def load(path: Path | None = None) -> ctypes.CDLL:
     if got != ABI_VERSION:
         raise LibraryError(f"{path} has C API version {got}, this package speaks {ABI_VERSION}: "
                            "rebuild the library or use the package of the same source tree")
+    lib.has_session = _prototype_session(lib)
+    if lib.has_session:
+        bad = layout_mismatches(lib.cb_api_sizeof, lib.cb_api_offsetof)
+        if bad:
+            raise LibraryError(f"{path}: its C API structs differ from this package's ("
+                               f"{'; '.join(bad[:3])}{'; ...' if len(bad) > 3 else ''}): rebuild "
+                               "the library or use the package of the same source tree")
     lib.path = path
     return lib
