@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from pathlib import Path
 
 ABI_VERSION = 1  # CB_API_ABI_VERSION
@@ -119,6 +120,48 @@ def find() -> Path:
         f"next to the installed package")
 
 
+# The CUDA libraries libcubench.so links that NVIDIA's PyPI wheels carry
+# (`pip install cubench[cu13]`), in the order they depend on each other,
+# and where those wheels put them under site-packages.
+PIP_CUDA_LIBS = ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13", "libcupti.so.13",
+                 "libnccl.so.2")
+PIP_CUDA_DIRS = ("nvidia/cu13/lib", "nvidia/cuda_runtime/lib", "nvidia/cublas/lib",
+                 "nvidia/cuda_cupti/lib", "nvidia/nccl/lib")
+
+
+def pip_cuda_libraries(search: list[str] | None = None) -> list[Path]:
+    """The PyPI copies of PIP_CUDA_LIBS found on sys.path, in load order."""
+    found = {}
+    for entry in search if search is not None else sys.path:
+        for sub in PIP_CUDA_DIRS:
+            d = Path(entry or ".") / sub
+            for name in PIP_CUDA_LIBS:
+                if name not in found and (d / name).is_file():
+                    found[name] = d / name
+    return [found[n] for n in PIP_CUDA_LIBS if n in found]
+
+
+def _open(path: Path) -> ctypes.CDLL:
+    """dlopen the library; when the system lacks a CUDA library it links,
+    load the PyPI copies first (global symbols, so the dynamic linker finds
+    them by soname) and try again."""
+    try:
+        return ctypes.CDLL(str(path))
+    except OSError as first:
+        pip_libs = pip_cuda_libraries()
+        if not pip_libs:
+            raise LibraryError(f"cannot load {path}: {first} (install the CUDA 13 toolkit's "
+                               "libraries, or `pip install cubench[cu13]` for NVIDIA's wheels)"
+                               ) from None
+        try:
+            for lib in pip_libs:
+                ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
+            return ctypes.CDLL(str(path))
+        except OSError as e:
+            raise LibraryError(f"cannot load {path}: {e} (with the CUDA libraries of "
+                               f"{pip_libs[0].parent})") from None
+
+
 def _prototype(lib: ctypes.CDLL):
     lib.cb_api_abi_version.restype = ctypes.c_int32
     lib.cb_api_abi_version.argtypes = []
@@ -185,10 +228,7 @@ def load(path: Path | None = None) -> ctypes.CDLL:
     taken again by every Python hook) and check that it speaks this
     package's C API: the version and every struct's size and offsets."""
     path = path or find()
-    try:
-        lib = ctypes.CDLL(str(path))
-    except OSError as e:
-        raise LibraryError(f"cannot load {path}: {e}") from None
+    lib = _open(path)
     try:
         _prototype(lib)
     except AttributeError as e:
