@@ -28,7 +28,7 @@ from .check import (matmul_check, matmul_judge, matmul_tolerance, vecadd_check,
                     vecadd_judge)
 from .declare import REGISTRY, Axis, Benchmark, Context, Point, Registry, Setup, benchmark
 from .errors import Skip, VerifyError, is_out_of_memory
-from .measure import MeasureError, Result, measure
+from .measurement import MeasureError, Result, measure
 from .results import ResultsError, Rows, load
 
 __all__ = [
