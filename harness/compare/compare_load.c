@@ -275,9 +275,8 @@ static bool load_results(cb_cmp_run *run, const char *path, cb_msg *err)
         const char *bench = cb_csv_get(csv, r, col[1]);
         const char *axes = cb_csv_get(csv, r, col[2]);
         const char *status = cb_csv_get(csv, r, col[3]);
-        if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0) {
-            cb_msg_set(err,
-                       "%s:%ld: schema_version is '%.20s'; this cubench reads versions 1 and 2",
+        if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0 && strcmp(version, "3") != 0) {
+            cb_msg_set(err, "%s:%ld: schema_version is '%.20s'; this cubench reads versions 1 to 3",
                        path, line, version);
             ok = false;
             break;

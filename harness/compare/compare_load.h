@@ -18,7 +18,7 @@
 #include "csv_reader.h"
 
 /* The newest results.csv schema_version this reader knows. */
-#define CB_CMP_SCHEMA_MAX 2
+#define CB_CMP_SCHEMA_MAX 3
 
 typedef struct cb_cmp_point {
     char *benchmark;

@@ -185,8 +185,8 @@ static bool read_results(cb_fleet *f, int dir, const char *path, const char *met
         const char *bench = cb_csv_get(csv, r, col[1]);
         const char *axes = cb_csv_get(csv, r, col[2]);
         const char *status = cb_csv_get(csv, r, col[3]);
-        if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0) {
-            cb_msg_set(err, "%s:%ld: schema_version is '%.20s'; this cubench reads 1 and 2", path,
+        if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0 && strcmp(version, "3") != 0) {
+            cb_msg_set(err, "%s:%ld: schema_version is '%.20s'; this cubench reads 1 to 3", path,
                        line, version);
             ok = false;
             break;

@@ -20,6 +20,11 @@ int64_t cb_point_int(const cb_point *p, const char *name)
     return p->values[find_axis(p, name)].i;
 }
 
+double cb_point_float(const cb_point *p, const char *name)
+{
+    return p->values[find_axis(p, name)].f;
+}
+
 const char *cb_point_str(const cb_point *p, const char *name)
 {
     return p->values[find_axis(p, name)].text;

@@ -6,8 +6,9 @@
 #include "bench.h"
 #include "stats.h"
 
-/* 2: device, replicate and telemetry columns (round 2); readers accept 1. */
-#define CB_SCHEMA_VERSION 2
+/* 3: kind, key figures, phase times and throttle columns; 2: device,
+ * replicate and telemetry columns. Readers accept 1, 2 and 3. */
+#define CB_SCHEMA_VERSION 3
 
 /* What the GPU did while a point was sampled (telemetry.h fills it). */
 typedef struct cb_point_telemetry {
@@ -25,6 +26,15 @@ typedef struct cb_sample_extras {
     const double *sm_clock_mhz;  /* SM clock nearest the sample                 */
     const char *const *throttle; /* reason words seen during the sample         */
 } cb_sample_extras;
+
+/* Where a point's wall time went, in seconds, summed over its rounds. */
+typedef struct cb_phase_times {
+    double setup_s;    /* allocations, inputs, poisoning (the hook)         */
+    double verify_s;   /* the first run and its check                       */
+    double warmup_s;   /* warm-up runs                                      */
+    double sampling_s; /* the timed samples, CUPTI's view of them included  */
+    double teardown_s; /* freeing                                           */
+} cb_phase_times;
 
 typedef struct cb_result {
     const cb_bench *bench;
@@ -53,6 +63,11 @@ typedef struct cb_result {
     int replicates;       /* replicates (rounds) the samples came from */
     cb_point_telemetry telemetry;
     const char *peak_source; /* where `peak` came from, or NULL            */
+    cb_point_kind kind;
+    const cb_key_figure *key_figure; /* the key figure the row stands for, or NULL */
+    cb_phase_times phases;
+    int throttled_samples;  /* samples set aside while the GPU throttled      */
+    double throttle_wait_s; /* time spent waiting for its clock to recover    */
 } cb_result;
 
 #endif

@@ -8,6 +8,7 @@
 #include "sink.h"
 
 #include "csv_writer.h"
+#include "results_columns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,17 +19,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-const char *const cb_results_columns[] = {
-    "schema_version", "benchmark", "family", "axes", "status", "reason", "timer", "cache", "batch",
-    "samples", "median_s", "min_s", "max_s", "q1_s", "q3_s", "mean_s", "stddev_s", "ci_lo_s",
-    "ci_hi_s", "ci_rel_half", "cupti_median_s", "overhead_s", "kernels", "bytes", "flops", "gbps",
-    "tflops", "peak", "peak_unit", "pct_peak", "ref_benchmark", "pct_ref", "occupancy",
-    "verify_error", "note",
-    /* schema 2 */
-    "device", "device_uuid", "replicates", "sm_clock_min_mhz", "sm_clock_median_mhz",
-    "sm_clock_max_mhz", "mem_clock_median_mhz", "power_mean_w", "temp_max_c", "throttle",
-    "peak_source", NULL};
 
 const char *const cb_samples_columns[] = {"benchmark",    "axes",     "sample", "time_s",
                                           "cupti_s",      "batch",    "device", "replicate",
@@ -97,7 +87,21 @@ static bool write_rows(cb_sink_file *out, row_formatter format, const void *ctx,
 static void format_results_header(FILE *f, const void *ctx)
 {
     (void)ctx;
-    format_header(f, cb_results_columns);
+    cb_csv_row r;
+    cb_csv_begin(&r, f);
+    for (int i = 0; i < cb_results_column_count; i++)
+        cb_csv_str(&r, cb_results_table[i].name);
+    cb_csv_end(&r);
+}
+
+static void format_result(FILE *f, const void *ctx)
+{
+    const cb_result *r = ctx;
+    cb_csv_row row;
+    cb_csv_begin(&row, f);
+    for (int i = 0; i < cb_results_column_count; i++)
+        cb_results_table[i].write(&row, r);
+    cb_csv_end(&row);
 }
 
 static void format_samples_header(FILE *f, const void *ctx)
@@ -256,81 +260,6 @@ static void format_samples(FILE *f, const void *ctx)
         cb_csv_str(&row, x && x->throttle ? x->throttle[i] : NULL);
         cb_csv_end(&row);
     }
-}
-
-static void format_result(FILE *f, const void *ctx)
-{
-    const cb_result *r = ctx;
-    const cb_summary *m = &r->summary;
-    bool timed = m->n > 0;
-    char family[64];
-    const char *slash = strchr(r->bench->name, '/');
-    size_t flen = slash ? (size_t)(slash - r->bench->name) : strlen(r->bench->name);
-    if (flen >= sizeof family) flen = sizeof family - 1;
-    memcpy(family, r->bench->name, flen);
-    family[flen] = '\0';
-
-    cb_csv_row row;
-    cb_csv_begin(&row, f);
-    cb_csv_int(&row, CB_SCHEMA_VERSION);
-    cb_csv_str(&row, r->bench->name);
-    cb_csv_str(&row, family);
-    cb_csv_str(&row, r->axes);
-    cb_csv_str(&row, cb_status_name(r->status));
-    cb_csv_str(&row, r->reason);
-    cb_csv_str(&row, r->timer);
-    cb_csv_str(&row, r->cache);
-    if (timed)
-        cb_csv_int(&row, r->batch);
-    else
-        cb_csv_str(&row, NULL);
-    cb_csv_int(&row, m->n);
-    double nan = NAN;
-    cb_csv_num(&row, timed ? m->median : nan);
-    cb_csv_num(&row, timed ? m->min : nan);
-    cb_csv_num(&row, timed ? m->max : nan);
-    cb_csv_num(&row, timed ? m->q1 : nan);
-    cb_csv_num(&row, timed ? m->q3 : nan);
-    cb_csv_num(&row, timed ? m->mean : nan);
-    cb_csv_num(&row, timed ? m->stddev : nan);
-    cb_csv_num(&row, timed ? m->ci_lo : nan);
-    cb_csv_num(&row, timed ? m->ci_hi : nan);
-    cb_csv_num(&row, timed ? m->ci_rel_half : nan);
-    cb_csv_num(&row, r->cupti_median_s);
-    cb_csv_num(&row, timed ? m->median - r->cupti_median_s : nan);
-    cb_csv_str(&row, r->kernels);
-    cb_csv_num(&row, r->bytes);
-    cb_csv_num(&row, r->flops);
-    cb_csv_num(&row, r->gbps);
-    cb_csv_num(&row, r->tflops);
-    cb_csv_num(&row, r->peak);
-    cb_csv_str(&row, r->peak_unit);
-    cb_csv_num(&row, r->pct_peak);
-    cb_csv_str(&row, r->ref_benchmark);
-    cb_csv_num(&row, r->pct_ref);
-    cb_csv_num(&row, r->occupancy);
-    cb_csv_num(&row, r->verify_error);
-    cb_csv_str(&row, r->note);
-    /* schema 2 */
-    if (r->device >= 0)
-        cb_csv_int(&row, r->device);
-    else
-        cb_csv_str(&row, NULL);
-    cb_csv_str(&row, r->device_uuid);
-    if (r->replicates > 0)
-        cb_csv_int(&row, r->replicates);
-    else
-        cb_csv_str(&row, NULL);
-    const cb_point_telemetry *t = &r->telemetry;
-    cb_csv_num(&row, t->valid ? t->sm_clock_min_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->sm_clock_median_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->sm_clock_max_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->mem_clock_median_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->power_mean_w : nan);
-    cb_csv_num(&row, t->valid ? t->temp_max_c : nan);
-    cb_csv_str(&row, t->valid ? t->throttle : NULL);
-    cb_csv_str(&row, r->peak_source);
-    cb_csv_end(&row);
 }
 
 bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,

@@ -47,9 +47,8 @@ void cb_sink_close(cb_sink *s);
  * that a retry into the same --out works. */
 void cb_sink_discard(cb_sink *s);
 
-/* Column names of results.csv and samples.csv, NULL-terminated (for tests
- * and readers that check a header). */
-extern const char *const cb_results_columns[];
+/* Column names of samples.csv, NULL-terminated (for tests and readers that
+ * check a header); results.csv's are in results_columns.h. */
 extern const char *const cb_samples_columns[];
 
 #endif

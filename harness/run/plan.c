@@ -108,6 +108,7 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
         return false;
     }
     int idx[CB_MAX_AXES] = {0};
+    pp.point.expanded = true;
     pp.point.n_axes = b->n_axes;
     pp.point.defs = b->axes;
     for (;;) {

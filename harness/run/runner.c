@@ -232,7 +232,7 @@ static void result_init(cb_result *r, const cb_planned_point *pp, const cb_run_c
     memset(r, 0, sizeof *r);
     r->bench = pp->bench;
     r->point = pp->point;
-    if (pp->point.n_axes > 0) cb_point_format(&pp->point, r->axes, sizeof r->axes);
+    if (pp->point.expanded) cb_point_format(&pp->point, r->axes, sizeof r->axes);
     bool host = pp->bench->target == CB_TARGET_HOST;
     bool host_timer = host || pp->bench->timer == CB_TIMER_HOST;
     r->timer = host_timer ? "host" : (cfg->cupti_primary ? "cupti" : "event");
@@ -240,6 +240,8 @@ static void result_init(cb_result *r, const cb_planned_point *pp, const cb_run_c
     r->cupti_median_s = r->bytes = r->flops = r->gbps = r->tflops = NAN;
     r->peak = r->pct_peak = r->pct_ref = r->occupancy = r->verify_error = NAN;
     r->peak_unit = "";
+    r->kind = cb_bench_kind(pp->bench);
+    r->key_figure = cb_bench_key_figure(pp->bench, &pp->point);
     r->device = -1;
     if (!host && cfg->dev) {
         r->device = cfg->dev->ordinal;
@@ -270,31 +272,37 @@ static cb_status phase_setup_and_verify(const cb_run_config *cfg, const cb_bench
                         .host_threads = cfg->host_threads};
     memset(&pr->info, 0, sizeof pr->info);
     pr->info.occupancy = NAN;
+    double t0 = cb_now_s();
     cb_status st = b->setup(p, &ctx, state, &pr->info, why);
+    double t1 = cb_now_s();
+    pr->r->phases.setup_s += t1 - t0;
     pr->r->occupancy = pr->info.occupancy >= 0 ? pr->info.occupancy : NAN;
+    if (pr->info.kind != CB_KIND_AUTO) pr->r->kind = pr->info.kind;
     snprintf(pr->r->note, sizeof pr->r->note, "%s", pr->info.note);
     if (st != CB_OK) return st;
     st = time_sample(b, *state, t, pt, false, 1, 0, single, NULL, why);
-    if (st != CB_OK) return st;
     double error = NAN;
-    st = b->verify(*state, &error, why);
+    if (st == CB_OK) st = b->verify(*state, &error, why);
+    pr->r->phases.verify_s += cb_now_s() - t1;
     pr->r->verify_error = error;
     return st;
 }
 
 /* Warm-up runs; *single ends as the last run's time (it sizes a hot batch). */
 static cb_status phase_warm_up(const cb_run_config *cfg, const cb_bench *b, void *state,
-                               cb_timing *t, point_timing pt, double *single, cb_msg *why)
+                               cb_timing *t, point_timing pt, double *single, cb_phase_times *ph,
+                               cb_msg *why)
 {
     double started = cb_now_s();
-    for (int i = 0; i < cfg->warmup_runs && !cb_interrupted(); i++) {
+    cb_status st = CB_OK;
+    for (int i = 0; i < cfg->warmup_runs && !cb_interrupted() && st == CB_OK; i++) {
         double elapsed = 0;
-        cb_status st = time_sample(b, state, t, pt, false, 1, 0, &elapsed, NULL, why);
-        if (st != CB_OK) return st;
-        *single = elapsed;
+        st = time_sample(b, state, t, pt, false, 1, 0, &elapsed, NULL, why);
+        if (st == CB_OK) *single = elapsed;
         if (cb_now_s() - started > cfg->warmup_max_s) break;
     }
-    return CB_OK;
+    ph->warmup_s += cb_now_s() - started;
+    return st;
 }
 
 static int hot_batch(const cb_run_config *cfg, point_timing pt, double single)
@@ -558,12 +566,14 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
     bool go_on = true;
 
     cb_status st = phase_setup_and_verify(cfg, b, &pp->point, t, pt, &state, pr, &single, &why);
-    if (st == CB_OK) st = phase_warm_up(cfg, b, state, t, pt, &single, &why);
-    if (st != CB_OK) {
-        point_close(pr, st, why.text);
-    } else if (cb_interrupted()) {
+    if (st == CB_OK) st = phase_warm_up(cfg, b, state, t, pt, &single, &pr->r->phases, &why);
+    if (cb_interrupted()) {
+        /* A hook that failed because the user interrupted it is not a fail. */
         go_on = false;
+    } else if (st != CB_OK) {
+        point_close(pr, st, why.text);
     } else {
+        double sampling_started = cb_now_s();
         if (round == 0) pr->batch = hot_batch(cfg, pt, single);
         pr->r->batch = pr->batch;
         uint64_t first_id = 0;
@@ -572,7 +582,7 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
         if (tele) cb_telemetry_point_begin(cfg->telemetry);
         sampling_end end = phase_sample(cfg, b, state, t, pt, round, pr, &first_id, &n, &why);
         if (tele) telemetry_round_end(cfg, pr);
-        if (end == SAMPLING_INTERRUPTED) {
+        if (end == SAMPLING_INTERRUPTED || (end == SAMPLING_FAILED && cb_interrupted())) {
             go_on = false;
         } else if (end == SAMPLING_FAILED) {
             point_close(pr, CB_FAIL, why.text);
@@ -591,8 +601,11 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
                 phase_attach_cupti(cfg, pr, first_id, start, n, &why) != CB_OK)
                 point_close(pr, CB_FAIL, why.text);
         }
+        pr->r->phases.sampling_s += cb_now_s() - sampling_started;
     }
+    double teardown_started = cb_now_s();
     if (state) b->teardown(state);
+    pr->r->phases.teardown_s += cb_now_s() - teardown_started;
     return go_on;
 }
 
@@ -680,7 +693,7 @@ static bool same_ref_point(const cb_point *ref, const cb_point *p)
                     strcmp(ref->values[a].text, p->values[b].text) == 0;
         if (!found) return false;
     }
-    return ref->n_axes > 0;
+    return ref->expanded && p->expanded;
 }
 
 static const char *peak_source_of(cb_peak_kind kind)
@@ -703,7 +716,7 @@ static void derive_figures(cb_result *r, const cb_run_config *cfg, const cb_resu
                            int n_done)
 {
     const cb_bench *b = r->bench;
-    if (r->point.n_axes == 0) return; /* a benchmark skipped before expansion */
+    if (!r->point.expanded) return; /* a benchmark skipped before expansion */
     if (b->bytes) r->bytes = b->bytes(&r->point);
     if (b->flops) r->flops = b->flops(&r->point);
     double med = r->summary.median;

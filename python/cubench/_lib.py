@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-ABI_VERSION = 1  # CB_API_ABI_VERSION
+ABI_VERSION = 2  # CB_API_ABI_VERSION
 LIB_NAME = "libcubench.so"
 # The source tree's build directories, release first. build-asan is left
 # out: an ASan library cannot be loaded into an uninstrumented Python.

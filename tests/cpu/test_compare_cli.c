@@ -338,7 +338,7 @@ static void test_input_errors(void)
     CHECK(sim_write_dir(good, &m, "Test GPU", ""));
     CHECK(run_cli(good, good, "--markdown", md, NULL) == 0);
 
-    broken_run("v3", "results.csv", "schema_version,benchmark,axes,status\n3,sim/even,i=0,ok\n",
+    broken_run("v4", "results.csv", "schema_version,benchmark,axes,status\n4,sim/even,i=0,ok\n",
                dir, sizeof dir);
     CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("nostatus", "results.csv", "schema_version,benchmark,axes\n1,sim/even,i=0\n", dir,

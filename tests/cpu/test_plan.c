@@ -54,6 +54,7 @@ static void check_without_device(void)
     CB_CHECK(plan_with("vecadd/grid_stride", axes, 3, NULL, false, &plan, &err));
     CB_CHECK_EQ_INT(plan.n, 1);
     CB_CHECK_EQ_INT(plan.points[0].point.n_axes, 0);
+    CB_CHECK(!plan.points[0].point.expanded);
     CB_CHECK_STR(plan.points[0].skip_reason, "no GPU here");
     cb_plan_free(&plan);
     /* A listing: every point, each a skip, sm values unresolved. */

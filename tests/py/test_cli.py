@@ -121,7 +121,7 @@ def test_host_run_end_to_end(cubench, tmp_path):
     assert len(rows) == 10
     samples = read_csv(out / "samples.csv")
     for r in rows:
-        assert r["schema_version"] == "2" and r["family"] == "vecadd"
+        assert r["schema_version"] == "3" and r["family"] == "vecadd"
         assert r["device"] == "" and r["replicates"] == "1" and r["throttle"] == ""
         assert r["status"] in ("ok", "noisy"), r
         n = int(re.search(r"n=(\d+)", r["axes"]).group(1))
@@ -138,7 +138,7 @@ def test_host_run_end_to_end(cubench, tmp_path):
         if r["status"] == "ok":
             assert float(r["ci_rel_half"]) <= 0.005
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["schema_version"] == 2 and meta["complete"] is True
+    assert meta["schema_version"] == 3 and meta["complete"] is True
     assert meta["cuda"]["runtime_version"], "the runtime linked in is known without a GPU"
     assert meta["write_failed"] is False and meta["settings"]["replicates"] == 1
     assert meta["command_line"][1:3] == ["run", "vecadd/host"]
