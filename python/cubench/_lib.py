@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-ABI_VERSION = 2  # CB_API_ABI_VERSION
+ABI_VERSION = 2  # CB_API_ABI_VERSION: the functions' signatures
 LIB_NAME = "libcubench.so"
 # The source tree's build directories, release first. build-asan is left
 # out: an ASan library cannot be loaded into an uninstrumented Python.
@@ -45,7 +45,8 @@ class ApiBench(ctypes.Structure):
 class ApiPoint(ctypes.Structure):
     _fields_ = [("n_axes", ctypes.c_int32), ("names", ctypes.POINTER(ctypes.c_char_p)),
                 ("ints", ctypes.POINTER(ctypes.c_int64)),
-                ("texts", ctypes.POINTER(ctypes.c_char_p)), ("text", ctypes.c_char_p)]
+                ("texts", ctypes.POINTER(ctypes.c_char_p)), ("text", ctypes.c_char_p),
+                ("floats", ctypes.POINTER(ctypes.c_double))]
 
 
 class ApiCtx(ctypes.Structure):
@@ -180,24 +181,15 @@ def _prototype(lib: ctypes.CDLL):
     lib.cb_api_device_describe.argtypes = [ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t]
     lib.cb_api_reset.restype = None
     lib.cb_api_reset.argtypes = []
-
-
-def _prototype_session(lib: ctypes.CDLL) -> bool:
-    """The run session and the layout queries; False for a library that
-    predates them (it has cb_api_main only)."""
-    try:
-        lib.cb_api_run.restype = ctypes.c_int32
-        lib.cb_api_run.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
-                                   ctypes.POINTER(ApiRunResult)]
-        lib.cb_api_set_meta_hook.restype = None
-        lib.cb_api_set_meta_hook.argtypes = [MetaHook]
-        lib.cb_api_sizeof.restype = ctypes.c_int64
-        lib.cb_api_sizeof.argtypes = [ctypes.c_char_p]
-        lib.cb_api_offsetof.restype = ctypes.c_int64
-        lib.cb_api_offsetof.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-    except AttributeError:
-        return False
-    return True
+    lib.cb_api_run.restype = ctypes.c_int32
+    lib.cb_api_run.argtypes = [ctypes.c_int32, ctypes.POINTER(ctypes.c_char_p),
+                               ctypes.POINTER(ApiRunResult)]
+    lib.cb_api_set_meta_hook.restype = None
+    lib.cb_api_set_meta_hook.argtypes = [MetaHook]
+    lib.cb_api_sizeof.restype = ctypes.c_int64
+    lib.cb_api_sizeof.argtypes = [ctypes.c_char_p]
+    lib.cb_api_offsetof.restype = ctypes.c_int64
+    lib.cb_api_offsetof.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
 
 
 def layout_mismatches(sizeof, offsetof, structs=None) -> list[str]:
@@ -229,20 +221,22 @@ def load(path: Path | None = None) -> ctypes.CDLL:
     package's C API: the version and every struct's size and offsets."""
     path = path or find()
     lib = _open(path)
+    rebuild = "rebuild the library or use the package of the same source tree"
+    try:
+        lib.cb_api_abi_version.restype = ctypes.c_int32
+        got = lib.cb_api_abi_version()
+    except AttributeError:
+        raise LibraryError(f"{path} is not a cubench library (no cb_api_abi_version)") from None
+    if got != ABI_VERSION:
+        raise LibraryError(f"{path} has C API version {got}, this package speaks {ABI_VERSION}: "
+                           f"{rebuild}")
     try:
         _prototype(lib)
     except AttributeError as e:
-        raise LibraryError(f"{path} is not a cubench library: {e}") from None
-    got = lib.cb_api_abi_version()
-    if got != ABI_VERSION:
-        raise LibraryError(f"{path} has C API version {got}, this package speaks {ABI_VERSION}: "
-                           "rebuild the library or use the package of the same source tree")
-    lib.has_session = _prototype_session(lib)
-    if lib.has_session:
-        bad = layout_mismatches(lib.cb_api_sizeof, lib.cb_api_offsetof)
-        if bad:
-            raise LibraryError(f"{path}: its C API structs differ from this package's ("
-                               f"{'; '.join(bad[:3])}{'; ...' if len(bad) > 3 else ''}): rebuild "
-                               "the library or use the package of the same source tree")
+        raise LibraryError(f"{path} lacks a function of C API version {ABI_VERSION}: {e}") from None
+    bad = layout_mismatches(lib.cb_api_sizeof, lib.cb_api_offsetof)
+    if bad:
+        raise LibraryError(f"{path}: its C API structs differ from this package's ("
+                           f"{'; '.join(bad[:3])}{'; ...' if len(bad) > 3 else ''}): {rebuild}")
     lib.path = path
     return lib

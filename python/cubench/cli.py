@@ -113,42 +113,13 @@ def _help_without_library(prog: str, why: str) -> int:
     return 0
 
 
-def _run(eng, args: list[str], modules: list[str], prog: str) -> int:
+def _run(eng, args: list[str], modules: list[str]) -> int:
     paths = [str(Path(m).resolve()) if m.endswith(".py") else m for m in modules]
 
     def write_side(run_dir: Path, final: bool):
         provenance.write(run_dir, provenance.document(str(eng.lib.path), eng.version, paths))
 
-    if eng.has_session:
-        return eng.run(args[1:], meta=write_side, program=prog).exit_code
-    return _run_without_session(eng, args, prog, write_side)
-
-
-def _run_without_session(eng, args, prog, write_side) -> int:
-    """A library older than the run session: the directory is --out, or the
-    one new directory under results/."""
-    out = None
-    for i, a in enumerate(args):
-        if a == "--out" and i + 1 < len(args):
-            out = args[i + 1]
-        elif a.startswith("--out="):
-            out = a.split("=", 1)[1]
-    listing = (lambda: {p.name for p in Path("results").iterdir() if p.is_dir()}
-               if Path("results").is_dir() else set())
-    before = listing() if out is None else set()
-    rc = eng.main([prog] + args)
-    if "--dry-run" in args or rc not in (0, 1, 130):
-        return rc
-    if out is None:
-        new = sorted(listing() - before)
-        out = f"results/{new[-1]}" if len(new) == 1 else None
-    if out and (Path(out) / "results.csv").is_file():
-        try:
-            write_side(Path(out), True)
-        except OSError as e:
-            print(f"cubench: {e}", file=sys.stderr)
-            rc = rc or 1
-    return rc
+    return eng.run(args[1:], meta=write_side).exit_code
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
 
     wants_help = any(a in ("--help", "-h") for a in args[1:])
     if cmd == "run" and not wants_help:
-        return _run(eng, args, modules, prog)
+        return _run(eng, args, modules)
     rc = eng.main([prog] + args)
     if cmd in (None, "help", "--help", "-h") or (cmd in ("run", "list", "env") and wants_help):
         print(EXTRA_HELP.format(prog=prog), file=sys.stdout if rc == 0 else sys.stderr)

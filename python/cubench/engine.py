@@ -80,7 +80,7 @@ def _point(bench: Benchmark, p: _lib.ApiPoint) -> Point:
         if axis.kind == "enum" or (axis.kind == "int" and p.ints[i] == WORD):
             values[name] = text
         elif axis.kind == "float":
-            values[name] = float(text)
+            values[name] = float(p.floats[i])
         else:
             values[name] = int(p.ints[i])
     return Point(values, (p.text or b"").decode())
@@ -108,23 +108,18 @@ class Engine:
         self._hooks = _lib.ApiHooks(_lib.SetupHook(self._setup), _lib.RunHook(self._run),
                                     _lib.VerifyHook(self._verify),
                                     _lib.TeardownHook(self._teardown), _lib.WorkHook(self._work))
-        self._meta_hook = _lib.MetaHook(self._meta) if lib.has_session else None
+        self._meta_hook = _lib.MetaHook(self._meta)
         self._init()
 
     def _init(self):
         err = ctypes.create_string_buffer(512)
         if self.lib.cb_api_init(ctypes.byref(self._hooks), err, len(err)) != 0:
             raise _lib.LibraryError(err.value.decode())
-        if self._meta_hook is not None:
-            self.lib.cb_api_set_meta_hook(self._meta_hook)
+        self.lib.cb_api_set_meta_hook(self._meta_hook)
 
     @property
     def version(self) -> str:
         return self.lib.cb_api_version().decode()
-
-    @property
-    def has_session(self) -> bool:
-        return bool(self.lib.has_session)
 
     def devices(self) -> tuple[list[str], str]:
         """cubench's view of the CUDA devices: one description each, and
@@ -214,18 +209,17 @@ class Engine:
         with self._session(argv[1] if len(argv) > 1 else "cubench"):
             return int(self.lib.cb_api_main(len(argv), _argv(argv)))
 
-    def run(self, args: list[str], *, meta: Callable[[Path, bool], None] | None = None,
-            program: str = "python -m cubench") -> RunOutcome:
-        """`cubench run ARGS...` in this process. `meta(dir, final)` writes
-        the front end's own file into the run directory when the engine
-        has written meta.json (final False) and at the end (final True);
-        raising OSError there is a write failure of the run."""
+    def run(self, args: list[str], *,
+            meta: Callable[[Path, bool], None] | None = None) -> RunOutcome:
+        """`cubench run ARGS...` in this process (cb_api_run: the engine
+        says which directory it wrote). `meta(dir, final)` writes the front
+        end's own file into the run directory when the engine has written
+        meta.json (final False) and at the end (final True); raising
+        OSError there is a write failure of the run (exit 1)."""
         sys.stdout.flush()
         sys.stderr.flush()
         self._meta_writer = meta
         try:
-            if not self.has_session:
-                return self._run_through_main(args, program)
             result = _lib.ApiRunResult()
             argv = ["run", *args]
             with self._session("the benchmark in flight"):
@@ -235,23 +229,6 @@ class Engine:
                               result.skip, result.fail, bool(result.interrupted))
         finally:
             self._meta_writer = None
-
-    def _run_through_main(self, args: list[str], program: str) -> RunOutcome:
-        """A library without the run session: the directory is the --out
-        the caller gave (cubench.measure always gives one)."""
-        out = None
-        for i, a in enumerate(args):
-            if a == "--out" and i + 1 < len(args):
-                out = Path(args[i + 1])
-            elif a.startswith("--out="):
-                out = Path(a.split("=", 1)[1])
-        argv = [program, "run", *args]
-        with self._session("the benchmark in flight"):
-            rc = int(self.lib.cb_api_main(len(argv), _argv(argv)))
-        ran = out is not None and (out / "results.csv").is_file()
-        if ran and self._meta_writer is not None:
-            self._meta_writer(out, True)
-        return RunOutcome(rc, out if ran else None, interrupted=rc == EXIT_INTERRUPTED)
 
     @contextlib.contextmanager
     def _session(self, what: str):
@@ -403,16 +380,11 @@ class Engine:
             sys.stderr.write(f"cubench: warning: {name}: {text}\n")
 
     def _meta(self, dir_p, final, why, why_len):
+        # Not user code: a Ctrl-C meanwhile is only noted (interrupt.py).
         try:
             if self._meta_writer is not None:
-                with self._guard.user():
-                    self._meta_writer(Path(dir_p.decode("utf-8", "surrogateescape")),
-                                      bool(final))
+                self._meta_writer(Path(dir_p.decode("utf-8", "surrogateescape")), bool(final))
             return 0
-        except KeyboardInterrupt:
-            self._guard.pending = True
-            _write(why, why_len, "interrupted")
-            return INTERRUPTED
         except BaseException as e:  # noqa: BLE001 - a write failure of the run
             _write(why, why_len, str(e) or type(e).__name__)
             return 1

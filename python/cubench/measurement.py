@@ -335,8 +335,6 @@ def measure(fn: Callable, *, setup: Callable | None = None, verify: Callable | N
                       source=code.co_filename if code else None)
     bench.check()
     eng = engine()
-    if not eng.has_session:
-        _one_point_axis(bench)
     kept = keep or out is not None
     run_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="cubench-measure-"))
     side = {"function": getattr(fn, "__qualname__", repr(fn)),
@@ -352,7 +350,7 @@ def measure(fn: Callable, *, setup: Callable | None = None, verify: Callable | N
         with _Stderr() as err:
             try:
                 with eng.only(bench.family, [bench]):
-                    outcome = eng.run(argv, meta=write_side, program="cubench.measure")
+                    outcome = eng.run(argv, meta=write_side)
             except RegistrationError as e:
                 raise ValueError(f"cubench.measure: {e}") from None
         if outcome.exit_code == EXIT_INTERRUPTED:
@@ -369,10 +367,3 @@ def measure(fn: Callable, *, setup: Callable | None = None, verify: Callable | N
     if result.status == "fail":
         raise MeasureError(result)
     return result
-
-
-def _one_point_axis(bench: Benchmark):
-    """A library without the run session refuses a benchmark without axes:
-    give it one axis of one value."""
-    from .declare import Axis
-    bench.axes = [Axis("point", "1", help="the one point of cubench.measure")]

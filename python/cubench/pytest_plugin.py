@@ -133,16 +133,22 @@ class Session:
                     shutil.rmtree(p["dir"], ignore_errors=True)
 
     def python_side(self) -> dict:
-        tests = []
+        """python.json of the session: the first measurement's, with every
+        measurement's test, benchmark, options and the run's settings."""
+        measurements = []
         for p in self.points:
             meta = _read_json(p["dir"] / "meta.json")
-            rows = _read_rows(p["dir"] / "results.csv")[1]
-            tests.append({"test": p["test"], "benchmarks": sorted({r[1] for r in rows}),
-                          "options": p["options"], "settings": meta.get("settings"),
-                          "command_line": meta.get("command_line")})
+            side = _read_json(p["dir"] / "python.json")
+            header, rows = _read_rows(p["dir"] / "results.csv")
+            at = header.index("benchmark")
+            measurements.append({"test": p["test"], "benchmark": rows[0][at] if rows else None,
+                                 "function": (side.get("measure") or {}).get("function"),
+                                 "options": p["options"], "settings": meta.get("settings"),
+                                 "command_line": meta.get("command_line")})
         first = _read_json(self.points[0]["dir"] / "python.json")
         first.pop("measure", None)
-        first["pytest"] = {"command_line": ["pytest", *sys.argv[1:]], "tests": tests}
+        first["pytest"] = {"command_line": ["pytest", *sys.argv[1:]],
+                           "measurements": measurements}
         return first
 
     def compare(self, session) -> None:

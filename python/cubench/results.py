@@ -187,7 +187,7 @@ class Rows(list):
                     if r[t]:
                         key = (r[b], r[a], r[d] if d is not None else "")
                         self._times.setdefault(key, []).append(float(r[t]))
-        key = (row.get("benchmark"), row.get("axes"), _device_text(row.get("device")))
+        key = (row.get("benchmark"), row.get("axes") or "", _device_text(row.get("device")))
         return list(self._times.get(key, ()))
 
     def to_pandas(self):

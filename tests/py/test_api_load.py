@@ -38,7 +38,7 @@ def test_schema_1_run_reads_with_one_column_per_axis():
 
 
 def test_schema_2_run_with_compressed_samples_and_a_clashing_axis():
-    rows = cubench.load(DATA / "h200-defaults-r2")
+    rows = cubench.load(DATA / "h200-ptx75-suite")
     assert rows.schema_version == 2
     assert rows.meta["device"]["name"] == "NVIDIA H200"
     r = rows.where(benchmark="vecadd/thread_per_elem", n=1024, block=32)[0]
