@@ -354,7 +354,7 @@ def measure(fn: Callable, *, setup: Callable | None = None, verify: Callable | N
             except RegistrationError as e:
                 raise ValueError(f"cubench.measure: {e}") from None
         if outcome.exit_code == EXIT_INTERRUPTED:
-            err.replay(quiet=False)
+            err.replay(quiet=quiet)  # the directory is about to go
             raise KeyboardInterrupt
         if outcome.dir is None or outcome.exit_code not in (0, 1):
             err.replay(quiet=False)

@@ -15,6 +15,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+import cubench as cb  # noqa: E402
+from cubench import interrupt  # noqa: E402
+
 QUICK = ("--quick", "--max-time-per-point", "0.1")
 
 
@@ -176,7 +181,7 @@ def test_benchmarks_without_axes_and_with_float_axes(lib, tmp_path):
     p = cubench(lib, "run", "shapes/*", "--module", str(mod), "--no-frameworks", *QUICK,
                 "--out", str(out))
     assert p.returncode == 0, p.stderr
-    got = cubench_load(out)
+    got = cb.load(out)
     assert [(r["benchmark"], r["axes"]) for r in got] == [
         ("shapes/plain", None), ("shapes/eps", "eps=0.5"), ("shapes/eps", "eps=0.001")]
     assert got[0]["timer"] == "host" and got[0]["gbps"] > 0  # target inferred: host
@@ -187,7 +192,35 @@ def test_benchmarks_without_axes_and_with_float_axes(lib, tmp_path):
     assert override.returncode == 0 and "eps=0.25" in override.stdout, override.stderr
 
 
-def cubench_load(d):
-    sys.path.insert(0, str(ROOT / "python"))
-    import cubench as cb
-    return cb.load(d)
+HUNG = """
+import ctypes
+import cubench as cb
+
+@cb.benchmark("hung/mutex", target="host")
+def setup(p, ctx):
+    libc = ctypes.CDLL(None)
+    mutex = ctypes.create_string_buffer(64)  # a zeroed pthread_mutex_t: the default kind
+    def run():
+        print("running", flush=True)
+        libc.pthread_mutex_lock(mutex)
+        libc.pthread_mutex_lock(mutex)  # locks itself out: no signal ends this wait
+    return run
+"""
+
+
+def test_one_ctrl_c_ends_a_run_hung_outside_python(lib, tmp_path):
+    """A framework call that never returns (here: a mutex locked twice)
+    cannot see KeyboardInterrupt; the process ends with one line after the
+    grace period instead of needing a second Ctrl-C."""
+    mod = write(tmp_path, "hung.py", HUNG)
+    out = tmp_path / "run"
+    rc, err, took = interrupt_when_ready(
+        [sys.executable, "-m", "cubench", "run", "hung/mutex", "--module", str(mod),
+         "--no-frameworks", "--quiet", "--out", str(out)], env_for(lib), "running", tmp_path)
+    assert rc == 130, err
+    assert interrupt.GRACE_S - 0.5 < took < interrupt.GRACE_S + 5, took
+    lines = [ln for ln in err.splitlines() if ln.strip() and "points ->" not in ln]
+    assert lines == [f"cubench: interrupted, and the benchmark in flight has not returned "
+                     f"{interrupt.GRACE_S:g} s later (blocked outside Python); stopping now: "
+                     "every finished point is on disk"], err
+    assert (out / "results.csv").is_file() and rows(out) == []
