@@ -256,3 +256,32 @@ def test_benchmark_target_follows_requires():
         cubench.benchmark(name, requires=req, registry=reg)(lambda p, c: None)
     assert {b.name: b.target for b in reg} == {"t/np": "host", "t/torch": "cuda",
                                                "t/none": "host", "t/nb": "cuda"}
+
+
+def doc_blocks(heading: str) -> list[str]:
+    """The ```python blocks of docs/python.md under `heading`."""
+    import re
+    text = (ROOT / "docs" / "python.md").read_text()
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+def test_the_documented_measure_and_load_examples_run(eng, private_tmp, capsys):
+    measure_np, _torch = doc_blocks("## Measuring one function")
+    space = {}
+    exec(compile(measure_np, "docs/python.md", "exec"), space)
+    r = space["r"]
+    assert r.benchmark == "measure/sort" and r.ok and r.gbps > 0
+    assert capsys.readouterr().out.startswith("measure/sort: ")
+    (load_block,) = doc_blocks("## Reading a run")
+    run_dir = ROOT / "tests" / "data" / "h200-aa1-A"  # has vecadd/grid_stride rows
+    code = load_block.replace('"results/2026-12-01T10:00:00Z-h200"', repr(str(run_dir)))
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        code = "\n".join(ln for ln in code.splitlines() if "to_pandas" not in ln)
+    space = {"cubench": cubench}
+    exec(compile(code, "docs/python.md", "exec"), space)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed and all(len(ln.split()) == 3 for ln in printed)  # n, block, gbps
+    assert len(space["times"]) == space["rows"][0]["samples"]

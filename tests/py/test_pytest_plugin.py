@@ -1,8 +1,9 @@
 """The pytest plugin the way docs/python.md shows it: a test file that uses
 the `cubench` fixture, a session saved with --cubench-save, and a later
 session gated by --cubench-compare (cubench compare in the library). Each
-session is a child pytest in tmp_path, with the plugin named by -p as the
-`pytest11` entry point of an installed wheel names it."""
+session is a child pytest in tmp_path, with the plugin named by -p (what
+the `pytest11` entry point of an installed wheel does; autoloading is off
+so that an installed copy cannot register it twice)."""
 import json
 import os
 import subprocess
@@ -65,7 +66,7 @@ def lib():
 def session(lib, tmp_path, *args, spin_us=200):
     (tmp_path / "test_demo.py").write_text(TESTS)
     env = dict(os.environ, CUBENCH_LIB=str(lib), PYTHONPATH=str(ROOT / "python"),
-               SPIN_US=str(spin_us))
+               SPIN_US=str(spin_us), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # -p names it
     env.pop("CUDA_VISIBLE_DEVICES", None)
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "cubench.pytest_plugin",
                            "-p", "no:cacheprovider", "-q", "-rs", "test_demo.py",
@@ -134,6 +135,23 @@ def test_a_comparison_that_cannot_be_made_is_a_usage_error(lib, tmp_path):
     (tmp_path / "full" / "x").write_text("")
     q = session(lib, tmp_path, "--cubench-save", tmp_path / "full")
     assert q.returncode == 4 and "not empty" in q.stderr
+
+
+def test_the_documented_example_runs(lib, tmp_path):
+    import re
+    text = (ROOT / "docs" / "python.md").read_text()
+    section = text.split("## pytest", 1)[1].split("\n## ", 1)[0]
+    (example,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    (tmp_path / "test_speed.py").write_text(example)
+    env = dict(os.environ, CUBENCH_LIB=str(lib), PYTHONPATH=str(ROOT / "python"),
+               PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "cubench.pytest_plugin", "-p",
+                        "no:cacheprovider", "-q", "test_speed.py", "--cubench-save", "runs/base",
+                        "--cubench-run-args=--quick"], capture_output=True, text=True,
+                       timeout=300, cwd=tmp_path, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    (row,) = cubench.load(tmp_path / "runs" / "base")
+    assert row["benchmark"] == "pytest/test_speed.test_sort" and row["status"] in ("ok", "noisy")
 
 
 def test_test_names_become_benchmark_names():
