@@ -64,6 +64,8 @@ def lib():
 
 
 def session(lib, tmp_path, *args, spin_us=200):
+    """pytest on TESTS in tmp_path; the spin (a busy wait to a deadline: its
+    time hardly moves with the machine's load) lasts spin_us."""
     (tmp_path / "test_demo.py").write_text(TESTS)
     env = dict(os.environ, CUBENCH_LIB=str(lib), PYTHONPATH=str(ROOT / "python"),
                SPIN_US=str(spin_us), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # -p names it
@@ -104,14 +106,17 @@ def test_a_saved_session_is_one_run_directory(lib, tmp_path):
 
 
 def test_compare_passes_the_same_code_and_fails_a_slowdown(lib, tmp_path):
+    # Only the spin is compared: its time is set here, the sorts' depend on
+    # the machine's load.
     base = tmp_path / "base"
-    first = session(lib, tmp_path, "--cubench-save", base)
+    first = session(lib, tmp_path, "-k", "test_spin", "--cubench-save", base)
     assert first.returncode == 0, first.stdout + first.stderr
-    same = session(lib, tmp_path, "--cubench-compare", base,
+    same = session(lib, tmp_path, "-k", "test_spin", "--cubench-compare", base,
                    "--cubench-compare-args=--delta 0.5")  # only a 50% change counts here
     assert same.returncode == 0, same.stdout + same.stderr
     assert f"cubench compare {base}: no point is slower" in same.stdout
-    slower = session(lib, tmp_path, "--cubench-compare", base, "--cubench-save", "new",
+    slower = session(lib, tmp_path, "-k", "test_spin", "--cubench-compare", base,
+                     "--cubench-save", "new",
                      "--cubench-compare-args=--delta 0.5", spin_us=20000)  # 100x BASE's spin
     assert slower.returncode == 1, slower.stdout + slower.stderr
     assert "a point is SLOWER: the run fails" in slower.stdout
@@ -125,7 +130,7 @@ def test_compare_passes_the_same_code_and_fails_a_slowdown(lib, tmp_path):
 def test_a_comparison_that_cannot_be_made_is_a_usage_error(lib, tmp_path):
     other = tmp_path / "other"
     cubench.measure(lambda: None, name="elsewhere/x", out=other, quick=True)
-    p = session(lib, tmp_path, "--cubench-compare", other)
+    p = session(lib, tmp_path, "-k", "test_spin", "--cubench-compare", other)
     assert p.returncode == 4, p.stdout + p.stderr
     assert "could not compare" in p.stdout
     for bad, message in ((tmp_path / "nothing", "no results.csv there"),):
