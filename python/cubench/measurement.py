@@ -132,9 +132,14 @@ class _Plan:
         def bench_setup(point, ctx):
             args = _as_args(self.setup()) if self.setup else ()
             found = self.kinds | gpu_objects.frameworks(*args)
+            kinds = ", ".join(sorted(found))
             if self.target == "host" and found and self.inferred:
-                raise ValueError(f"the arguments setup made are GPU data ({', '.join(sorted(found))})"
-                                 ": say target='cuda'")
+                raise ValueError(f"the arguments setup made are GPU data ({kinds}): say "
+                                 "target='cuda'")
+            if self.target == "cuda" and self.timer != "host" and found and \
+                    not gpu_objects.can_bind(found):
+                raise ValueError(f"the arguments setup made are GPU data ({kinds}) whose work "
+                                 "cannot go on the runner's stream: say timer='host' (and sync=)")
             if self.target == "cuda" and ctx.device is None:
                 raise Skip("no CUDA device")
             restore = None
@@ -158,8 +163,7 @@ class _Plan:
                     if restore:
                         restore()
 
-            verify = (lambda: self.verify()) if self.verify else None
-            return Setup(run=run, verify=verify, teardown=teardown)
+            return Setup(run=run, verify=self.verify, teardown=teardown)
         return bench_setup
 
 

@@ -285,3 +285,11 @@ def test_the_documented_measure_and_load_examples_run(eng, private_tmp, capsys):
     printed = capsys.readouterr().out.splitlines()
     assert printed and all(len(ln.split()) == 3 for ln in printed)  # n, block, gbps
     assert len(space["times"]) == space["rows"][0]["samples"]
+
+
+def test_gpu_data_that_setup_makes_needs_the_target_stated(eng, private_tmp, fake_torch):
+    with pytest.raises(cubench.MeasureError, match="setup made are GPU data \\(torch\\): say "
+                                                   "target='cuda'"):
+        cubench.measure(lambda t: None, setup=lambda: FakeTensor(True), **QUICK)
+    r = cubench.measure(lambda t: None, setup=lambda: FakeTensor(False), **QUICK)
+    assert r.ok and r.conditions["timer"] == "host"  # CPU tensors are host work
