@@ -32,6 +32,7 @@ from .interrupt import Guard
 
 WORD = -1  # CB_AXIS_WORD: an integer axis holding a word such as `auto`
 INTERRUPTED = 4  # CB_API_INTERRUPTED: the run stops as if interrupted (exit 130)
+EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 

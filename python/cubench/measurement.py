@@ -265,12 +265,13 @@ class _Stderr:
         return lines[-1] if lines else ""
 
 
-def _result(run_dir: Path, name: str, kept: bool) -> Result:
-    rows = load(run_dir)
-    mine = rows.where(benchmark=name)
+def _result(run_dir: Path, name: str, kept: bool, why: str) -> Result:
+    """The run's one row as a Result; `why` is the engine's last line, the
+    reason when there is no row (a write that failed stopped the run)."""
+    rows = load(run_dir) if (run_dir / "results.csv").is_file() else []
+    mine = [r for r in rows if r["benchmark"] == name]
     if len(mine) != 1:
-        raise RuntimeError(f"cubench.measure: {run_dir}/results.csv holds {len(mine)} rows of "
-                           f"{name}, not one")
+        raise RuntimeError(f"cubench.measure: the run wrote {len(mine)} rows of {name}: {why}")
     row = mine[0]
     conditions = {k: row[k] for k in CONDITION_COLUMNS if k in row}
     device = rows.meta.get("device") if isinstance(rows.meta.get("device"), dict) else None
@@ -321,9 +322,10 @@ def measure(fn: Callable, *, setup: Callable | None = None, verify: Callable | N
 
     A point that fails raises MeasureError; a skipped point (target
     "cuda" without a GPU) is returned with status "skip"; bad options
-    raise ValueError; Ctrl-C raises KeyboardInterrupt.
+    raise ValueError; a run that could not write its files raises
+    RuntimeError with the engine's reason; Ctrl-C raises KeyboardInterrupt.
     """
-    from .engine import EXIT_INTERRUPTED, RegistrationError, engine
+    from .engine import EXIT_INTERRUPTED, EXIT_USAGE, RegistrationError, engine
 
     p = plan(fn, setup, verify, teardown, target, timer, sync)
     bench_name = variant_name(fn, name)
@@ -360,10 +362,17 @@ def measure(fn: Callable, *, setup: Callable | None = None, verify: Callable | N
         if outcome.exit_code == EXIT_INTERRUPTED:
             err.replay(quiet=quiet)  # the directory is about to go
             raise KeyboardInterrupt
-        if outcome.dir is None or outcome.exit_code not in (0, 1):
+        if outcome.exit_code == EXIT_USAGE:
             err.replay(quiet=False)
-            raise ValueError(f"cubench.measure: {err.last_line() or 'the run wrote nothing'}")
-        result = _result(outcome.dir, bench_name, kept)
+            raise ValueError(f"cubench.measure: {err.last_line() or 'bad options'}")
+        if outcome.dir is None:
+            err.replay(quiet=False)
+            raise RuntimeError(f"cubench.measure: {err.last_line() or 'the run wrote nothing'}")
+        try:
+            result = _result(outcome.dir, bench_name, kept, err.last_line())
+        except RuntimeError:
+            err.replay(quiet=False)
+            raise
         err.replay(quiet=quiet and result.ok)
     finally:
         if not kept:

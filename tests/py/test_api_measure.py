@@ -293,3 +293,14 @@ def test_gpu_data_that_setup_makes_needs_the_target_stated(eng, private_tmp, fak
         cubench.measure(lambda t: None, setup=lambda: FakeTensor(True), **QUICK)
     r = cubench.measure(lambda t: None, setup=lambda: FakeTensor(False), **QUICK)
     assert r.ok and r.conditions["timer"] == "host"  # CPU tensors are host work
+
+
+def test_python_json_that_cannot_be_written_stops_the_run(eng, private_tmp, monkeypatch):
+    from cubench import provenance
+
+    def full(run_dir, doc):
+        raise OSError(f"cannot write {run_dir / 'python.json'}: No space left on device")
+    monkeypatch.setattr(provenance, "write", full)
+    with pytest.raises(RuntimeError, match="python.json: No space left on device"):
+        cubench.measure(lambda: None, **QUICK)
+    assert list(private_tmp.iterdir()) == []
