@@ -79,6 +79,9 @@ class Session:
         self.dir: Path | None = None
         self.compare_rc: int | None = None
         self.compare_text = ""
+        if (self.save or self.base) and hasattr(config, "workerinput"):
+            raise pytest.UsageError("--cubench-save and --cubench-compare need one process: "
+                                    "run the measured tests without pytest-xdist's -n")
         if self.save and Path(self.save).exists() and any(Path(self.save).iterdir()):
             raise pytest.UsageError(f"--cubench-save {self.save}: not empty (a run never "
                                     "overwrites another)")
