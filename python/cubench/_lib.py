@@ -149,11 +149,13 @@ def _open(path: Path) -> ctypes.CDLL:
     try:
         return ctypes.CDLL(str(path))
     except OSError as first:
-        pip_libs = pip_cuda_libraries()
+        missing = "cannot open shared object file" in str(first)
+        pip_libs = pip_cuda_libraries() if missing else []
         if not pip_libs:
-            raise LibraryError(f"cannot load {path}: {first} (install the CUDA 13 toolkit's "
-                               "libraries, or `pip install cubench[cu13]` for NVIDIA's wheels)"
-                               ) from None
+            hint = (" (a library it links is missing: install the CUDA 13 toolkit's libraries, "
+                    "libjansson4 and libopenblas0, or `pip install cubench[cu13]` for NVIDIA's "
+                    "CUDA wheels)" if missing else "")
+            raise LibraryError(f"cannot load {path}: {first}{hint}") from None
         try:
             for lib in pip_libs:
                 ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)

@@ -289,3 +289,45 @@ def test_triton_launch_and_instruction_helpers_without_triton(monkeypatch):
     assert K.mma_instruction(object()) == ""
     assert K.PRECISION_MODE == {"fp32": "ieee", "tf32": "tf32", "bf16": "bf16"}
     monkeypatch.delitem(sys.modules, "cubench.families._triton_kernels")
+
+
+def test_pypi_cuda_libraries_are_found_in_load_order(tmp_path):
+    """Where NVIDIA's CUDA 13 wheels put their libraries under site-packages,
+    in the order they must be loaded (libcubench.so's dependencies first)."""
+    for sub, name in (("nvidia/cu13/lib", "libcublas.so.13"), ("nvidia/cu13/lib", "libcudart.so.13"),
+                      ("nvidia/nccl/lib", "libnccl.so.2"), ("nvidia/cu13/lib", "libcupti.so.13"),
+                      ("nvidia/cu13/lib", "libcublasLt.so.13")):
+        (tmp_path / sub).mkdir(parents=True, exist_ok=True)
+        (tmp_path / sub / name).write_bytes(b"")
+    got = _lib.pip_cuda_libraries([str(tmp_path / "elsewhere"), str(tmp_path)])
+    assert [p.name for p in got] == ["libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13",
+                                     "libcupti.so.13", "libnccl.so.2"]
+    assert got[-1] == tmp_path / "nvidia/nccl/lib/libnccl.so.2"
+    assert _lib.pip_cuda_libraries([str(tmp_path / "elsewhere")]) == []
+
+
+def test_a_missing_cuda_library_is_loaded_from_pypi_wheels(tmp_path, monkeypatch):
+    """The mechanism of `cubench[cu13]`: a library whose dependency the
+    system lacks loads once the wheel's copy is preloaded. Stand-ins built
+    here: libcbstub.so.1 (in a wheel's folder) and libneeds.so, linked to it."""
+    import shutil
+    import subprocess
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler")
+    wheel_dir = tmp_path / "site" / "nvidia" / "cu13" / "lib"
+    wheel_dir.mkdir(parents=True)
+    (tmp_path / "stub.c").write_text("int cb_stub_answer(void) { return 42; }\n")
+    (tmp_path / "needs.c").write_text("int cb_stub_answer(void);\n"
+                                      "int cb_needs(void) { return cb_stub_answer(); }\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-Wl,-soname,libcbstub.so.1", "-o",
+                    str(wheel_dir / "libcbstub.so.1"), str(tmp_path / "stub.c")], check=True)
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(tmp_path / "libneeds.so"),
+                    str(tmp_path / "needs.c"), "-L", str(wheel_dir), "-l:libcbstub.so.1"],
+                   check=True)
+    monkeypatch.setattr(_lib, "PIP_CUDA_LIBS", ("libcbstub.so.1",))
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "nowhere")])
+    with pytest.raises(_lib.LibraryError, match="a library it links is missing"):
+        _lib._open(tmp_path / "libneeds.so")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    assert _lib._open(tmp_path / "libneeds.so").cb_needs() == 42
