@@ -5,9 +5,11 @@ header that changed without this file is a clear error, not a corrupt run.
 
 Where the library is looked for, in order:
   1. $CUBENCH_LIB: the file itself, or a directory holding libcubench.so;
-  2. next to this package (a copy made before `pip install`);
-  3. the source tree this package sits in: build/, build-ci/, build-debug/
-     (what scripts/build.sh and the CMake presets produce).
+  2. next to this package (the copy an installed wheel carries);
+  3. the source tree this package sits in: build/, build-native/, build-ci/,
+     build-debug/ (what scripts/build.sh and the CMake presets produce).
+A CUDA library it links that the system lacks is loaded from NVIDIA's PyPI
+wheels when they are installed (`pip install cubench[cu13]`).
 """
 
 from __future__ import annotations
