@@ -197,7 +197,7 @@ static cb_status vecadd_verify(void *state, double *error, cb_msg *why)
  * SM, many. The float4 variant's sweep starts at 2^16: below that every
  * vecadd is one launch (~5 us on the H200) and the other variants already
  * show that floor; its hint axis stays, since evict-first made n >= 2^24
- * a median 6% slower (up to 9.5%) in round 1's H200 run, a lesson worth a
+ * a median 6% slower (up to 9.5%) in an earlier H200 run, a lesson worth a
  * point. */
 static const cb_axis_def axes_thread_per_elem[] = {N_AXIS, BLOCK_AXIS("32,128,256,1024")};
 static const cb_axis_def axes_grid_stride[] = {N_AXIS, BLOCK_AXIS("256,1024"),

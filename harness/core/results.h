@@ -53,7 +53,8 @@ typedef struct cb_result {
     double peak;           /* in peak_unit; NAN if none                   */
     const char *peak_unit; /* "GB/s", "TFLOP/s" or ""                      */
     double pct_peak;
-    const char *ref_benchmark; /* or NULL                                     */
+    const cb_bench *ref;       /* the reference benchmark (pct_ref), or NULL    */
+    const char *ref_benchmark; /* its name once pct_ref was found, or NULL     */
     double pct_ref;
     double occupancy;    /* NAN when not a kernel launch               */
     double verify_error; /* NAN when not verified                      */

@@ -46,6 +46,7 @@ typedef struct cb_run_config {
 
 typedef struct cb_planned_point {
     const cb_bench *bench;
+    const cb_bench *ref;          /* bench->ref_bench, resolved by the plan; NULL if none */
     cb_point point;               /* n_axes == 0 for a benchmark that cannot be expanded */
     char skip_reason[CB_MSG_LEN]; /* non-empty: write a skip row, do not run */
 } cb_planned_point;

@@ -123,7 +123,7 @@ static void write_device_object(cb_json *j, const cb_device_info *d)
     cb_json_object_end(j);
 }
 
-/* "device": the run's first device (what round-1 readers look for), and
+/* "device": the run's first device (what schema-1 readers look for), and
  * "devices": every device of the run (--device all|0,2), in run order. */
 static void write_device(cb_json *j, const cb_run_config *cfg)
 {

@@ -231,6 +231,7 @@ static void result_init(cb_result *r, const cb_planned_point *pp, const cb_run_c
 {
     memset(r, 0, sizeof *r);
     r->bench = pp->bench;
+    r->ref = pp->ref;
     r->point = pp->point;
     if (pp->point.expanded) cb_point_format(&pp->point, r->axes, sizeof r->axes);
     bool host = pp->bench->target == CB_TARGET_HOST;
@@ -748,12 +749,12 @@ static void derive_figures(cb_result *r, const cb_run_config *cfg, const cb_resu
             r->peak_unit = "";
         }
     }
-    if (b->ref_bench) {
+    if (r->ref) {
         for (int i = n_done - 1; i >= 0; i--) {
             const cb_result *ref = &done[i];
-            if (ref->summary.n > 0 && strcmp(ref->bench->name, b->ref_bench) == 0 &&
+            if (ref->summary.n > 0 && ref->bench == r->ref &&
                 same_ref_point(&ref->point, &r->point)) {
-                r->ref_benchmark = b->ref_bench;
+                r->ref_benchmark = r->ref->name;
                 r->pct_ref = 100.0 * ref->summary.median / med;
                 break;
             }
