@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# python_api.sh OUT - the Python API on a GPU with PyTorch: cubench.measure,
+# python_api.sh [OUT] - the Python API on a GPU with PyTorch: cubench.measure,
 # cubench.load and the pytest plugin (tests/py/test_api_torch.py), from a
 # wheel of this tree installed apart from the source, plus the console
 # script of that wheel running a framework family. About one minute after
@@ -21,7 +21,7 @@
 # are installed into OUT/site.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${1:?usage: scripts/record/python_api.sh OUT}
+OUT=${1:-${OUT:-$PWD/gpu-out/python-api}}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 PY=${PYTHON:-python3}
