@@ -207,8 +207,11 @@ class Engine:
         program. Returns the CLI's exit code."""
         sys.stdout.flush()
         sys.stderr.flush()
-        with self._session(argv[1] if len(argv) > 1 else "cubench"):
-            return int(self.lib.cb_api_main(len(argv), _argv(argv)))
+        with self._session(f"`{argv[1]}`" if len(argv) > 1 else "cubench"):
+            rc = int(self.lib.cb_api_main(len(argv), _argv(argv)))
+        if self._guard.pending:  # Ctrl-C while the command ran in C
+            raise KeyboardInterrupt
+        return rc
 
     def run(self, args: list[str], *,
             meta: Callable[[Path, bool], None] | None = None) -> RunOutcome:
