@@ -98,7 +98,7 @@ def test_targets_script_fails_on_a_missed_target(tmp_path):
     import shutil
     import subprocess
     import sys
-    script = ROOT / "scripts" / "targets.py"
+    script = ROOT / "scripts" / "record" / "targets.py"
     ok = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     data = tmp_path / "data"
