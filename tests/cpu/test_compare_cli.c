@@ -124,7 +124,7 @@ static void test_schema2(void)
     CHECK_CONTAINS(text,
                    "BASE's uncertainty at 30 points: the spread of its rounds inside each run");
     CHECK_CONTAINS(text, "Assumed a default between-run spread at 30 points");
-    CHECK_CONTAINS(text, "`cubench compare --calibrate A B -o FILE`");
+    CHECK_CONTAINS(text, "`cubench compare --calibrate A B C -o FILE`");
     CHECK_CONTAINS(text, "| MDE |");
     CHECK(text && !strstr(text, "**slower**") && !strstr(text, "different conditions"));
     free(text);
@@ -163,9 +163,9 @@ static void test_schema2(void)
     CHECK(run_cli("--base", a, "--base", b, "--base", c, "--new", a, "--new", b, "--new", c,
                   "--csv", csv, "--markdown", md, NULL) == 0);
 
-    /* --calibrate records the A/A pair; --calibration uses it and says so */
-    CHECK(run_cli("--calibrate", a, b, "-o", cal, NULL) == 0);
-    CHECK(strcmp(csv_cell(cal, 0, "calibration_version"), "1") == 0);
+    /* --calibrate records three A/A runs; --calibration uses it and says so */
+    CHECK(run_cli("--calibrate", a, b, c, "-o", cal, NULL) == 0);
+    CHECK(strcmp(csv_cell(cal, 0, "calibration_version"), "2") == 0);
     CHECK(strcmp(csv_cell(cal, 0, "basis"), "rounds") == 0);
     CHECK(strcmp(csv_cell(cal, 0, "device"), "Test GPU") == 0);
     CHECK(run_cli(a, c, "--calibration", cal, "--markdown", md, "--csv", csv, NULL) == 0);
@@ -311,7 +311,9 @@ static void test_usage_errors(void)
     CHECK(run_cli("--base", "a", "--", "b", NULL) == 2); /* mixed forms */
     CHECK(run_cli("a", "b", "--", NULL) == 2);           /* NEW empty */
     CHECK(run_cli("--calibrate", "a", "b", NULL) == 2);  /* no -o */
-    CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2);  /* -o without --calibrate */
+    CHECK(run_cli("--calibrate", "--calibration", "c.csv", "a", "b", "c", "-o", "x.csv", NULL) ==
+          2); /* one or the other: FILE would be ignored */
+    CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2); /* -o without --calibrate */
     CHECK(run_cli("--markdown", "-", "--csv", "-", "a", "b", NULL) == 2);
     CHECK(run_cli("/nonexistent/base", "/nonexistent/new", "--markdown", md, NULL) == 2);
 }
@@ -373,11 +375,20 @@ static void test_input_errors(void)
     CHECK(cb_cmp_json_depth("{\"a\": \"[[[\"}", 12, 1000) == 1); /* brackets in strings */
     /* a calibration that is not one */
     tmp_path(cal, sizeof cal, "badcal.csv");
-    CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                  "1,sim/even,7,3,-0.1,3\n"));
+    static const char cal_head[] =
+        "calibration_version,kind,benchmark,bucket,points,runs,between_run_sd,df\n";
+    char cal_text[512];
+    snprintf(cal_text, sizeof cal_text, "%s2,device,sim/even,7,3,3,-0.1,3\n", cal_head);
+    CHECK(cb_test_write_text(cal, cal_text));
     CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    snprintf(cal_text, sizeof cal_text,
+             "%s2,device,sim/even,7,3,3,0.01,3\n2,device,sim/even,7,3,3,0.01,3\n", cal_head);
+    CHECK(cb_test_write_text(cal, cal_text));
+    CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    /* a calibration of one A/A pair, as version 1 wrote it: refused, with
+     * the advice to record it again */
     CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                  "1,sim/even,7,3,0.01,3\n1,sim/even,7,3,0.01,3\n"));
+                                  "1,sim/even,7,3,0.01,3\n"));
     CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
     /* orphan samples (an interrupted run) are ignored, not an error */
     tmp_path(dir, sizeof dir, "orphan");
@@ -390,6 +401,166 @@ static void test_input_errors(void)
         fclose(f);
     }
     CHECK(run_cli(good, dir, "--markdown", md, NULL) == 0);
+}
+
+/* Replace every `from` in the file at `path` with `to`. */
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+    char *text = cb_test_read_all(path, NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    size_t lf = strlen(from), lt = strlen(to), n = 0;
+    for (const char *p = text; (p = strstr(p, from)) != NULL; p += lf)
+        n++;
+    char *out = malloc(strlen(text) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
+    for (const char *p = text;;) {
+        const char *hit = strstr(p, from);
+        size_t len = hit ? (size_t)(hit - p) : strlen(p);
+        memcpy(o, p, len), o += len;
+        if (!hit) break;
+        memcpy(o, to, lt), o += lt;
+        p = hit + lf;
+    }
+    *o = '\0';
+    CHECK(cb_test_write_text(path, out));
+    free(out);
+    free(text);
+}
+
+static int count_verdict(const char *csv, const char *verdict)
+{
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    int n = 0;
+    for (int r = 0; c && r < cb_csv_rows(c); r++)
+        n += strcmp(cb_csv_get(c, r, cb_csv_col(c, "verdict")), verdict) == 0;
+    cb_csv_free(c);
+    return n;
+}
+
+/* The same run given several times on a side - the same path, a symlink, a
+ * copy - is one run: three of them were taken for three processes with no
+ * spread between them, and a 3.5% change that one run per side cannot
+ * decide came out `slower` at every long point (exit 1). */
+static void test_same_run_twice(void)
+{
+    char a[256], s[256], link_a[256], copy_a[256], md[256], csv[256], cal[256], cmd[1024];
+    tmp_path(a, sizeof a, "twice_a"), tmp_path(s, sizeof s, "twice_s");
+    tmp_path(link_a, sizeof link_a, "twice_a_link"),
+        tmp_path(copy_a, sizeof copy_a, "twice_a_copy");
+    tmp_path(md, sizeof md, "twice.md"), tmp_path(csv, sizeof csv, "twice.csv");
+    tmp_path(cal, sizeof cal, "twice_cal.csv");
+    sim_model m = sim_default();
+    m.points = 30;
+    m.bimodal = false;
+    sim_model slow = m;
+    slow.slowdown = 1.035;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(s, &slow, "Test GPU", ""));
+    CHECK(symlink(a, link_a) == 0);
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", a, copy_a);
+    CHECK(system(cmd) == 0);
+    int one = run_cli(a, s, "--csv", csv, "--markdown", md, NULL);
+    int one_slower = count_verdict(csv, "slower");
+    CHECK(one == 0 && one_slower == 0);
+    CHECK(run_cli("--base", a, "--base", link_a, "--base", copy_a, "--new", s, "--new", s, "--csv",
+                  csv, "--markdown", md, NULL) == one);
+    CHECK(count_verdict(csv, "slower") == one_slower);
+    CHECK(strcmp(csv_cell(csv, 0, "base_runs"), "1") == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CHECK_CONTAINS(text, "twice_a_link` left out: the same directory of ");
+    CHECK_CONTAINS(text, "twice_a_copy` left out: a copy: byte-identical samples of ");
+    CHECK_CONTAINS(text, "- NEW: `");
+    free(text);
+    /* --calibrate of one run given three ways: not three processes */
+    CHECK(run_cli("--calibrate", a, a, "-o", cal, NULL) == 2);
+    CHECK(run_cli("--calibrate", a, link_a, copy_a, "-o", cal, NULL) == 2);
+    CHECK(access(cal, F_OK) != 0); /* and nothing written */
+}
+
+/* A side whose runs ran on different devices is said to mix them, even
+ * when the other side mixes them alike (no condition then differs). */
+static void test_mixed_devices(void)
+{
+    char a[256], b[256], o1[256], o2[256], md[256], path[512];
+    tmp_path(a, sizeof a, "mix_a"), tmp_path(b, sizeof b, "mix_b");
+    tmp_path(o1, sizeof o1, "mix_o1"), tmp_path(o2, sizeof o2, "mix_o2");
+    tmp_path(md, sizeof md, "mix.md");
+    sim_model m = sim_default();
+    m.points = 10;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(b, &m, "Test GPU", ""));
+    CHECK(sim_write_dir(o1, &m, "Other GPU", "") && sim_write_dir(o2, &m, "Other GPU", ""));
+    const char *others[] = {o1, o2};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/results.csv", others[i]);
+        replace_in_file(path, "GPU-sim", "GPU-other");
+        snprintf(path, sizeof path, "%s/meta.json", others[i]);
+        replace_in_file(path, "GPU-sim", "GPU-other");
+    }
+    CHECK(run_cli("--base", a, "--base", o1, "--new", b, "--new", o2, "--markdown", md, NULL) == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CHECK_CONTAINS(text, "- **BASE mixes devices:** 1 run on GPU-sim, 1 on other devices (first: "
+                         "GPU-other)");
+    CHECK_CONTAINS(text, "- **NEW mixes devices:**");
+    free(text);
+}
+
+/* samples.csv kept as samples.csv.xz (as tests/data keeps them) is read
+ * through xz; without xz, or a damaged file, the message says so. */
+static void test_packed_samples(void)
+{
+    if (system("xz --version > /dev/null 2>&1") != 0) {
+        printf("test_compare_cli: xz not found, packed samples not tested\n");
+        return;
+    }
+    char a[256], p[256], bad[256], md[256], csv[256], cmd[1024], path[512];
+    tmp_path(a, sizeof a, "xz_a"), tmp_path(p, sizeof p, "xz_packed");
+    tmp_path(bad, sizeof bad, "xz_bad"), tmp_path(md, sizeof md, "xz.md");
+    tmp_path(csv, sizeof csv, "xz.csv");
+    sim_model m = sim_default();
+    m.points = 10;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(p, &m, "Test GPU", ""));
+    CHECK(sim_write_dir(bad, &m, "Test GPU", ""));
+    snprintf(cmd, sizeof cmd, "xz -z '%s/samples.csv'", p);
+    CHECK(system(cmd) == 0);
+    CHECK(run_cli(a, p, "--markdown", md, "--csv", csv, NULL) == 0);
+    CHECK(strcmp(csv_cell(csv, 0, "new_units"), "5") == 0);
+    snprintf(path, sizeof path, "%s/samples.csv", bad);
+    CHECK(remove(path) == 0);
+    snprintf(path, sizeof path, "%s/samples.csv.xz", bad);
+    CHECK(cb_test_write_text(path, "not xz at all\n"));
+    CHECK(run_cli(a, bad, "--markdown", md, NULL) == 2);
+    const char *saved = getenv("PATH");
+    char *keep = saved ? strdup(saved) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    CHECK(run_cli(a, p, "--markdown", md, NULL) == 2); /* no xz: refused, with the reason */
+    if (keep) setenv("PATH", keep, 1);
+    free(keep);
+}
+
+/* A point whose kept samples ran throttled is `throttled`, never slower,
+ * and exits 0 unless --fail-on-throttled. */
+static void test_throttled_verdict(void)
+{
+    char a[256], t[256], md[256], csv[256], path[512];
+    tmp_path(a, sizeof a, "thr_a"), tmp_path(t, sizeof t, "thr_t");
+    tmp_path(md, sizeof md, "thr.md"), tmp_path(csv, sizeof csv, "thr.csv");
+    sim_model m = sim_default();
+    m.points = 10;
+    sim_model slow = m;
+    slow.slowdown = 1.2;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(t, &slow, "Test GPU", ""));
+    snprintf(path, sizeof path, "%s/samples.csv", t);
+    replace_in_file(path, ",1980,none\n", ",1395,sw_power_cap\n");
+    CHECK(run_cli(a, t, "--markdown", md, "--csv", csv, NULL) == 0);
+    CHECK(count_verdict(csv, "slower") == 0);
+    CHECK(count_verdict(csv, "throttled") == 10);
+    CHECK(strcmp(csv_cell(csv, 0, "tested_verdict"), "slower") == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CHECK_CONTAINS(text, "| throttled | sim/");
+    CHECK_CONTAINS(text, "NEW 100 of 100 samples under sw_power_cap");
+    CHECK_CONTAINS(text, "`--fail-on-throttled` makes those fail");
+    free(text);
+    CHECK(run_cli(a, t, "--fail-on-throttled", "--markdown", md, NULL) == 1);
 }
 
 /* compare over a results.csv of `cols` extra columns (one row): CPU s. */
@@ -482,6 +653,10 @@ int main(void)
     test_schema1_and_sides();
     test_usage_errors();
     test_input_errors();
+    test_same_run_twice();
+    test_mixed_devices();
+    test_packed_samples();
+    test_throttled_verdict();
     test_hostile_sizes();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);

@@ -71,7 +71,8 @@ static cb_compare_row one_point(const cb_compare_opts *o, const char *timer, int
         CHECK(r.n_rows == 1);
         row = r.rows[0];
         row.benchmark = row.axes = NULL;
-        row.base_throttle = row.new_throttle = NULL;
+        row.base_point = row.new_point = NULL;
+        row.device = NULL;
         cb_compare_result_free(&r);
     }
     cb_cmp_run_free(&base);
@@ -164,7 +165,7 @@ static void test_shapes(void)
     draw(c, 1, 60, 105e-6, 0.0, 0.005);
     row = one_point(&o, "event", 1, b, c, 1, 60, 1);
     CHECK(row.base.basis == CB_BASIS_SAMPLES && row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.between_sd, 0.01, 0);
+    CHECK_NEAR(row.spread.sd, 0.01, 0);
     CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
     CHECK(row.mde > 0.08 && row.mde < 0.11);
     draw(c, 1, 60, 120e-6, 0.0, 0.005);
@@ -177,36 +178,49 @@ static void test_shapes(void)
     CHECK(row.widening == CB_WIDEN_NONE && row.verdict == CB_VERDICT_SLOWER);
     cb_compare_opts_default(&o);
 
-    /* The built-in default widens rounds too, by the BASE median's time
-     * scale: 0.25% per run at 100 us, 1.75% at 5 us. */
+    /* The built-in default widens rounds too, by the point's kind and, for
+     * device kernels, the BASE median's time scale: 0.27% per run at 100 us,
+     * 1.81% at 5 us (compare_defaults.c). */
     draw(b, R, N, 100e-6, 0.002, 0.005);
     draw(c, R, N, 105e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
     CHECK(row.base.basis == CB_BASIS_ROUNDS && row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.between_sd, 0.0025, 1e-15);
+    CHECK_NEAR(row.spread.sd, 0.0027, 1e-15);
     draw(b, R, N, 5e-6, 0.002, 0.005);
     draw(c, R, N, 5e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
     CHECK(row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.between_sd, 0.0175, 1e-15);
-    CHECK(row.mde > 0.1); /* 1.75% per run on each side: a 5 us point cannot show 10% */
+    CHECK_NEAR(row.spread.sd, 0.0181, 1e-15);
+    CHECK(row.mde > 0.1); /* 1.81% per run on each side: a 5 us point cannot show 10% */
 
-    /* A calibration widens rounds too, with its df. */
-    cb_calib_obs obs[4];
-    for (int i = 0; i < 4; i++)
-        obs[i] = (cb_calib_obs){"fam/x", 100e-6, 2.0 * 0.02 * 0.02, 2.0};
-    cb_calibration cal;
+    /* A calibration widens rounds too, with its df: four points of three
+     * runs that share their offsets (-2%, 0, +2%): sigma 2% per run, most of
+     * it run-wide, so df counts runs (about 3.4), not points. */
+    cb_cmp_run set;
+    cb_cmp_run_init(&set);
     cb_msg err;
-    CHECK(cb_calibration_build(obs, 4, "rounds", "Test GPU", &cal, &err));
-    o.calibration = &cal;
+    cb_calib_obs obs[12];
+    for (int i = 0; i < 4; i++) {
+        char axes[16];
+        snprintf(axes, sizeof axes, "n=%d", i);
+        const cb_cmp_point *p = cb_cmp_run_add_point(&set, "fam/x", axes, "ok", NULL, &err);
+        for (int k = 0; k < 3; k++)
+            obs[3 * i + k] = (cb_calib_obs){p, k, log(100e-6) + 0.02 * (k - 1), 0.0, 100e-6};
+    }
+    cb_calibration cal;
+    CHECK(cb_calibration_build(obs, 12, 3, "rounds", "Test GPU", &cal, &err));
+    cb_spread_source src = cb_calibration_source(&cal);
+    o.sources = &src;
+    o.n_sources = 1;
     draw(b, R, N, 100e-6, 0.002, 0.005);
     draw(c, R, N, 110e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
-    CHECK(row.widening == CB_WIDEN_CALIBRATION);
-    CHECK_NEAR(row.between_sd, 0.02, 1e-12);
-    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE); /* 2% per run, df 4: MDE far above 10% */
+    CHECK(row.widening == CB_WIDEN_SOURCE);
+    CHECK_NEAR(row.spread.sd, 0.02, 1e-12);
+    CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE); /* 2% per run, df ~3.4: MDE far above 10% */
     CHECK(row.df < 6);
     cb_calibration_free(&cal);
+    cb_cmp_run_free(&set);
     cb_compare_opts_default(&o);
 
     /* Several runs per side: the runs are the unit, no widening. */
@@ -233,7 +247,7 @@ static void test_unit_floors(void)
     cb_cmp_point *p = explicit_point(&run, "event", 1, t, R, N);
     cb_side_est e;
     cb_msg err;
-    CHECK(p && cb_side_estimate(p, &e, &err));
+    CHECK(p && cb_side_estimate(p, NAN, &e, &err));
     CHECK(e.basis == CB_BASIS_ROUNDS && e.units == R && e.runs == 1 && e.n == R * N);
     CHECK_NEAR(e.median_s, 1e-4, 1e-12);
     CHECK(e.var > 0.0); /* not the rounds' zero spread */
@@ -247,7 +261,7 @@ static void test_unit_floors(void)
         CHECK(cb_cmp_point_add_time(q, t[at], at / N, &err));
     }
     cb_side_est f;
-    CHECK(q && cb_side_estimate(q, &f, &err));
+    CHECK(q && cb_side_estimate(q, NAN, &f, &err));
     CHECK_NEAR(f.center, e.center, 1e-12);
     CHECK(f.units == R);
     cb_cmp_run_free(&run);
@@ -334,25 +348,26 @@ static void test_false_alarms(void)
     CHECK((double)t.covered / t.points >= 0.985);
 
     /* a process component the rounds cannot see (1% per process), with a
-     * calibration recorded from one A/A pair of the same machine */
+     * calibration recorded from three A/A runs of the same machine */
     m.sigma_process = 0.01;
-    cb_cmp_run a, b;
-    cb_cmp_run_init(&a);
-    cb_cmp_run_init(&b);
-    CHECK(sim_add_process(&a, &m) && sim_add_process(&b, &m));
+    cb_cmp_run set;
+    cb_cmp_run_init(&set);
+    CHECK(sim_add_process(&set, &m) && sim_add_process(&set, &m) && sim_add_process(&set, &m));
     cb_calibration cal;
     cb_msg err;
     int points = 0;
-    CHECK(cb_compare_calibrate(&a, &b, &o, &cal, &points, &err));
+    CHECK(cb_calibration_record(&set, o.min_samples, &cal, &points, &err));
     CHECK(points == m.points);
-    cb_cmp_run_free(&a);
-    cb_cmp_run_free(&b);
-    o.calibration = &cal;
+    cb_cmp_run_free(&set);
+    cb_spread_source src = cb_calibration_source(&cal);
+    o.sources = &src;
+    o.n_sources = 1;
     t = simulate(&m, 100 / SIM_SCALE, 1, &o, 1.0);
     report("A/A, 1% process offsets, rounds + calibration", &t);
     CHECK(t.pairs == 100 / SIM_SCALE && t.pairs_alarmed <= 5 / SIM_SCALE);
     CHECK((double)t.covered / t.points >= 0.98);
-    o.calibration = NULL;
+    o.sources = NULL;
+    o.n_sources = 0;
     cb_calibration_free(&cal);
 
     /* schema-1 style: one unit per run, --between-run 0.01, the truth 0.8%
@@ -417,8 +432,8 @@ static void test_result(void)
     CHECK(cb_cmp_run_add_point(&base, "sim/gone", "i=0", "ok", NULL, &err) != NULL);
     CHECK(cb_cmp_run_add_point(&base, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
     CHECK(cb_cmp_run_add_point(&cand, "sim/skipped", "i=0", "skip", "no GPU", &err) != NULL);
-    cb_cmp_point *added = cb_cmp_run_find(&cand, "sim/added", "i=0");
-    cb_cmp_point *gone = cb_cmp_run_find(&base, "sim/gone", "i=0");
+    cb_cmp_point *added = cb_cmp_run_find(&cand, "sim/added", "i=0", NULL);
+    cb_cmp_point *gone = cb_cmp_run_find(&base, "sim/gone", "i=0", NULL);
     for (int k = 0; k < 10; k++) {
         CHECK(cb_cmp_point_add_time(added, 1e-3, 0, &err));
         CHECK(cb_cmp_point_add_time(gone, 1e-3, 0, &err));

@@ -2,8 +2,10 @@
  * directories written to a temporary directory (GPU and CPU-only runs,
  * schema 2 telemetry columns, task records of failed, killed, never-started
  * and duplicate tasks, an incomplete run), the verdicts in the CSV, the
- * evidence in the markdown, exit codes 0/1/2 and the input errors; then the
- * figure matchers against the recorded H200 runs and a fleet made of them. */
+ * evidence in the markdown, exit codes 0/1/2 and the input errors; the key
+ * figures declared by schema-3 rows, and for older runs by the map beside
+ * the families (bench/legacy_key_figures.csv), checked against the recorded
+ * H200 runs and a fleet made of them; the hostile task records. */
 /* test links: cubench_compare */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "fleet_cli.h"
@@ -12,7 +14,8 @@
 #include "cb_test_files.h"
 #include "compare_load.h"
 #include "csv_reader.h"
-#include "fleet.h"
+#include "fleet_figures.h"
+#include "fleet_load.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -134,28 +137,45 @@ static void write_task(const char *fleet, int id, const char *state, int exit_co
     CB_CHECK(cb_test_write_text(path, text));
 }
 
-/* cb_fleet_main with "fleet" and the NULL-terminated arguments; the
- * markdown it prints on stdout goes to `out` (a file path) instead. */
+/* The map of the figures the families stood for before schema 3. */
+#define LEGACY_MAP CB_SOURCE_DIR "/bench/legacy_key_figures.csv"
+
+/* Where run_fleet puts stderr when capture_err is set. */
+static char err_path[200];
+static bool capture_err;
+
+/* cb_fleet_main with "fleet", --key-figures LEGACY_MAP (the runs written
+ * here are schema 1 and 2, as the runs this test was written for) and the
+ * NULL-terminated arguments; the markdown it prints on stdout goes to `out`
+ * (a file path) instead. */
 static int run_fleet(const char *out, const char *first, ...)
 {
-    char *argv[32];
+    char *argv[40];
     int argc = 0;
     argv[argc++] = (char *)"fleet";
+    argv[argc++] = (char *)"--key-figures";
+    argv[argc++] = (char *)LEGACY_MAP;
     va_list ap;
     va_start(ap, first);
     for (const char *a = first; a && argc < 31; a = va_arg(ap, const char *))
         argv[argc++] = (char *)a;
     va_end(ap);
     argv[argc] = NULL;
-    fflush(stdout);
-    int saved = dup(STDOUT_FILENO);
+    fflush(stdout), fflush(stderr);
+    int saved = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO);
     int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(fd, STDOUT_FILENO);
     close(fd);
+    if (capture_err) {
+        fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, STDERR_FILENO);
+        close(fd);
+    }
     int rc = cb_fleet_main(argc, argv);
-    fflush(stdout);
+    fflush(stdout), fflush(stderr);
     dup2(saved, STDOUT_FILENO);
-    close(saved);
+    dup2(saved_err, STDERR_FILENO);
+    close(saved), close(saved_err);
     return rc;
 }
 
@@ -636,35 +656,40 @@ static void test_errors(void)
     free(text);
 }
 
-/* Every GPU figure finds its points in the recorded H200 runs (so a renamed
- * benchmark fails here), and a fleet of the recorded A/A runs plus CPU runs
- * - two models - is judged without a flag. */
+/* Every figure of the legacy map finds its points in the recorded H200 runs
+ * (so a renamed benchmark fails here), and a fleet of the recorded A/A runs
+ * plus CPU runs - two models - is judged without a flag. */
 static void test_recorded(void)
 {
     static const char *const dirs[] = {"h200-vecadd-defaults", "h200-transfers-defaults",
                                        "h200-matmul-defaults"};
-    bool found[CB_FLEET_FIGURES] = {false};
-    for (int d = 0; d < CB_ARRAY_LEN(dirs); d++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", CB_TEST_DATA_DIR, dirs[d]);
-        cb_cmp_run run;
-        cb_cmp_run_init(&run);
-        cb_msg err;
-        CB_CHECK(cb_cmp_run_load(&run, path, &err));
-        for (int p = 0; p < run.n_points; p++)
-            for (int f = 0; f < CB_FLEET_FIGURES; f++)
-                if (run.points[p].timed &&
-                    cb_fleet_figures[f].match(run.points[p].benchmark, run.points[p].axes))
-                    found[f] = true;
-        cb_cmp_run_free(&run);
-    }
-    for (int f = 0; f < CB_FLEET_FIGURES; f++) {
-        if (!found[f])
-            fprintf(stderr, "no recorded point for figure %s\n", cb_fleet_figures[f].name);
-        CB_CHECK(found[f]);
-    }
-
+    static const char *const figures[] = {
+        "vecadd",      "pinned H2D",  "pinned D2H",         "cuBLAS FP32",
+        "ladder best", "vecadd/host", "matmul/host_blocked"};
     char fleet[128], out[160], csv[160];
+    snprintf(fleet, sizeof fleet, "%s/recorded-figures", root);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+    for (int d = 0; d < CB_ARRAY_LEN(dirs); d++) {
+        char target[512], link[256];
+        snprintf(target, sizeof target, "%s/%s", CB_TEST_DATA_DIR, dirs[d]);
+        snprintf(link, sizeof link, "%s/%s", fleet, dirs[d]);
+        CB_CHECK(symlink(target, link) == 0);
+    }
+    cb_fleet f;
+    cb_fleet_init(&f);
+    cb_msg err;
+    CB_CHECK(cb_fleet_load(&f, fleet, &err) && cb_fleet_apply_map(&f, LEGACY_MAP, &err) &&
+             cb_fleet_collect_figures(&f, &err));
+    for (int i = 0; i < CB_ARRAY_LEN(figures); i++) {
+        bool found = false;
+        for (int k = 0; k < f.n_figures; k++)
+            found = found || strcmp(f.figures[k].name, figures[i]) == 0;
+        if (!found) fprintf(stderr, "no recorded point for figure %s\n", figures[i]);
+        CB_CHECK(found);
+    }
+    CB_CHECK_EQ_INT(f.n_figures, CB_ARRAY_LEN(figures));
+    cb_fleet_free(&f);
+
     snprintf(fleet, sizeof fleet, "%s/recorded", root);
     snprintf(out, sizeof out, "%s/recorded.md", root);
     snprintf(csv, sizeof csv, "%s/recorded.csv", root);

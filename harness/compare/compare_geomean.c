@@ -1,0 +1,129 @@
+/* compare_geomean.c - geometric means with a run-wide offset term. */
+#include "compare_geomean.h"
+
+#include "compare_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static bool tested(const cb_compare_row *row)
+{
+    return !isnan(row->p);
+}
+
+bool cb_offsets_fill(cb_offsets *off, const cb_compare_row *rows, int n, bool base_side,
+                     const cb_cmp_run *run, cb_msg *err)
+{
+    off->dirs = 0;
+    off->dev = NULL;
+    if (run->n_dirs < CB_CMP_MIN_RUNS) return true;
+    off->dirs = run->n_dirs;
+    off->dev = malloc((size_t)(n > 0 ? n : 1) * (size_t)run->n_dirs * sizeof *off->dev);
+    cb_dir_value *dirs = malloc((size_t)run->n_dirs * sizeof *dirs);
+    bool ok = off->dev && dirs;
+    for (int i = 0; ok && i < n; i++) {
+        const cb_compare_row *r = &rows[i];
+        const cb_cmp_point *p = base_side ? r->base_point : r->new_point;
+        double *dev = &off->dev[(size_t)i * run->n_dirs];
+        for (int d = 0; d < run->n_dirs; d++)
+            dev[d] = NAN;
+        if (!tested(r) || !p) continue;
+        const cb_side_est *e = base_side ? &r->base : &r->cand;
+        cb_side_est again;
+        ok = cb_side_estimate_dirs(p, e->rho, &again, dirs, run->n_dirs, err);
+        for (int d = 0; ok && d < run->n_dirs; d++)
+            if (dirs[d].units > 0) dev[d] = dirs[d].value - again.center;
+    }
+    free(dirs);
+    if (!ok) {
+        cb_offsets_free(off);
+        if (err && !err->text[0]) cb_msg_set(err, "out of memory");
+    }
+    return ok;
+}
+
+void cb_offsets_free(cb_offsets *off)
+{
+    free(off->dev);
+    off->dev = NULL;
+    off->dirs = 0;
+}
+
+/* The variance a side's run-wide offset adds to a mean over the rows, with
+ * its df: from the data (s^2 of the runs' mean offsets / D), else the
+ * largest run-wide part of the rows' spreads / D. */
+static void side_offset(const cb_compare_row *rows, const int *idx, int k, bool base_side,
+                        const cb_offsets *off, double *var, double *df)
+{
+    *var = 0.0;
+    *df = INFINITY;
+    int runs = 0;
+    for (int i = 0; i < k; i++) {
+        const cb_compare_row *r = &rows[idx[i]];
+        if (!tested(r)) continue;
+        runs = base_side ? r->base.runs : r->cand.runs;
+        double run_sd = isfinite(r->spread.run_sd) ? r->spread.run_sd : r->spread.sd;
+        double v = r->spread.sd > 0.0 ? run_sd * run_sd / runs : 0.0;
+        if (!off->dirs && v > *var) {
+            *var = v;
+            *df = isfinite(r->spread.run_sd) && r->spread.run_df > 0 ? r->spread.run_df
+                                                                     : r->spread.df;
+        }
+    }
+    if (!off->dirs) return;
+    double sum2 = 0.0;
+    int used = 0;
+    for (int d = 0; d < off->dirs; d++) {
+        double s = 0.0;
+        int m = 0;
+        for (int i = 0; i < k; i++) {
+            double v = off->dev[(size_t)idx[i] * off->dirs + d];
+            if (!isnan(v)) s += v, m++;
+        }
+        if (m) sum2 += (s / m) * (s / m), used++;
+    }
+    if (used < 2) return;
+    *var = sum2 / (used - 1) / used;
+    *df = used - 1;
+}
+
+cb_geomean cb_geomean_of(const cb_compare_row *rows, const int *idx, int k, const cb_offsets *ob,
+                         const cb_offsets *on, const cb_compare_opts *o)
+{
+    cb_geomean g = {0, NAN, NAN, NAN, 0.0};
+    double sum = 0.0, var_sum = 0.0, df_den = 0.0;
+    for (int i = 0; i < k; i++) {
+        const cb_compare_row *r = &rows[idx[i]];
+        if (!tested(r)) continue;
+        g.points++;
+        sum += r->log_ratio;
+        var_sum += r->var;
+        if (r->var > 0.0 && isfinite(r->df)) df_den += r->var * r->var / r->df;
+    }
+    if (g.points == 0) return g;
+    int P = g.points;
+    double mean = sum / P, ss = 0.0;
+    for (int i = 0; i < k; i++)
+        if (tested(&rows[idx[i]]))
+            ss += (rows[idx[i]].log_ratio - mean) * (rows[idx[i]].log_ratio - mean);
+    double var = var_sum / ((double)P * P);
+    double df = df_den > 0.0 ? var_sum * var_sum / df_den : INFINITY;
+    if (P >= 2 && ss / (P - 1) / P > var) {
+        var = ss / (P - 1) / P;
+        df = P - 1;
+    }
+    double vb, dfb, vn, dfn;
+    side_offset(rows, idx, k, true, ob, &vb, &dfb);
+    side_offset(rows, idx, k, false, on, &vn, &dfn);
+    g.offset_var = vb + vn;
+    double den = (var > 0 && isfinite(df) ? var * var / df : 0.0) +
+                 (vb > 0 && isfinite(dfb) ? vb * vb / dfb : 0.0) +
+                 (vn > 0 && isfinite(dfn) ? vn * vn / dfn : 0.0);
+    double total = var + vb + vn;
+    df = den > 0.0 ? total * total / den : INFINITY;
+    double t = cb_t_quantile(1.0 - o->alpha / 2.0, df);
+    g.ratio = exp(mean);
+    g.ci_lo = exp(mean - t * sqrt(total));
+    g.ci_hi = exp(mean + t * sqrt(total));
+    return g;
+}
