@@ -563,6 +563,30 @@ static void test_throttled_verdict(void)
     CHECK(run_cli(a, t, "--fail-on-throttled", "--markdown", md, NULL) == 1);
 }
 
+/* A report that cannot be written stops with exit 2 and says why. */
+static void test_write_errors(void)
+{
+    if (access("/dev/full", W_OK) != 0) return;
+    char a[256], err_file[256];
+    tmp_path(a, sizeof a, "werr_a"), tmp_path(err_file, sizeof err_file, "werr.err");
+    sim_model m = sim_default();
+    m.points = 5;
+    CHECK(sim_write_dir(a, &m, "Test GPU", ""));
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *e = fopen(err_file, "w");
+    if (e) dup2(fileno(e), STDERR_FILENO), fclose(e);
+    int md = run_cli(a, a, "--markdown", "/dev/full", NULL);
+    int csv = run_cli(a, a, "--csv", "/dev/full", "--markdown", "-", NULL);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    CHECK(md == 2 && csv == 2);
+    char *text = cb_test_read_all(err_file, NULL);
+    CHECK_CONTAINS(text, "compare: error writing /dev/full: No space left on device");
+    free(text);
+}
+
 /* compare over a results.csv of `cols` extra columns (one row): CPU s. */
 static double time_wide(const char *name, int cols, const char *md)
 {
@@ -657,6 +681,7 @@ int main(void)
     test_mixed_devices();
     test_packed_samples();
     test_throttled_verdict();
+    test_write_errors();
     test_hostile_sizes();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
