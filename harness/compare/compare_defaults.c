@@ -9,13 +9,13 @@
 #include <stdio.h>
 
 static const cb_kind_default table[] = {
-    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0181, 63.1, 0.0094, 12, 10, 356, true},
-    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0044, 338.4, 0.0015, 12, 10, 135, true},
-    {CB_CMP_KIND_DEVICE, INFINITY, 0.0027, 128.5, 0.0005, 4, 10, 138, true},
-    {CB_CMP_KIND_HOST_COPY, INFINITY, 0.1126, 34.9, 0.0342, 1, 2, 109, false},
-    {CB_CMP_KIND_HOST, INFINITY, 0.2793, 81.1, 0.1098, 10, 10, 24, true},
+    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0179, 82.8, 0.0087, 14, 10, 563, true},
+    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0068, 484.2, 0.0014, 14, 10, 169, true},
+    {CB_CMP_KIND_DEVICE, INFINITY, 0.0018, 267.9, 0.0002, 5, 10, 180, true},
+    {CB_CMP_KIND_HOST_COPY, INFINITY, NAN, NAN, NAN, 0, 0, 0, false},
+    {CB_CMP_KIND_HOST, INFINITY, 0.2791, 79.9, 0.0674, 10, 10, 16, true},
     {CB_CMP_KIND_PYTHON, INFINITY, 0.0219, 17.0, NAN, 0, 2, 17, false},
-    {CB_CMP_KIND_MULTI_GPU, INFINITY, 0.0765, 10.1, 0.0324, 1, 2, 24, false},
+    {CB_CMP_KIND_MULTI_GPU, INFINITY, NAN, NAN, NAN, 0, 0, 0, false},
 };
 
 const cb_kind_default *cb_kind_defaults(int *n)
@@ -26,12 +26,19 @@ const cb_kind_default *cb_kind_defaults(int *n)
 
 bool cb_kind_default_spread(cb_cmp_kind kind, double median_s, cb_spread *out, const char **why)
 {
+    static const char *const untrusted[] = {
+        "no default between-run spread: the recorded H200 runs hold no two processes of one "
+        "build on one GPU that measured them",
+        "no default between-run spread: the recorded H200 runs hold fewer than 3 processes of "
+        "one build on one GPU that measured them",
+        "no default between-run spread: the recorded H200 runs measured fewer than 10 of them",
+    };
     *why = NULL;
     for (int i = 0; i < CB_ARRAY_LEN(table); i++) {
         const cb_kind_default *d = &table[i];
         if (d->kind != kind || !(median_s < d->below_s || isinf(d->below_s))) continue;
         if (!d->trusted) {
-            *why = "no default between-run spread for this kind: recorded in 2 processes only";
+            *why = untrusted[d->processes < 2 ? 0 : d->processes < 3 ? 1 : 2];
             return false;
         }
         *out = (cb_spread){d->sd, d->df, d->run_sd, d->run_df, ""};

@@ -49,28 +49,50 @@ void cb_offsets_free(cb_offsets *off)
     off->dirs = 0;
 }
 
-/* The variance a side's run-wide offset adds to a mean over the rows, with
- * its df: from the data (s^2 of the runs' mean offsets / D), else the
- * largest run-wide part of the rows' spreads / D. */
-static void side_offset(const cb_compare_row *rows, const int *idx, int k, bool base_side,
-                        const cb_offsets *off, double *var, double *df)
+/* The run-wide offsets from the rows' spreads: each kind's own (its
+ * largest run-wide part), weighted by its share of the points - the mean of
+ * d over P points holds each kind's offset with weight P_k / P, and kinds
+ * do not share one (a CPU's thread placement is not a GPU's clock). */
+static void spread_offset(const cb_compare_row *rows, const int *idx, int k, bool base_side,
+                          double *var, double *df)
 {
-    *var = 0.0;
-    *df = INFINITY;
-    int runs = 0;
+    double part[CB_CMP_KINDS] = {0}, part_df[CB_CMP_KINDS] = {0};
+    int count[CB_CMP_KINDS] = {0}, P = 0;
     for (int i = 0; i < k; i++) {
         const cb_compare_row *r = &rows[idx[i]];
         if (!tested(r)) continue;
-        runs = base_side ? r->base.runs : r->cand.runs;
+        P++;
+        count[r->kind]++;
+        int runs = base_side ? r->base.runs : r->cand.runs;
         double run_sd = isfinite(r->spread.run_sd) ? r->spread.run_sd : r->spread.sd;
         double v = r->spread.sd > 0.0 ? run_sd * run_sd / runs : 0.0;
-        if (!off->dirs && v > *var) {
-            *var = v;
-            *df = isfinite(r->spread.run_sd) && r->spread.run_df > 0 ? r->spread.run_df
-                                                                     : r->spread.df;
-        }
+        if (v <= part[r->kind]) continue;
+        part[r->kind] = v;
+        part_df[r->kind] =
+            isfinite(r->spread.run_sd) && r->spread.run_df > 0 ? r->spread.run_df : r->spread.df;
     }
-    if (!off->dirs) return;
+    double den = 0.0;
+    *var = 0.0;
+    for (int c = 0; c < CB_CMP_KINDS && P > 0; c++) {
+        double w = (double)count[c] / P, v = w * w * part[c];
+        *var += v;
+        if (v > 0.0 && isfinite(part_df[c])) den += v * v / part_df[c];
+    }
+    *df = den > 0.0 ? *var * *var / den : INFINITY;
+}
+
+/* The variance a side's run-wide offset adds to a mean over the rows, with
+ * its df: from the data (s^2 of the runs' mean offsets / D) when the side
+ * has >= CB_CMP_MIN_RUNS runs, else from the rows' spreads. */
+static void side_offset(const cb_compare_row *rows, const int *idx, int k, bool base_side,
+                        const cb_offsets *off, double *var, double *df)
+{
+    if (!off->dirs) {
+        spread_offset(rows, idx, k, base_side, var, df);
+        return;
+    }
+    *var = 0.0;
+    *df = INFINITY;
     double sum2 = 0.0;
     int used = 0;
     for (int d = 0; d < off->dirs; d++) {

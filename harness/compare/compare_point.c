@@ -63,7 +63,7 @@ static void choose_spread(cb_compare_row *row, const cb_spread_query *q, const c
     snprintf(row->note, sizeof row->note,
              "%s points: %s; from one run per side their between-run spread is unknown (give 3 "
              "runs per side, a calibration or a history)",
-             cb_cmp_kind_name(q->kind), why ? why : "no default");
+             cb_cmp_kind_name(q->kind), why ? why : "no default between-run spread");
 }
 
 static cb_basis coarser(cb_basis a, cb_basis b)

@@ -210,6 +210,8 @@ static void default_table(FILE *f)
             fprintf(f, " %.2g%%", 100.0 * t[i].sd);
         else
             fputs(" none", f);
+        while (i + 1 < n && t[i + 1].kind == t[i].kind && !t[i].trusted)
+            i++;
     }
 }
 

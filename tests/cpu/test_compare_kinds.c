@@ -210,7 +210,8 @@ static void test_calibration_df(void)
             int n = p->n;
             p->last_dir = dir;
             for (int s = 0; s < n; s++)
-                if (p->dir[s] == 0) CHECK(cb_cmp_point_add_time(p, p->times[s], p->replicate[s], &e));
+                if (p->dir[s] == 0)
+                    CHECK(cb_cmp_point_add_time(p, p->times[s], p->replicate[s], &e));
         }
     }
     CHECK(cb_calibration_record(&same, 5, &cal, &points, &err));

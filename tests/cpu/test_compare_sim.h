@@ -33,7 +33,7 @@
 typedef struct sim_model {
     int points, rounds, samples;
     double sigma_sample, rho, sigma_round, sigma_process;
-    double sigma_run;  /* run-wide offset per process (0: none)    */
+    double sigma_run;            /* run-wide offset per process (0: none)    */
     double median_lo, median_hi; /* the medians' range (0: 4 us to 1 ms) */
     bool bimodal;
     double mode_gap; /* log offset of the second mode */

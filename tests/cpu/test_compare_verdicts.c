@@ -7,6 +7,8 @@
 /* test links: cubench_compare */
 #include "compare.h"
 
+#include "compare_defaults.h"
+
 #include "test_compare_check.h"
 #include "test_compare_sim.h"
 
@@ -179,19 +181,26 @@ static void test_shapes(void)
     cb_compare_opts_default(&o);
 
     /* The built-in default widens rounds too, by the point's kind and, for
-     * device kernels, the BASE median's time scale: 0.27% per run at 100 us,
-     * 1.81% at 5 us (compare_defaults.c). */
+     * device kernels, the BASE median's time scale: its tier's row of
+     * compare_defaults.c (0.18% per run at 100 us, 1.79% at 5 us as derived
+     * from tests/data), with its df. */
+    cb_spread want;
+    const char *why;
     draw(b, R, N, 100e-6, 0.002, 0.005);
     draw(c, R, N, 105e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
     CHECK(row.base.basis == CB_BASIS_ROUNDS && row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.spread.sd, 0.0027, 1e-15);
+    CHECK(cb_kind_default_spread(CB_CMP_KIND_DEVICE, row.base.median_s, &want, &why));
+    CHECK(want.sd > 0.001 && want.sd < 0.005 && isfinite(want.df));
+    CHECK_NEAR(row.spread.sd, want.sd, 1e-15);
+    CHECK_NEAR(row.spread.df, want.df, 1e-12);
     draw(b, R, N, 5e-6, 0.002, 0.005);
     draw(c, R, N, 5e-6, 0.002, 0.005);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
     CHECK(row.widening == CB_WIDEN_DEFAULT);
-    CHECK_NEAR(row.spread.sd, 0.0181, 1e-15);
-    CHECK(row.mde > 0.1); /* 1.81% per run on each side: a 5 us point cannot show 10% */
+    CHECK(cb_kind_default_spread(CB_CMP_KIND_DEVICE, 5e-6, &want, &why) && want.sd > 0.01);
+    CHECK_NEAR(row.spread.sd, want.sd, 1e-15);
+    CHECK(row.mde > 0.1); /* 1.8% per run on each side: a 5 us point cannot show 10% */
 
     /* A calibration widens rounds too, with its df: four points of three
      * runs that share their offsets (-2%, 0, +2%): sigma 2% per run, most of
