@@ -133,6 +133,39 @@ cb_throttle_evidence cb_compare_throttle(const cb_cmp_run *run, const cb_cmp_poi
     return e;
 }
 
+/* Each side's estimate, the autocorrelation pooled over both. */
+static bool estimate_sides(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c,
+                           cb_msg *err)
+{
+    const cb_cmp_point *both[2] = {b, c};
+    double rho = cb_units_rho(both, 2);
+    if ((b && !cb_side_estimate(b, rho, &row->base, err)) ||
+        (c && !cb_side_estimate(c, rho, &row->cand, err)))
+        return false;
+    if (!b) row->base.center = row->base.median_s = NAN;
+    if (!c) row->cand.center = row->cand.median_s = NAN;
+    return true;
+}
+
+/* new, missing or untimed, with the note; false for a point timed on both
+ * sides. */
+static bool classify_untested(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c)
+{
+    if (!b || (!has_times(b) && has_times(c))) {
+        row->verdict = CB_VERDICT_NEW;
+        untimed_note(row, "BASE", b);
+    } else if (!c || (has_times(b) && !has_times(c))) {
+        row->verdict = CB_VERDICT_MISSING;
+        untimed_note(row, "NEW", c);
+    } else if (!has_times(b)) {
+        row->verdict = CB_VERDICT_UNTIMED;
+        untimed_note(row, "BASE", b);
+    } else {
+        return false;
+    }
+    return true;
+}
+
 /* Verdict, note and test of a point present on at least one side. */
 static bool match_point(cb_compare_row *row, const cb_cmp_run *base, const cb_cmp_run *cand,
                         const cb_cmp_point *b, const cb_cmp_point *c, const cb_compare_opts *o,
@@ -146,29 +179,17 @@ static bool match_point(cb_compare_row *row, const cb_cmp_run *base, const cb_cm
     row->spread = (cb_spread){0.0, INFINITY, NAN, 0.0, ""};
     row->base_throttle = cb_compare_throttle(base, b);
     row->new_throttle = cb_compare_throttle(cand, c);
-    const cb_cmp_point *both[2] = {b, c};
-    double rho = cb_units_rho(both, 2);
-    if ((b && !cb_side_estimate(b, rho, &row->base, err)) ||
-        (c && !cb_side_estimate(c, rho, &row->cand, err)))
-        return false;
-    if (!b) row->base.center = row->base.median_s = NAN;
-    if (!c) row->cand.center = row->cand.median_s = NAN;
+    if (!estimate_sides(row, b, c, err)) return false;
     row->verdict = CB_VERDICT_INCONCLUSIVE;
-    if (!b || (!has_times(b) && has_times(c))) {
-        row->verdict = CB_VERDICT_NEW;
-        untimed_note(row, "BASE", b);
-    } else if (!c || (has_times(b) && !has_times(c))) {
-        row->verdict = CB_VERDICT_MISSING;
-        untimed_note(row, "NEW", c);
-    } else if (!has_times(b)) {
-        row->verdict = CB_VERDICT_UNTIMED;
-        untimed_note(row, "BASE", b);
-    } else if (row->base.n < o->min_samples || row->cand.n < o->min_samples) {
-        note_add(row, "too few samples (%d/%d, need %d)", row->base.n, row->cand.n, o->min_samples);
-    } else {
-        cb_compare_point_test(row, b, c, base->device, o);
-        if (isnan(row->var) && row->widening != CB_WIDEN_UNKNOWN)
-            note_add(row, "no spread to test against: one sample per run on a side");
+    if (!classify_untested(row, b, c)) {
+        if (row->base.n < o->min_samples || row->cand.n < o->min_samples) {
+            note_add(row, "too few samples (%d/%d, need %d)", row->base.n, row->cand.n,
+                     o->min_samples);
+        } else {
+            cb_compare_point_test(row, b, c, base->device, o);
+            if (isnan(row->var) && row->widening != CB_WIDEN_UNKNOWN)
+                note_add(row, "no spread to test against: one sample per run on a side");
+        }
     }
     return true;
 }

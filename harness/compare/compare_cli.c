@@ -11,7 +11,7 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,18 +150,59 @@ enum {
     OPT_NEW
 };
 
+/* The options that take a number: which, its range, where it goes. */
+static const struct number_option {
+    int id;
+    const char *name;
+    double lo, hi;
+    bool closed_lo;
+    size_t offset; /* a double of cb_compare_opts */
+} number_options[] = {
+    {OPT_DELTA, "delta", 0.0, 1.0, false, offsetof(cb_compare_opts, delta)},
+    {OPT_ALPHA, "alpha", 0.0, 0.5, false, offsetof(cb_compare_opts, alpha)},
+    {OPT_POWER, "power", 0.5, 0.9999, true, offsetof(cb_compare_opts, power)},
+    {OPT_MIN_ABS, "min-abs-delta", 0.0, 1.0, true, offsetof(cb_compare_opts, event_res_s)},
+    {OPT_HOST_RES, "host-resolution", 0.0, 1.0, true, offsetof(cb_compare_opts, host_res_s)},
+    {OPT_BETWEEN, "between-run", 0.0, 1.0, true, offsetof(cb_compare_opts, between_run_sd)},
+};
+
+/* The options that take a text: which, and where it goes. */
+static const struct text_option {
+    int id;
+    size_t offset; /* a const char * of cli_args */
+} text_options[] = {
+    {OPT_CALIBRATION, offsetof(cli_args, calibration)},
+    {'o', offsetof(cli_args, output)},
+    {OPT_MD, offsetof(cli_args, markdown)},
+    {OPT_CSV, offsetof(cli_args, csv)},
+    {OPT_TITLE, offsetof(cli_args, title)},
+};
+
+/* A number or text option into its place; -1 when `c` is neither. */
+static int take_value(int c, cli_args *a)
+{
+    for (int i = 0; i < CB_ARRAY_LEN(number_options); i++) {
+        const struct number_option *n = &number_options[i];
+        if (n->id == c)
+            return parse_number(n->name, optarg, n->lo, n->hi, n->closed_lo,
+                                (double *)((char *)&a->opts + n->offset));
+    }
+    for (int i = 0; i < CB_ARRAY_LEN(text_options); i++)
+        if (text_options[i].id == c) {
+            *(const char **)((char *)a + text_options[i].offset) = optarg;
+            return true;
+        }
+    return -1;
+}
+
 /* One option; false on a bad value (the message is printed). */
 static bool take_option(int c, cli_args *a)
 {
     long long count;
     cb_msg why;
+    int taken = take_value(c, a);
+    if (taken >= 0) return taken;
     switch (c) {
-    case OPT_DELTA:
-        return parse_number("delta", optarg, 0.0, 1.0, false, &a->opts.delta);
-    case OPT_ALPHA:
-        return parse_number("alpha", optarg, 0.0, 0.5, false, &a->opts.alpha);
-    case OPT_POWER:
-        return parse_number("power", optarg, 0.5, 0.9999, true, &a->opts.power);
     case OPT_MIN:
         if (!cb_parse_int(optarg, 1, 1000000, &count, &why)) {
             fprintf(stderr, "compare: --min-samples: %s\n", why.text);
@@ -169,29 +210,8 @@ static bool take_option(int c, cli_args *a)
         }
         a->opts.min_samples = (int)count;
         return true;
-    case OPT_MIN_ABS:
-        return parse_number("min-abs-delta", optarg, 0.0, 1.0, true, &a->opts.event_res_s);
-    case OPT_HOST_RES:
-        return parse_number("host-resolution", optarg, 0.0, 1.0, true, &a->opts.host_res_s);
-    case OPT_BETWEEN:
-        return parse_number("between-run", optarg, 0.0, 1.0, true, &a->opts.between_run_sd);
-    case OPT_CALIBRATION:
-        a->calibration = optarg;
-        return true;
     case OPT_CALIBRATE:
         a->calibrate = true;
-        return true;
-    case 'o':
-        a->output = optarg;
-        return true;
-    case OPT_MD:
-        a->markdown = optarg;
-        return true;
-    case OPT_CSV:
-        a->csv = optarg;
-        return true;
-    case OPT_TITLE:
-        a->title = optarg;
         return true;
     case OPT_FAIL:
         if (strcmp(optarg, "slower") == 0 || strcmp(optarg, "none") == 0) {
@@ -211,8 +231,20 @@ static bool take_option(int c, cli_args *a)
     return false;
 }
 
-/* The sides: --base/--new, or BASE NEW, or BASE... -- NEW...; for
- * --calibrate, every directory given (one set of runs). */
+/* Positional directories: BASE NEW, or BASE... -- NEW...; for
+ * --calibrate every directory is one set (kept as BASE). */
+static bool take_positional(cli_args *a, int n_pos, char **pos, int n_after, char **after,
+                            bool had_separator)
+{
+    bool split = had_separator || (n_pos == 2 && !a->calibrate);
+    for (int i = 0; i < n_pos; i++)
+        if (!add_dir(a, !split || i == 0 || had_separator, pos[i])) return false;
+    for (int i = 0; i < n_after; i++)
+        if (!add_dir(a, a->calibrate, after[i])) return false;
+    return true;
+}
+
+/* The sides: --base/--new, or the positional forms. */
 static bool take_sides(cli_args *a, int n_pos, char **pos, int n_after, char **after,
                        bool had_separator)
 {
@@ -221,11 +253,7 @@ static bool take_sides(cli_args *a, int n_pos, char **pos, int n_after, char **a
         fputs("compare: give the sides as --base/--new or as directories, not both\n", stderr);
         return false;
     }
-    bool split = had_separator || (n_pos == 2 && !a->calibrate);
-    for (int i = 0; !flags && i < n_pos; i++)
-        if (!add_dir(a, !split || i == 0 || had_separator, pos[i])) return false;
-    for (int i = 0; i < n_after; i++)
-        if (!add_dir(a, a->calibrate, after[i])) return false;
+    if (!flags && !take_positional(a, n_pos, pos, n_after, after, had_separator)) return false;
     if (a->calibrate && a->n_base + a->n_new > 0) return true;
     if (a->n_base == 0 || a->n_new == 0) {
         fputs("compare: give BASE_DIR NEW_DIR, BASE_DIR... -- NEW_DIR..., or --base DIR... --new "
@@ -233,6 +261,33 @@ static bool take_sides(cli_args *a, int n_pos, char **pos, int n_after, char **a
               stderr);
         return false;
     }
+    return true;
+}
+
+/* Why the options cannot go together, or NULL. */
+static const char *clash(const cli_args *a)
+{
+    if (a->calibrate && a->calibration)
+        return "--calibrate records a calibration from A/A runs; --calibration uses one in a "
+               "comparison: give one of them";
+    if (a->calibrate && !a->output) return "--calibrate needs -o FILE";
+    if (!a->calibrate && a->output)
+        return "-o is the file --calibrate writes (reports: --markdown, --csv)";
+    bool md_stdout = a->markdown && strcmp(a->markdown, "-") == 0;
+    if (md_stdout && a->csv && strcmp(a->csv, "-") == 0)
+        return "--markdown - and --csv - cannot both use stdout";
+    return NULL;
+}
+
+/* The combinations of options that cannot go together; false (said). */
+static bool check_args(cli_args *a)
+{
+    const char *why = clash(a);
+    if (why) {
+        fprintf(stderr, "compare: %s\n", why);
+        return false;
+    }
+    if (!a->calibrate && !a->markdown && !(a->csv && strcmp(a->csv, "-") == 0)) a->markdown = "-";
     return true;
 }
 
@@ -281,27 +336,9 @@ static int parse_args(int argc, char **argv, cli_args *a)
     }
     bool separator = split < argc;
     if (!take_sides(a, split - optind, argv + optind, separator ? argc - split - 1 : 0,
-                    argv + split + 1, separator))
+                    argv + split + 1, separator) ||
+        !check_args(a))
         return CB_EXIT_USAGE;
-    if (a->calibrate && a->calibration) {
-        fputs("compare: --calibrate records a calibration from A/A runs; --calibration uses one "
-              "in a comparison: give one of them\n",
-              stderr);
-        return CB_EXIT_USAGE;
-    }
-    if (a->calibrate && !a->output) {
-        fputs("compare: --calibrate needs -o FILE\n", stderr);
-        return CB_EXIT_USAGE;
-    }
-    if (!a->calibrate && a->output) {
-        fputs("compare: -o is the file --calibrate writes (reports: --markdown, --csv)\n", stderr);
-        return CB_EXIT_USAGE;
-    }
-    if (a->markdown && a->csv && strcmp(a->markdown, "-") == 0 && strcmp(a->csv, "-") == 0) {
-        fputs("compare: --markdown - and --csv - cannot both use stdout\n", stderr);
-        return CB_EXIT_USAGE;
-    }
-    if (!a->calibrate && !a->markdown && !(a->csv && strcmp(a->csv, "-") == 0)) a->markdown = "-";
     return CLI_CONTINUE;
 }
 

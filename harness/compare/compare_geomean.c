@@ -11,6 +11,22 @@ static bool tested(const cb_compare_row *row)
     return !isnan(row->p);
 }
 
+/* One row's deviations per directory (NAN where it has none). */
+static bool fill_row(const cb_compare_row *r, bool base_side, int n_dirs, cb_dir_value *dirs,
+                     double *dev, cb_msg *err)
+{
+    for (int d = 0; d < n_dirs; d++)
+        dev[d] = NAN;
+    const cb_cmp_point *p = base_side ? r->base_point : r->new_point;
+    if (!tested(r) || !p) return true;
+    const cb_side_est *e = base_side ? &r->base : &r->cand;
+    cb_side_est again;
+    if (!cb_side_estimate_dirs(p, e->rho, &again, dirs, n_dirs, err)) return false;
+    for (int d = 0; d < n_dirs; d++)
+        if (dirs[d].units > 0) dev[d] = dirs[d].value - again.center;
+    return true;
+}
+
 bool cb_offsets_fill(cb_offsets *off, const cb_compare_row *rows, int n, bool base_side,
                      const cb_cmp_run *run, cb_msg *err)
 {
@@ -21,24 +37,12 @@ bool cb_offsets_fill(cb_offsets *off, const cb_compare_row *rows, int n, bool ba
     off->dev = malloc((size_t)(n > 0 ? n : 1) * (size_t)run->n_dirs * sizeof *off->dev);
     cb_dir_value *dirs = malloc((size_t)run->n_dirs * sizeof *dirs);
     bool ok = off->dev && dirs;
-    for (int i = 0; ok && i < n; i++) {
-        const cb_compare_row *r = &rows[i];
-        const cb_cmp_point *p = base_side ? r->base_point : r->new_point;
-        double *dev = &off->dev[(size_t)i * run->n_dirs];
-        for (int d = 0; d < run->n_dirs; d++)
-            dev[d] = NAN;
-        if (!tested(r) || !p) continue;
-        const cb_side_est *e = base_side ? &r->base : &r->cand;
-        cb_side_est again;
-        ok = cb_side_estimate_dirs(p, e->rho, &again, dirs, run->n_dirs, err);
-        for (int d = 0; ok && d < run->n_dirs; d++)
-            if (dirs[d].units > 0) dev[d] = dirs[d].value - again.center;
-    }
+    if (!ok) cb_msg_set(err, "out of memory");
+    for (int i = 0; ok && i < n; i++)
+        ok = fill_row(&rows[i], base_side, run->n_dirs, dirs, &off->dev[(size_t)i * run->n_dirs],
+                      err);
     free(dirs);
-    if (!ok) {
-        cb_offsets_free(off);
-        if (err && !err->text[0]) cb_msg_set(err, "out of memory");
-    }
+    if (!ok) cb_offsets_free(off);
     return ok;
 }
 
@@ -109,41 +113,54 @@ static void side_offset(const cb_compare_row *rows, const int *idx, int k, bool 
     *df = used - 1;
 }
 
-cb_geomean cb_geomean_of(const cb_compare_row *rows, const int *idx, int k, const cb_offsets *ob,
-                         const cb_offsets *on, const cb_compare_opts *o)
+/* The points' part of a mean's variance: the larger of their own
+ * uncertainty, sum(var)/P^2 (Satterthwaite df), and their scatter as a
+ * sample of the suite, s^2(d)/P (df P - 1). Also the mean and P. */
+static void points_part(const cb_compare_row *rows, const int *idx, int k, double *mean,
+                        int *points, double *var, double *df)
 {
-    cb_geomean g = {0, NAN, NAN, NAN, 0.0};
-    double sum = 0.0, var_sum = 0.0, df_den = 0.0;
+    double sum = 0.0, var_sum = 0.0, df_den = 0.0, ss = 0.0;
+    int P = 0;
     for (int i = 0; i < k; i++) {
         const cb_compare_row *r = &rows[idx[i]];
         if (!tested(r)) continue;
-        g.points++;
+        P++;
         sum += r->log_ratio;
         var_sum += r->var;
         if (r->var > 0.0 && isfinite(r->df)) df_den += r->var * r->var / r->df;
     }
-    if (g.points == 0) return g;
-    int P = g.points;
-    double mean = sum / P, ss = 0.0;
+    *points = P;
+    *mean = P ? sum / P : NAN;
     for (int i = 0; i < k; i++)
         if (tested(&rows[idx[i]]))
-            ss += (rows[idx[i]].log_ratio - mean) * (rows[idx[i]].log_ratio - mean);
-    double var = var_sum / ((double)P * P);
-    double df = df_den > 0.0 ? var_sum * var_sum / df_den : INFINITY;
-    if (P >= 2 && ss / (P - 1) / P > var) {
-        var = ss / (P - 1) / P;
-        df = P - 1;
+            ss += (rows[idx[i]].log_ratio - *mean) * (rows[idx[i]].log_ratio - *mean);
+    *var = P ? var_sum / ((double)P * P) : NAN;
+    *df = df_den > 0.0 ? var_sum * var_sum / df_den : INFINITY;
+    if (P >= 2 && ss / (P - 1) / P > *var) {
+        *var = ss / (P - 1) / P;
+        *df = P - 1;
     }
-    double vb, dfb, vn, dfn;
+}
+
+/* A variance part's contribution to a Satterthwaite denominator. */
+static double df_part(double var, double df)
+{
+    return var > 0.0 && isfinite(df) ? var * var / df : 0.0;
+}
+
+cb_geomean cb_geomean_of(const cb_compare_row *rows, const int *idx, int k, const cb_offsets *ob,
+                         const cb_offsets *on, const cb_compare_opts *o)
+{
+    cb_geomean g = {0, NAN, NAN, NAN, 0.0};
+    double mean, var, df, vb, dfb, vn, dfn;
+    points_part(rows, idx, k, &mean, &g.points, &var, &df);
+    if (g.points == 0) return g;
     side_offset(rows, idx, k, true, ob, &vb, &dfb);
     side_offset(rows, idx, k, false, on, &vn, &dfn);
     g.offset_var = vb + vn;
-    double den = (var > 0 && isfinite(df) ? var * var / df : 0.0) +
-                 (vb > 0 && isfinite(dfb) ? vb * vb / dfb : 0.0) +
-                 (vn > 0 && isfinite(dfn) ? vn * vn / dfn : 0.0);
     double total = var + vb + vn;
-    df = den > 0.0 ? total * total / den : INFINITY;
-    double t = cb_t_quantile(1.0 - o->alpha / 2.0, df);
+    double den = df_part(var, df) + df_part(vb, dfb) + df_part(vn, dfn);
+    double t = cb_t_quantile(1.0 - o->alpha / 2.0, den > 0.0 ? total * total / den : INFINITY);
     g.ratio = exp(mean);
     g.ci_lo = exp(mean - t * sqrt(total));
     g.ci_hi = exp(mean + t * sqrt(total));

@@ -38,32 +38,37 @@ static bool order_groups(cb_compare_result *out, const cb_compare_group *tmp, co
     return true;
 }
 
+/* The group of refs[s .. e) (one benchmark): counts and geometric mean. */
+static cb_compare_group group_of(const cb_compare_result *out, const name_ref *refs, int s, int e,
+                                 int *idx, const cb_offsets *ob, const cb_offsets *on,
+                                 const cb_compare_opts *o)
+{
+    cb_compare_group grp = {.benchmark = refs[s].name};
+    for (int i = s; i < e; i++) {
+        idx[i - s] = refs[i].row;
+        grp.counts[out->rows[refs[i].row].verdict]++;
+    }
+    grp.geomean = cb_geomean_of(out->rows, idx, e - s, ob, on, o);
+    return grp;
+}
+
 bool cb_compare_groups(cb_compare_result *out, const cb_offsets *ob, const cb_offsets *on,
                        const cb_compare_opts *o, cb_msg *err)
 {
-    int n = out->n_rows;
+    int n = out->n_rows, g = 0;
     size_t m = (size_t)(n ? n : 1);
     name_ref *refs = malloc(m * sizeof *refs);
     int *idx = malloc(m * sizeof *idx), *first = malloc(m * sizeof *first);
     cb_compare_group *tmp = calloc(m, sizeof *tmp);
     bool ok = refs && idx && first && tmp;
-    int g = 0;
     for (int i = 0; ok && i < n; i++)
         refs[i] = (name_ref){out->rows[i].benchmark, i};
     if (ok) qsort(refs, (size_t)n, sizeof *refs, cmp_name_ref);
-    for (int s = 0; ok && s < n;) {
-        int e = s;
+    for (int s = 0, e = 0; ok && s < n; s = e) {
         while (e < n && strcmp(refs[e].name, refs[s].name) == 0)
             e++;
-        cb_compare_group *grp = &tmp[g];
-        grp->benchmark = refs[s].name;
-        for (int i = s; i < e; i++) {
-            idx[i - s] = refs[i].row;
-            grp->counts[out->rows[refs[i].row].verdict]++;
-        }
-        grp->geomean = cb_geomean_of(out->rows, idx, e - s, ob, on, o);
+        tmp[g] = group_of(out, refs, s, e, idx, ob, on, o);
         first[g++] = refs[s].row; /* the smallest row index of the group */
-        s = e;
     }
     ok = ok && order_groups(out, tmp, first, g);
     if (!ok) cb_msg_set(err, "out of memory");

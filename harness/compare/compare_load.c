@@ -342,21 +342,42 @@ static bool note_clock(cb_cmp_point *p, const cb_csv *csv, int r, int col, cb_ms
     return true;
 }
 
+/* The point of sample row r: the last one's when the row continues it
+ * (a point's samples are written back to back), else by the hash. */
+static cb_cmp_point *sample_point(cb_cmp_run *run, const cb_csv *csv, int r, const samples_cols *c,
+                                  cb_cmp_point *last)
+{
+    const cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
+    const char *bench = cb_csv_get(csv, r, c->need[0]), *axes = cb_csv_get(csv, r, c->need[1]);
+    const char *device = d->n_devices > 1 ? optional(csv, r, c->device) : "";
+    if (last && strcmp(last->benchmark, bench) == 0 && strcmp(last->axes, axes) == 0 &&
+        strcmp(last->device, device) == 0)
+        return last;
+    return cb_cmp_run_find(run, bench, axes, device);
+}
+
+/* A kept sample's own throttle words and clock. */
+static bool note_sample_state(const cb_cmp_dir *d, cb_cmp_point *p, const cb_csv *csv, int r,
+                              const samples_cols *c, cb_msg *err)
+{
+    const char *words = optional(csv, r, c->throttle);
+    if (any_throttling_word(d, words)) {
+        p->throttled_n++;
+        if (!p->throttle && !note_words(d, p, words, err)) return false;
+    }
+    return note_clock(p, csv, r, c->clock, err);
+}
+
 static bool load_sample(cb_cmp_run *run, const cb_csv *csv, int r, const samples_cols *c,
                         cb_cmp_point **last, cb_msg *err)
 {
     cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
-    const char *bench = cb_csv_get(csv, r, c->need[0]), *axes = cb_csv_get(csv, r, c->need[1]);
-    const char *device = d->n_devices > 1 ? optional(csv, r, c->device) : "";
     double t;
     int rep;
     if (!parse_time(csv, r, c->need[2], &t, err) ||
         !parse_replicate(csv, r, c->replicate, &rep, err))
         return false;
-    cb_cmp_point *p = *last;
-    if (!p || strcmp(p->benchmark, bench) != 0 || strcmp(p->axes, axes) != 0 ||
-        strcmp(p->device, device) != 0)
-        p = cb_cmp_run_find(run, bench, axes, device);
+    cb_cmp_point *p = sample_point(run, csv, r, c, *last);
     /* Samples of a point this directory's results.csv does not list (a run
      * stopped between the two writes) are counted, not used. */
     if (!p || p->last_dir != run->n_dirs - 1) {
@@ -366,12 +387,7 @@ static bool load_sample(cb_cmp_run *run, const cb_csv *csv, int r, const samples
     *last = p;
     if (!p->last_timed) return true;
     if (rep + 1 > d->rounds) d->rounds = rep + 1;
-    const char *words = optional(csv, r, c->throttle);
-    if (any_throttling_word(d, words)) {
-        p->throttled_n++;
-        if (!p->throttle && !note_words(d, p, words, err)) return false;
-    }
-    return note_clock(p, csv, r, c->clock, err) && cb_cmp_point_add_time(p, t, rep, err);
+    return note_sample_state(d, p, csv, r, c, err) && cb_cmp_point_add_time(p, t, rep, err);
 }
 
 static bool load_samples(cb_cmp_run *run, const cb_csv *csv, cb_msg *err)

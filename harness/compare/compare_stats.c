@@ -158,16 +158,12 @@ static double t_quantile_start(double z, double df)
     return z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
 }
 
-double cb_t_quantile(double p, double df)
+/* The upper quantile (1/2 < p < 1): Newton steps from the expansion, kept
+ * inside a bracket [lo, hi] of the root that every evaluation narrows; a
+ * step that would leave it bisects instead (the expansion is poor below a
+ * few df). */
+static double t_upper_quantile(double p, double df)
 {
-    if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
-        return p == 0.0 ? -INFINITY : p == 1.0 ? INFINITY : NAN;
-    if (isinf(df)) return cb_normal_quantile(p);
-    if (p < 0.5) return -cb_t_quantile(1.0 - p, df);
-    if (p == 0.5) return 0.0;
-    /* Newton steps from the expansion, kept inside a bracket [lo, hi] of
-     * the root that every evaluation narrows; a step that would leave it
-     * bisects instead (the expansion is poor below a few df). */
     double t = t_quantile_start(cb_normal_quantile(p), df);
     double lo = 0.0, hi = INFINITY;
     for (int it = 0; it < 400; it++) {
@@ -184,6 +180,15 @@ double cb_t_quantile(double p, double df)
         t = next;
     }
     return t;
+}
+
+double cb_t_quantile(double p, double df)
+{
+    if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
+        return p == 0.0 ? -INFINITY : p == 1.0 ? INFINITY : NAN;
+    if (isinf(df)) return cb_normal_quantile(p);
+    if (p < 0.5) return -cb_t_quantile(1.0 - p, df);
+    return p == 0.5 ? 0.0 : t_upper_quantile(p, df);
 }
 
 typedef struct p_index {

@@ -82,9 +82,37 @@ typedef struct cli_args {
 
 #define CLI_CONTINUE (-1)
 
+enum { OPT_TOL = 256, OPT_ALPHA, OPT_MIN_RUNS, OPT_MD, OPT_CSV, OPT_TITLE, OPT_KEYS };
+
+/* One option; false on a bad value (the message is printed). */
+static bool take_option(int c, cli_args *a)
+{
+    switch (c) {
+    case OPT_TOL:
+        return parse_number("tolerance", optarg, 0.0, 100.0, &a->opts.tolerance);
+    case OPT_ALPHA:
+        return parse_number("alpha", optarg, 0.0, 0.5, &a->opts.alpha);
+    case OPT_MIN_RUNS:
+        return parse_count("min-runs", optarg, 3, 1000000, &a->opts.min_runs);
+    case OPT_MD:
+        a->markdown = optarg;
+        return true;
+    case OPT_CSV:
+        a->csv = optarg;
+        return true;
+    case OPT_TITLE:
+        a->title = optarg;
+        return true;
+    case OPT_KEYS:
+        a->key_figures = optarg;
+        return true;
+    }
+    fputs("fleet: see 'cubench fleet --help'\n", stderr); /* getopt said what */
+    return false;
+}
+
 static int parse_args(int argc, char **argv, cli_args *a)
 {
-    enum { OPT_TOL = 256, OPT_ALPHA, OPT_MIN_RUNS, OPT_MD, OPT_CSV, OPT_TITLE, OPT_KEYS };
     static const struct option longopts[] = {
         {"tolerance", required_argument, NULL, OPT_TOL},
         {"alpha", required_argument, NULL, OPT_ALPHA},
@@ -101,37 +129,11 @@ static int parse_args(int argc, char **argv, cli_args *a)
     optind = 0; /* glibc: full re-initialisation, so the command can run twice */
     int c;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'h':
+        if (c == 'h') {
             usage(stdout);
             return CB_EXIT_OK;
-        case OPT_TOL:
-            if (!parse_number("tolerance", optarg, 0.0, 100.0, &a->opts.tolerance))
-                return CB_EXIT_USAGE;
-            break;
-        case OPT_ALPHA:
-            if (!parse_number("alpha", optarg, 0.0, 0.5, &a->opts.alpha)) return CB_EXIT_USAGE;
-            break;
-        case OPT_MIN_RUNS:
-            if (!parse_count("min-runs", optarg, 3, 1000000, &a->opts.min_runs))
-                return CB_EXIT_USAGE;
-            break;
-        case OPT_MD:
-            a->markdown = optarg;
-            break;
-        case OPT_CSV:
-            a->csv = optarg;
-            break;
-        case OPT_TITLE:
-            a->title = optarg;
-            break;
-        case OPT_KEYS:
-            a->key_figures = optarg;
-            break;
-        default: /* getopt_long has printed what was wrong */
-            fputs("fleet: see 'cubench fleet --help'\n", stderr);
-            return CB_EXIT_USAGE;
         }
+        if (!take_option(c, a)) return CB_EXIT_USAGE;
     }
     if (argc - optind != 1) {
         fputs("fleet: give one DIR (the directory that holds the runs); see 'cubench fleet "

@@ -138,34 +138,52 @@ static const char *row_uuid(const cb_cmp_dir *d, const char *device)
     return NULL;
 }
 
-/* One member per device of a complete run (one for a run of one device). */
+/* Is `device` a member of directory `dir` already? */
+static bool has_member(const cb_fleet *f, int dir, const char *device)
+{
+    const cb_fleet_dir *d = &f->dirs[dir];
+    for (int k = 0; k < d->count; k++)
+        if (strcmp(f->members[d->first + k].device, device) == 0) return true;
+    return false;
+}
+
+/* Each member's `fail` rows. */
+static void count_failed(cb_fleet *f, int dir)
+{
+    const cb_cmp_run *run = &f->dirs[dir].run;
+    const cb_fleet_dir *d = &f->dirs[dir];
+    for (int i = 0; i < run->n_points; i++) {
+        const cb_cmp_point *p = &run->points[i];
+        for (int k = 0; strcmp(p->status, "fail") == 0 && k < d->count; k++)
+            f->members[d->first + k].failed_points +=
+                strcmp(f->members[d->first + k].device, p->device) == 0;
+    }
+}
+
+/* One member per device of a complete run (one for a run of one device;
+ * the host rows of a run of several belong to none). */
 static bool add_members(cb_fleet *f, int dir, cb_msg *err)
 {
     const cb_cmp_run *run = &f->dirs[dir].run;
     const cb_cmp_dir *d = &run->dirs[0];
-    int devices = 0;
     for (int i = 0; i < run->n_points; i++) {
         const char *dev = run->points[i].device;
-        bool seen = !*dev && devices > 0;
-        for (int k = f->dirs[dir].first; !seen && k < f->n_members && f->dirs[dir].count; k++)
-            seen = strcmp(f->members[k].device, dev) == 0;
-        if (seen || (!*dev && d->n_devices > 1)) continue; /* host rows of a multi-device run */
+        if ((!*dev && d->n_devices > 1) || has_member(f, dir, dev)) continue;
         char name[PATH_MAX];
         snprintf(name, sizeof name, "%s%s%s", f->dirs[dir].name, *dev ? "/gpu" : "", dev);
         cb_fleet_member *m = add_member(f, dir, name, dev, err);
         if (!m) return false;
         identity(m, &d->meta, *dev ? row_uuid(d, dev) : (d->n_devices ? d->uuids[0] : NULL));
         m->complete = true;
-        devices++;
     }
-    for (int i = 0; i < run->n_points; i++) {
-        const cb_cmp_point *p = &run->points[i];
-        if (strcmp(p->status, "fail") != 0) continue;
-        for (int k = 0; k < f->dirs[dir].count; k++)
-            f->members[f->dirs[dir].first + k].failed_points +=
-                strcmp(f->members[f->dirs[dir].first + k].device, p->device) == 0;
+    if (f->dirs[dir].count == 0) { /* a run without points: one member, nothing to judge */
+        cb_fleet_member *m = add_member(f, dir, f->dirs[dir].name, "", err);
+        if (!m) return false;
+        identity(m, &d->meta, NULL);
+        m->complete = true;
     }
-    return devices > 0 || add_member(f, dir, f->dirs[dir].name, "", err) != NULL;
+    count_failed(f, dir);
+    return true;
 }
 
 /* An incomplete run: one member named by its directory, with what meta.json
