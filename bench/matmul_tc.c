@@ -26,14 +26,13 @@
 #include <stdlib.h>
 
 typedef struct cb_tc_variant {
-    cb_tc_rung rung;
+    const cb_tc_rung *rung; /* its facts and code (kernels/matmul_tc_kernels.h) */
     cb_tc_precision prec;
 } cb_tc_variant;
 
 typedef struct cb_tc_state {
     cb_matmul_state *mm; /* inputs, C and the reference: the matmul family's */
     cb_tc_plan *plan;
-    void *d_work;
 } cb_tc_state;
 
 static void cb_tc_teardown(void *state)
@@ -41,7 +40,6 @@ static void cb_tc_teardown(void *state)
     cb_tc_state *ts = state;
     if (!ts) return;
     cb_tc_plan_destroy(ts->plan);
-    cudaFree(ts->d_work); /* errors ignored, as in cb_matmul_teardown */
     cb_matmul_teardown(ts->mm);
     free(ts);
 }
@@ -58,17 +56,14 @@ static cb_status cb_tc_setup_state(cb_tc_state *ts, const cb_point *p, const cb_
         s = cb_matmul_state_bf16(st, why);
         if (s != CB_OK) return s;
     }
-    const size_t work = cb_tc_workspace_bytes(v->rung, v->prec, st->m, st->n, st->k);
-    if (work > 0) CB_CUDA(cudaMalloc(&ts->d_work, work));
-    const cb_tc_args args = {st->m,
-                             st->n,
-                             st->k,
-                             st->alpha,
-                             st->beta,
-                             bf16 ? st->d_a16 : (const void *)st->d_a,
-                             bf16 ? st->d_b16 : (const void *)st->d_b,
-                             st->d_c,
-                             ts->d_work};
+    const cb_tc_args args = {.m = st->m,
+                             .n = st->n,
+                             .k = st->k,
+                             .alpha = st->alpha,
+                             .beta = st->beta,
+                             .a = bf16 ? st->d_a16 : (const void *)st->d_a,
+                             .b = bf16 ? st->d_b16 : (const void *)st->d_b,
+                             .c = st->d_c};
     cb_matmul_launch_info li = {0};
     CB_CUDA(cb_tc_plan_create(v->rung, v->prec, &args, &ts->plan, &li));
     CB_CUDA(cudaDeviceSynchronize());
@@ -131,60 +126,77 @@ static cb_status cb_tc_verify(void *state, double *error, cb_msg *why)
 static const cb_axis_def cb_tc_axes[] = {CB_MATMUL_M_AXIS("1024,4096,8192"), CB_MATMUL_N_AXIS,
                                          CB_MATMUL_K_AXIS};
 
-#define CB_TC_VARIANT(rung_enum, prec_enum, id)                                                    \
-    static const cb_tc_variant cb_tc_##id = {rung_enum, prec_enum};
-CB_TC_VARIANT(CB_TC_MMA, CB_TC_BF16, mma_bf16)
-CB_TC_VARIANT(CB_TC_MMA, CB_TC_TF32, mma_tf32)
-CB_TC_VARIANT(CB_TC_LDMATRIX, CB_TC_BF16, ldmatrix_bf16)
-CB_TC_VARIANT(CB_TC_LDMATRIX, CB_TC_TF32, ldmatrix_tf32)
-CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_BF16, wgmma_bf16)
-CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_TF32, wgmma_tf32)
-CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_BF16, wgmma_ws_bf16)
-CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_TF32, wgmma_ws_tf32)
-CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_BF16, wgmma_cluster_bf16)
-CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, wgmma_cluster_tf32)
+/* The runner's capability check reads each rung's own facts (what its
+ * instructions need), so they are written once, in the rung's .cu. */
+static void cb_tc_needs(const void *param, int *min_cc, int *max_cc, const char **feature)
+{
+    const cb_tc_rung *rung = ((const cb_tc_variant *)param)->rung;
+    *min_cc = rung->min_cc;
+    *max_cc = rung->max_cc;
+    *feature = rung->feature;
+}
 
-/* No pct_peak: a percentage of the FP32 (SIMT) peak would pass 100, and
- * the tensor-core peak has no device attribute to derive it from. */
-#define CB_TC_BENCH(id, text, ref, bytes_fn, min_cc_, max_cc_, feature_)                           \
+/* The family defaults, spliced into every entry. No pct_peak: a
+ * percentage of the FP32 (SIMT) peak would pass 100, and the tensor-core
+ * peak has no device attribute to derive it from; pct_ref is "% of cuBLAS"
+ * of the same precision at the same point instead. */
+#define CB_TC_FAMILY                                                                               \
+    .target = CB_TARGET_CUDA, .needs = {.from_param = cb_tc_needs}, CB_AXES(cb_tc_axes),           \
+    .peak = CB_PEAK_NONE, .flops = cb_matmul_flops, .setup = cb_tc_setup, .run = cb_tc_run,        \
+    .verify = cb_tc_verify, .teardown = cb_tc_teardown
+#define CB_TC_BF16_DEFAULTS                                                                        \
+    .ref_bench = "matmul/cublas_bf16", .bytes = cb_matmul_bytes_bf16, CB_TC_FAMILY
+#define CB_TC_TF32_DEFAULTS                                                                        \
+    .ref_bench = "matmul/cublas_tf32", .bytes = cb_matmul_bytes, CB_TC_FAMILY
+#define CB_TC_VARIANT(r, p)                                                                        \
+    .param = &(const cb_tc_variant)                                                                \
     {                                                                                              \
-        .name = "matmul_tc/" #id, .summary = text, .target = CB_TARGET_CUDA,                       \
-        .needs = {.min_cc = min_cc_, .max_cc = max_cc_, .feature = feature_}, .axes = cb_tc_axes,  \
-        .n_axes = CB_ARRAY_LEN(cb_tc_axes), .peak = CB_PEAK_NONE, .ref_bench = ref,                \
-        .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = cb_tc_setup, .param = &cb_tc_##id,   \
-        .run = cb_tc_run, .verify = cb_tc_verify, .teardown = cb_tc_teardown                       \
+        .rung = &cb_tc_rung_##r, .prec = p                                                         \
     }
-/* Needs (bench.h), checked before setup and by `cubench env`: mma.sync with
- * BF16/TF32 and cp.async from sm_80; wgmma and TMA in sm_90a code, which
- * runs on 9.0 alone. cb_tc_supported still refuses shapes in setup. */
-#define CB_TC_SM80  80, 0
-#define CB_TC_SM90A 90, 90
-#define CB_TC_BF16_BENCH(id, text, needs_cc, feature)                                              \
-    CB_TC_BENCH(id, text, "matmul/cublas_bf16", cb_matmul_bytes_bf16, needs_cc, feature)
-#define CB_TC_TF32_BENCH(id, text, needs_cc, feature)                                              \
-    CB_TC_BENCH(id, text, "matmul/cublas_tf32", cb_matmul_bytes, needs_cc, feature)
 
 static const cb_bench matmul_tc_benches[] = {
-    CB_TC_BF16_BENCH(mma_bf16, "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)",
-                     CB_TC_SM80, "BF16 mma.sync"),
-    CB_TC_TF32_BENCH(mma_tf32, "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)", CB_TC_SM80,
-                     "TF32 mma.sync"),
-    CB_TC_BF16_BENCH(ldmatrix_bf16, "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
-                     CB_TC_SM80, "cp.async, BF16 mma.sync"),
-    CB_TC_TF32_BENCH(ldmatrix_tf32, "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
-                     CB_TC_SM80, "cp.async, TF32 mma.sync"),
-    CB_TC_BF16_BENCH(wgmma_bf16, "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_TF32_BENCH(wgmma_tf32, "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_BF16_BENCH(wgmma_ws_bf16, "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_TF32_BENCH(wgmma_ws_tf32, "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_BF16_BENCH(wgmma_cluster_bf16, "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA multicast, sm_90a code"),
-    CB_TC_TF32_BENCH(wgmma_cluster_tf32, "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA multicast, sm_90a code"),
+    {.name = "matmul_tc/mma_bf16",
+     .summary = "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)",
+     CB_TC_VARIANT(mma, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS},
+    {.name = "matmul_tc/mma_tf32",
+     .summary = "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)",
+     CB_TC_VARIANT(mma, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/ldmatrix_bf16",
+     .summary = "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
+     CB_TC_VARIANT(ldmatrix, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS},
+    {.name = "matmul_tc/ldmatrix_tf32",
+     .summary = "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
+     CB_TC_VARIANT(ldmatrix, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_bf16",
+     .summary = "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)",
+     CB_TC_VARIANT(wgmma, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS},
+    {.name = "matmul_tc/wgmma_tf32",
+     .summary = "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)",
+     CB_TC_VARIANT(wgmma, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_ws_bf16",
+     .summary = "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
+     CB_TC_VARIANT(wgmma_ws, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core BF16"}, {0}}},
+    {.name = "matmul_tc/wgmma_ws_tf32",
+     .summary = "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
+     CB_TC_VARIANT(wgmma_ws, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_cluster_bf16",
+     .summary = "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
+     CB_TC_VARIANT(wgmma_cluster, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core BF16"}, {0}}},
+    {.name = "matmul_tc/wgmma_cluster_tf32",
+     .summary = "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
+     CB_TC_VARIANT(wgmma_cluster, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
 };
 
 const cb_family cb_family_matmul_tc = {

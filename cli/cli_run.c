@@ -50,6 +50,7 @@ typedef struct run_args {
     bool no_cupti, no_nvtx, no_telemetry;
     double telemetry_period_s;
     bool profile, dry_run, quiet;
+    const char *metrics;
 } run_args;
 
 static bool take_axis(void *args, const char *value, cb_msg *why)
@@ -180,6 +181,14 @@ static const cb_option run_options[] = {
      .kind = CB_OPT_FLAG,
      .offset = OFF(no_telemetry),
      .help = "no NVML sampler (the telemetry columns stay empty)"},
+    {.name = "metrics",
+     .kind = CB_OPT_STRING,
+     .metavar = "PRESET|LIST",
+     .offset = OFF(metrics),
+     .help = "hardware counters of each GPU point in a replay pass after its samples:\n"
+             "sol, memory, compute, or CUPTI metric names, comma-separated\n"
+             "(sol,dram__bytes_read.sum); results.csv gains the sol_* columns,\n"
+             "metrics.csv every metric (docs/counters.md)"},
     {.name = "profile",
      .kind = CB_OPT_FLAG,
      .offset = OFF(profile),
@@ -280,6 +289,7 @@ static int settings_of(const run_args *a, const cb_parsed *p, cb_session_request
     req->out_dir = a->out_dir;
     req->device_spec = a->device;
     req->dry_run = a->dry_run;
+    req->metrics = a->metrics;
     return -1;
 }
 

@@ -39,15 +39,6 @@
 extern "C" {
 #endif
 
-typedef enum cb_tc_rung {
-    CB_TC_MMA = 0,
-    CB_TC_LDMATRIX,
-    CB_TC_WGMMA,
-    CB_TC_WGMMA_WS,
-    CB_TC_WGMMA_CLUSTER,
-    CB_TC_RUNG_COUNT
-} cb_tc_rung;
-
 typedef enum cb_tc_precision {
     CB_TC_BF16 = 0, /* A, B: bfloat16 bits; FP32 accumulation and C */
     CB_TC_TF32,     /* A, B: float, multiplied as TF32; FP32 accumulation */
@@ -59,35 +50,66 @@ typedef struct cb_tc_args {
     const void *a;   /* m x k, row-major, leading dimension k                 */
     const void *b;   /* k x n, row-major, leading dimension n                 */
     float *c;        /* m x n, row-major, leading dimension n                 */
-    void *workspace; /* cb_tc_workspace_bytes bytes (NULL when that is 0)    */
+    void *workspace; /* set by the plan (TF32 WGMMA rungs: B^T); callers leave it NULL */
 } cb_tc_args;
+
+/* Which row pitches a rung's loads need (16-byte chunks: cp.async copies
+ * them whole, and TMA needs every row pitch to be a multiple of 16 bytes). */
+typedef enum cb_tc_rows {
+    CB_TC_ROWS_ANY,      /* any k and n                                      */
+    CB_TC_ROWS_CP_ASYNC, /* k and n multiples of 8 (BF16) or 4 (TF32)        */
+    CB_TC_ROWS_TMA,      /* BF16: k and n multiples of 8; TF32: k of 4 (B is
+                          * transposed into the workspace first)             */
+} cb_tc_rows;
+
+typedef struct cb_tc_plan cb_tc_plan;
+
+/* A rung: what it needs and how it plans and launches. Every fact about a
+ * rung is here, once: the runner's capability check (bench.h `needs`, read
+ * through the family) and cb_tc_supported below both read these fields. */
+typedef struct cb_tc_rung {
+    const char *name;    /* "wgmma_ws"                                        */
+    int min_cc, max_cc;  /* compute capability (major x 10 + minor) the code
+                          * needs; max_cc 0: no upper bound                   */
+    const char *feature; /* what needs it: "wgmma + TMA, sm_90a code"          */
+    bool sm90a;          /* built for sm_90a only (cb_tc_sm90a_built)          */
+    cb_tc_rows rows;     /* the row pitches its loads take                     */
+    bool persistent;     /* a persistent grid (else tile rows along grid.y)   */
+    cudaError_t (*prepare)(cb_tc_plan *p, cb_matmul_launch_info *info);
+    cudaError_t (*launch)(const cb_tc_plan *p, cudaStream_t stream);
+} cb_tc_rung;
+
+/* The rungs, each defined in its kernels/matmul_tc_<rung>*.cu. */
+extern const cb_tc_rung cb_tc_rung_mma, cb_tc_rung_ldmatrix, cb_tc_rung_wgmma, cb_tc_rung_wgmma_ws,
+    cb_tc_rung_wgmma_cluster;
 
 /* Can `rung` compute an (m, n, k) product in `prec` on a device of compute
  * capability cc_major.cc_minor in this build? false with a one-line reason
  * in `why` (shape constraint, missing feature, or a build without sm_90a). */
-bool cb_tc_supported(cb_tc_rung rung, cb_tc_precision prec, int m, int n, int k, int cc_major,
-                     int cc_minor, char *why, size_t why_len);
+bool cb_tc_supported(const cb_tc_rung *rung, cb_tc_precision prec, int m, int n, int k,
+                     int cc_major, int cc_minor, char *why, size_t why_len);
 
 /* Was the Hopper (sm_90a) code compiled into this build? */
 bool cb_tc_sm90a_built(void);
 
-/* Device scratch a run needs (TF32 WGMMA rungs: B transposed, n x k floats). */
-size_t cb_tc_workspace_bytes(cb_tc_rung rung, cb_tc_precision prec, int m, int n, int k);
-
-typedef struct cb_tc_plan cb_tc_plan;
+/* Device memory a plan allocates besides its inputs (TF32 WGMMA rungs:
+ * B transposed, n x k floats), so a caller can check it fits first. */
+size_t cb_tc_workspace_bytes(const cb_tc_rung *rung, cb_tc_precision prec, int m, int n, int k);
 
 /* Plan one product: checks cb_tc_supported for the current device (a
- * refusal is cudaErrorInvalidValue), encodes the TMA tensor maps, raises the
- * kernels' shared-memory limit, and fills `info` (block, grid, registers,
- * shared memory, resident blocks per SM, a one-line description). The
- * pointers in `args` are kept: run the plan only while they are valid. */
-cudaError_t cb_tc_plan_create(cb_tc_rung rung, cb_tc_precision prec, const cb_tc_args *args,
+ * refusal is cudaErrorInvalidValue), allocates the workspace, encodes the
+ * TMA tensor maps, raises the kernels' shared-memory limit, and fills
+ * `info` (block, grid, registers, shared memory, resident blocks per SM, a
+ * one-line description). The pointers in `args` are kept: run the plan
+ * only while they are valid. */
+cudaError_t cb_tc_plan_create(const cb_tc_rung *rung, cb_tc_precision prec, const cb_tc_args *args,
                               cb_tc_plan **out, cb_matmul_launch_info *info);
 
 /* Enqueue the product on `stream` (the TF32 WGMMA rungs enqueue a transpose
  * of B into the workspace first: part of the run, so part of the time). */
 cudaError_t cb_tc_plan_run(const cb_tc_plan *plan, cudaStream_t stream);
 
+/* Free the plan and its workspace; NULL is fine. */
 void cb_tc_plan_destroy(cb_tc_plan *plan);
 
 #ifdef __cplusplus

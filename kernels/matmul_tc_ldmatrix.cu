@@ -209,7 +209,7 @@ int cb_ldm_smem(cb_tc_precision prec)
 
 } // namespace
 
-cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     const cb_tc_args &g = p->args;
     p->variant = 0;
@@ -225,8 +225,20 @@ cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     return cb_tc_fill_info(cb_ldm_pick(p->prec), p, desc, info);
 }
 
-cudaError_t cb_tc_ldmatrix_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_ldmatrix_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
     cb_ldm_pick(p->prec)<<<p->grid, p->block, p->smem_bytes, stream>>>(p->args);
     return cudaGetLastError();
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_ldmatrix = {
+    .name = "ldmatrix",
+    .min_cc = 80,
+    .max_cc = 0,
+    .feature = "cp.async and mma.sync with BF16/TF32",
+    .sm90a = false,
+    .rows = CB_TC_ROWS_CP_ASYNC,
+    .persistent = false,
+    .prepare = cb_tc_ldmatrix_prepare,
+    .launch = cb_tc_ldmatrix_launch,
+};

@@ -190,7 +190,7 @@ bool cb_aligned16(const void *p)
 
 } // namespace
 
-cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     const cb_tc_args &g = p->args;
     const int vec = p->prec == CB_TC_BF16 ? 8 : 4;
@@ -206,8 +206,20 @@ cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     return cb_tc_fill_info(cb_mma_pick(p->prec, v), p, desc, info);
 }
 
-cudaError_t cb_tc_mma_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_mma_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
     cb_mma_pick(p->prec, p->variant != 0)<<<p->grid, p->block, 0, stream>>>(p->args);
     return cudaGetLastError();
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_mma = {
+    .name = "mma",
+    .min_cc = 80,
+    .max_cc = 0,
+    .feature = "mma.sync with BF16/TF32",
+    .sm90a = false,
+    .rows = CB_TC_ROWS_ANY,
+    .persistent = false,
+    .prepare = cb_tc_mma_prepare,
+    .launch = cb_tc_mma_launch,
+};

@@ -179,7 +179,7 @@ cudaLaunchConfig_t cb_mc_config(const cb_tc_plan *p, cudaLaunchAttribute *attr, 
 
 } // namespace
 
-cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
     /* TF32: each CTA multicasts 128 of the 256 rows of B^T. */
@@ -211,7 +211,7 @@ cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *in
     return cb_tc_fill_info(kernel, p, desc, info);
 }
 
-cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
     if (p->prec == CB_TC_TF32) {
         cudaError_t err = cb_tc_transpose_tf32(static_cast<const float *>(p->args.b),
@@ -224,3 +224,15 @@ cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream)
     return cudaLaunchKernelEx(&cfg, cb_mc_pick(p->prec), p->map_a, p->map_b, p->args, p->tiles_m,
                               p->tiles_n);
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_wgmma_cluster = {
+    .name = "wgmma_cluster",
+    .min_cc = 90,
+    .max_cc = 90,
+    .feature = "wgmma + TMA multicast, sm_90a code",
+    .sm90a = true,
+    .rows = CB_TC_ROWS_TMA,
+    .persistent = true,
+    .prepare = cb_tc_wgmma_cluster_prepare,
+    .launch = cb_tc_wgmma_cluster_launch,
+};

@@ -131,7 +131,7 @@ cudaError_t cb_tc_wgmma_maps(cb_tc_plan *p, int bm, int bn)
     return cb_tc_tensor_map_2d(&p->map_b, g.workspace, false, g.n, g.k, bn, bk);
 }
 
-cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
     cudaError_t err = cb_tc_wgmma_maps(p, kBM, kBN);
@@ -150,7 +150,7 @@ cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     return cb_tc_fill_info(cb_wg_pick(p->prec), p, desc, info);
 }
 
-cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
     if (p->prec == CB_TC_TF32) {
         cudaError_t err = cb_tc_transpose_tf32(static_cast<const float *>(p->args.b),
@@ -161,3 +161,15 @@ cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream)
     cb_wg_pick(p->prec)<<<p->grid, p->block, p->smem_bytes, stream>>>(p->map_a, p->map_b, p->args);
     return cudaGetLastError();
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_wgmma = {
+    .name = "wgmma",
+    .min_cc = 90,
+    .max_cc = 90,
+    .feature = "wgmma + TMA, sm_90a code",
+    .sm90a = true,
+    .rows = CB_TC_ROWS_TMA,
+    .persistent = false,
+    .prepare = cb_tc_wgmma_prepare,
+    .launch = cb_tc_wgmma_launch,
+};

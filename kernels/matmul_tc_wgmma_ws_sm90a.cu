@@ -124,7 +124,7 @@ constexpr int kSmem = kStages * (kBM + kBN) * 128 + 2 * kStages * 8 + 1024;
 
 } // namespace
 
-cudaError_t cb_tc_wgmma_ws_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_wgmma_ws_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
     cudaError_t err = cb_tc_wgmma_maps(p, kBM, kBN);
@@ -150,7 +150,7 @@ cudaError_t cb_tc_wgmma_ws_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     return cb_tc_fill_info(cb_ws_pick(p->prec), p, desc, info);
 }
 
-cudaError_t cb_tc_wgmma_ws_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_wgmma_ws_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
     if (p->prec == CB_TC_TF32) {
         cudaError_t err = cb_tc_transpose_tf32(static_cast<const float *>(p->args.b),
@@ -162,3 +162,15 @@ cudaError_t cb_tc_wgmma_ws_launch(const cb_tc_plan *p, cudaStream_t stream)
                                                                       p->tiles_m, p->tiles_n);
     return cudaGetLastError();
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_wgmma_ws = {
+    .name = "wgmma_ws",
+    .min_cc = 90,
+    .max_cc = 90,
+    .feature = "wgmma + TMA, sm_90a code",
+    .sm90a = true,
+    .rows = CB_TC_ROWS_TMA,
+    .persistent = true,
+    .prepare = cb_tc_wgmma_ws_prepare,
+    .launch = cb_tc_wgmma_ws_launch,
+};

@@ -23,6 +23,13 @@ const char *cb_point_kind_name(cb_point_kind kind)
     return "";
 }
 
+cb_bench_needs cb_bench_needs_of(const cb_bench *b)
+{
+    cb_bench_needs n = b->needs;
+    if (n.from_param) n.from_param(b->param, &n.min_cc, &n.max_cc, &n.feature);
+    return n;
+}
+
 cb_point_kind cb_bench_kind(const cb_bench *b)
 {
     if (b->kind != CB_KIND_AUTO) return b->kind;

@@ -98,6 +98,10 @@ typedef struct cb_bench_needs {
      * built for other architectures than CMAKE_CUDA_ARCHITECTURES (sm_90a
      * files). The build's common code is probed for every CUDA benchmark. */
     cudaError_t (*probe)(void);
+    /* Optional: the variant's own facts hold min_cc, max_cc and feature (a
+     * ladder whose kernels declare what they need, so the facts are written
+     * once, beside the code): filled from `param` before every check. */
+    void (*from_param)(const void *param, int *min_cc, int *max_cc, const char **feature);
 } cb_bench_needs;
 
 /* What the runner gives `setup`. */
@@ -175,6 +179,12 @@ typedef struct cb_bench {
     cb_verify_fn verify;
     cb_teardown_fn teardown;
 } cb_bench;
+
+/* The one axes macro of every descriptor table: `CB_AXES(axes_n_block)`. */
+#define CB_AXES(table) .axes = (table), .n_axes = CB_ARRAY_LEN(table)
+
+/* The benchmark's needs with `from_param` applied. */
+cb_bench_needs cb_bench_needs_of(const cb_bench *b);
 
 /* The kind of the benchmark's points (AUTO resolved). */
 cb_point_kind cb_bench_kind(const cb_bench *b);

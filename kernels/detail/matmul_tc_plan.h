@@ -16,7 +16,7 @@
 #include <cuda.h> /* CUtensorMap (types only: the driver is reached through its entry points) */
 
 struct cb_tc_plan {
-    cb_tc_rung rung;
+    const cb_tc_rung *rung;
     cb_tc_precision prec;
     cb_tc_args args;
     dim3 grid, block;
@@ -46,17 +46,6 @@ static cudaError_t cb_tc_fill_info(Kernel kernel, const cb_tc_plan *p, const cha
     snprintf(info->desc, sizeof info->desc, "%s", desc);
     return cudaSuccess;
 }
-
-cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_mma_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_ldmatrix_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_wgmma_ws_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_wgmma_ws_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream);
 
 /* The Hopper rungs' tensor maps for a bm x bn tile (matmul_tc_wgmma_sm90a.cu). */
 cudaError_t cb_tc_wgmma_maps(cb_tc_plan *p, int bm, int bn);

@@ -265,41 +265,51 @@ static void cb_check_supported(void)
 {
     char why[160];
     /* rung 1: any shape from sm_80 on */
-    CB_CHECK(cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
-    CB_CHECK(cb_tc_supported(CB_TC_MMA, CB_TC_TF32, 1, 1, 1, 8, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 128, 128, 128, 7, 5, why, sizeof why));
+    CB_CHECK(cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
+    CB_CHECK(cb_tc_supported(&cb_tc_rung_mma, CB_TC_TF32, 1, 1, 1, 8, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 128, 128, 128, 7, 5, why, sizeof why));
     CB_CHECK(strstr(why, "8.0") != NULL);
     /* rung 2: k and n in whole 16-byte chunks */
-    CB_CHECK(cb_tc_supported(CB_TC_LDMATRIX, CB_TC_BF16, 129, 136, 72, 9, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_LDMATRIX, CB_TC_BF16, 129, 131, 72, 9, 0, why, sizeof why));
+    CB_CHECK(
+        cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 136, 72, 9, 0, why, sizeof why));
+    CB_CHECK(
+        !cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 131, 72, 9, 0, why, sizeof why));
     CB_CHECK(strstr(why, "multiples of 8") != NULL);
-    CB_CHECK(cb_tc_supported(CB_TC_LDMATRIX, CB_TC_TF32, 100, 100, 100, 8, 6, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_LDMATRIX, CB_TC_TF32, 100, 102, 100, 8, 6, why, sizeof why));
+    CB_CHECK(
+        cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 100, 100, 8, 6, why, sizeof why));
+    CB_CHECK(
+        !cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 102, 100, 8, 6, why, sizeof why));
     CB_CHECK(strstr(why, "multiples of 4") != NULL);
     /* rungs 3-4: Hopper only, and only with the sm_90a code */
-    CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_BF16, 256, 256, 256, 8, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_BF16, 256, 256, 256, 8, 0, why, sizeof why));
     CB_CHECK(strstr(why, "9.0") != NULL);
-    CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 10, 0, why, sizeof why));
     CB_CHECK(
-        !cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 256, 256, 256, 8, 9, why, sizeof why));
+        !cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 256, 256, 256, 10, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 256, 256, 256, 8, 9, why,
+                              sizeof why));
     const bool hopper =
-        cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 9, 0, why, sizeof why);
+        cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 256, 256, 256, 9, 0, why, sizeof why);
     CB_CHECK(hopper == cb_tc_sm90a_built());
     if (!hopper) CB_CHECK(strstr(why, "sm_90a") != NULL);
     if (cb_tc_sm90a_built()) {
         /* TF32: B is transposed first, so any n; k feeds TMA row pitches */
-        CB_CHECK(cb_tc_supported(CB_TC_WGMMA, CB_TC_TF32, 129, 131, 72, 9, 0, why, sizeof why));
-        CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_TF32, 129, 131, 70, 9, 0, why, sizeof why));
+        CB_CHECK(
+            cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 72, 9, 0, why, sizeof why));
+        CB_CHECK(
+            !cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 70, 9, 0, why, sizeof why));
         CB_CHECK(strstr(why, "multiple of 4") != NULL);
-        CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 128, 132, 64, 9, 0, why, sizeof why));
-        CB_CHECK(cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 1, 3, 4, 9, 0, why, sizeof why));
+        CB_CHECK(!cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 128, 132, 64, 9, 0, why,
+                                  sizeof why));
+        CB_CHECK(
+            cb_tc_supported(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 1, 3, 4, 9, 0, why, sizeof why));
     }
-    CB_CHECK(!cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 0, 4, 4, 9, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_RUNG_COUNT, CB_TC_BF16, 4, 4, 4, 9, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 0, 4, 4, 9, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(NULL, CB_TC_BF16, 4, 4, 4, 9, 0, why, sizeof why));
     /* workspace: only the TF32 Hopper rungs, B^T in floats */
-    CB_CHECK(cb_tc_workspace_bytes(CB_TC_WGMMA_WS, CB_TC_TF32, 10, 300, 200) == 300 * 200 * 4);
-    CB_CHECK(cb_tc_workspace_bytes(CB_TC_WGMMA_WS, CB_TC_BF16, 10, 300, 200) == 0);
-    CB_CHECK(cb_tc_workspace_bytes(CB_TC_LDMATRIX, CB_TC_TF32, 10, 300, 200) == 0);
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_wgmma_ws, CB_TC_TF32, 10, 300, 200) ==
+             300 * 200 * 4);
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 10, 300, 200) == 0);
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_ldmatrix, CB_TC_TF32, 10, 300, 200) == 0);
 }
 
 int main(void)

@@ -100,7 +100,6 @@ typedef struct cb_tc_buffers {
     double *ref;           /* FP64 alpha A B + beta C0 */
     void *da, *db;         /* device inputs of the precision */
     float *dc;
-    void *work;
     cb_tc_precision prec;
 } cb_tc_buffers;
 
@@ -123,7 +122,6 @@ static void cb_tc_buffers_init(cb_tc_buffers *x, int m, int n, int k, cb_tc_prec
     CB_CHECK(cudaMalloc(&x->da, na * es) == cudaSuccess);
     CB_CHECK(cudaMalloc(&x->db, nb * es) == cudaSuccess);
     CB_CHECK(cudaMalloc((void **)&x->dc, nc * sizeof(float)) == cudaSuccess);
-    CB_CHECK(cudaMalloc(&x->work, nb * sizeof(float)) == cudaSuccess);
     if (prec == CB_TC_BF16) {
         uint16_t *h = malloc((na > nb ? na : nb) * 2);
         CB_CHECK(h != NULL);
@@ -145,7 +143,6 @@ static void cb_tc_buffers_free(cb_tc_buffers *x)
     cudaFree(x->da);
     cudaFree(x->db);
     cudaFree(x->dc);
-    cudaFree(x->work);
     free(x->a);
     free(x->b);
     free(x->c0);
@@ -168,8 +165,9 @@ static cb_status cb_tc_run_check(cb_tc_buffers *x, const cb_tc_plan *plan, cudaS
     return cb_matmul_check_fp64(&p, x->c, x->ref, prec, cb_matmul_error_scale(&p), err, why);
 }
 
-static const char *const cb_tc_rung_names[CB_TC_RUNG_COUNT] = {"mma", "ldmatrix", "wgmma",
-                                                               "wgmma_ws", "cluster"};
+static const cb_tc_rung *const cb_tc_rungs[] = {&cb_tc_rung_mma, &cb_tc_rung_ldmatrix,
+                                                &cb_tc_rung_wgmma, &cb_tc_rung_wgmma_ws,
+                                                &cb_tc_rung_wgmma_cluster};
 
 static void cb_tc_check_direct(const cb_device_info *dev, cudaStream_t s, int m, int n, int k)
 {
@@ -178,18 +176,18 @@ static void cb_tc_check_direct(const cb_device_info *dev, cudaStream_t s, int m,
         const cb_tc_precision prec = pr == 0 ? CB_TC_BF16 : CB_TC_TF32;
         cb_tc_buffers x;
         cb_tc_buffers_init(&x, m, n, k, prec, alpha, beta);
-        for (int r = 0; r < CB_TC_RUNG_COUNT; r++) {
+        for (int r = 0; r < CB_ARRAY_LEN(cb_tc_rungs); r++) {
             char why_not[160];
-            if (!cb_tc_supported((cb_tc_rung)r, prec, m, n, k, dev->cc_major, dev->cc_minor,
+            if (!cb_tc_supported(cb_tc_rungs[r], prec, m, n, k, dev->cc_major, dev->cc_minor,
                                  why_not, sizeof why_not)) {
-                printf("  direct %-8s %s %dx%dx%d: skip (%s)\n", cb_tc_rung_names[r],
+                printf("  direct %-8s %s %dx%dx%d: skip (%s)\n", cb_tc_rungs[r]->name,
                        pr ? "tf32" : "bf16", m, n, k, why_not);
                 continue;
             }
-            const cb_tc_args args = {m, n, k, (float)alpha, (float)beta, x.da, x.db, x.dc, x.work};
+            const cb_tc_args args = {m, n, k, (float)alpha, (float)beta, x.da, x.db, x.dc, NULL};
             cb_tc_plan *plan = NULL;
             cb_matmul_launch_info info;
-            CB_CHECK_EQ_INT(cb_tc_plan_create((cb_tc_rung)r, prec, &args, &plan, &info),
+            CB_CHECK_EQ_INT(cb_tc_plan_create(cb_tc_rungs[r], prec, &args, &plan, &info),
                             cudaSuccess);
             if (!plan) continue;
             CB_CHECK(info.local_bytes == 0); /* no spills */
@@ -197,7 +195,7 @@ static void cb_tc_check_direct(const cb_device_info *dev, cudaStream_t s, int m,
             cb_msg why = {{0}};
             cb_status st = cb_tc_run_check(&x, plan, s, alpha, beta, &err, &why);
             printf("  direct %-8s %s %dx%dx%d alpha=-0.75 beta=0.5: %s err %.3g %s\n",
-                   cb_tc_rung_names[r], pr ? "tf32" : "bf16", m, n, k, cb_status_name(st), err,
+                   cb_tc_rungs[r]->name, pr ? "tf32" : "bf16", m, n, k, cb_status_name(st), err,
                    st == CB_OK ? "" : why.text);
             CB_CHECK_EQ_INT(st, CB_OK);
             /* The same plan again: nothing left over from the first run. */
@@ -219,8 +217,8 @@ static void cb_tc_check_direct(const cb_device_info *dev, cudaStream_t s, int m,
              * same rung planned for k2 ~ k / 2, a multiple of 8 so every
              * rung accepts it; A's row pitch is then wrong too) must fail. */
             const cb_tc_args half = {m,    n,    k / 16 * 8, (float)alpha, (float)beta,
-                                     x.da, x.db, x.dc,       x.work};
-            CB_CHECK_EQ_INT(cb_tc_plan_create((cb_tc_rung)r, prec, &half, &plan, NULL),
+                                     x.da, x.db, x.dc,       NULL};
+            CB_CHECK_EQ_INT(cb_tc_plan_create(cb_tc_rungs[r], prec, &half, &plan, NULL),
                             cudaSuccess);
             if (plan) {
                 CB_CHECK_EQ_INT(cb_tc_run_check(&x, plan, s, alpha, beta, &err, &why), CB_FAIL);
@@ -228,9 +226,9 @@ static void cb_tc_check_direct(const cb_device_info *dev, cudaStream_t s, int m,
             }
         }
         /* A shape outside a rung's constraint is refused, not launched. */
-        const cb_tc_args odd = {m, n + 1, k, 1.0f, 0.0f, x.da, x.db, x.dc, x.work};
+        const cb_tc_args odd = {m, n + 1, k, 1.0f, 0.0f, x.da, x.db, x.dc, NULL};
         cb_tc_plan *plan = NULL;
-        CB_CHECK_EQ_INT(cb_tc_plan_create(CB_TC_LDMATRIX, prec, &odd, &plan, NULL),
+        CB_CHECK_EQ_INT(cb_tc_plan_create(&cb_tc_rung_ldmatrix, prec, &odd, &plan, NULL),
                         cudaErrorInvalidValue);
         CB_CHECK(plan == NULL);
         cb_tc_buffers_free(&x);
