@@ -58,23 +58,22 @@ static int cmp_sum(const void *a, const void *b)
                    y->obs->point->benchmark, y->bucket);
 }
 
-/* A group being summed: the points' excess and, over the points every run
- * timed, each run's summed offset. */
+/* A group being summed: the points' excess and, per run, its summed offset
+ * over the points it timed (a run's points may be a subset: the runs of
+ * one part of a suite time that part). */
 typedef struct accum {
-    double excess, dof, within, spread_full;
-    int points, full, runs;
-    double *offset; /* [runs] */
+    double excess, dof, within, spread;
+    int points, runs, most; /* most: the largest K of a point */
+    double *offset;         /* [runs]                          */
+    int *count;             /* [runs] points each run timed     */
 } accum;
 
 static void accum_reset(accum *a)
 {
-    double *offset = a->offset;
-    int runs = a->runs;
-    memset(a, 0, sizeof *a);
-    a->offset = offset;
-    a->runs = runs;
-    for (int k = 0; k < runs; k++)
-        offset[k] = 0.0;
+    accum keep = {.runs = a->runs, .offset = a->offset, .count = a->count};
+    *a = keep;
+    for (int k = 0; k < a->runs; k++)
+        a->offset[k] = 0.0, a->count[k] = 0;
 }
 
 static void accum_add(accum *a, const point_sum *p)
@@ -82,21 +81,39 @@ static void accum_add(accum *a, const point_sum *p)
     a->excess += (p->k - 1) * (p->s2 - p->within);
     a->dof += p->k - 1;
     a->within += p->within;
+    a->spread += p->s2;
     a->points++;
-    if (p->k != a->runs) return;
-    a->full++;
-    a->spread_full += p->s2;
-    for (int i = 0; i < p->k; i++)
+    if (p->k > a->most) a->most = p->k;
+    for (int i = 0; i < p->k; i++) {
         a->offset[p->obs[i].run] += p->obs[i].value - p->mean;
+        a->count[p->obs[i].run]++;
+    }
 }
 
 static void accum_merge(accum *into, const accum *from)
 {
     into->excess += from->excess, into->dof += from->dof, into->within += from->within;
-    into->spread_full += from->spread_full;
-    into->points += from->points, into->full += from->full;
+    into->spread += from->spread, into->points += from->points;
+    if (from->most > into->most) into->most = from->most;
     for (int k = 0; k < into->runs; k++)
-        into->offset[k] += from->offset[k];
+        into->offset[k] += from->offset[k], into->count[k] += from->count[k];
+}
+
+/* The variance of the runs' mean offsets less what the points' own spread
+ * puts into a mean of their points; *used: runs with points. */
+static double run_wide_variance(const accum *a, int *used)
+{
+    double sum = 0.0, sum2 = 0.0, points = 0.0;
+    *used = 0;
+    for (int k = 0; k < a->runs; k++) {
+        if (!a->count[k]) continue;
+        double o = a->offset[k] / a->count[k];
+        sum += o, sum2 += o * o, points += a->count[k];
+        (*used)++;
+    }
+    if (*used < 2) return NAN;
+    double var = (sum2 - sum * sum / *used) / (*used - 1);
+    return var - (a->spread / a->points) / (points / *used);
 }
 
 /* sigma, its run-wide part and their dfs (compare_calib.h). */
@@ -108,13 +125,11 @@ static void accum_spread(const accum *a, cb_calib_row *r)
     r->df = a->dof > 0 ? a->dof : 1.0;
     r->run_sd = NAN;
     r->run_df = 0.0;
-    if (a->full < 2 || a->runs < 2) return;
-    double ss = 0.0;
-    for (int k = 0; k < a->runs; k++)
-        ss += (a->offset[k] / a->full) * (a->offset[k] / a->full);
-    double r2 = ss / (a->runs - 1) - a->spread_full / a->full / a->full;
+    int used;
+    double r2 = run_wide_variance(a, &used);
+    if (isnan(r2)) return;
     r2 = r2 < 0.0 ? 0.0 : r2 > s2 ? s2 : r2;
-    double run_df = a->runs - 1, rest_df = a->dof - run_df > 1.0 ? a->dof - run_df : 1.0;
+    double run_df = used - 1, rest_df = a->dof - run_df > 1.0 ? a->dof - run_df : 1.0;
     r->run_sd = sqrt(r2);
     r->run_df = run_df;
     double den = r2 * r2 / run_df + (s2 - r2) * (s2 - r2) / rest_df;
@@ -131,7 +146,7 @@ static bool emit(cb_calibration *c, cb_cmp_kind kind, const char *benchmark, int
     r->kind = kind;
     r->bucket = bucket;
     r->points = a->points;
-    r->runs = a->runs;
+    r->runs = a->most;
     accum_spread(a, r);
     c->n_rows++;
     return true;
@@ -208,11 +223,15 @@ bool cb_calibration_build(const cb_calib_obs *obs, int n, int runs, const char *
     point_sum *sums = summaries(obs, n, &count);
     /* at most a bucket row and a benchmark row per point, and one per kind */
     out->rows = malloc((size_t)(2 * count + CB_CMP_KINDS) * sizeof *out->rows);
-    double *offsets = calloc((size_t)(3 * (runs > 0 ? runs : 1)), sizeof *offsets);
+    size_t m = (size_t)(3 * (runs > 0 ? runs : 1));
+    double *offsets = calloc(m, sizeof *offsets);
+    int *counts = calloc(m, sizeof *counts);
     accum acc[3];
     for (int i = 0; i < 3; i++)
-        acc[i] = (accum){.runs = runs, .offset = offsets ? offsets + i * runs : NULL};
-    bool ok = sums && out->rows && offsets;
+        acc[i] = (accum){.runs = runs,
+                         .offset = offsets ? offsets + i * runs : NULL,
+                         .count = counts ? counts + i * runs : NULL};
+    bool ok = sums && out->rows && offsets && counts;
     for (int start = 0; ok && start < count;) {
         int end = start;
         while (end < count && sums[end].obs->point->kind == sums[start].obs->point->kind)
@@ -221,7 +240,7 @@ bool cb_calibration_build(const cb_calib_obs *obs, int n, int runs, const char *
         start = end;
     }
     free(sums);
-    free(offsets);
+    free(offsets), free(counts);
     if (!ok) {
         cb_calibration_free(out);
         cb_msg_set(err, "out of memory");

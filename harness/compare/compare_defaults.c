@@ -9,9 +9,9 @@
 #include <stdio.h>
 
 static const cb_kind_default table[] = {
-    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0179, 82.8, 0.0087, 14, 10, 563, true},
-    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0068, 484.2, 0.0014, 14, 10, 169, true},
-    {CB_CMP_KIND_DEVICE, INFINITY, 0.0018, 267.9, 0.0002, 5, 10, 180, true},
+    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0179, 65.8, 0.0091, 13, 10, 563, true},
+    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0068, 458.5, 0.0015, 13, 10, 169, true},
+    {CB_CMP_KIND_DEVICE, INFINITY, 0.0018, 257.4, 0.0001, 13, 10, 180, true},
     {CB_CMP_KIND_HOST_COPY, INFINITY, NAN, NAN, NAN, 0, 0, 0, false},
     {CB_CMP_KIND_HOST, INFINITY, 0.2791, 79.9, 0.0674, 10, 10, 16, true},
     {CB_CMP_KIND_PYTHON, INFINITY, 0.0219, 17.0, NAN, 0, 2, 17, false},

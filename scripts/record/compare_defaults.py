@@ -6,7 +6,7 @@ holds; `--check FILE` exits 1 when FILE's table differs from what the data
 give (tests/py/test_compare_aa.py runs it, so the code cannot drift from the
 data).
 
-Method. A *set* is several processes of one build on one GPU in one session
+Method. A *set* is several processes of one build on one GPU, back to back
 (listed in SETS). For every point timed in >= 2 processes of a set: each process's
 center c = log(median_s) and its own variance v, from the 95% CI of the
 median that results.csv records (((log ci_hi - log ci_lo) / (2 x 1.96))^2).
@@ -45,7 +45,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 
-# Processes of one build on one GPU in one session (meta.json: the device
+# Processes of one build on one GPU, back to back (meta.json: the device
 # UUID, the git SHA and the start time agree); a run alone on its GPU (the
 # PTX-JIT suite, the tensor-core ladder) has no partner and is left out.
 SETS = {
@@ -138,21 +138,30 @@ def read_set(dirs):
 
 
 def run_wide(points):
-    """Variance of the processes' mean offsets over the points all of them
-    share (less the points' own share of it), and its df (processes - 1)."""
-    procs = sorted({p for obs in points for p, _, _ in obs})
-    full = [obs for obs in points if len(obs) == len(procs)]
-    if len(procs) < 2 or len(full) < 2:
-        return 0.0, 0.0, 0
-    offsets = {p: 0.0 for p in procs}
+    """Variance of the processes' mean offsets (each over the points it
+    timed), less what the points' own spread puts into such a mean, and its
+    df: processes less the parts they split into (a part: the processes
+    that timed one set of points)."""
+    offsets, counts, parts = {}, {}, {}
     spread = 0.0
-    for obs in full:
+    for obs in points:
         mean = statistics.fmean(c for _, c, _ in obs)
         spread += statistics.variance([c for _, c, _ in obs])
         for p, c, _ in obs:
-            offsets[p] += (c - mean) / len(full)
-    s2 = statistics.variance(list(offsets.values())) - spread / len(full) / len(full)
-    return max(s2, 0.0), len(procs) - 1, len(procs)
+            offsets[p] = offsets.get(p, 0.0) + c - mean
+            counts[p] = counts.get(p, 0) + 1
+    for obs in points:
+        for p, _, _ in obs:
+            parts.setdefault(p, set()).add(id(obs))
+    procs = sorted(offsets)
+    n_parts = len({frozenset(v) for v in parts.values()})
+    most = max(len(obs) for obs in points)
+    if len(procs) - n_parts < 1:
+        return 0.0, 0.0, most
+    o = [offsets[p] / counts[p] for p in procs]
+    per_proc = statistics.fmean(counts.values())
+    s2 = statistics.variance(o) - spread / len(points) / per_proc
+    return max(s2, 0.0), len(procs) - n_parts, most
 
 
 def coverage(pairs, df, sd):
@@ -245,9 +254,14 @@ def c_row(row):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--c-rows", action="store_true", help="print the rows of compare_defaults.c")
+    ap.add_argument("--set", nargs="+", action="append", metavar=("NAME", "DIR"), default=[],
+                    help="one more set: processes of one build on one GPU (run directories, "
+                         "e.g. scripts/record/aa_pairs.sh's), derived with the recorded ones")
     ap.add_argument("--check", metavar="FILE",
                     help="compare with the table in FILE (compare_defaults.c): exit 1 on a difference")
     args = ap.parse_args()
+    for name, *dirs in args.set:
+        SETS[name] = dirs
     table = derive()
     for row in table:
         print(c_row(row) if args.c_rows else fmt(row))

@@ -221,10 +221,43 @@ static void test_calibration_df(void)
     cb_cmp_run_free(&same);
 }
 
+/* A set whose runs time parts of the suite (three processes of one part,
+ * three of another: how scripts/record/aa_pairs.sh records): each point has
+ * its three runs, and the run-wide part comes from the runs' own points. */
+static void test_calibration_of_parts(void)
+{
+    cb_cmp_run set;
+    cb_cmp_run_init(&set);
+    cb_msg err;
+    for (int part = 0; part < 2; part++)
+        for (int k = 0; k < 3; k++) {
+            CHECK(cb_cmp_run_begin_dir(&set, part ? "y" : "x", &err));
+            double wide = 0.004 * sim_normal();
+            for (int i = 0; i < 20; i++) {
+                char axes[16];
+                snprintf(axes, sizeof axes, "i=%d", i);
+                cb_cmp_point *p =
+                    cb_cmp_run_add_point(&set, part ? "y/b" : "x/a", axes, "ok", NULL, &err);
+                double level = 1e-4 * (1 + i) * exp(wide + 0.002 * sim_normal());
+                for (int s = 0; p && s < 20; s++)
+                    CHECK(cb_cmp_point_add_time(p, level * exp(0.003 * sim_normal()), 0, &err));
+            }
+        }
+    cb_calibration cal;
+    int points;
+    CHECK(cb_calibration_record(&set, 5, &cal, &points, &err) && points == 40);
+    const cb_calib_row *all = cb_calibration_lookup(&cal, CB_CMP_KIND_DEVICE, "*", 1.0);
+    CHECK(all && all->runs == 3 && all->run_df == 5.0 && isfinite(all->run_sd));
+    CHECK(all && all->sd > 0.002 && all->sd < 0.015);
+    cb_calibration_free(&cal);
+    cb_cmp_run_free(&set);
+}
+
 int main(void)
 {
     test_aa_by_kind();
     test_untrusted_kind();
     test_calibration_df();
+    test_calibration_of_parts();
     return cb_t_finish("test_compare_kinds");
 }
