@@ -107,7 +107,7 @@ side() {
 dirs() {
     local flag=$1 name=$2 part
     for part in vec mm py; do
-        [[ -d $W/runs/$name/$part$3 ]] && printf '%s\n%s\n' "$flag" "$W/runs/$name/$part$3"
+        [[ -d $W/runs/$name/$part${3:-} ]] && printf '%s\n%s\n' "$flag" "$W/runs/$name/$part${3:-}"
     done
 }
 
@@ -169,6 +169,10 @@ log "runs done after $(($(date +%s) - started)) s"
 for ((k = 1; k <= PAIRS; k++)); do
     mapfile -t base < <(dirs --base "A$k")
     mapfile -t new < <(dirs --new "B$k")
+    if ((${#base[@]} == 0 || ${#new[@]} == 0)); then
+        log "pair $k: a side wrote no run directory (see runs/A$k/*.log, runs/B$k/*.log)"
+        continue
+    fi
     cmp "aa$k" "${base[@]}" "${new[@]}"
     for f in 1.05 1.10; do
         for part in vec mm py; do
@@ -182,7 +186,9 @@ if ((PAIRS >= 3)); then
     cal=()
     for k in 1 2; do
         for s in A B; do
-            for part in vec mm py; do cal+=("$W/runs/$s$k/$part"); done
+            for part in vec mm py; do
+                [[ -d $W/runs/$s$k/$part ]] && cal+=("$W/runs/$s$k/$part")
+            done
         done
     done
     # one set per process group: --calibrate takes the runs of each part
@@ -198,7 +204,9 @@ fi
 set_args=()
 for ((k = 1; k <= PAIRS; k++)); do
     for s in A B; do
-        for part in vec mm py; do set_args+=("$W/runs/$s$k/$part"); done
+        for part in vec mm py; do
+            [[ -d $W/runs/$s$k/$part ]] && set_args+=("$W/runs/$s$k/$part")
+        done
     done
 done
 "$PY" scripts/record/compare_defaults.py --set aa-pairs "${set_args[@]}" >"$W/defaults.txt" 2>&1

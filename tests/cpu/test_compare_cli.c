@@ -475,6 +475,13 @@ static void test_same_run_twice(void)
     CHECK(run_cli("--calibrate", a, a, "-o", cal, NULL) == 2);
     CHECK(run_cli("--calibrate", a, link_a, copy_a, "-o", cal, NULL) == 2);
     CHECK(access(cal, F_OK) != 0); /* and nothing written */
+    /* --calibrate with --calibration FILE: refused, not FILE ignored */
+    char old_cal[256];
+    tmp_path(old_cal, sizeof old_cal, "twice_old_cal.csv");
+    CHECK(cb_test_write_text(old_cal, "calibration_version,benchmark,bucket,points,between_run_sd,"
+                                      "df\n1,*,*,3,0.01,3\n"));
+    CHECK(run_cli("--calibrate", "--calibration", old_cal, a, s, "-o", cal, NULL) == 2);
+    CHECK(access(cal, F_OK) != 0);
 }
 
 /* A side whose runs ran on different devices is said to mix them, even
