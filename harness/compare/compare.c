@@ -1,5 +1,6 @@
 /* compare.c - matching, per-point tests, q-values, verdicts. */
 #include "compare.h"
+#include "stats.h"
 
 #include "compare_geomean.h"
 #include "compare_point.h"
@@ -274,12 +275,6 @@ static bool match_all(const cb_cmp_run *base, const cb_cmp_run *cand, const cb_c
     return true;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Points per kind that can catch 2 delta, and why the others cannot. */
 static void count_power(cb_compare_result *out, const cb_compare_opts *o, double *buf)
 {
@@ -296,8 +291,8 @@ static void count_power(cb_compare_result *out, const cb_compare_opts *o, double
             pc->floor_bound += r->mde > 2.0 * o->delta && r->mde_bound == CB_MDE_FLOOR;
             buf[m++] = r->mde;
         }
-        qsort(buf, (size_t)m, sizeof *buf, cmp_double);
-        pc->mde_median = m ? cb_cmp_quantile(buf, m, 0.5) : NAN;
+        cb_cmp_sort(buf, m);
+        pc->mde_median = m ? cb_stats_quantile_sorted(buf, m, 0.5) : NAN;
     }
 }
 

@@ -213,6 +213,20 @@ static bool build_kind(cb_calibration *out, const point_sum *s, int n, accum acc
     return n == 0 || emit(out, s[0].obs->point->kind, "*", CB_CALIB_ANY_BUCKET, &acc[2]);
 }
 
+/* The three levels' accumulators (bucket, benchmark, kind) over one block of
+ * per-run offsets and counts; false when out of memory. */
+static bool accums(accum acc[3], int runs, double **offsets, int **counts)
+{
+    size_t m = (size_t)(3 * (runs > 0 ? runs : 1));
+    *offsets = calloc(m, sizeof **offsets);
+    *counts = calloc(m, sizeof **counts);
+    for (int i = 0; i < 3; i++)
+        acc[i] = (accum){.runs = runs,
+                         .offset = *offsets ? *offsets + i * runs : NULL,
+                         .count = *counts ? *counts + i * runs : NULL};
+    return *offsets && *counts;
+}
+
 bool cb_calibration_build(const cb_calib_obs *obs, int n, int runs, const char *basis,
                           const char *device, cb_calibration *out, cb_msg *err)
 {
@@ -223,15 +237,10 @@ bool cb_calibration_build(const cb_calib_obs *obs, int n, int runs, const char *
     point_sum *sums = summaries(obs, n, &count);
     /* at most a bucket row and a benchmark row per point, and one per kind */
     out->rows = malloc((size_t)(2 * count + CB_CMP_KINDS) * sizeof *out->rows);
-    size_t m = (size_t)(3 * (runs > 0 ? runs : 1));
-    double *offsets = calloc(m, sizeof *offsets);
-    int *counts = calloc(m, sizeof *counts);
+    double *offsets = NULL;
+    int *counts = NULL;
     accum acc[3];
-    for (int i = 0; i < 3; i++)
-        acc[i] = (accum){.runs = runs,
-                         .offset = offsets ? offsets + i * runs : NULL,
-                         .count = counts ? counts + i * runs : NULL};
-    bool ok = sums && out->rows && offsets && counts;
+    bool ok = accums(acc, runs, &offsets, &counts) && sums && out->rows;
     for (int start = 0; ok && start < count;) {
         int end = start;
         while (end < count && sums[end].obs->point->kind == sums[start].obs->point->kind)

@@ -1,5 +1,6 @@
 /* compare_stats.c - normal and Student t distributions, BH, quantiles. */
 #include "compare_stats.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -224,19 +225,21 @@ bool cb_bh_qvalues(const double *p, int n, double *q)
     return true;
 }
 
-double cb_cmp_quantile(const double *sorted, int n, double q)
+static int cmp_double(const void *a, const void *b)
 {
-    if (n < 1) return NAN;
-    double h = (n - 1) * q;
-    int lo = (int)floor(h);
-    if (lo >= n - 1) return sorted[n - 1];
-    if (lo < 0) return sorted[0];
-    return sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]);
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void cb_cmp_sort(double *x, int n)
+{
+    if (n > 1) qsort(x, (size_t)n, sizeof *x, cmp_double);
 }
 
 double cb_cmp_rel_iqr(const double *sorted, int n)
 {
-    double med = cb_cmp_quantile(sorted, n, 0.5);
+    double med = cb_stats_quantile_sorted(sorted, n, 0.5);
     if (!(med > 0.0)) return NAN;
-    return (cb_cmp_quantile(sorted, n, 0.75) - cb_cmp_quantile(sorted, n, 0.25)) / med;
+    return (cb_stats_quantile_sorted(sorted, n, 0.75) - cb_stats_quantile_sorted(sorted, n, 0.25)) /
+           med;
 }

@@ -26,9 +26,9 @@ double cb_t_quantile(double p, double df);
  * Returns false when out of memory. */
 bool cb_bh_qvalues(const double *p, int n, double *q);
 
-/* Quantile of ascending `sorted` (n >= 1) by linear interpolation between
- * order statistics (Hyndman-Fan type 7, as results.csv's quartiles). */
-double cb_cmp_quantile(const double *sorted, int n, double q);
+/* x[0 .. n) in ascending order (their quantiles: cb_stats_quantile_sorted,
+ * Hyndman-Fan type 7 as results.csv's quartiles). */
+void cb_cmp_sort(double *x, int n);
 
 /* (q3 - q1) / median of ascending `sorted`; NaN when n < 1 or median <= 0. */
 double cb_cmp_rel_iqr(const double *sorted, int n);

@@ -1,6 +1,7 @@
 /* compare_units.c - units (directory, replicate) -> a side's estimate
  * (compare_units.h states the rules). */
 #include "compare_units.h"
+#include "stats.h"
 
 #include "compare_stats.h"
 #include "unit_stats.h"
@@ -25,12 +26,6 @@ const char *cb_basis_name(cb_basis b)
         break;
     }
     return "samples";
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 typedef struct sample_ref {
@@ -100,7 +95,7 @@ static int unit_logs(const cb_cmp_point *p, const work *w, int u, int end_limit)
  * `sorted`: the point's times, ascending. */
 static double relative_tick(const cb_cmp_point *p, const double *buf)
 {
-    double tick = INFINITY, med = cb_cmp_quantile(buf, p->n, 0.5);
+    double tick = INFINITY, med = cb_stats_quantile_sorted(buf, p->n, 0.5);
     for (int i = 1; i < p->n; i++)
         if (buf[i] > buf[i - 1] && buf[i] - buf[i - 1] < tick) tick = buf[i] - buf[i - 1];
     return isfinite(tick) && med > 0.0 ? tick / med : 0.0;
@@ -117,7 +112,7 @@ double cb_units_rho(const cb_cmp_point *const *points, int n)
             continue;
         }
         memcpy(w.sorted, p->times, (size_t)p->n * sizeof *w.sorted);
-        qsort(w.sorted, (size_t)p->n, sizeof *w.sorted, cmp_double);
+        cb_cmp_sort(w.sorted, p->n);
         double tick = relative_tick(p, w.sorted);
         for (int u = 0; u < p->n;) {
             int end = unit_logs(p, &w, u, p->n);
@@ -174,7 +169,7 @@ static double round_modes(const cb_unit *units, int k, double *buf)
         buf[i] = units[i].value;
         se += units[i].var / k;
     }
-    qsort(buf, (size_t)k, sizeof *buf, cmp_double);
+    cb_cmp_sort(buf, k);
     double gap = 0.0;
     for (int i = 2; i + 1 < k; i++) /* both groups of two rounds or more */
         if (buf[i] - buf[i - 1] > gap) gap = buf[i] - buf[i - 1];
@@ -264,7 +259,7 @@ bool cb_side_estimate_dirs(const cb_cmp_point *p, double rho, cb_side_est *out,
         goto done;
     }
     memcpy(w.sorted, p->times, (size_t)p->n * sizeof *w.sorted);
-    qsort(w.sorted, (size_t)p->n, sizeof *w.sorted, cmp_double);
+    cb_cmp_sort(w.sorted, p->n);
     double tick = relative_tick(p, w.sorted);
     int n_dirs = 0;
     for (int start = 0; start < p->n;) {

@@ -8,6 +8,7 @@
  * in the rows; each run's value is compare's side estimate (compare_units.h,
  * N log N) and the comparisons are fleet_stat's, linear in the runs. */
 #include "fleet_judge.h"
+#include "stats.h"
 
 #include "compare_stats.h"
 #include "compare_units.h"
@@ -24,12 +25,6 @@ static bool oom(cb_msg *err)
 {
     cb_msg_set(err, "out of memory");
     return false;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* ---- grouping ----------------------------------------------------------- */
@@ -110,8 +105,8 @@ static double point_median(const cb_cmp_point *p)
     double *copy = malloc((size_t)p->n * sizeof *copy);
     if (!copy) return NAN;
     memcpy(copy, p->times, (size_t)p->n * sizeof *copy);
-    qsort(copy, (size_t)p->n, sizeof *copy, cmp_double);
-    double m = cb_cmp_quantile(copy, p->n, 0.5);
+    cb_cmp_sort(copy, p->n);
+    double m = cb_stats_quantile_sorted(copy, p->n, 0.5);
     free(copy);
     return m;
 }
@@ -165,8 +160,8 @@ static void pick_ref(const cb_fleet_group *g, const cb_fleet_figure *fig, cb_cmp
     for (int i = 0; i < pool->n_points; i++) {
         cb_cmp_point *q = &pool->points[i];
         if (q->n < need) continue;
-        qsort(q->times, (size_t)q->n, sizeof *q->times, cmp_double);
-        double med = cb_cmp_quantile(q->times, q->n, 0.5);
+        cb_cmp_sort(q->times, q->n);
+        double med = cb_stats_quantile_sorted(q->times, q->n, 0.5);
         double work = fig->rule == CB_CMP_KEY_LARGEST ? cb_fleet_work(fig, origin[i]) : 0.0;
         if (work > best_work || (work == best_work && med > best))
             best = med, best_work = work, best_i = i;
@@ -192,8 +187,8 @@ static bool choose_ref(const cb_fleet *f, cb_fleet_group *g, int fig_i, cb_msg *
 static double median_of(double *v, int n)
 {
     if (n == 0) return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return cb_cmp_quantile(v, n, 0.5);
+    cb_cmp_sort(v, n);
+    return cb_stats_quantile_sorted(v, n, 0.5);
 }
 
 /* The runs' values at the reference point. */

@@ -1,5 +1,6 @@
 /* unit_stats.c - one unit's value and variance (unit_stats.h). */
 #include "unit_stats.h"
+#include "stats.h"
 
 #include "compare_stats.h"
 
@@ -14,17 +15,11 @@
 /* The robust standard deviation of a normal sample: 1.4826 x its MAD. */
 #define MAD_TO_SD 1.4826
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_of(const double *x, int n, double *buf)
 {
     memcpy(buf, x, (size_t)n * sizeof *buf);
-    qsort(buf, (size_t)n, sizeof *buf, cmp_double);
-    return cb_cmp_quantile(buf, n, 0.5);
+    cb_cmp_sort(buf, n);
+    return cb_stats_quantile_sorted(buf, n, 0.5);
 }
 
 double cb_ar1_factor(double rho, int n)
@@ -44,8 +39,8 @@ static double split_score(const double *x, int n, int k, double tick, double *bu
     double m1 = median_of(x, k, buf), m2 = median_of(x + k, n - k, buf);
     for (int i = 0; i < n; i++)
         buf[i] = fabs(x[i] - (i < k ? m1 : m2));
-    qsort(buf, (size_t)n, sizeof *buf, cmp_double);
-    double sd = MAD_TO_SD * cb_cmp_quantile(buf, n, 0.5);
+    cb_cmp_sort(buf, n);
+    double sd = MAD_TO_SD * cb_stats_quantile_sorted(buf, n, 0.5);
     if (sd < tick) sd = tick; /* tied samples: the grid is the resolution */
     *gap = m2 - m1;
     return sd > 0.0 ? fabs(*gap) / sd : (*gap != 0.0 ? INFINITY : 0.0);
@@ -99,9 +94,10 @@ static void spacing_variance(const double *x, int n, double rho, double *buf, do
     double n_eff = n * (n - f) / ((n - 1.0) * f);
     if (n_eff < 1.0) n_eff = 1.0;
     memcpy(buf, x, (size_t)n * sizeof *buf);
-    qsort(buf, (size_t)n, sizeof *buf, cmp_double);
+    cb_cmp_sort(buf, n);
     double h = 0.5 / sqrt(n_eff);
-    double spread = cb_cmp_quantile(buf, n, 0.5 + h) - cb_cmp_quantile(buf, n, 0.5 - h);
+    double spread =
+        cb_stats_quantile_sorted(buf, n, 0.5 + h) - cb_stats_quantile_sorted(buf, n, 0.5 - h);
     *var = 0.25 * spread * spread * (n - 1.0) / (n - f);
     double d = sqrt(n_eff);
     *df = d > n_eff - 1.0 ? n_eff - 1.0 : d;
@@ -145,7 +141,7 @@ cb_unit cb_unit_of(const double *logs, int n, double rho, double tick_rel, cb_un
         u.gap = fabs(gap);
     } else {
         spacing_variance(logs, n, rho, s->b, &u.var, &u.df);
-        u.value = cb_cmp_quantile(s->b, n, 0.5); /* s->b is sorted */
+        u.value = cb_stats_quantile_sorted(s->b, n, 0.5); /* s->b is sorted */
     }
     double grid = tick_rel * tick_rel / 12.0;
     if (u.var < grid) {

@@ -98,27 +98,37 @@ static const char *csv_cell(const char *path, int row, const char *col)
     return cell;
 }
 
-static void test_schema2(void)
-{
+/* The schema 2 directories: A/A runs a, b, c and 20%-slower s1, s2, s3. */
+typedef struct {
     char a[256], b[256], c[256], s1[256], s2[256], s3[256], md[256], csv[256], cal[256];
-    tmp_path(a, sizeof a, "a"), tmp_path(b, sizeof b, "b"), tmp_path(c, sizeof c, "c");
-    tmp_path(s1, sizeof s1, "s1"), tmp_path(s2, sizeof s2, "s2"), tmp_path(s3, sizeof s3, "s3");
-    tmp_path(md, sizeof md, "out.md"), tmp_path(csv, sizeof csv, "out.csv");
-    tmp_path(cal, sizeof cal, "cal.csv");
+} schema2_dirs;
+
+static void schema2_write(schema2_dirs *d)
+{
+    tmp_path(d->a, sizeof d->a, "a"), tmp_path(d->b, sizeof d->b, "b");
+    tmp_path(d->c, sizeof d->c, "c");
+    tmp_path(d->s1, sizeof d->s1, "s1"), tmp_path(d->s2, sizeof d->s2, "s2");
+    tmp_path(d->s3, sizeof d->s3, "s3");
+    tmp_path(d->md, sizeof d->md, "out.md"), tmp_path(d->csv, sizeof d->csv, "out.csv");
+    tmp_path(d->cal, sizeof d->cal, "cal.csv");
     sim_model m = sim_default();
     m.points = 30;
     sim_model slow = m;
     slow.slowdown = 1.2;
     const char *tele = ", \"telemetry\": {\"power_limit_w\": 700, \"ecc\": true, \"clocks\": "
                        "{\"sm_max_mhz\": 1980}, \"series\": [1, 2]}";
-    CHECK(sim_write_dir(a, &m, "Test GPU", tele) && sim_write_dir(b, &m, "Test GPU", tele));
-    CHECK(sim_write_dir(c, &m, "Test GPU", tele));
-    CHECK(sim_write_dir(s1, &slow, "Test GPU", tele) && sim_write_dir(s2, &slow, "Test GPU", tele));
-    CHECK(sim_write_dir(s3, &slow, "Test GPU", tele));
+    CHECK(sim_write_dir(d->a, &m, "Test GPU", tele) && sim_write_dir(d->b, &m, "Test GPU", tele));
+    CHECK(sim_write_dir(d->c, &m, "Test GPU", tele));
+    CHECK(sim_write_dir(d->s1, &slow, "Test GPU", tele) &&
+          sim_write_dir(d->s2, &slow, "Test GPU", tele));
+    CHECK(sim_write_dir(d->s3, &slow, "Test GPU", tele));
+}
 
-    /* A/A: exit 0, nothing slower, and the report says what it knows */
-    CHECK(run_cli(a, b, "--markdown", md, "--csv", csv, NULL) == 0);
-    char *text = cb_test_read_all(md, NULL);
+/* A/A: exit 0, nothing slower, and the report says what it knows */
+static void schema2_aa(const schema2_dirs *d)
+{
+    CHECK(run_cli(d->a, d->b, "--markdown", d->md, "--csv", d->csv, NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "git sim, Test GPU");
     CHECK_CONTAINS(text, "- BASE: 1 run, 5 rounds each.");
     CHECK_CONTAINS(text,
@@ -128,100 +138,128 @@ static void test_schema2(void)
     CHECK_CONTAINS(text, "| MDE |");
     CHECK(text && !strstr(text, "**slower**") && !strstr(text, "different conditions"));
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "basis"), "rounds/rounds") == 0);
-    CHECK(strcmp(csv_cell(csv, 0, "base_units"), "5") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "base_units"), "5") == 0);
+}
 
-    /* 20% slower everywhere: exit 1, slower rows first with their MDE */
-    CHECK(run_cli(a, s1, "--markdown", md, "--csv", csv, "--title", "PR 7", NULL) == 1);
-    text = cb_test_read_all(md, NULL);
+/* 20% slower everywhere: exit 1, slower rows first with their MDE */
+static void schema2_slower(const schema2_dirs *d)
+{
+    CHECK(run_cli(d->a, d->s1, "--markdown", d->md, "--csv", d->csv, "--title", "PR 7", NULL) == 1);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "### PR 7: **");
     CHECK_CONTAINS(text, "| **slower** | sim/");
     CHECK_CONTAINS(text, "| 99% CI |");
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "verdict"), "slower") == 0);
-    double mde = atof(csv_cell(csv, 0, "mde"));
+    CHECK(strcmp(csv_cell(d->csv, 0, "verdict"), "slower") == 0);
+    double mde = atof(csv_cell(d->csv, 0, "mde"));
     CHECK(mde > 0.03 && mde < 0.2);
-    CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "default") == 0);
     /* --between-run 0: the rounds alone, and the report warns */
-    CHECK(run_cli("--between-run", "0", a, s1, "--markdown", md, "--csv", csv, NULL) == 1);
-    text = cb_test_read_all(md, NULL);
+    CHECK(run_cli("--between-run", "0", d->a, d->s1, "--markdown", d->md, "--csv", d->csv, NULL) ==
+          1);
+    text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "widening"), "none") == 0);
-    CHECK(run_cli("--fail-on", "none", a, s1, "--markdown", md, NULL) == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "none") == 0);
+    CHECK(run_cli("--fail-on", "none", d->a, d->s1, "--markdown", d->md, NULL) == 0);
+}
 
-    /* two runs per side with `--`: still rounds; three with --base/--new: runs */
-    CHECK(run_cli("--markdown", md, "--csv", csv, a, b, "--", s1, s2, NULL) == 1);
-    text = cb_test_read_all(md, NULL);
+/* two runs per side with `--`: still rounds; three with --base/--new: runs */
+static void schema2_sides(const schema2_dirs *d)
+{
+    CHECK(run_cli("--markdown", d->md, "--csv", d->csv, d->a, d->b, "--", d->s1, d->s2, NULL) == 1);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "/a` + 1 more run (git sim, Test GPU) → NEW `");
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "base_runs"), "2") == 0);
-    CHECK(strcmp(csv_cell(csv, 0, "basis"), "rounds/rounds") == 0);
-    CHECK(run_cli("--base", a, "--base", b, "--base", c, "--new", s1, "--new", s2, "--new", s3,
-                  "--csv", csv, "--markdown", md, NULL) == 1);
-    CHECK(strcmp(csv_cell(csv, 0, "basis"), "runs/runs") == 0);
-    CHECK(run_cli("--base", a, "--base", b, "--base", c, "--new", a, "--new", b, "--new", c,
-                  "--csv", csv, "--markdown", md, NULL) == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "base_runs"), "2") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
+    CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->s1, "--new", d->s2,
+                  "--new", d->s3, "--csv", d->csv, "--markdown", d->md, NULL) == 1);
+    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "runs/runs") == 0);
+    CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->a, "--new", d->b,
+                  "--new", d->c, "--csv", d->csv, "--markdown", d->md, NULL) == 0);
+}
 
-    /* --calibrate records three A/A runs; --calibration uses it and says so */
-    CHECK(run_cli("--calibrate", a, b, c, "-o", cal, NULL) == 0);
-    CHECK(strcmp(csv_cell(cal, 0, "calibration_version"), "2") == 0);
-    CHECK(strcmp(csv_cell(cal, 0, "basis"), "rounds") == 0);
-    CHECK(strcmp(csv_cell(cal, 0, "device"), "Test GPU") == 0);
-    CHECK(run_cli(a, c, "--calibration", cal, "--markdown", md, "--csv", csv, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
+/* --calibrate records three A/A runs; --calibration uses it and says so */
+static void schema2_calibration(const schema2_dirs *d)
+{
+    CHECK(run_cli("--calibrate", d->a, d->b, d->c, "-o", d->cal, NULL) == 0);
+    CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "2") == 0);
+    CHECK(strcmp(csv_cell(d->cal, 0, "basis"), "rounds") == 0);
+    CHECK(strcmp(csv_cell(d->cal, 0, "device"), "Test GPU") == 0);
+    CHECK(run_cli(d->a, d->c, "--calibration", d->cal, "--markdown", d->md, "--csv", d->csv,
+                  NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "by the between-run spread of the calibration");
     CHECK(text && !strstr(text, "Rounds stand in"));
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "widening"), "calibration") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "calibration") == 0);
+}
 
-    /* Different conditions: another driver and power limit on NEW's side. */
+/* Different conditions: another driver and power limit on NEW's side. */
+static void schema2_conditions(const schema2_dirs *d)
+{
     char path[512];
-    snprintf(path, sizeof path, "%s/meta.json", c);
+    snprintf(path, sizeof path, "%s/meta.json", d->c);
     CHECK(cb_test_write_text(
         path, "{\"schema_version\": 2, \"git_sha\": \"sim\", \"device\": {\"name\": \"Test "
               "GPU\", \"uuid\": \"GPU-other\"}, \"cuda\": {\"driver_api_version\": \"12.8\"}, "
               "\"telemetry\": {\"power_limit_w\": 600, \"ecc\": true}}"));
-    CHECK(run_cli(a, c, "--markdown", md, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
+    CHECK(run_cli(d->a, d->c, "--markdown", d->md, NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "**Warning:** BASE and NEW ran under different conditions");
     CHECK_CONTAINS(text, "> | device.uuid | GPU-sim | GPU-other |");
     CHECK_CONTAINS(text, "> | cuda.driver_api_version | 13.0 | 12.8 |");
     CHECK_CONTAINS(text, "> | telemetry.power_limit_w | 700 | 600 |");
     CHECK(text && !strstr(text, "telemetry.ecc") && !strstr(text, "telemetry.series"));
     free(text);
+}
 
-    /* A throttled point is named, with its side and reasons. */
-    snprintf(path, sizeof path, "%s/results.csv", b);
+/* The throttle column of the row that starts with ROW_START (its last
+ * field, "none") set to REASONS. */
+static void set_throttle(const char *path, const char *row_start, const char *reasons)
+{
     char *res = cb_test_read_all(path, NULL);
-    char *hit = res ? strstr(res, "sim/even,sim,i=0,") : NULL;
+    char *hit = res ? strstr(res, row_start) : NULL;
     char *none = hit ? strstr(hit, ",none\n") : NULL;
     if (none) {
         *none = '\0';
         FILE *f = fopen(path, "w");
         if (f) {
-            fprintf(f, "%s,gpu_idle+sw_power_cap+hw_slowdown\n%s", res, none + 6);
+            fprintf(f, "%s,%s\n%s", res, reasons, none + 6);
             fclose(f);
         }
     }
+    CHECK(none != NULL);
     free(res);
-    res = cb_test_read_all(path, NULL); /* and one point that was only idle: no throttling */
-    hit = res ? strstr(res, "sim/odd,sim,i=1,") : NULL;
-    none = hit ? strstr(hit, ",none\n") : NULL;
-    if (none) {
-        *none = '\0';
-        FILE *f = fopen(path, "w");
-        if (f) {
-            fprintf(f, "%s,gpu_idle\n%s", res, none + 6);
-            fclose(f);
-        }
-    }
-    free(res);
-    CHECK(run_cli(a, b, "--markdown", md, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
+}
+
+/* A throttled point is named, with its side and reasons. */
+static void schema2_throttled(const schema2_dirs *d)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.csv", d->b);
+    set_throttle(path, "sim/even,sim,i=0,", "gpu_idle+sw_power_cap+hw_slowdown");
+    /* and one point that was only idle: no throttling */
+    set_throttle(path, "sim/odd,sim,i=1,", "gpu_idle");
+    CHECK(run_cli(d->a, d->b, "--markdown", d->md, NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "**Throttled** (clock-event reasons while sampling) at 1 point: sim/even "
                          "[i=0] NEW sw_power_cap+hw_slowdown.");
     free(text);
+}
+
+static void test_schema2(void)
+{
+    schema2_dirs d;
+    schema2_write(&d);
+    schema2_aa(&d);
+    schema2_slower(&d);
+    schema2_sides(&d);
+    schema2_calibration(&d);
+    schema2_conditions(&d);
+    schema2_throttled(&d);
 }
 
 static void test_schema1_and_sides(void)

@@ -54,9 +54,10 @@ static bool old_rule_covers(const cb_cmp_point *p, double truth)
             sorted[j] = sorted[j - 1], sorted[j - 1] = t;
         }
     double h = 0.5 / sqrt(n_eff < 1.0 ? 1.0 : n_eff);
-    double spread = cb_cmp_quantile(sorted, n, 0.5 + h) - cb_cmp_quantile(sorted, n, 0.5 - h);
+    double spread =
+        cb_stats_quantile_sorted(sorted, n, 0.5 + h) - cb_stats_quantile_sorted(sorted, n, 0.5 - h);
     double se = 0.5 * spread, df = n_eff > 2.0 ? n_eff - 1.0 : 1.0;
-    return fabs(cb_cmp_quantile(sorted, n, 0.5) - truth) <= cb_t_quantile(0.975, df) * se;
+    return fabs(cb_stats_quantile_sorted(sorted, n, 0.5) - truth) <= cb_t_quantile(0.975, df) * se;
 }
 
 /* The 95% CI of a one-unit side around the truth, the autocorrelation

@@ -82,7 +82,10 @@ static cb_compare_row one_point(const cb_compare_opts *o, const char *timer, int
     return row;
 }
 
-static void test_shapes(void)
+static double shape_b[4 * 5 * 20], shape_c[4 * 5 * 20];
+
+/* Rounds alone: identical, 10% slower and faster, 2%, too few samples. */
+static void shapes_rounds(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
@@ -90,12 +93,12 @@ static void test_shapes(void)
      * own arithmetic; the default widening has its own checks further on */
     o.between_run_sd = 0.0;
     enum { R = 5, N = 20, D = 4 };
-    static double b[D * R * N], c[D * R * N];
+    double *b = shape_b, *c = shape_c;
     cb_compare_row row;
 
     /* identical: same, on rounds */
     draw(b, R, N, 100e-6, 0.002, 0.005);
-    memcpy(c, b, sizeof b);
+    memcpy(c, b, sizeof shape_b);
     row = one_point(&o, "event", 1, b, c, R, N, 1);
     CHECK(row.verdict == CB_VERDICT_SAME);
     CHECK(row.base.basis == CB_BASIS_ROUNDS && row.base.units == R &&
@@ -122,8 +125,17 @@ static void test_shapes(void)
     row = one_point(&o, "event", 1, b, c, R, N, 1);
     CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
     CHECK_CONTAINS(row.note, "too few samples (100/100, need 200)");
+}
+
+/* The timer's floor, per run, and a host-timed batch. */
+static void shapes_floor(void)
+{
+    cb_compare_opts o;
     cb_compare_opts_default(&o);
     o.between_run_sd = 0.0;
+    enum { R = 5, N = 20, D = 4 };
+    double *b = shape_b, *c = shape_c;
+    cb_compare_row row;
 
     /* The floor: a 4 us launch-bound point 8% slower is 0.32 us, below the
      * event timer's 0.5 us: inconclusive, however tight; 0 removes it. */
@@ -159,6 +171,16 @@ static void test_shapes(void)
     row = one_point(&o, "host", 1000, b, c, R, N, 1);
     CHECK(row.verdict == CB_VERDICT_SLOWER);
     CHECK_NEAR(row.floor_s, 1e-10, 1e-18);
+}
+
+/* One unit per run, with and without --between-run. */
+static void shapes_one_unit(void)
+{
+    cb_compare_opts o;
+    cb_compare_opts_default(&o);
+    enum { R = 5, N = 20, D = 4 };
+    double *b = shape_b, *c = shape_c;
+    cb_compare_row row;
 
     /* One unit per run (schema 1), --between-run 0.01: 1% per run makes
      * 5% undecidable (MDE about 9%), 20% is still slower. */
@@ -178,7 +200,16 @@ static void test_shapes(void)
     draw(c, 1, 60, 105e-6, 0.0, 0.005);
     row = one_point(&o, "event", 1, b, c, 1, 60, 1);
     CHECK(row.widening == CB_WIDEN_NONE && row.verdict == CB_VERDICT_SLOWER);
+}
+
+/* The built-in default by kind and time tier. */
+static void shapes_defaults(void)
+{
+    cb_compare_opts o;
     cb_compare_opts_default(&o);
+    enum { R = 5, N = 20, D = 4 };
+    double *b = shape_b, *c = shape_c;
+    cb_compare_row row;
 
     /* The built-in default widens rounds too, by the point's kind and, for
      * device kernels, the BASE median's time scale: its tier's row of
@@ -201,6 +232,16 @@ static void test_shapes(void)
     CHECK(cb_kind_default_spread(CB_CMP_KIND_DEVICE, 5e-6, &want, &why) && want.sd > 0.01);
     CHECK_NEAR(row.spread.sd, want.sd, 1e-15);
     CHECK(row.mde > 0.1); /* 1.8% per run on each side: a 5 us point cannot show 10% */
+}
+
+/* A calibration's spread and df. */
+static void shapes_calibration(void)
+{
+    cb_compare_opts o;
+    cb_compare_opts_default(&o);
+    enum { R = 5, N = 20, D = 4 };
+    double *b = shape_b, *c = shape_c;
+    cb_compare_row row;
 
     /* A calibration widens rounds too, with its df: four points of three
      * runs that share their offsets (-2%, 0, +2%): sigma 2% per run, most of
@@ -230,7 +271,16 @@ static void test_shapes(void)
     CHECK(row.df < 6);
     cb_calibration_free(&cal);
     cb_cmp_run_free(&set);
+}
+
+/* Several runs per side. */
+static void shapes_runs(void)
+{
+    cb_compare_opts o;
     cb_compare_opts_default(&o);
+    enum { R = 5, N = 20, D = 4 };
+    double *b = shape_b, *c = shape_c;
+    cb_compare_row row;
 
     /* Several runs per side: the runs are the unit, no widening. */
     draw(b, D * R, N, 100e-6, 0.003, 0.005);
@@ -239,6 +289,16 @@ static void test_shapes(void)
     CHECK(row.base.basis == CB_BASIS_RUNS && row.base.runs == D && row.widening == CB_WIDEN_NONE);
     CHECK(row.df >= 2 * (D - 1) - 1);
     CHECK(row.verdict == CB_VERDICT_SLOWER);
+}
+
+static void test_shapes(void)
+{
+    shapes_rounds();
+    shapes_floor();
+    shapes_one_unit();
+    shapes_defaults();
+    shapes_calibration();
+    shapes_runs();
 }
 
 /* A spread that is small by chance must not make a point certain: five
@@ -420,6 +480,40 @@ static void test_power(void)
     CHECK((double)t10.covered / t10.points >= 0.985);
 }
 
+/* test_result's rows: sorted by verdict, slower by ratio, notes. */
+static void check_result_rows(const cb_compare_result *r)
+{
+    for (int i = 1; i < r->n_rows; i++) {
+        CHECK(r->rows[i - 1].verdict <= r->rows[i].verdict);
+        if (r->rows[i].verdict == CB_VERDICT_SLOWER && r->rows[i - 1].verdict == CB_VERDICT_SLOWER)
+            CHECK(r->rows[i - 1].ratio >= r->rows[i].ratio);
+    }
+    for (int i = 0; i < r->n_rows; i++) {
+        if (r->rows[i].verdict == CB_VERDICT_NEW) CHECK_CONTAINS(r->rows[i].note, "not in BASE");
+        if (r->rows[i].verdict == CB_VERDICT_MISSING) CHECK_CONTAINS(r->rows[i].note, "not in NEW");
+        if (r->rows[i].verdict == CB_VERDICT_UNTIMED)
+            CHECK_CONTAINS(r->rows[i].note, "BASE: skip: no GPU");
+    }
+}
+
+/* test_result's geomean and groups. */
+static void check_result_geomean(const cb_compare_result *r)
+{
+    CHECK(r->geomean.points == 40);
+    CHECK(r->geomean.ci_lo < 1.2 && 1.2 < r->geomean.ci_hi);
+    CHECK(r->geomean.ci_hi / r->geomean.ci_lo < 1.01);
+    /* groups in identity order: sim/even, sim/odd, sim/gone, sim/skipped, sim/added */
+    CHECK(r->n_groups == 5);
+    if (r->n_groups == 5) {
+        CHECK(strcmp(r->groups[0].benchmark, "sim/even") == 0);
+        CHECK(strcmp(r->groups[1].benchmark, "sim/odd") == 0);
+        CHECK(strcmp(r->groups[4].benchmark, "sim/added") == 0);
+        CHECK(r->groups[0].geomean.points == 20);
+        CHECK(r->groups[0].geomean.ci_lo < 1.2 && 1.2 < r->groups[0].geomean.ci_hi);
+        CHECK(r->groups[2].geomean.points == 0 && isnan(r->groups[2].geomean.ratio));
+    }
+}
+
 /* Counts, order, groups and geometric means over a small known result. */
 static void test_result(void)
 {
@@ -454,30 +548,8 @@ static void test_result(void)
     CHECK(r.counts[CB_VERDICT_UNTIMED] == 1);
     /* every point 20% slower except where the floor bites (the smallest) */
     CHECK(r.counts[CB_VERDICT_SLOWER] >= 36);
-    for (int i = 1; i < r.n_rows; i++) {
-        CHECK(r.rows[i - 1].verdict <= r.rows[i].verdict);
-        if (r.rows[i].verdict == CB_VERDICT_SLOWER && r.rows[i - 1].verdict == CB_VERDICT_SLOWER)
-            CHECK(r.rows[i - 1].ratio >= r.rows[i].ratio);
-    }
-    for (int i = 0; i < r.n_rows; i++) {
-        if (r.rows[i].verdict == CB_VERDICT_NEW) CHECK_CONTAINS(r.rows[i].note, "not in BASE");
-        if (r.rows[i].verdict == CB_VERDICT_MISSING) CHECK_CONTAINS(r.rows[i].note, "not in NEW");
-        if (r.rows[i].verdict == CB_VERDICT_UNTIMED)
-            CHECK_CONTAINS(r.rows[i].note, "BASE: skip: no GPU");
-    }
-    CHECK(r.geomean.points == 40);
-    CHECK(r.geomean.ci_lo < 1.2 && 1.2 < r.geomean.ci_hi);
-    CHECK(r.geomean.ci_hi / r.geomean.ci_lo < 1.01);
-    /* groups in identity order: sim/even, sim/odd, sim/gone, sim/skipped, sim/added */
-    CHECK(r.n_groups == 5);
-    if (r.n_groups == 5) {
-        CHECK(strcmp(r.groups[0].benchmark, "sim/even") == 0);
-        CHECK(strcmp(r.groups[1].benchmark, "sim/odd") == 0);
-        CHECK(strcmp(r.groups[4].benchmark, "sim/added") == 0);
-        CHECK(r.groups[0].geomean.points == 20);
-        CHECK(r.groups[0].geomean.ci_lo < 1.2 && 1.2 < r.groups[0].geomean.ci_hi);
-        CHECK(r.groups[2].geomean.points == 0 && isnan(r.groups[2].geomean.ratio));
-    }
+    check_result_rows(&r);
+    check_result_geomean(&r);
     cb_compare_result_free(&r);
     cb_cmp_run_free(&base);
     cb_cmp_run_free(&cand);

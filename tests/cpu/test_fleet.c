@@ -308,13 +308,11 @@ static int cpu_points(spec *p, double slow)
     return n;
 }
 
-static void test_mixed_fleet(void)
+/* The mixed fleet: five GPU runs (g3 slow at a low clock on a narrow link,
+ * g4 without cuBLAS), three CPU runs (c2 with failed points), an incomplete
+ * run, and tasks 0-8 of which 5-8 are problems. */
+static void write_mixed_fleet(const char *fleet)
 {
-    char fleet[128], md[160], csv[160], out[160];
-    snprintf(fleet, sizeof fleet, "%s/mixed", root);
-    snprintf(md, sizeof md, "%s/mixed.md", root);
-    snprintf(csv, sizeof csv, "%s/mixed.csv", root);
-    snprintf(out, sizeof out, "%s/stdout.md", root);
     CB_CHECK(mkdir(fleet, 0700) == 0);
     spec p[16];
     run_meta gpu = {"Test GPU", "true", 5, 5, 0};
@@ -358,9 +356,37 @@ static void test_mixed_fleet(void)
     char path[200];
     snprintf(path, sizeof path, "%s/_fleet/expected", fleet);
     CB_CHECK(cb_test_write_text(path, "9\n"));
+}
 
-    CB_CHECK_EQ_INT(
-        run_fleet(out, fleet, "--markdown", md, "--csv", csv, "--title", "Fleet X", NULL), 1);
+/* The mixed fleet's CSV: g3's ratio and the problem rows. */
+static void check_mixed_csv_values(const cb_csv *c)
+{
+    double v = 0, ratio = 0, lo = 0, hi = 0;
+    CB_CHECK(sscanf(csv_field(c, "g0", "vecadd", "value"), "%lf", &v) == 1);
+    CB_CHECK_REL(v, 4000, 0.01);
+    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ratio"), "%lf", &ratio) == 1);
+    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ci_lo"), "%lf", &lo) == 1);
+    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ci_hi"), "%lf", &hi) == 1);
+    CB_CHECK_REL(ratio, 0.8, 0.01);
+    CB_CHECK(lo <= ratio && ratio <= hi && hi < 1 / 1.05);
+    /* problems: tasks 5, 6, 7, 8, the incomplete run, c2's failed points */
+    int problems = 0, vc = cb_csv_col(c, "verdict"), tc = cb_csv_col(c, "task");
+    char tasks[64] = "";
+    for (int r = 0; r < cb_csv_rows(c); r++)
+        if (strcmp(cb_csv_get(c, r, vc), "problem") == 0) {
+            problems++;
+            strncat(tasks, *cb_csv_get(c, r, tc) ? cb_csv_get(c, r, tc) : "-",
+                    sizeof tasks - strlen(tasks) - 2);
+            strcat(tasks, " ");
+        }
+    CB_CHECK_EQ_INT(problems, 6);
+    CB_CHECK_STR(tasks, "5 6 7 8 - - ");
+    CB_CHECK_STR(csv_field(c, "inc", "", "verdict"), "problem");
+}
+
+/* The mixed fleet's CSV: verdicts and the reference points. */
+static void check_mixed_csv(const char *csv)
+{
     cb_msg err;
     cb_csv *c = cb_csv_read_file(csv, &err);
     CB_CHECK(c != NULL);
@@ -401,29 +427,13 @@ static void test_mixed_fleet(void)
     CB_CHECK_STR(csv_field(c, "g3", "vecadd", "model"), "Test GPU");
     CB_CHECK_STR(csv_field(c, "c0", "vecadd/host", "model"), "CPU: Test CPU 9000");
     CB_CHECK_STR(csv_field(c, "g3", "vecadd", "task"), "3");
-    double v = 0, ratio = 0, lo = 0, hi = 0;
-    CB_CHECK(sscanf(csv_field(c, "g0", "vecadd", "value"), "%lf", &v) == 1);
-    CB_CHECK_REL(v, 4000, 0.01);
-    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ratio"), "%lf", &ratio) == 1);
-    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ci_lo"), "%lf", &lo) == 1);
-    CB_CHECK(sscanf(csv_field(c, "g3", "vecadd", "ci_hi"), "%lf", &hi) == 1);
-    CB_CHECK_REL(ratio, 0.8, 0.01);
-    CB_CHECK(lo <= ratio && ratio <= hi && hi < 1 / 1.05);
-    /* problems: tasks 5, 6, 7, 8, the incomplete run, c2's failed points */
-    int problems = 0, vc = cb_csv_col(c, "verdict"), tc = cb_csv_col(c, "task");
-    char tasks[64] = "";
-    for (int r = 0; r < cb_csv_rows(c); r++)
-        if (strcmp(cb_csv_get(c, r, vc), "problem") == 0) {
-            problems++;
-            strncat(tasks, *cb_csv_get(c, r, tc) ? cb_csv_get(c, r, tc) : "-",
-                    sizeof tasks - strlen(tasks) - 2);
-            strcat(tasks, " ");
-        }
-    CB_CHECK_EQ_INT(problems, 6);
-    CB_CHECK_STR(tasks, "5 6 7 8 - - ");
-    CB_CHECK_STR(csv_field(c, "inc", "", "verdict"), "problem");
+    check_mixed_csv_values(c);
     cb_csv_free(c);
+}
 
+/* The mixed fleet's markdown report, the same on stdout. */
+static void check_mixed_md(const char *md, const char *out)
+{
     char *text = cb_test_read_all(md, NULL);
     if (getenv("FLEET_TEST_SHOW")) fputs(text, stderr);
     CHECK_CONTAINS(text, "# Fleet X");
@@ -457,6 +467,20 @@ static void test_mixed_fleet(void)
     CB_CHECK(text && printed && strcmp(text, printed) == 0); /* stdout = --markdown */
     free(text);
     free(printed);
+}
+
+static void test_mixed_fleet(void)
+{
+    char fleet[128], md[160], csv[160], out[160];
+    snprintf(fleet, sizeof fleet, "%s/mixed", root);
+    snprintf(md, sizeof md, "%s/mixed.md", root);
+    snprintf(csv, sizeof csv, "%s/mixed.csv", root);
+    snprintf(out, sizeof out, "%s/stdout.md", root);
+    write_mixed_fleet(fleet);
+    CB_CHECK_EQ_INT(
+        run_fleet(out, fleet, "--markdown", md, "--csv", csv, "--title", "Fleet X", NULL), 1);
+    check_mixed_csv(csv);
+    check_mixed_md(md, out);
 }
 
 /* A schema 2 run of two devices (`--device all`): rows with `device`, host
