@@ -690,6 +690,7 @@ static void test_errors(void)
 #endif
 #endif
 
+#ifndef UNDER_ASAN
 /* Run the fleet in a child whose address space is held 48 MB above what
  * it uses; its exit status, stderr in err_path. */
 static int fleet_in_little_memory(const char *fleet, const char *out)
@@ -711,6 +712,7 @@ static int fleet_in_little_memory(const char *fleet, const char *out)
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+#endif
 
 /* Out of memory, the message says so once: never "fleet: fleet: out of
  * memory" (a stray task id of 3,999,999 used to need 2.4 GB for the task
