@@ -12,7 +12,9 @@ int cb_cli_main(int argc, char **argv);
 
 int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv);
 int cb_cli_list(int argc, char **argv);
-int cb_cli_env(int argc, char **argv);
+/* `program` is how the user called cubench (argv[0] of cb_cli_main: the
+ * binary's path, or "python -m cubench"), for the hints env prints. */
+int cb_cli_env(const char *program, int argc, char **argv);
 
 /* What a front end other than the binary adds to `cubench run`. */
 typedef struct cb_cli_run_hooks {

@@ -139,6 +139,10 @@ static bool parse_sm_multiple(const char *text, digit_run num, const cb_axis_con
                               parsed_value *out, cb_msg *err)
 {
     if (num.too_big) return too_large(text, err);
+    if (ctx && ctx->host) {
+        cb_msg_set(err, "'%s' needs a GPU's SM count; a host benchmark has none", clip(text).text);
+        return false;
+    }
     if (ctx && ctx->sm_count > 0) {
         if (!mul_checked(num.value, ctx->sm_count, &out->v)) return too_large(text, err);
         return true;
@@ -210,7 +214,8 @@ static bool parse_one(const char *text, const cb_axis_context *ctx, parsed_value
 
 bool cb_axis_parse_value(const char *text, const cb_axis_context *ctx, int64_t *out, cb_msg *err)
 {
-    cb_axis_context resolved = {.sm_count = ctx ? ctx->sm_count : 0, .defer_device = false};
+    cb_axis_context resolved = {
+        .sm_count = ctx ? ctx->sm_count : 0, .defer_device = false, .host = ctx && ctx->host};
     parsed_value pv;
     if (!parse_one(text, &resolved, &pv, err)) return false;
     *out = pv.v;

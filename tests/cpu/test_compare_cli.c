@@ -94,13 +94,12 @@ static const char *csv_cell(const char *path, int row, const char *col)
     return cell;
 }
 
-/* The directories and outputs of the schema 2 checks: a, b, c are runs of
- * one model, s1, s2, s3 of the same 20% slower. */
-typedef struct schema2_dirs {
+/* The schema 2 directories: A/A runs a, b, c and 20%-slower s1, s2, s3. */
+typedef struct {
     char a[256], b[256], c[256], s1[256], s2[256], s3[256], md[256], csv[256], cal[256];
 } schema2_dirs;
 
-static void write_schema2_dirs(schema2_dirs *d)
+static void schema2_write(schema2_dirs *d)
 {
     tmp_path(d->a, sizeof d->a, "a"), tmp_path(d->b, sizeof d->b, "b");
     tmp_path(d->c, sizeof d->c, "c");
@@ -123,7 +122,7 @@ static void write_schema2_dirs(schema2_dirs *d)
 }
 
 /* A/A: exit 0, nothing slower, and the report says what it knows */
-static void check_schema2_aa(const schema2_dirs *d)
+static void schema2_aa(const schema2_dirs *d)
 {
     CB_CHECK(run_cli(d->a, d->b, "--markdown", d->md, "--csv", d->csv, NULL) == 0);
     char *text = cb_test_read_all(d->md, NULL);
@@ -132,7 +131,7 @@ static void check_schema2_aa(const schema2_dirs *d)
     CB_CHECK_CONTAINS(text,
                       "BASE's uncertainty at 30 points: the spread of its rounds inside each run");
     CB_CHECK_CONTAINS(text, "Assumed a default between-run spread at 30 points");
-    CB_CHECK_CONTAINS(text, "`cubench compare --calibrate A B -o FILE`");
+    CB_CHECK_CONTAINS(text, "`cubench compare --calibrate A B C -o FILE`");
     CB_CHECK_CONTAINS(text, "| MDE |");
     CB_CHECK(text && !strstr(text, "**slower**") && !strstr(text, "different conditions"));
     free(text);
@@ -141,7 +140,7 @@ static void check_schema2_aa(const schema2_dirs *d)
 }
 
 /* 20% slower everywhere: exit 1, slower rows first with their MDE */
-static void check_schema2_slower(const schema2_dirs *d)
+static void schema2_slower(const schema2_dirs *d)
 {
     CB_CHECK(run_cli(d->a, d->s1, "--markdown", d->md, "--csv", d->csv, "--title", "PR 7", NULL) ==
              1);
@@ -165,7 +164,7 @@ static void check_schema2_slower(const schema2_dirs *d)
 }
 
 /* two runs per side with `--`: still rounds; three with --base/--new: runs */
-static void check_schema2_several_runs(const schema2_dirs *d)
+static void schema2_sides(const schema2_dirs *d)
 {
     CB_CHECK(run_cli("--markdown", d->md, "--csv", d->csv, d->a, d->b, "--", d->s1, d->s2, NULL) ==
              1);
@@ -181,11 +180,11 @@ static void check_schema2_several_runs(const schema2_dirs *d)
                      "--new", d->c, "--csv", d->csv, "--markdown", d->md, NULL) == 0);
 }
 
-/* --calibrate records the A/A pair; --calibration uses it and says so */
-static void check_schema2_calibration(const schema2_dirs *d)
+/* --calibrate records three A/A runs; --calibration uses it and says so */
+static void schema2_calibration(const schema2_dirs *d)
 {
-    CB_CHECK(run_cli("--calibrate", d->a, d->b, "-o", d->cal, NULL) == 0);
-    CB_CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "1") == 0);
+    CB_CHECK(run_cli("--calibrate", d->a, d->b, d->c, "-o", d->cal, NULL) == 0);
+    CB_CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "2") == 0);
     CB_CHECK(strcmp(csv_cell(d->cal, 0, "basis"), "rounds") == 0);
     CB_CHECK(strcmp(csv_cell(d->cal, 0, "device"), "Test GPU") == 0);
     CB_CHECK(run_cli(d->a, d->c, "--calibration", d->cal, "--markdown", d->md, "--csv", d->csv,
@@ -198,7 +197,7 @@ static void check_schema2_calibration(const schema2_dirs *d)
 }
 
 /* Different conditions: another driver and power limit on NEW's side. */
-static void check_schema2_conditions(const schema2_dirs *d)
+static void schema2_conditions(const schema2_dirs *d)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/meta.json", d->c);
@@ -216,9 +215,9 @@ static void check_schema2_conditions(const schema2_dirs *d)
     free(text);
 }
 
-/* In results.csv at `path`, give the first row starting with `row_start`
- * whose reasons column (the last) reads "none" the reasons `reasons`. */
-static void set_row_reasons(const char *path, const char *row_start, const char *reasons)
+/* The throttle column of the row that starts with ROW_START (its last
+ * field, "none") set to REASONS. */
+static void set_throttle(const char *path, const char *row_start, const char *reasons)
 {
     char *res = cb_test_read_all(path, NULL);
     char *hit = res ? strstr(res, row_start) : NULL;
@@ -231,17 +230,18 @@ static void set_row_reasons(const char *path, const char *row_start, const char 
             fclose(f);
         }
     }
+    CB_CHECK(none != NULL);
     free(res);
 }
 
 /* A throttled point is named, with its side and reasons. */
-static void check_schema2_throttled(const schema2_dirs *d)
+static void schema2_throttled(const schema2_dirs *d)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/results.csv", d->b);
-    set_row_reasons(path, "sim/even,sim,i=0,", "gpu_idle+sw_power_cap+hw_slowdown");
+    set_throttle(path, "sim/even,sim,i=0,", "gpu_idle+sw_power_cap+hw_slowdown");
     /* and one point that was only idle: no throttling */
-    set_row_reasons(path, "sim/odd,sim,i=1,", "gpu_idle");
+    set_throttle(path, "sim/odd,sim,i=1,", "gpu_idle");
     CB_CHECK(run_cli(d->a, d->b, "--markdown", d->md, NULL) == 0);
     char *text = cb_test_read_all(d->md, NULL);
     CB_CHECK_CONTAINS(text,
@@ -253,13 +253,13 @@ static void check_schema2_throttled(const schema2_dirs *d)
 static void test_schema2(void)
 {
     schema2_dirs d;
-    write_schema2_dirs(&d);
-    check_schema2_aa(&d);
-    check_schema2_slower(&d);
-    check_schema2_several_runs(&d);
-    check_schema2_calibration(&d);
-    check_schema2_conditions(&d); /* rewrites c's meta.json */
-    check_schema2_throttled(&d);  /* rewrites b's results.csv */
+    schema2_write(&d);
+    schema2_aa(&d);
+    schema2_slower(&d);
+    schema2_sides(&d);
+    schema2_calibration(&d);
+    schema2_conditions(&d);
+    schema2_throttled(&d);
 }
 
 static void test_schema1_and_sides(void)
@@ -350,7 +350,9 @@ static void test_usage_errors(void)
     CB_CHECK(run_cli("--base", "a", "--", "b", NULL) == 2); /* mixed forms */
     CB_CHECK(run_cli("a", "b", "--", NULL) == 2);           /* NEW empty */
     CB_CHECK(run_cli("--calibrate", "a", "b", NULL) == 2);  /* no -o */
-    CB_CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2);  /* -o without --calibrate */
+    CB_CHECK(run_cli("--calibrate", "--calibration", "c.csv", "a", "b", "c", "-o", "x.csv", NULL) ==
+             2); /* one or the other: FILE would be ignored */
+    CB_CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2); /* -o without --calibrate */
     CB_CHECK(run_cli("--markdown", "-", "--csv", "-", "a", "b", NULL) == 2);
     CB_CHECK(run_cli("/nonexistent/base", "/nonexistent/new", "--markdown", md, NULL) == 2);
 }
@@ -412,13 +414,21 @@ static void test_input_errors(void)
     CB_CHECK(cb_cmp_json_depth("{\"a\": \"[[[\"}", 12, 1000) == 1); /* brackets in strings */
     /* a calibration that is not one */
     tmp_path(cal, sizeof cal, "badcal.csv");
-    CB_CHECK(cb_test_write_text(cal,
-                                "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                "1,sim/even,7,3,-0.1,3\n"));
+    static const char cal_head[] =
+        "calibration_version,kind,benchmark,bucket,points,runs,between_run_sd,df\n";
+    char cal_text[512];
+    snprintf(cal_text, sizeof cal_text, "%s2,device,sim/even,7,3,3,-0.1,3\n", cal_head);
+    CB_CHECK(cb_test_write_text(cal, cal_text));
     CB_CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    snprintf(cal_text, sizeof cal_text,
+             "%s2,device,sim/even,7,3,3,0.01,3\n2,device,sim/even,7,3,3,0.01,3\n", cal_head);
+    CB_CHECK(cb_test_write_text(cal, cal_text));
+    CB_CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    /* a calibration of one A/A pair, as version 1 wrote it: refused, with
+     * the advice to record it again */
     CB_CHECK(cb_test_write_text(cal,
                                 "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                "1,sim/even,7,3,0.01,3\n1,sim/even,7,3,0.01,3\n"));
+                                "1,sim/even,7,3,0.01,3\n"));
     CB_CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
     /* orphan samples (an interrupted run) are ignored, not an error */
     tmp_path(dir, sizeof dir, "orphan");
@@ -431,6 +441,200 @@ static void test_input_errors(void)
         fclose(f);
     }
     CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 0);
+}
+
+/* Replace every `from` in the file at `path` with `to`. */
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+    char *text = cb_test_read_all(path, NULL);
+    CB_CHECK(text != NULL);
+    if (!text) return;
+    size_t lf = strlen(from), lt = strlen(to), n = 0;
+    for (const char *p = text; (p = strstr(p, from)) != NULL; p += lf)
+        n++;
+    char *out = malloc(strlen(text) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
+    for (const char *p = text;;) {
+        const char *hit = strstr(p, from);
+        size_t len = hit ? (size_t)(hit - p) : strlen(p);
+        memcpy(o, p, len), o += len;
+        if (!hit) break;
+        memcpy(o, to, lt), o += lt;
+        p = hit + lf;
+    }
+    *o = '\0';
+    CB_CHECK(cb_test_write_text(path, out));
+    free(out);
+    free(text);
+}
+
+static int count_verdict(const char *csv, const char *verdict)
+{
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    int n = 0;
+    for (int r = 0; c && r < cb_csv_rows(c); r++)
+        n += strcmp(cb_csv_get(c, r, cb_csv_col(c, "verdict")), verdict) == 0;
+    cb_csv_free(c);
+    return n;
+}
+
+/* The same run given several times on a side - the same path, a symlink, a
+ * copy - is one run: three of them were taken for three processes with no
+ * spread between them, and a 3.5% change that one run per side cannot
+ * decide came out `slower` at every long point (exit 1). */
+static void test_same_run_twice(void)
+{
+    char a[256], s[256], link_a[256], copy_a[256], md[256], csv[256], cal[256], cmd[1024];
+    tmp_path(a, sizeof a, "twice_a"), tmp_path(s, sizeof s, "twice_s");
+    tmp_path(link_a, sizeof link_a, "twice_a_link"),
+        tmp_path(copy_a, sizeof copy_a, "twice_a_copy");
+    tmp_path(md, sizeof md, "twice.md"), tmp_path(csv, sizeof csv, "twice.csv");
+    tmp_path(cal, sizeof cal, "twice_cal.csv");
+    sim_model m = sim_default();
+    m.points = 30;
+    m.bimodal = false;
+    sim_model slow = m;
+    slow.slowdown = 1.035;
+    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(s, &slow, "Test GPU", ""));
+    CB_CHECK(symlink(a, link_a) == 0);
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", a, copy_a);
+    CB_CHECK(system(cmd) == 0);
+    int one = run_cli(a, s, "--csv", csv, "--markdown", md, NULL);
+    int one_slower = count_verdict(csv, "slower");
+    CB_CHECK(one == 0 && one_slower == 0);
+    CB_CHECK(run_cli("--base", a, "--base", link_a, "--base", copy_a, "--new", s, "--new", s,
+                     "--csv", csv, "--markdown", md, NULL) == one);
+    CB_CHECK(count_verdict(csv, "slower") == one_slower);
+    CB_CHECK(strcmp(csv_cell(csv, 0, "base_runs"), "1") == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CB_CHECK_CONTAINS(text, "twice_a_link` left out: the same directory of ");
+    CB_CHECK_CONTAINS(text, "twice_a_copy` left out: a copy: byte-identical samples of ");
+    CB_CHECK_CONTAINS(text, "- NEW: `");
+    free(text);
+    /* --calibrate of one run given three ways: not three processes */
+    CB_CHECK(run_cli("--calibrate", a, a, "-o", cal, NULL) == 2);
+    CB_CHECK(run_cli("--calibrate", a, link_a, copy_a, "-o", cal, NULL) == 2);
+    CB_CHECK(access(cal, F_OK) != 0); /* and nothing written */
+    /* --calibrate with --calibration FILE: refused, not FILE ignored */
+    char old_cal[256];
+    tmp_path(old_cal, sizeof old_cal, "twice_old_cal.csv");
+    CB_CHECK(cb_test_write_text(old_cal,
+                                "calibration_version,benchmark,bucket,points,between_run_sd,"
+                                "df\n1,*,*,3,0.01,3\n"));
+    CB_CHECK(run_cli("--calibrate", "--calibration", old_cal, a, s, "-o", cal, NULL) == 2);
+    CB_CHECK(access(cal, F_OK) != 0);
+}
+
+/* A side whose runs ran on different devices is said to mix them, even
+ * when the other side mixes them alike (no condition then differs). */
+static void test_mixed_devices(void)
+{
+    char a[256], b[256], o1[256], o2[256], md[256], path[512];
+    tmp_path(a, sizeof a, "mix_a"), tmp_path(b, sizeof b, "mix_b");
+    tmp_path(o1, sizeof o1, "mix_o1"), tmp_path(o2, sizeof o2, "mix_o2");
+    tmp_path(md, sizeof md, "mix.md");
+    sim_model m = sim_default();
+    m.points = 10;
+    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(b, &m, "Test GPU", ""));
+    CB_CHECK(sim_write_dir(o1, &m, "Other GPU", "") && sim_write_dir(o2, &m, "Other GPU", ""));
+    const char *others[] = {o1, o2};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/results.csv", others[i]);
+        replace_in_file(path, "GPU-sim", "GPU-other");
+        snprintf(path, sizeof path, "%s/meta.json", others[i]);
+        replace_in_file(path, "GPU-sim", "GPU-other");
+    }
+    CB_CHECK(run_cli("--base", a, "--base", o1, "--new", b, "--new", o2, "--markdown", md, NULL) ==
+             0);
+    char *text = cb_test_read_all(md, NULL);
+    CB_CHECK_CONTAINS(text,
+                      "- **BASE mixes devices:** 1 run on GPU-sim, 1 on other devices (first: "
+                      "GPU-other)");
+    CB_CHECK_CONTAINS(text, "- **NEW mixes devices:**");
+    free(text);
+}
+
+/* samples.csv kept as samples.csv.xz (as tests/data keeps them) is read
+ * through xz; without xz, or a damaged file, the message says so. */
+static void test_packed_samples(void)
+{
+    if (system("xz --version > /dev/null 2>&1") != 0) {
+        printf("test_compare_cli: xz not found, packed samples not tested\n");
+        return;
+    }
+    char a[256], p[256], bad[256], md[256], csv[256], cmd[1024], path[512];
+    tmp_path(a, sizeof a, "xz_a"), tmp_path(p, sizeof p, "xz_packed");
+    tmp_path(bad, sizeof bad, "xz_bad"), tmp_path(md, sizeof md, "xz.md");
+    tmp_path(csv, sizeof csv, "xz.csv");
+    sim_model m = sim_default();
+    m.points = 10;
+    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(p, &m, "Test GPU", ""));
+    CB_CHECK(sim_write_dir(bad, &m, "Test GPU", ""));
+    snprintf(cmd, sizeof cmd, "xz -z '%s/samples.csv'", p);
+    CB_CHECK(system(cmd) == 0);
+    CB_CHECK(run_cli(a, p, "--markdown", md, "--csv", csv, NULL) == 0);
+    CB_CHECK(strcmp(csv_cell(csv, 0, "new_units"), "5") == 0);
+    snprintf(path, sizeof path, "%s/samples.csv", bad);
+    CB_CHECK(remove(path) == 0);
+    snprintf(path, sizeof path, "%s/samples.csv.xz", bad);
+    CB_CHECK(cb_test_write_text(path, "not xz at all\n"));
+    CB_CHECK(run_cli(a, bad, "--markdown", md, NULL) == 2);
+    const char *saved = getenv("PATH");
+    char *keep = saved ? strdup(saved) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    CB_CHECK(run_cli(a, p, "--markdown", md, NULL) == 2); /* no xz: refused, with the reason */
+    if (keep) setenv("PATH", keep, 1);
+    free(keep);
+}
+
+/* A point whose kept samples ran throttled is `throttled`, never slower,
+ * and exits 0 unless --fail-on-throttled. */
+static void test_throttled_verdict(void)
+{
+    char a[256], t[256], md[256], csv[256], path[512];
+    tmp_path(a, sizeof a, "thr_a"), tmp_path(t, sizeof t, "thr_t");
+    tmp_path(md, sizeof md, "thr.md"), tmp_path(csv, sizeof csv, "thr.csv");
+    sim_model m = sim_default();
+    m.points = 10;
+    sim_model slow = m;
+    slow.slowdown = 1.2;
+    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(t, &slow, "Test GPU", ""));
+    snprintf(path, sizeof path, "%s/samples.csv", t);
+    replace_in_file(path, ",1980,none\n", ",1395,sw_power_cap\n");
+    CB_CHECK(run_cli(a, t, "--markdown", md, "--csv", csv, NULL) == 0);
+    CB_CHECK(count_verdict(csv, "slower") == 0);
+    CB_CHECK(count_verdict(csv, "throttled") == 10);
+    CB_CHECK(strcmp(csv_cell(csv, 0, "tested_verdict"), "slower") == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CB_CHECK_CONTAINS(text, "| throttled | sim/");
+    CB_CHECK_CONTAINS(text, "NEW 100 of 100 samples under sw_power_cap");
+    CB_CHECK_CONTAINS(text, "`--fail-on-throttled` makes those fail");
+    free(text);
+    CB_CHECK(run_cli(a, t, "--fail-on-throttled", "--markdown", md, NULL) == 1);
+}
+
+/* A report that cannot be written stops with exit 2 and says why. */
+static void test_write_errors(void)
+{
+    if (access("/dev/full", W_OK) != 0) return;
+    char a[256], err_file[256];
+    tmp_path(a, sizeof a, "werr_a"), tmp_path(err_file, sizeof err_file, "werr.err");
+    sim_model m = sim_default();
+    m.points = 5;
+    CB_CHECK(sim_write_dir(a, &m, "Test GPU", ""));
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *e = fopen(err_file, "w");
+    if (e) dup2(fileno(e), STDERR_FILENO), fclose(e);
+    int md = run_cli(a, a, "--markdown", "/dev/full", NULL);
+    int csv = run_cli(a, a, "--csv", "/dev/full", "--markdown", "-", NULL);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    CB_CHECK(md == 2 && csv == 2);
+    char *text = cb_test_read_all(err_file, NULL);
+    CB_CHECK_CONTAINS(text, "compare: error writing /dev/full: No space left on device");
+    free(text);
 }
 
 /* A new run directory tmp_root/NAME (its path in `dir`) with its
@@ -529,6 +733,11 @@ int main(void)
     test_schema1_and_sides();
     test_usage_errors();
     test_input_errors();
+    test_same_run_twice();
+    test_mixed_devices();
+    test_packed_samples();
+    test_throttled_verdict();
+    test_write_errors();
     test_hostile_sizes();
     CB_CHECK(cb_test_remove_tree(tmp_root));
     return cb_test_finish("test_compare_cli");

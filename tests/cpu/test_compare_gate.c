@@ -43,15 +43,15 @@ static bool env_is(const char *name, const char *value)
     return v && strcmp(v, value) == 0;
 }
 
-/* What the fake reads of its command line. */
-typedef struct fake_args {
+/* `cubench run BENCH [--axis A=V]... --out DIR ...` as the fake sees it. */
+typedef struct {
     const char *out, *bench;
-    char axes[256]; /* "a=1;b=2" */
+    char axes[256];
 } fake_args;
 
-/* `cubench run BENCH [--axis A=V]... --out DIR ...` as the fake sees it. */
-static void parse_fake_args(int argc, char **argv, fake_args *a)
+static void parse_fake(int argc, char **argv, fake_args *a)
 {
+    *a = (fake_args){0};
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             a->out = argv[++i];
@@ -66,8 +66,7 @@ static void parse_fake_args(int argc, char **argv, fake_args *a)
     }
 }
 
-/* The candidate's slowdown: 10% for $CB_FAKE_SLOW, and for $CB_FAKE_FLAKY
- * during screening only. */
+/* The candidate's slowdown for this call. */
 static double fake_factor(bool cand, const fake_args *a)
 {
     if (cand && env_is("CB_FAKE_SLOW", a->bench)) return 1.10;
@@ -75,7 +74,7 @@ static double fake_factor(bool cand, const fake_args *a)
     return 1.0;
 }
 
-static void log_fake_run(bool cand, const fake_args *a)
+static void log_call(bool cand, const fake_args *a)
 {
     const char *log_path = getenv("CB_FAKE_LOG");
     FILE *log = log_path ? fopen(log_path, "a") : NULL;
@@ -84,12 +83,11 @@ static void log_fake_run(bool cand, const fake_args *a)
     fclose(log);
 }
 
-/* 40 samples around 1 ms x factor, seeded from the directory so that a run
- * is reproducible. */
-static void write_fake_samples(FILE *s, const fake_args *a, double factor)
+/* 40 samples of 1 ms x factor, +-0.5%, seeded by the directory. */
+static void fake_samples(FILE *s, const fake_args *a, double factor)
 {
     fputs("benchmark,axes,sample,time_s\n", s);
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 1469598103934665603ull; /* seed from the directory: reproducible */
     for (const char *c = a->out; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
     for (int k = 0; k < 40; k++) {
@@ -100,37 +98,29 @@ static void write_fake_samples(FILE *s, const fake_args *a, double factor)
     }
 }
 
-/* The one-point run directory: a skip row without samples under
- * $CB_FAKE_SKIP=1. */
-static int write_fake_run(const fake_args *a, bool skip, double factor)
+static int fake_run(int argc, char **argv)
 {
+    fake_args a;
+    parse_fake(argc, argv, &a);
+    if (!a.out || !a.bench || mkdir(a.out, 0700) != 0) return 2;
+    bool cand = strstr(argv[0], "/cand/") != NULL;
+    bool skip = env_is("CB_FAKE_SKIP", "1");
+    log_call(cand, &a);
     char path[512];
-    snprintf(path, sizeof path, "%s/results.csv", a->out);
+    snprintf(path, sizeof path, "%s/results.csv", a.out);
     FILE *r = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/samples.csv", a->out);
+    snprintf(path, sizeof path, "%s/samples.csv", a.out);
     FILE *s = fopen(path, "w");
     if (!r || !s) return 2;
-    fprintf(r, "schema_version,benchmark,axes,status,reason\n1,%s,%s,%s,%s\n", a->bench, a->axes,
+    fprintf(r, "schema_version,benchmark,axes,status,reason\n1,%s,%s,%s,%s\n", a.bench, a.axes,
             skip ? "skip" : "ok", skip ? "no CUDA device" : "");
     if (skip)
         fputs("benchmark,axes,sample,time_s\n", s);
     else
-        write_fake_samples(s, a, factor);
+        fake_samples(s, &a, fake_factor(cand, &a));
     fclose(r);
     fclose(s);
     return 0;
-}
-
-static int fake_run(int argc, char **argv)
-{
-    fake_args a = {0};
-    parse_fake_args(argc, argv, &a);
-    if (!a.out || !a.bench || mkdir(a.out, 0700) != 0) return 2;
-    bool cand = strstr(argv[0], "/cand/") != NULL;
-    double factor = fake_factor(cand, &a);
-    bool skip = env_is("CB_FAKE_SKIP", "1");
-    log_fake_run(cand, &a);
-    return write_fake_run(&a, skip, factor);
 }
 
 /* Run the gate into tmp_root/OUT; returns its exit status. */

@@ -5,7 +5,9 @@
  *   benchmark, axes, verdict, ratio, ci_lo, ci_hi, p, q, mde, base_median_s,
  *   new_median_s, base_n, new_n, base_units, new_units, base_runs, new_runs,
  *   basis, df, between_run_sd, widening, floor_s, base_rel_iqr, new_rel_iqr,
- *   base_throttle, new_throttle, note
+ *   base_throttle, new_throttle, note, device, kind, tested_verdict,
+ *   mde_bound, spread_df, run_sd, bimodal, base_throttled_samples,
+ *   new_throttled_samples
  * Numbers as %.9g; an empty field means "not applicable" (no test, a side
  * without times). Rows in the result's order (slower first).
  */
@@ -27,22 +29,20 @@ typedef struct cb_report_input {
 } cb_report_input;
 
 /* The markdown report: a heading with the verdict counts, the two sides,
- * what the comparison can know (the unit and the between-run spread it used,
- * what an older schema lacks), the conditions that differ, throttled points,
- * the geometric means with their CIs, the rules, then one row per point with
- * the unchanged (`same`) points folded into a <details> block. False when
- * writing fails. */
+ * what one comparison can see (how many points can detect a change of 2
+ * delta at the stated power, and what would help the rest), what the
+ * comparison can know (the unit and the between-run spread it used, what
+ * an older schema lacks, copies left out, sides that mix devices), the
+ * conditions that differ, throttled points, the geometric means with their
+ * CIs, the rules, then one row per point with the unchanged (`same`) points
+ * folded into a <details> block. False when writing fails. */
 bool cb_compare_write_markdown(FILE *f, const cb_report_input *in);
 
 /* The CSV (RFC 4180, header first). False when writing fails. */
-bool cb_compare_write_csv(FILE *f, const cb_compare_result *r);
+bool cb_compare_write_csv(FILE *f, const cb_compare_result *r, const cb_compare_opts *o);
 
-/* The widening's name: "none", "calibration", "default". */
-const char *cb_widening_name(cb_widening w);
-
-/* Write `s` as the text of a markdown table cell: '|' would end the cell,
- * '<' could open an HTML tag, and a newline would end the row. (The fleet
- * report's tables use it too.) */
-void cb_md_cell_text(FILE *f, const char *s);
+/* The widening's name: "none", the source's name ("calibration",
+ * "history"), "default" (--between-run or the kind's) or "unknown". */
+const char *cb_widening_name(const cb_compare_row *row, const cb_compare_opts *o);
 
 #endif
