@@ -176,107 +176,72 @@ static const char *csv_field(const cb_csv *c, const char *run, const char *figur
 #define TF  1e12
 #define N24 16777216.0
 
-/* The GPU points of one run; `slow` scales the vecadd time. */
-static int gpu_points(spec *p, double slow, const char *telemetry, bool skip_cublas)
-{
-    int n = 0;
-    p[n++] = (spec){"vecadd/grid_stride",
-                    "n=16777216;block=256",
-                    "ok",
-                    12 * N24,
-                    0,
-                    12 * N24 / (4000 * GB) * slow,
-                    40,
-                    telemetry};
-    p[n++] = (spec){"vecadd/grid_stride",
-                    "n=1048576;block=256",
-                    "ok",
-                    12 * 1048576.0,
-                    0,
-                    12 * 1048576.0 / (2000 * GB),
-                    40,
-                    NULL};
-    p[n++] = (spec){
-        "vecadd/host", "n=16777216;threads=all", "ok", 12 * N24, 0, 12 * N24 / (20 * GB), 10, NULL};
-    p[n++] = (spec){"transfers/memcpy_async",
-                    "direction=h2d;memory=pinned;bytes=268435456",
-                    "ok",
-                    268435456.0,
-                    0,
-                    268435456.0 / (55 * GB),
-                    20,
-                    NULL};
-    p[n++] = (spec){"transfers/memcpy_async",
-                    "direction=d2h;memory=pinned;bytes=268435456",
-                    "ok",
-                    268435456.0,
-                    0,
-                    268435456.0 / (52 * GB),
-                    20,
-                    NULL};
-    p[n++] = (spec){"transfers/memcpy_async",
-                    "direction=h2d;memory=pageable;bytes=268435456",
-                    "ok",
-                    268435456.0,
-                    0,
-                    268435456.0 / (90 * GB),
-                    20,
-                    NULL};
-    p[n++] = (spec){"matmul/cublas_fp32",
-                    "m=4096;n=m;k=m",
-                    skip_cublas ? "skip" : "ok",
-                    0,
-                    2 * 4096.0 * 4096 * 4096,
-                    2 * 4096.0 * 4096 * 4096 / (50 * TF),
-                    20,
-                    NULL};
-    p[n++] = (spec){"matmul/pipelined",
-                    "m=4096;n=m;k=m",
-                    "ok",
-                    0,
-                    2 * 4096.0 * 4096 * 4096,
-                    2 * 4096.0 * 4096 * 4096 / (30 * TF),
-                    20,
-                    NULL};
-    p[n++] = (spec){"matmul/naive_coalesced",
-                    "m=4096;n=m;k=m",
-                    "ok",
-                    0,
-                    2 * 4096.0 * 4096 * 4096,
-                    2 * 4096.0 * 4096 * 4096 / (5 * TF),
-                    20,
-                    NULL};
-    return n;
-}
+/* A point of a synthetic run by its work and the rate it runs at: its
+ * median is bytes / rate (flops / rate when it moves no bytes). */
+typedef struct work_point {
+    const char *bench, *axes;
+    double bytes, flops, rate; /* rate: bytes/s, or flop/s */
+    int n;
+    unsigned flags; /* SLOWED, CUBLAS */
+} work_point;
+
+enum {
+    SLOWED = 1, /* scaled by the run's `slow`, with its telemetry */
+    CUBLAS = 2  /* a skip in a run without cuBLAS */
+};
+
+static const work_point gpu_work[] = {
+    {"vecadd/grid_stride", "n=16777216;block=256", 12 * N24, 0, 4000 * GB, 40, SLOWED},
+    {"vecadd/grid_stride", "n=1048576;block=256", 12 * 1048576.0, 0, 2000 * GB, 40, 0},
+    {"vecadd/host", "n=16777216;threads=all", 12 * N24, 0, 20 * GB, 10, 0},
+    {"transfers/memcpy_async", "direction=h2d;memory=pinned;bytes=268435456", 268435456.0, 0,
+     55 * GB, 20, 0},
+    {"transfers/memcpy_async", "direction=d2h;memory=pinned;bytes=268435456", 268435456.0, 0,
+     52 * GB, 20, 0},
+    {"transfers/memcpy_async", "direction=h2d;memory=pageable;bytes=268435456", 268435456.0, 0,
+     90 * GB, 20, 0},
+    {"matmul/cublas_fp32", "m=4096;n=m;k=m", 0, 2 * 4096.0 * 4096 * 4096, 50 * TF, 20, CUBLAS},
+    {"matmul/pipelined", "m=4096;n=m;k=m", 0, 2 * 4096.0 * 4096 * 4096, 30 * TF, 20, 0},
+    {"matmul/naive_coalesced", "m=4096;n=m;k=m", 0, 2 * 4096.0 * 4096 * 4096, 5 * TF, 20, 0},
+};
 
 /* Host baselines: the largest point is the reference even when a smaller one
  * is faster (it fits in cache). */
+static const work_point cpu_work[] = {
+    {"vecadd/host", "n=16384;threads=all", 12 * 16384.0, 0, 150 * GB, 30, 0},
+    {"vecadd/host", "n=16777216;threads=all", 12 * N24, 0, 20 * GB, 10, SLOWED},
+    {"matmul/host_blocked", "m=512;n=m;k=m", 0, 2 * 512.0 * 512 * 512, 0.02 * TF, 10, SLOWED},
+    {"matmul/host_blocked", "m=256;n=m;k=m", 0, 2 * 256.0 * 256 * 256, 0.03 * TF, 10, 0},
+};
+
+/* The points of a run from a table; `slow` scales the slowed ones, which
+ * carry `telemetry`. */
+static int points_of(const work_point *w, int n, spec *p, double slow, const char *telemetry,
+                     bool skip_cublas)
+{
+    for (int i = 0; i < n; i++) {
+        double median = (w[i].bytes ? w[i].bytes : w[i].flops) / w[i].rate;
+        p[i] = (spec){w[i].bench,
+                      w[i].axes,
+                      (w[i].flags & CUBLAS) && skip_cublas ? "skip" : "ok",
+                      w[i].bytes,
+                      w[i].flops,
+                      (w[i].flags & SLOWED) ? median * slow : median,
+                      w[i].n,
+                      (w[i].flags & SLOWED) ? telemetry : NULL};
+    }
+    return n;
+}
+
+/* The GPU points of one run; `slow` scales the vecadd time. */
+static int gpu_points(spec *p, double slow, const char *telemetry, bool skip_cublas)
+{
+    return points_of(gpu_work, CB_ARRAY_LEN(gpu_work), p, slow, telemetry, skip_cublas);
+}
+
 static int cpu_points(spec *p, double slow)
 {
-    int n = 0;
-    p[n++] = (spec){
-        "vecadd/host", "n=16384;threads=all", "ok", 12 * 16384.0, 0, 12 * 16384.0 / (150 * GB), 30,
-        NULL};
-    p[n++] = (spec){
-        "vecadd/host", "n=16777216;threads=all", "ok", 12 * N24, 0, 12 * N24 / (20 * GB) * slow, 10,
-        NULL};
-    p[n++] = (spec){"matmul/host_blocked",
-                    "m=512;n=m;k=m",
-                    "ok",
-                    0,
-                    2 * 512.0 * 512 * 512,
-                    2 * 512.0 * 512 * 512 / (0.02 * TF) * slow,
-                    10,
-                    NULL};
-    p[n++] = (spec){"matmul/host_blocked",
-                    "m=256;n=m;k=m",
-                    "ok",
-                    0,
-                    2 * 256.0 * 256 * 256,
-                    2 * 256.0 * 256 * 256 / (0.03 * TF),
-                    10,
-                    NULL};
-    return n;
+    return points_of(cpu_work, CB_ARRAY_LEN(cpu_work), p, slow, NULL, false);
 }
 
 /* The mixed fleet: five GPU runs (g3 slow at a low clock on a narrow link,
