@@ -26,7 +26,11 @@
  * (TMA fills it; the stores are guarded) so that its half of B still
  * reaches the first.
  *
- * Same constraints as rung 3. */
+ * Any shape and leading dimension, as rung 4: operands whose rows TMA
+ * cannot address are staged by the plan, and TF32 B^T is written with rows
+ * padded to 16 bytes. (TF32 keeps rung 3's transpose pass here: the
+ * multicast halves of B^T are whole TMA boxes; rung 4's TF32 kernel reads B
+ * as it lies instead.) */
 #include "matmul_tc_sm90.h"
 
 /* Outside the sm_90a pass (a build without 90 compiles this file for every
@@ -189,6 +193,7 @@ static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_i
     p->smem_bytes = kSmem;
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err != cudaSuccess) return err;
+    p->tile_n = kBN;
     p->tiles_m = cb_tc_cdiv(cb_tc_cdiv(p->args.m, kBM), kCluster); /* cluster rows */
     p->tiles_n = cb_tc_cdiv(p->args.n, kBN);
     const long long ctiles = (long long)p->tiles_m * p->tiles_n;
@@ -213,12 +218,6 @@ static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_i
 
 static cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
-    if (p->prec == CB_TC_TF32) {
-        cudaError_t err = cb_tc_transpose_tf32(static_cast<const float *>(p->args.b),
-                                               static_cast<float *>(p->args.workspace), p->args.k,
-                                               p->args.n, stream);
-        if (err != cudaSuccess) return err;
-    }
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = cb_mc_config(p, &attr, stream);
     return cudaLaunchKernelEx(&cfg, cb_mc_pick(p->prec), p->map_a, p->map_b, p->args, p->tiles_m,
@@ -231,7 +230,9 @@ extern "C" const cb_tc_rung cb_tc_rung_wgmma_cluster = {
     .max_cc = 90,
     .feature = "wgmma + TMA multicast, sm_90a code",
     .sm90a = true,
-    .rows = CB_TC_ROWS_TMA,
+    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+    .rows = CB_TC_ROWS_STAGED,
+    .tf32_bt = true,
     .persistent = true,
     .prepare = cb_tc_wgmma_cluster_prepare,
     .launch = cb_tc_wgmma_cluster_launch,
