@@ -190,19 +190,24 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
     return CB_OK;
 }
 
-cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                 cb_point_info *info, cb_msg *why)
+/* The rung's instance for this point, from its variant axis (a skip with
+ * the kernel's reason when the rung has no such instance). */
+static cb_status cb_matmul_variant(const cb_matmul_rung *rung, const cb_point *p,
+                                   const cb_bench_ctx *ctx, int m, int n, int *variant, cb_msg *why)
 {
-    const cb_matmul_kernel_rung *rung = ctx->param;
-    *state = NULL;
-    int m, n, k, variant = 0;
-    cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
-    if (s == CB_OK) s = rung->variant(p, ctx, m, n, &variant, why);
-    /* Sizes first: m = n = k = 2^31 - 1 is a skip, before any CUDA call. */
-    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, CB_MATMUL_FP32, why);
-    if (s != CB_OK) return s;
-    /* Ask about the launch before allocating: a launch the device cannot
-     * make is a skip with its reason, not a failed run. */
+    *variant = 0;
+    if (!rung->variant_axis) return CB_OK;
+    const char *text = cb_point_str(p, rung->variant_axis);
+    *variant = rung->variant_of(text, m, n, ctx->dev ? ctx->dev->sm_count : 0, why->text,
+                                sizeof why->text);
+    return *variant < 0 ? CB_SKIP : CB_OK;
+}
+
+/* Ask the kernel about the launch before allocating: a launch the device
+ * cannot make is a skip with its reason, not a failed run. */
+static cb_status cb_matmul_check_launch(const cb_matmul_rung *rung, int variant, int m, int n,
+                                        int k, cb_msg *why)
+{
     const cb_matmul_args shape = {m, n, k, 1.0f, 0.0f, NULL, NULL, NULL};
     cb_matmul_launch_info li;
     memset(&li, 0, sizeof li);
@@ -217,15 +222,30 @@ cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
                    li.grid_y);
         return CB_SKIP;
     }
+    return CB_OK;
+}
+
+cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                 cb_point_info *info, cb_msg *why)
+{
+    const cb_matmul_rung *rung = ctx->param;
+    *state = NULL;
+    int m, n, k, variant = 0;
+    cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
+    if (s == CB_OK) s = cb_matmul_variant(rung, p, ctx, m, n, &variant, why);
+    /* Sizes first: m = n = k = 2^31 - 1 is a skip, before any CUDA call. */
+    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, CB_MATMUL_FP32, why);
+    if (s == CB_OK) s = cb_matmul_check_launch(rung, variant, m, n, k, why);
+    if (s != CB_OK) return s;
     cb_matmul_state *st;
     s = cb_matmul_state_new(p, ctx, CB_MATMUL_FP32, CB_MATMUL_ENGINE_KERNEL, &st, why);
     if (s != CB_OK) return s;
-    st->rung = rung;
-    st->variant = variant;
-    /* Query again with the real pointers: their alignment picks the
+    /* Planned with the real pointers: their alignment picks the
      * edge-handling path the note reports. */
     const cb_matmul_args args = {m, n, k, st->alpha, st->beta, st->d_a, st->d_b, st->d_c};
-    err = rung->query(&args, variant, &li);
+    cb_matmul_launch_info li;
+    memset(&li, 0, sizeof li);
+    cudaError_t err = cb_matmul_plan_make(rung, variant, &args, &st->plan, &li);
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         cb_msg_set(why, "setup failed: %s (%s)", cudaGetErrorName(err), cudaGetErrorString(err));
@@ -244,9 +264,7 @@ cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
 cb_status cb_matmul_kernel_run(void *state, cudaStream_t stream, cb_msg *why)
 {
     cb_matmul_state *st = state;
-    const cb_matmul_args args = {st->m,    st->n,   st->k,   st->alpha,
-                                 st->beta, st->d_a, st->d_b, st->d_c};
-    CB_CUDA(st->rung->launch(&args, st->variant, stream));
+    CB_CUDA(cb_matmul_plan_run(&st->plan, stream));
     return CB_OK;
 }
 

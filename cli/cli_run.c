@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "options.h"
+#include "parse_number.h"
 #include "session.h"
 #include "stats.h"
 
@@ -43,14 +44,30 @@ typedef struct run_args {
     long long min_samples;
     double target_rel;
     bool quick;
-    long long replicates;
+    long long replicates; /* 0: auto */
+    bool keep_throttled;
     long long seed;
     long long threads;
     int timer; /* index in "event,cupti" */
     bool no_cupti, no_nvtx, no_telemetry;
     double telemetry_period_s;
     bool profile, dry_run, quiet;
+    const char *metrics;
 } run_args;
+
+static bool take_replicates(void *args, const char *value, cb_msg *why)
+{
+    run_args *a = args;
+    if (strcmp(value, "auto") == 0) {
+        a->replicates = 0;
+        return true;
+    }
+    if (!cb_parse_int(value, 1, 1000, &a->replicates, why)) {
+        cb_msg_set(why, "'%.60s' is not auto or a whole number in [1, 1000]", value);
+        return false;
+    }
+    return true;
+}
 
 static bool take_axis(void *args, const char *value, cb_msg *why)
 {
@@ -129,15 +146,19 @@ static const cb_option run_options[] = {
      .offset = OFF(quick),
      .help = "smoke run: 6 samples, +-2% target, 0.05 s per point, 1 warm-up run"},
     {.name = "replicates",
-     .kind = CB_OPT_INT,
-     .metavar = "R",
-     .offset = OFF(replicates),
-     .lo = 1,
-     .hi = 1000,
-     .show_default = true,
-     .help = "run the point list R times, each point set up afresh per round, rounds\n"
-             "interleaved over the points; each round gets 1/R of the time budget.\n"
-             "samples.csv says which round each sample is from (docs/methodology.md)"},
+     .kind = CB_OPT_HANDLER,
+     .metavar = "auto|R",
+     .handle = take_replicates,
+     .help = "rounds: run the point list R times, each point set up afresh per round,\n"
+             "rounds interleaved over the points; each round gets 1/R of the time budget.\n"
+             "auto (default): 3 rounds for points under 65 us per run, 1 for the rest\n"
+             "(the first round with the whole budget). samples.csv says which round each\n"
+             "sample is from (docs/methodology.md)"},
+    {.name = "keep-throttled",
+     .kind = CB_OPT_FLAG,
+     .offset = OFF(keep_throttled),
+     .help = "keep samples taken while the GPU throttles (studies of sustained power);\n"
+             "by default they are set aside and the runner waits for the clock to recover"},
     {.name = "seed",
      .kind = CB_OPT_INT,
      .metavar = "N",
@@ -180,6 +201,14 @@ static const cb_option run_options[] = {
      .kind = CB_OPT_FLAG,
      .offset = OFF(no_telemetry),
      .help = "no NVML sampler (the telemetry columns stay empty)"},
+    {.name = "metrics",
+     .kind = CB_OPT_STRING,
+     .metavar = "PRESET|LIST",
+     .offset = OFF(metrics),
+     .help = "hardware counters of each GPU point in a replay pass after its samples:\n"
+             "sol, memory, compute, or CUPTI metric names, comma-separated\n"
+             "(sol,dram__bytes_read.sum); results.csv gains the sol_* columns,\n"
+             "metrics.csv every metric (docs/counters.md)"},
     {.name = "profile",
      .kind = CB_OPT_FLAG,
      .offset = OFF(profile),
@@ -256,6 +285,7 @@ static int settings_of(const run_args *a, const cb_parsed *p, cb_session_request
     cfg->stop.min_samples = (int)a->min_samples;
     cfg->stop.target_rel = a->target_rel;
     cfg->replicates = (int)a->replicates;
+    cfg->keep_throttled = a->keep_throttled;
     cfg->seed = (uint64_t)a->seed;
     cfg->host_threads = (int)a->threads;
     cfg->cupti_primary = a->timer == 1;
@@ -280,6 +310,7 @@ static int settings_of(const run_args *a, const cb_parsed *p, cb_session_request
     req->out_dir = a->out_dir;
     req->device_spec = a->device;
     req->dry_run = a->dry_run;
+    req->metrics = a->metrics;
     return -1;
 }
 

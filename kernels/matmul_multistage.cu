@@ -33,6 +33,10 @@
  * blocks past an edge check every row and column. */
 #include "matmul_cuda.h"
 #include "matmul_multistage_kernels.h"
+#include "matmul_multistage_layout.h"
+
+#include <math.h>
+#include <string.h>
 
 /* Below sm_80 (no cp.async) the kernels compile to stubs; the benchmark
  * needs 8.0. The stubs leave constants unreferenced: warning 177. */
@@ -62,10 +66,11 @@ template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES> struct c
                   "copy rows: whole rows per pass, the same swizzle for every pass");
 };
 
-/* Float offset of A(r, kk) in a stage: chunk kk / 4 of row r swizzled. */
+/* Float offset of A(r, kk) in a stage: chunk kk / 4 of row r swizzled
+ * (matmul_multistage_layout.h). */
 template <int BK> __device__ __forceinline__ int cb_ms_a_off(int r, int kk)
 {
-    return r * BK + (((kk >> 2) ^ ((r >> 2) & (BK / 4 - 1))) << 2) + (kk & 3);
+    return cb_ms_a_offset(r, kk, BK);
 }
 
 __device__ __forceinline__ void cb_ms_cp16(float *dst, const float *src, bool ok)
@@ -298,8 +303,8 @@ template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES> struct c
         if (err != cudaSuccess) return err;
         const dim3 grid(cb_cdiv(g->n, BN), cb_cdiv(g->m, BM));
         char desc[96];
-        snprintf(desc, sizeof desc, "%dx%dx%d tile, %d stages cp.async%s, %dx%d/thread, swizzled A",
-                 BM, BN, BK, STAGES, v ? "" : " (4-byte)", S::TM, S::TN);
+        snprintf(desc, sizeof desc, "m%dn%dk%ds%d: %d-stage cp.async%s, %dx%d/thread, swizzled A",
+                 BM, BN, BK, STAGES, STAGES, v ? "" : " (4-byte)", S::TM, S::TN);
         cudaFuncAttributes fa;
         err = cudaFuncGetAttributes(&fa, (const void *)kernel);
         if (err != cudaSuccess) return err;
@@ -354,3 +359,71 @@ extern "C" cudaError_t cb_matmul_multistage_query(const cb_matmul_args *g, int v
         return cudaErrorInvalidValue;
     }
 }
+
+/* ---- choosing a configuration ---- */
+
+namespace
+{
+
+/* The autotuned choices: on a GPU with `sms` SMs the fastest configuration
+ * measured at (m, n) by the sweep of scripts/record/gemm.sh, whose
+ * scripts/record/gemm_tune.py prints these rows from its results.csv. A
+ * row with sms 0 ends the table. */
+struct cb_ms_tuned {
+    int sms, m, n;
+    cb_matmul_ms_config config;
+};
+const cb_ms_tuned cb_ms_table[] = {
+    {0, 0, 0, CB_MATMUL_MS_M128N128K16S3},
+};
+
+/* Without a recorded choice: the largest tile whose grid still gives every
+ * SM two blocks (the pipelined rung's rule, with the occupancy of these
+ * kernels: two 256-thread blocks per SM). */
+cb_matmul_ms_config cb_ms_rule(int m, int n, int sm_count)
+{
+    const long long need = 2LL * (sm_count > 0 ? sm_count : 1);
+    if ((long long)cb_cdiv(m, 128) * cb_cdiv(n, 128) >= need) return CB_MATMUL_MS_M128N128K16S3;
+    if ((long long)cb_cdiv(m, 128) * cb_cdiv(n, 64) >= need) return CB_MATMUL_MS_M128N64K16S3;
+    return CB_MATMUL_MS_M64N64K16S3;
+}
+
+} // namespace
+
+/* The recorded row of this SM count nearest to (m, n) in log scale, if one
+ * is within a factor of 2 in both; else the rule. */
+extern "C" int cb_matmul_ms_auto(int m, int n, int sm_count, bool *from_table)
+{
+    double best = 1e300;
+    int pick = -1;
+    for (const cb_ms_tuned *t = cb_ms_table; t->sms; t++) {
+        if (t->sms != sm_count) continue;
+        const double dm = fabs(log2((double)m / t->m)), dn = fabs(log2((double)n / t->n));
+        if (dm <= 1.0 && dn <= 1.0 && dm + dn < best) best = dm + dn, pick = (int)t->config;
+    }
+    if (from_table) *from_table = pick >= 0;
+    return pick >= 0 ? pick : (int)cb_ms_rule(m, n, sm_count);
+}
+
+/* The `config` axis: `auto` or one of CB_MATMUL_MS_CONFIG_NAMES. */
+static int cb_ms_variant_of(const char *text, int m, int n, int sm_count, char *why, size_t len)
+{
+    if (strcmp(text, "auto") == 0) return cb_matmul_ms_auto(m, n, sm_count, nullptr);
+    const char *list = CB_MATMUL_MS_CONFIG_NAMES;
+    const size_t want = strlen(text);
+    for (int i = 0; *list; i++) {
+        const size_t item = strcspn(list, ",");
+        if (item == want && strncmp(list, text, want) == 0) return i;
+        list += item + (list[item] == ',');
+    }
+    snprintf(why, len, "config=%s: not one of auto," CB_MATMUL_MS_CONFIG_NAMES, text);
+    return -1;
+}
+
+extern "C" const cb_matmul_rung cb_matmul_rung_multistage = {
+    .name = "multistage",
+    .launch = cb_matmul_multistage,
+    .query = cb_matmul_multistage_query,
+    .variant_axis = "config",
+    .variant_of = cb_ms_variant_of,
+};

@@ -14,6 +14,8 @@
 
 #include "matmul_kernels.h"
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,12 @@ typedef enum cb_matmul_ms_config {
 
 #define CB_MATMUL_MS_CONFIG_NAMES                                                                  \
     "m128n128k16s3,m128n128k16s4,m128n128k32s3,m128n64k16s3,m64n128k16s3,m64n64k16s3"
+
+/* The config `config=auto` picks for an m x n product on sm_count SMs: the
+ * nearest recorded autotune row for that SM count (within a factor of 2
+ * in m and n; *from_table true), else the largest tile whose grid gives
+ * every SM two blocks. */
+int cb_matmul_ms_auto(int m, int n, int sm_count, bool *from_table);
 
 cudaError_t cb_matmul_multistage(const cb_matmul_args *args, int variant, cudaStream_t stream);
 cudaError_t cb_matmul_multistage_query(const cb_matmul_args *args, int variant,

@@ -60,13 +60,6 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
 
 /* A hand-written kernel rung: its launcher, its query and how the point
  * selects its template instance (`variant`, see kernels/matmul_kernels.h). */
-typedef struct cb_matmul_kernel_rung {
-    cb_matmul_launch_fn launch;
-    cb_matmul_query_fn query;
-    cb_status (*variant)(const cb_point *p, const cb_bench_ctx *ctx, int m, int n, int *variant,
-                         cb_msg *why);
-} cb_matmul_kernel_rung;
-
 /* How a GPU rung computes. */
 typedef enum cb_matmul_engine {
     CB_MATMUL_ENGINE_KERNEL,
@@ -83,8 +76,7 @@ typedef struct cb_matmul_state {
     float *h_a, *h_b, *h_c; /* inputs (kept for the reference), C read back */
     float *d_a, *d_b, *d_c;
     /* kernel rungs */
-    const cb_matmul_kernel_rung *rung;
-    int variant;
+    cb_matmul_plan plan; /* hand-written rungs: the rung, its instance, the launch */
     /* cuBLAS: the rung itself, and the reference of large points */
     cublasHandle_t blas;
     void *d_workspace;
@@ -131,7 +123,7 @@ double cb_matmul_bytes_fp8(const cb_point *p);
 cb_status cb_matmul_blas_init(cb_matmul_state *st, cb_msg *why);
 
 /* The hooks of every hand-written GPU rung; the benchmark's param is its
- * cb_matmul_kernel_rung. */
+ * cb_matmul_rung (kernels/matmul_kernels.h). */
 cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
                                  cb_point_info *info, cb_msg *why);
 cb_status cb_matmul_kernel_run(void *state, cudaStream_t stream, cb_msg *why);

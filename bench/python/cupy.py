@@ -19,7 +19,7 @@ setup and the previous stream restored in teardown).
 
 Comparing add, elementwise_kernel and raw_kernel at n = 2^28 separates
 the cost of CuPy's generated elementwise code from that of the operator
-call: scripts/gpu_python.sh records their CUPTI kernel names and ncu
+call: scripts/record/gpu_python.sh records their CUPTI kernel names and ncu
 counters.
 """
 

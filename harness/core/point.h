@@ -14,6 +14,10 @@ typedef struct cb_point {
     cb_axis_value values[CB_MAX_AXES]; /* values[i] belongs to defs[i]         */
 } cb_point;
 
+/* Does the point's benchmark declare axis `name`? (Shared setups whose
+ * variants have different knobs.) */
+bool cb_point_has(const cb_point *p, const char *name);
+
 /* The integer value of axis `name`; CB_AXIS_WORD for a word such as `auto`.
  * Asking for an axis the benchmark does not declare is a programming error
  * and aborts with a message. */

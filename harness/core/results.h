@@ -27,6 +27,23 @@ typedef struct cb_sample_extras {
     const char *const *throttle; /* reason words seen during the sample         */
 } cb_sample_extras;
 
+/* Hardware counters of the point's metric pass (--metrics; docs/counters.md).
+ * Filled by the runner from timing/counters.h; asked == false leaves every
+ * counters column empty (no --metrics, a host point, a multi-GPU point). */
+typedef struct cb_point_counters {
+    bool asked;
+    cb_status status; /* CB_OK collected; CB_SKIP unavailable here; CB_FAIL */
+    char reason[CB_MSG_LEN];
+    double sol_dram_pct, sol_l2_pct, sol_l1_pct, sol_sm_pct, sol_tensor_pct; /* % of peak */
+    double dram_bytes;                       /* DRAM bytes read + written by one run        */
+    double measured_flops;                   /* floating-point operations of one run         */
+    int passes;                              /* replay passes of the metric pass             */
+    double wall_s;                           /* host time of the metric pass, seconds        */
+    int n;                                   /* metrics in metrics.csv for this point        */
+    const char *const *names, *const *units; /* [n], owned by the counters session */
+    double *values;                          /* [n], owned by the runner until the row is written */
+} cb_point_counters;
+
 /* Where a point's wall time went, in seconds, summed over its rounds. */
 typedef struct cb_phase_times {
     double setup_s;    /* allocations, inputs, poisoning (the hook)         */
@@ -53,7 +70,8 @@ typedef struct cb_result {
     double peak;           /* in peak_unit; NAN if none                   */
     const char *peak_unit; /* "GB/s", "TFLOP/s" or ""                      */
     double pct_peak;
-    const char *ref_benchmark; /* or NULL                                     */
+    const cb_bench *ref;       /* the reference benchmark (pct_ref), or NULL    */
+    const char *ref_benchmark; /* its name once pct_ref was found, or NULL     */
     double pct_ref;
     double occupancy;    /* NAN when not a kernel launch               */
     double verify_error; /* NAN when not verified                      */
@@ -68,6 +86,7 @@ typedef struct cb_result {
     cb_phase_times phases;
     int throttled_samples;  /* samples set aside while the GPU throttled      */
     double throttle_wait_s; /* time spent waiting for its clock to recover    */
+    cb_point_counters counters;
 } cb_result;
 
 #endif

@@ -3,6 +3,8 @@
  * fail) is empty; so is every telemetry cell of a row without telemetry. */
 #include "results_columns.h"
 
+#include "metrics_csv.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -333,6 +335,18 @@ const cb_results_column cb_results_table[] = {
     {"teardown_s", w_teardown_s},
     {"throttled_samples", w_throttled_samples},
     {"throttle_wait_s", w_throttle_wait},
+    /* --metrics: the point's hardware counters (metrics_csv.h) */
+    {"sol_dram_pct", cb_metrics_cell_sol_dram},
+    {"sol_l2_pct", cb_metrics_cell_sol_l2},
+    {"sol_l1_pct", cb_metrics_cell_sol_l1},
+    {"sol_sm_pct", cb_metrics_cell_sol_sm},
+    {"sol_tensor_pct", cb_metrics_cell_sol_tensor},
+    {"dram_bytes", cb_metrics_cell_dram_bytes},
+    {"measured_flops", cb_metrics_cell_measured_flops},
+    {"metrics_status", cb_metrics_cell_status},
+    {"metrics_reason", cb_metrics_cell_reason},
+    {"metrics_passes", cb_metrics_cell_passes},
+    {"metrics_wall_s", cb_metrics_cell_wall},
 };
 
 const int cb_results_column_count = (int)(sizeof cb_results_table / sizeof cb_results_table[0]);

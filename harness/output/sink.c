@@ -8,6 +8,7 @@
 #include "sink.h"
 
 #include "csv_writer.h"
+#include "metrics_csv.h"
 #include "results_columns.h"
 
 #include <errno.h>
@@ -173,7 +174,7 @@ static bool pick_default_dir(char *out, size_t len, cb_msg *err)
 bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err)
 {
     memset(s, 0, sizeof *s);
-    s->results.fd = s->samples.fd = -1;
+    s->results.fd = s->samples.fd = s->metrics.fd = -1;
     if (dir) {
         if (snprintf(s->dir, sizeof s->dir, "%s", dir) >= (int)sizeof s->dir) {
             cb_msg_set(err, "output path too long");
@@ -262,6 +263,38 @@ static void format_samples(FILE *f, const void *ctx)
     }
 }
 
+static void format_metrics_header(FILE *f, const void *ctx)
+{
+    (void)ctx;
+    cb_metrics_csv_header(f);
+}
+
+static void format_metrics(FILE *f, const void *ctx)
+{
+    cb_metrics_csv_rows(f, ctx);
+}
+
+/* metrics.csv appears with the first point whose counters were collected. */
+static bool write_metrics(cb_sink *s, const cb_result *r, cb_msg *err)
+{
+    if (!cb_metrics_csv_has_rows(r)) return true;
+    cb_sink_file *f = &s->metrics;
+    if (f->fd < 0) {
+        if (snprintf(f->path, sizeof f->path, "%s/metrics.csv", s->dir) >= (int)sizeof f->path) {
+            cb_msg_set(err, "output path too long: %s", s->dir);
+            return false;
+        }
+        f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (f->fd < 0) {
+            cb_msg_set(err, "cannot write '%s': %s", f->path, strerror(errno));
+            return false;
+        }
+        f->length = 0;
+        if (!write_rows(f, format_metrics_header, NULL, err)) return false;
+    }
+    return write_rows(f, format_metrics, r, err);
+}
+
 bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
                          const double *cupti_s, int n, const cb_sample_extras *extras, cb_msg *err)
 {
@@ -270,17 +303,18 @@ bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
         return false;
     }
     samples_rows sr = {r, time_s, cupti_s, n, extras};
-    /* Samples first: a results row never names samples that are not on disk. */
+    /* Samples and metrics first: a results row never names rows that are
+     * not on disk. */
     bool ok = (n <= 0 || write_rows(&s->samples, format_samples, &sr, err)) &&
-              write_rows(&s->results, format_result, r, err);
+              write_metrics(s, r, err) && write_rows(&s->results, format_result, r, err);
     if (!ok) s->failed = true;
     return ok;
 }
 
 void cb_sink_close(cb_sink *s)
 {
-    cb_sink_file *files[2] = {&s->results, &s->samples};
-    for (int i = 0; i < 2; i++) {
+    cb_sink_file *files[3] = {&s->results, &s->samples, &s->metrics};
+    for (int i = 0; i < 3; i++) {
         if (files[i]->fd >= 0) close(files[i]->fd);
         files[i]->fd = -1;
     }
@@ -289,8 +323,8 @@ void cb_sink_close(cb_sink *s)
 void cb_sink_discard(cb_sink *s)
 {
     cb_sink_close(s);
-    cb_sink_file *files[2] = {&s->results, &s->samples};
-    for (int i = 0; i < 2; i++)
+    cb_sink_file *files[3] = {&s->results, &s->samples, &s->metrics};
+    for (int i = 0; i < 3; i++)
         if (files[i]->path[0]) unlink(files[i]->path);
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s/.meta.json.tmp", s->dir);

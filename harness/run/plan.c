@@ -94,6 +94,16 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
     cb_planned_point pp;
     memset(&pp, 0, sizeof pp);
     pp.bench = b;
+    if (b->ref_bench) {
+        /* Resolved once: a name that is not registered is the family
+         * table's mistake, said before anything runs. */
+        pp.ref = cb_registry_find(b->ref_bench);
+        if (!pp.ref) {
+            cb_msg_set(err, "%s: its reference benchmark '%s' is not registered", b->name,
+                       b->ref_bench);
+            return false;
+        }
+    }
     const bool no_device = b->target == CB_TARGET_CUDA && !req->dev;
     if (no_device) {
         snprintf(pp.skip_reason, sizeof pp.skip_reason, "%s",

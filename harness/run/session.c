@@ -2,6 +2,7 @@
  *
  * The phases, each a function below:
  *   session_devices    --device against the machine
+ *   session_counters   --metrics checked on the devices' chips (counters.h)
  *   session_plans      one plan per device (its `sm` values and limits are
  *                      its own); later devices keep only per-device points
  *   session_open       the run directory, telemetry, NVTX and CUPTI, and
@@ -12,6 +13,7 @@
  * directory) is refused before the first point runs. */
 #include "session.h"
 
+#include "counters.h"
 #include "cupti_timer.h"
 #include "device_set.h"
 #include "fit.h"
@@ -75,6 +77,21 @@ static int session_devices(session *s, cb_msg *why)
         s->cfg.n_devs = s->devices.n;
         s->cfg.dev = s->devices.ptr[0];
     }
+    return -1;
+}
+
+/* --metrics: every name checked on the chip of each device of the run (on
+ * every chip CUPTI knows without one) before anything runs. */
+static int session_counters(session *s, cb_msg *why)
+{
+    if (!s->req->metrics) return -1;
+    int ordinals[CB_MAX_RUN_DEVICES];
+    for (int d = 0; d < s->devices.n; d++)
+        ordinals[d] = s->devices.ptr[d]->ordinal;
+    if (cb_counters_open(s->req->metrics, ordinals, s->devices.n, &s->cfg.counters, why) != CB_OK)
+        return CB_EXIT_USAGE;
+    if (cb_counters_notice(s->cfg.counters))
+        notice(s, "--metrics: %s", cb_counters_notice(s->cfg.counters));
     return -1;
 }
 
@@ -321,6 +338,8 @@ static void session_free(session *s)
     if (s->sink_open) cb_sink_close(&s->sink);
     cb_telemetry_close(s->cfg.telemetry);
     s->cfg.telemetry = NULL;
+    cb_counters_close(s->cfg.counters);
+    s->cfg.counters = NULL;
     for (int d = 0; d < s->n_plans; d++)
         cb_plan_free(&s->plans[d]);
     free(s->rows);
@@ -344,6 +363,7 @@ int cb_session_run(const cb_session_request *req, cb_session_result *result, cb_
      * the process mid-row. */
     signal(SIGXFSZ, SIG_IGN);
     int rc = session_devices(s, why);
+    if (rc < 0) rc = session_counters(s, why);
     if (rc < 0) rc = session_plans(s, why);
     if (rc < 0 && req->dry_run) {
         session_list(s);

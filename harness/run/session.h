@@ -29,6 +29,9 @@ typedef struct cb_session_request {
     int argc; /* the command line as typed, for meta.json */
     char **argv;
     bool dry_run; /* plan and list the points through list_point; run nothing */
+    /* --metrics: presets and metric names (counters.h), checked on the
+     * devices' chips before anything runs (a bad name: exit 2); NULL: none. */
+    const char *metrics;
     /* The first SIGINT/SIGTERM also reaches the handler that was installed
      * before the run (the Python interpreter's), so code of the front end
      * that is blocked in a hook sees it too. */

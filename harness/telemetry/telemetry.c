@@ -169,6 +169,36 @@ const char *cb_telemetry_unavailable_reason(const cb_telemetry *t)
     return t->sampler ? NULL : t->reason;
 }
 
+bool cb_telemetry_latest(cb_telemetry *t, cb_telemetry_reading *out)
+{
+    return t && t->sampler && cb_sampler_latest(t->sampler, out);
+}
+
+bool cb_telemetry_read_now(cb_telemetry *t, cb_telemetry_reading *out)
+{
+    if (!t || !t->sampler || t->current < 0) return false;
+    const cb_nvml_device_info *d = &t->devices[t->current];
+    cb_sampler_errors ignored;
+    memset(&ignored, 0, sizeof ignored);
+    cb_sampler_read(&t->nvml, d->handle, d->power, out, &ignored);
+    return true;
+}
+
+/* The clock a throttled reading is measured against, MHz; 0 unknown. */
+static double reference_clock_mhz(const cb_telemetry *t)
+{
+    if (!t || t->current < 0) return 0;
+    const cb_nvml_device_info *d = &t->devices[t->current];
+    if (d->app_clock_sm_mhz > 0) return (double)d->app_clock_sm_mhz;
+    return d->max_clock_sm_mhz > 0 ? (double)d->max_clock_sm_mhz : 0;
+}
+
+bool cb_telemetry_throttled(const cb_telemetry *t, const cb_telemetry_reading *r, char *why,
+                            size_t len)
+{
+    return cb_reading_throttled(r, reference_clock_mhz(t), CB_THROTTLE_CLOCK_SHARE, why, len);
+}
+
 void cb_telemetry_point_begin(cb_telemetry *t)
 {
     if (t && t->sampler) cb_sampler_begin(t->sampler);

@@ -1,6 +1,6 @@
 /* test_compare_cli.c - `cubench compare` end to end through cb_compare_main,
  * on run directories written to a temporary directory: schema 2 runs with
- * rounds (test_compare_sim.h) and schema 1 runs as round 1 wrote them; the
+ * rounds (test_compare_sim.h) and schema 1 runs as the first version wrote them; the
  * side syntaxes, exit codes 0/1/2, the markdown and CSV, --calibrate and
  * --calibration, conditions that differ, throttled points, input errors
  * (meta.json through jansson included), and time bounds on hostile input. */
@@ -49,7 +49,7 @@ static int run_cli(const char *first, ...)
     return cb_compare_main(argc, argv);
 }
 
-/* A schema 1 run directory as round 1 wrote it: one unit per point. */
+/* A schema 1 run directory as the first version wrote it: one unit per point. */
 typedef struct spec_point {
     const char *bench, *axes, *status, *reason;
     int n;

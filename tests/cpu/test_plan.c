@@ -25,7 +25,7 @@ static bool plan_with(const char *glob, const char *const *axes, int n_axes,
     return cb_plan_build(&req, plan, err);
 }
 
-/* Without a GPU every override is still checked (issue #10: `--axis
+/* Without a GPU every override is still checked (`--axis
  * n=garbage` for a GPU benchmark exited 0), and a listing shows the GPU
  * points with the device-dependent values unresolved. */
 static void check_without_device(void)

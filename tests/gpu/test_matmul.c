@@ -86,29 +86,34 @@ static int cb_verify_all(const cb_device_info *dev, cudaStream_t s)
  * alpha != 1: the descriptors always run beta = 0. */
 typedef struct cb_direct_rung {
     const char *name;
-    cb_matmul_launch_fn launch;
+    const cb_matmul_rung *rung;
     int variant;
 } cb_direct_rung;
+
+/* Every rung of the ladder's list (bench/detail/matmul_rungs.def). */
+#define CB_MATMUL_RUNG(rung, ...) extern const cb_matmul_rung cb_matmul_rung_##rung;
+#include "matmul_rungs.def"
+#undef CB_MATMUL_RUNG
 
 static void cb_check_beta(cudaStream_t s, int m, int n, int k)
 {
     static const cb_direct_rung rungs[] = {
-        {"naive_uncoalesced", cb_matmul_naive_uncoalesced, 0},
-        {"naive_coalesced", cb_matmul_naive_coalesced, 0},
-        {"smem_tiled/8", cb_matmul_smem_tiled, 8},
-        {"smem_tiled/16", cb_matmul_smem_tiled, 16},
-        {"smem_tiled/32", cb_matmul_smem_tiled, 32},
-        {"regblock_1d", cb_matmul_regblock_1d, 0},
-        {"regblock_2d", cb_matmul_regblock_2d, 0},
-        {"vectorized", cb_matmul_vectorized, 0},
-        {"warptiled", cb_matmul_warptiled, 0},
-        {"pipelined/m128n128k8", cb_matmul_pipelined, CB_MATMUL_M128N128K8},
-        {"pipelined/m128n128k16", cb_matmul_pipelined, CB_MATMUL_M128N128K16},
-        {"pipelined/m128n64k8", cb_matmul_pipelined, CB_MATMUL_M128N64K8},
-        {"pipelined/m64n128k8", cb_matmul_pipelined, CB_MATMUL_M64N128K8},
-        {"pipelined/m64n64k8", cb_matmul_pipelined, CB_MATMUL_M64N64K8},
-        {"pipelined/m128n256k8", cb_matmul_pipelined, CB_MATMUL_M128N256K8},
-        {"pipelined/m256n128k8", cb_matmul_pipelined, CB_MATMUL_M256N128K8},
+        {"naive_uncoalesced", &cb_matmul_rung_naive_uncoalesced, 0},
+        {"naive_coalesced", &cb_matmul_rung_naive_coalesced, 0},
+        {"smem_tiled/8", &cb_matmul_rung_smem_tiled, 8},
+        {"smem_tiled/16", &cb_matmul_rung_smem_tiled, 16},
+        {"smem_tiled/32", &cb_matmul_rung_smem_tiled, 32},
+        {"regblock_1d", &cb_matmul_rung_regblock_1d, 0},
+        {"regblock_2d", &cb_matmul_rung_regblock_2d, 0},
+        {"vectorized", &cb_matmul_rung_vectorized, 0},
+        {"warptiled", &cb_matmul_rung_warptiled, 0},
+        {"pipelined/m128n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N128K8},
+        {"pipelined/m128n128k16", &cb_matmul_rung_pipelined, CB_MATMUL_M128N128K16},
+        {"pipelined/m128n64k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N64K8},
+        {"pipelined/m64n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M64N128K8},
+        {"pipelined/m64n64k8", &cb_matmul_rung_pipelined, CB_MATMUL_M64N64K8},
+        {"pipelined/m128n256k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N256K8},
+        {"pipelined/m256n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M256N128K8},
     };
     const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
     float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
@@ -130,7 +135,7 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     for (int r = 0; r < CB_ARRAY_LEN(rungs); r++) {
         CB_CHECK(cudaMemcpy(dc, c0, nc * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
         const cb_matmul_args args = {m, n, k, -0.75f, 0.5f, da, db, dc};
-        CB_CHECK_EQ_INT(rungs[r].launch(&args, rungs[r].variant, s), cudaSuccess);
+        CB_CHECK_EQ_INT(rungs[r].rung->launch(&args, rungs[r].variant, s), cudaSuccess);
         CB_CHECK_EQ_INT(cudaStreamSynchronize(s), cudaSuccess);
         CB_CHECK(cudaMemcpy(c, dc, nc * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
         double err = -1.0;
@@ -142,8 +147,15 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     }
     /* A variant a rung does not have is refused, not launched. */
     const cb_matmul_args args = {m, n, k, 1.0f, 0.0f, da, db, dc};
-    CB_CHECK_EQ_INT(cb_matmul_smem_tiled(&args, 12, s), cudaErrorInvalidValue);
-    CB_CHECK_EQ_INT(cb_matmul_pipelined(&args, CB_MATMUL_CONFIG_COUNT, s), cudaErrorInvalidValue);
+    CB_CHECK_EQ_INT(cb_matmul_rung_smem_tiled.launch(&args, 12, s), cudaErrorInvalidValue);
+    CB_CHECK_EQ_INT(cb_matmul_rung_pipelined.launch(&args, CB_MATMUL_CONFIG_COUNT, s),
+                    cudaErrorInvalidValue);
+    cb_matmul_plan plan;
+    CB_CHECK_EQ_INT(cb_matmul_plan_make(&cb_matmul_rung_smem_tiled, 12, &args, &plan, NULL),
+                    cudaErrorInvalidValue);
+    char why_not[128];
+    CB_CHECK(cb_matmul_rung_smem_tiled.variant_of("12", m, n, 132, why_not, sizeof why_not) < 0);
+    CB_CHECK(cb_matmul_rung_pipelined.variant_of("auto", m, n, 132, why_not, sizeof why_not) >= 0);
     cudaFree(da);
     cudaFree(db);
     cudaFree(dc);

@@ -1,4 +1,4 @@
-"""Issue #10, end to end: every --axis value is checked with or without a GPU,
+"""Bad input, end to end: every --axis value is checked with or without a GPU,
 --device names a device that exists, --dry-run lists GPU points, sizes too
 large for memory are skip rows with the numbers, written identities can be
 typed back, and --quick takes enough samples for a 95% CI of the median."""

@@ -2,10 +2,10 @@
 with its default between-run spread keep its promises on real noise?
 
 Pairs: aa-r2 pair 1 (A1/B1, --replicates 5, samples.csv.xz decompressed into
-tmp_path) and the round-1 pairs aa1, aa2, aa3 (schema 1, one unit per run).
+tmp_path) and the schema-1 pairs aa1, aa2, aa3 (schema 1, one unit per run).
 Per pair: exit 0 with nothing slower or faster, the 99% CI of the ratio
 holding 1 at about 99% of points; and planted copies of B (every time x 1.05
-and x 1.10, as scripts/gpu_aa.sh makes them) flagged at >= 95% / every point
+and x 1.10, as scripts/record/gpu_aa.sh makes them) flagged at >= 95% / every point
 whose reported MDE is <= 5% / 10%. With --between-run 0 (rounds alone, what
 compare did before) the r2 pair's CIs held 1 at about half the points: the
 check below can fail. docs/methodology.md records the figures. About 3 s."""

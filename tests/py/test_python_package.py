@@ -301,7 +301,7 @@ def test_the_documented_example_runs(lib, tmp_path):
 
 
 def test_two_runs_in_one_process(lib, tmp_path):
-    """cubench.main twice in one interpreter (scripts/py_event_loop.py does):
+    """cubench.main twice in one interpreter (scripts/record/py_event_loop.py does):
     the families are registered once and both runs write their directory."""
     mod = write_module(tmp_path, "host_bench", HOST_BENCH)
     code = textwrap.dedent(f"""

@@ -241,7 +241,7 @@ def test_triton_tile_lists_put_the_probed_fastest_first_and_end_small():
 def test_triton_launch_and_instruction_helpers_without_triton(monkeypatch):
     """bench/python/_triton_kernels.py's host helpers against a stand-in
     triton: the grid, the arguments and the precision the family and
-    scripts/py_triton_probe.py launch with, and the PTX words."""
+    scripts/record/py_triton_probe.py launch with, and the PTX words."""
     import importlib
     import types
 

@@ -93,12 +93,12 @@ def test_aa_pairs(cubench, pair, calibration):
 
 
 def test_targets_script_fails_on_a_missed_target(tmp_path):
-    """scripts/targets.py passes on the recorded runs and exits 1 when one
+    """scripts/record/targets.py passes on the recorded runs and exits 1 when one
     figure falls below its target (here: every vecadd median doubled)."""
     import shutil
     import subprocess
     import sys
-    script = ROOT / "scripts" / "targets.py"
+    script = ROOT / "scripts" / "record" / "targets.py"
     ok = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     data = tmp_path / "data"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_telemetry.sh - the GPU run of the NVML telemetry work (issue #12 §1):
+# gpu_telemetry.sh - the GPU run of the NVML telemetry:
 #   1. sustained: cuBLAS TF32 at 8192^3 for >= 1000 cold samples with the
 #      sampler at 5 ms, so the samples cover the known fall from ~417 to
 #      ~370 TFLOP/s; prints the first 20 against the last 20 samples
@@ -13,7 +13,7 @@
 # under $OUT (default ./gpu-out) and packs everything into
 # $OUT/telemetry.tar.gz. About 3 minutes on an H200.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 W=$OUT/telemetry
 mkdir -p "$W"

@@ -4,11 +4,11 @@ torch.add, cupy.add, a cupy.ElementwiseKernel and a float4 cupy.RawKernel
 (the same code as bench/python/cupy.py), bracketed by cudaProfilerStart/
 Stop, for Nsight Compute to compare the kernels:
 
-    ncu --profile-from-start off --metrics ... python3 scripts/py_add_kernels.py
+    ncu --profile-from-start off --metrics ... python3 scripts/record/py_add_kernels.py
 
 Every kernel runs once before the profiled range (compilation, cuBLAS-free
 warm-up) and once inside it; it prints the element count and which kernels
-ran. scripts/gpu_python.sh runs it under ncu with the metrics that test why
+ran. scripts/record/gpu_python.sh runs it under ncu with the metrics that test why
 cupy.add moves fewer bytes per second than torch.add: instructions and
 global load/store instructions per element, sectors per request (4 for
 32-bit loads of a warp, 16 for 128-bit), DRAM throughput.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 def raw_source() -> str:
     """The float4 kernel of the cupy family (one source for both)."""
-    text = (Path(__file__).resolve().parent.parent / "bench" / "python" / "cupy.py").read_text()
+    text = (Path(__file__).resolve().parents[2] / "bench" / "python" / "cupy.py").read_text()
     return text.split('_RAW_SOURCE = r"""', 1)[1].split('"""', 1)[0]
 
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""py_gpu_summary.py - the figures scripts/gpu_python.sh is run for, from
+"""py_gpu_summary.py - the figures scripts/record/gpu_python.sh is run for, from
 the run directories and the ncu CSV it leaves (stdlib only).
 
-  python3 scripts/py_gpu_summary.py runs DIR...   status counts per run, then
+  python3 scripts/record/py_gpu_summary.py runs DIR...   status counts per run, then
       the large points (n = 2^28, m = 4096 and 8192, 256 MiB copies) and
       every row that is not ok, with GB/s or TFLOP/s, pct_ref and the CUPTI
       kernel names
-  python3 scripts/py_gpu_summary.py overhead DIR   a hot-mode run of the adds
+  python3 scripts/record/py_gpu_summary.py overhead DIR   a hot-mode run of the adds
       at small n: per call, the time (the rate at which the caller issues
       calls, once it exceeds the kernel), the CUPTI kernel time, and the
       difference: what each framework adds per call from Python
-  python3 scripts/py_gpu_summary.py ncu FILE.csv N   per kernel: time, DRAM
+  python3 scripts/record/py_gpu_summary.py ncu FILE.csv N   per kernel: time, DRAM
       throughput, and per element of N: instructions, global load and store
       instructions; global-load sectors per request (4: 32-bit loads of a
       warp, 16: 128-bit loads)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# gpu_tc.sh - the tensor-core ladder's GPU session in one command (issue #18):
+# gpu_tc.sh - the tensor-core ladder's GPU session in one command:
 # build, verify every rung, measure the ladder against cuBLAS, profile the best
 # rungs, sanitize, and keep SASS excerpts for the docs. Meant for one call on an
 # H200 (about 6 minutes); every step has its own time limit and the steps run in
 # order of importance, so a slow machine loses the sanitizers first.
 #
-#   OUT=/some/dir scripts/gpu_tc.sh      (default OUT: ./gpu-out)
+#   OUT=/some/dir scripts/record/gpu_tc.sh      (default OUT: ./gpu-out)
 #
 # Writes $OUT/summary.txt (also printed) and $OUT/gpu_tc.tar.gz with every log,
 # result directory and excerpt (work/...):
@@ -20,7 +20,7 @@
 #   sanitize-{memcheck,racecheck}.log   every rung at odd shapes under compute-sanitizer
 #   sass-summary.txt, sass-*.txt  instruction counts per kernel and main-loop excerpts
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 OUT=${OUT:-$PWD/gpu-out}
 W=$OUT/work
 mkdir -p "$W"

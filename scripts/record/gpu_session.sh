@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu_session.sh STEP... - everything a GPU session does, in one command, so a
-# lent GPU machine is used for a few full calls rather than many small ones.
+# borrowed GPU machine is used for a few full calls rather than many small ones.
 # Writes logs and result directories under $OUT (default ./gpu-out) and packs
 # them into $OUT/session.tar.gz.
 #
@@ -20,7 +20,7 @@
 #   matmul-check    the first rungs at 4096^3
 #   explore      compile and run scratch/*.cu experiments (not part of cubench)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 W=$OUT/work
 mkdir -p "$W"

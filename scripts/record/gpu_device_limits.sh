@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# check_issue10_gpu.sh [CUBENCH] - on a GPU machine, check the issue #10
-# fixes that need a device: sizes too large for device memory are skip rows
+# gpu_device_limits.sh [CUBENCH] - on a GPU machine, check what bad input does where
+# a device is present: sizes too large for device memory are skip rows
 # with the numbers (cudaMemGetInfo), `sm` values resolve against the SM
 # count, --device beyond the count is refused, bad values of GPU benchmarks
 # are refused, and --quick points take >= 6 samples. Prints one PASS/FAIL
 # line per check and exits 1 if any failed. Takes about 10 s of GPU time.
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 BIN=${1:-build/cubench}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT

@@ -19,7 +19,7 @@ Prints one line per measurement and writes OUT/event_loop.json with the
 medians and cubench's median over the mean of the two loop medians per
 mode; the check is |ratio - 1| < 1 %.
 
-usage: python3 scripts/py_event_loop.py --out DIR [--n 268435456] [--samples 200]
+usage: python3 scripts/record/py_event_loop.py --out DIR [--n 268435456] [--samples 200]
 """
 
 import argparse
@@ -29,7 +29,7 @@ import statistics
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
 

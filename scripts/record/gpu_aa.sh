@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu_aa.sh - does `cubench compare` keep its promises on a real GPU?
 #
-# Run on the lent H200 (the device tool sets OUT), from the repository root:
-#     scripts/gpu_aa.sh
+# Run on a machine with an NVIDIA GPU, from the repository root (results
+# go to $OUT, default ./gpu-out):
+#     scripts/record/gpu_aa.sh
 # It builds cubench (release preset), then, with the default settings of
 # `cubench run` plus --replicates R:
 #   1. one warm-up process of the point selection at --replicates 1 (its wall
@@ -44,14 +45,14 @@
 # it (no network there), unpack it here first and carry it:
 #     mkdir -p .gpu-libs/jansson && (cd .gpu-libs && apt-get download libjansson-dev libjansson4 &&
 #         for d in libjansson*.deb; do dpkg -x "$d" jansson; done)
-# then call the device tool with carry [".gpu-libs"]; this script points
+# then carry that folder to the GPU machine; this script points
 # CMake at it (the static libjansson.a is linked, so nothing else is needed
 # at run time).
 #
 # What proves it works: "A/A pairs: P of P exit 0, 0 slower, 0 faster" and
 # the planted lines at or above their targets in the summary.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 PAIRS=${CB_AA_PAIRS:-5}
 REPS=${CB_AA_REPLICATES:-5}
@@ -256,7 +257,7 @@ cp "$W/log.txt" "$W/times.txt" "$OUT/" 2>/dev/null
 tar -C "$W" -cJf "$OUT/gpu_aa.tar.xz" . && ls -l "$OUT"
 size=$(stat -c %s "$OUT/gpu_aa.tar.xz")
 if ((size > 15 * 1024 * 1024)); then
-    # the device tool returns files up to 16 MiB: keep samples of pair 1 only
+    # keep the archive small (16 MiB per file): samples of pair 1 only
     tar -C "$W" -cJf "$OUT/gpu_aa.tar.xz" --exclude='runs/[AB][2-9]*/samples.csv' --exclude='runs/*-x1.*' . &&
         echo "gpu_aa: the tarball holds samples.csv of pair 1 only (size)" >&2
 fi

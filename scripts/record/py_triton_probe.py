@@ -11,7 +11,7 @@ Triton generated (wgmma.mma_async, mma.sync, or neither: FMA), TFLOP/s
 against an FP64 product on the device, the family's check). A shape
 Triton cannot compile (shared memory) is printed as such.
 
-usage: python3 scripts/py_triton_probe.py [--size 4096] [--out FILE.json]
+usage: python3 scripts/record/py_triton_probe.py [--size 4096] [--out FILE.json]
 """
 
 import argparse
@@ -20,7 +20,7 @@ import statistics
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
 # (precision, B K-major?, (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages))

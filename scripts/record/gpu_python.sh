@@ -12,24 +12,24 @@
 #      at 2^20 and 2^24: skip rows with the reason where not installed
 #   5  C and Python in one run directory: matmul at 4096^3 next to cuBLAS
 #      (pct_ref = the framework's share of raw cuBLAS), vector add at 2^28
-#   6  scripts/py_event_loop.py: torch.add at 2^28 in a plain CUDA-event loop
+#   6  scripts/record/py_event_loop.py: torch.add at 2^28 in a plain CUDA-event loop
 #      and through cubench, cold and hot, in one process (check: within 1 %)
 #   7  each framework's overhead at small n: every add, C and Python, at
 #      n = 2^10, 2^16, 2^20 in hot mode (batched launches: a sample is the
 #      rate at which the framework issues calls from Python)
 #   8  cupy.add vs torch.add: the CUPTI kernel names of step 5, and Nsight
-#      Compute counters of one run of each add kernel (scripts/py_add_kernels.py)
-#   9  scripts/py_triton_probe.py: the Triton matmul's instruction path and
+#      Compute counters of one run of each add kernel (scripts/record/py_add_kernels.py)
+#   9  scripts/record/py_triton_probe.py: the Triton matmul's instruction path and
 #      speed per tile shape and B layout (exploration data for its tiles)
-#  10  a summary of all of it (scripts/py_gpu_summary.py), and the tarball
+#  10  a summary of all of it (scripts/record/py_gpu_summary.py), and the tarball
 # The event loop runs right after the build: it is the check that needs the
 # GPU most, so a deadline never takes it.
-# A lent machine runs one command for at most 10 minutes: every step gets
+# Meant for a GPU machine that runs one command for at most 10 minutes: every step gets
 # what is left of DEADLINE (default 540 s) and is skipped when too little
 # is, and the tarball is written on any exit, so a slow step costs only
 # itself.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 W=$OUT/python
 rm -rf "$W"
@@ -74,7 +74,7 @@ sed -n '/Python frameworks/,$p' "$W/env.txt"
 
 log "event loop vs cubench: torch.add at 2^28, cold and hot"
 t=$(limit 90)
-[ "$t" -gt 0 ] && timeout -k 10 "$t" "$PY" scripts/py_event_loop.py --out "$W/event-loop" 2>&1 | tee "$W/event-loop.log"
+[ "$t" -gt 0 ] && timeout -k 10 "$t" "$PY" scripts/record/py_event_loop.py --out "$W/event-loop" 2>&1 | tee "$W/event-loop.log"
 
 for fam in numba torch cupy triton jax; do
     run "$fam" 90 run "$fam" "${FAST[@]}" --out "$W/$fam"
@@ -104,7 +104,7 @@ METRICS+=,sm__warps_active.avg.pct_of_peak_sustained_active
 t=$(limit 90)
 if [ -n "$NCU" ] && [ "$t" -gt 0 ]; then
     timeout -k 10 "$t" "$NCU" --profile-from-start off --clock-control none --metrics "$METRICS" --csv \
-        "$PY" scripts/py_add_kernels.py --n $N28 > "$W/ncu-add.csv" 2> "$W/ncu-add.log"
+        "$PY" scripts/record/py_add_kernels.py --n $N28 > "$W/ncu-add.csv" 2> "$W/ncu-add.log"
     echo "   ncu rc=$?" | tee -a "$W/session.log"
 else
     echo "   ncu not found, or past the deadline" | tee -a "$W/session.log"
@@ -112,15 +112,15 @@ fi
 
 log "Triton matmul: instruction path and speed per tile shape and B layout"
 t=$(limit 120)
-[ "$t" -gt 0 ] && timeout -k 10 "$t" "$PY" scripts/py_triton_probe.py --out "$W/triton-probe.json" \
+[ "$t" -gt 0 ] && timeout -k 10 "$t" "$PY" scripts/record/py_triton_probe.py --out "$W/triton-probe.json" \
     2>&1 | tee "$W/triton-probe.log"
 
 log "summary"
 {
-    "$PY" scripts/py_gpu_summary.py runs "$W"/torch "$W"/cupy "$W"/jax "$W"/numba "$W"/triton \
+    "$PY" scripts/record/py_gpu_summary.py runs "$W"/torch "$W"/cupy "$W"/jax "$W"/numba "$W"/triton \
         "$W"/others "$W"/mixed-matmul "$W"/mixed-vecadd
-    "$PY" scripts/py_gpu_summary.py overhead "$W"/small-hot
-    if [ -f "$W/ncu-add.csv" ]; then "$PY" scripts/py_gpu_summary.py ncu "$W/ncu-add.csv" $N28; fi
+    "$PY" scripts/record/py_gpu_summary.py overhead "$W"/small-hot
+    if [ -f "$W/ncu-add.csv" ]; then "$PY" scripts/record/py_gpu_summary.py ncu "$W/ncu-add.csv" $N28; fi
 } 2>&1 | tee "$W/summary.txt"
 exit 0  # each step's status is in session.log; the EXIT trap packs the tarball
 

@@ -30,7 +30,7 @@
 #                             summary says so)
 #   CUBENCH_PORTABLE_RUN_S    time limit of the suite run (default 330 s)
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 OUT=${OUT:-$PWD/gpu-out}
 W=$OUT/portable

@@ -2,9 +2,9 @@
 """docs_figures.py [--check] [--screenshots] - the README's measured H200 table
 and the docs images, made from the recorded runs in tests/data and nothing else.
 
-    .venv/bin/python scripts/docs_figures.py                  # rewrite them
-    .venv/bin/python scripts/docs_figures.py --check          # exit 1 if stale
-    .venv/bin/python scripts/docs_figures.py --screenshots    # + report page shots
+    .venv/bin/python scripts/record/docs_figures.py                  # rewrite them
+    .venv/bin/python scripts/record/docs_figures.py --check          # exit 1 if stale
+    .venv/bin/python scripts/record/docs_figures.py --screenshots    # + report page shots
 
 What it writes:
 - README.md, between the `docs_figures.py: h200 table` markers: every figure
@@ -37,7 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 DATA = Path("tests/data")  # relative: the report pages name their runs by this path
@@ -294,7 +294,7 @@ def profiling_and_compare_rows() -> list[str]:
 
 
 def round2_rows() -> list[str]:
-    """Round 2: the whole default suite after the house issue, telemetry's
+    """Schema 2: the whole default suite after the layering work, telemetry's
     explanation of the TF32 fall, the five A/A pairs, Python frameworks."""
     suite = rows("h200-defaults-r2")
     m = meta("h200-defaults-r2")
@@ -480,7 +480,7 @@ def main() -> int:
         tmp = Path(tmp)
         images = draw_images(tmp)
         shots = take_screenshots(tmp) if args.screenshots else old_sidecar.get("screenshots", {})
-        sidecar = {"note": "written by scripts/docs_figures.py; checked by "
+        sidecar = {"note": "written by scripts/record/docs_figures.py; checked by "
                            "reports/tests/test_docs.py",
                    "images": images, "screenshots": shots}
         if args.check:
@@ -498,7 +498,7 @@ def main() -> int:
                                  f"with --screenshots)")
             if stale:
                 print("docs_figures.py: stale: " + ", ".join(stale)
-                      + "; run .venv/bin/python scripts/docs_figures.py", file=sys.stderr)
+                      + "; run .venv/bin/python scripts/record/docs_figures.py", file=sys.stderr)
                 return 1
             print("docs_figures.py: README table and docs images match tests/data",
                   file=sys.stderr)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""targets.py [DATA_DIR] - the performance targets of the issues against the
+"""targets.py [DATA_DIR] - the project's performance targets against the
 recorded H200 runs in tests/data (or DATA_DIR): one line per figure, with the
 row it comes from, so a number quoted in the README can be traced to a file.
 Exits 1 when a target is missed or its row is absent; lines marked `info`
@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data")
+DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data")
 
 
 def rows(run):

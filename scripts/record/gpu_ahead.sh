@@ -7,18 +7,18 @@
 #   2  ctest: test_runner_ahead (a host lag of 80 us before each launch must
 #      not show; the waited control must show it), and the GPU tests of the
 #      runner's neighbours (vecadd, CUPTI, telemetry)
-#   3  scripts/py_event_loop.py: torch.add at 2^28, cubench against a plain
+#   3  scripts/record/py_event_loop.py: torch.add at 2^28, cubench against a plain
 #      event loop that queues ahead, cold and hot (check: within 1 %)
 #   4  every add, C and Python, at n = 2^10, 2^16, 2^20 in hot mode: each
 #      framework's cost per call from Python
-#   5  scripts/gpu_aa.sh with the build of step 1: fresh A/A pairs through
+#   5  scripts/record/gpu_aa.sh with the build of step 1: fresh A/A pairs through
 #      `cubench compare`'s defaults (0 slower, 0 faster expected)
 # Everything lands in $OUT/ahead and is packed into $OUT/ahead.tar.gz on
 # any exit, but gpu_aa.sh's runs, which stay in $OUT/aa (its tarball can be
-# large; the device tool returns files of up to 16 MiB). DEADLINE (default
+# large: keep each archive under 16 MiB). DEADLINE (default
 # 540 s) bounds the whole call.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 W=$OUT/ahead
 rm -rf "$W"
@@ -47,14 +47,14 @@ echo "   ctest rc=$?" | tee -a "$W/session.log"
 grep -E "one ahead|waited|CUPTI:|tests passed|Failed|\*\*\*" "$W/ctest.log" | tee -a "$W/session.log"
 
 log "event loop vs cubench: torch.add at 2^28, cold and hot"
-timeout -k 10 120 "$PY" scripts/py_event_loop.py --out "$W/event-loop" 2>&1 | tee "$W/event-loop.log"
+timeout -k 10 120 "$PY" scripts/record/py_event_loop.py --out "$W/event-loop" 2>&1 | tee "$W/event-loop.log"
 
 log "each framework's cost per call at small n (hot)"
 timeout -k 10 90 "$PY" -m cubench run vecadd/float4_per_thread torch/add cupy/add cupy/raw_kernel \
     numba/vectorize numba/jit_kernel triton/add jax/add --axis n=2^10,2^16,2^20 --axis block=256 \
     --cache hot --max-time-per-point 0.3 --quiet --out "$W/small-hot" > "$W/small-hot.log" 2>&1
 echo "   rc=$? $(grep -E '^cubench: [0-9]+ ok' "$W/small-hot.log" | tail -1)" | tee -a "$W/session.log"
-"$PY" scripts/py_gpu_summary.py overhead "$W/small-hot" | tee -a "$W/session.log"
+"$PY" scripts/record/py_gpu_summary.py overhead "$W/small-hot" | tee -a "$W/session.log"
 
 # gpu_aa.sh needs ~45 s after its last pair (compare, calibration, tar):
 # give its pairs what is left less 150 s, and kill it only past that.
@@ -62,7 +62,7 @@ budget=$(($(left) - 150))
 if [ "$budget" -gt 120 ]; then
     log "A/A pairs (gpu_aa.sh, ${budget} s for pairs)"
     CB_AA_NO_BUILD=1 CB_AA_BUDGET_S=$budget OUT=$OUT/aa timeout -k 10 $((budget + 130)) \
-        scripts/gpu_aa.sh > "$W/aa.log" 2>&1
+        scripts/record/gpu_aa.sh > "$W/aa.log" 2>&1
     echo "   gpu_aa rc=$?" | tee -a "$W/session.log"
     cp "$OUT/aa/summary.txt" "$W/aa-summary.txt" 2>/dev/null && tee -a "$W/session.log" < "$W/aa-summary.txt"
 else
