@@ -152,8 +152,9 @@ static const cb_bench matmul_benches[] = {
      .setup = cb_matmul_cublaslt_setup,
      .run = cb_matmul_cublaslt_run,
      .needs = {.min_cc = 89, .feature = "FP8 tensor cores", .library_code = true},
-     CB_MATMUL_GPU,
-     .verify = cb_matmul_cublaslt_verify,
+     .target = CB_TARGET_CUDA,
+     .flops = cb_matmul_flops,
+     .verify = cb_matmul_cublaslt_verify, /* its own state around the family's */
      .teardown = cb_matmul_cublaslt_teardown,
      .peak = CB_PEAK_NONE,
      .bytes = cb_matmul_bytes_fp8},

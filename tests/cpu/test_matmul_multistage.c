@@ -5,7 +5,7 @@
  * cp.async writes), the unswizzled layout is not (the check can fail), and
  * `config` maps its values (auto: the rule while no autotuned row exists
  * for the SM count). */
-/* test links: cubench_bench */
+/* test links: cubench_bench cubench_kernels */
 #include "cb_test.h"
 #include "matmul_multistage_kernels.h"
 #include "matmul_multistage_layout.h"
@@ -53,7 +53,7 @@ static void cb_check_banks(int bk, int bn)
     uint32_t addr[32];
     int bad = 0;
     for (int wr = 0; wr < 4; wr++)
-        for (int i = 0; i < 8; i++)            /* the lane's rows: 2 sub-tiles of 4 */
+        for (int i = 0; i < 8; i++)               /* the lane's rows: 2 sub-tiles of 4 */
             for (int kh = 0; kh < bk / 2; kh++) { /* 8-byte A reads: k = 2 kh, 2 kh + 1 */
                 for (int lane = 0; lane < 32; lane++) {
                     const int r = wr * 32 + (lane >> 3) * 4 + (i / 4) * 16 + i % 4;
