@@ -127,8 +127,8 @@ cb_status cb_matmul_cublaslt_setup(const cb_point *p, const cb_bench_ctx *ctx, v
         s = CB_SKIP;
     }
     if (s == CB_OK) s = cb_lt_desc(ls, why);
-    if (s == CB_OK && cb_lt_pick(ls, CUDA_R_32F, why) == CB_SKIP)
-        s = cb_lt_pick(ls, CUDA_R_16BF, why);
+    if (s == CB_OK) s = cb_lt_pick(ls, CUDA_R_32F, why);
+    if (s == CB_SKIP && ls->desc) s = cb_lt_pick(ls, CUDA_R_16BF, why); /* no FP32 C: BF16 C */
     if (s == CB_OK && cudaDeviceSynchronize() != cudaSuccess) {
         cb_msg_set(why, "setup: %s", cudaGetErrorString(cudaGetLastError()));
         s = CB_FAIL;
