@@ -12,7 +12,11 @@
 #      cuBLAS BF16/TF32 and cuBLASLt FP8 references, the FP32 SIMT rungs
 #      pipelined and multistage with cuBLAS FP32, at 8192^3, 4096^3,
 #      4093^3, 8191 x 8193 x 4095, 1000 x 3000 x 200 and 4096 x 1 x 4096
-#      (one run directory per shape; every reference in the same run)
+#      (one run directory per shape; every reference in the same run), and
+#      the BF16 top rungs at 8192 x 8192 x 4096, the aligned twin of
+#      8191 x 8193 x 4095 (their difference is the staging copy); then
+#      torch/matmul_fp8 (torch._scaled_mm) beside cuBLASLt FP8 at 4096^3
+#      and 8192^3 through python -m cubench
 #   4. the multistage rung's configurations at 4096^3, 8192^3, 4093^3 and
 #      1000 x 3000 x 200 (the autotune sweep; gemm_tune.py prints the rows
 #      of its table from it)
@@ -28,7 +32,7 @@
 #      200, >= 99 % at 8192^3; TF32 >= cuBLAS with both SM clocks shown;
 #      FP8 >= 90 % of cuBLASLt; FP32 SIMT >= 95 % / 85 %)
 # About 5.5 minutes on an H200 (build ~40 s, test ~60 s, run ~2 min, the
-# rest the sweeps); steps 4-7 are skipped past BUDGET seconds (default 290)
+# rest the sweeps); the steps after 3 are skipped past BUDGET seconds (default 290)
 # so the whole stays under 6 minutes, and every step has its own timeout.
 #
 # Writes under OUT: summary.txt (also printed), gemm-summary.md, build.log,
@@ -121,6 +125,21 @@ step_run() {
     run_shape 4093 4093 m m
     run_shape 1000x3000x200 1000 3000 200
     run_shape 4096x1x4096 4096 1 4096
+    # The aligned twin of 8191 x 8193 x 4095: the difference is the staging.
+    timeout 60 "$BIN" run matmul_tc/wgmma_ws_bf16 matmul_tc/wgmma_cluster_bf16 matmul/cublas_bf16 \
+        --axis m=8192 --axis n=8192 --axis k=4096 --out "$OUT/run-8192x8192x4096" --quiet \
+        > "$OUT/run-8192x8192x4096.log" 2>&1
+    say "run 8192x8192x4096: rc=$? $(tail -1 "$OUT/run-8192x8192x4096.log")"
+}
+
+# The Python peer of the FP8 rungs, beside cuBLASLt in the same process.
+step_torch() {
+    over_budget "torch/matmul_fp8" && return
+    log "torch._scaled_mm beside cuBLASLt FP8 (python -m cubench)"
+    PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} CUBENCH_LIB=$PWD/build-native/libcubench.so \
+        timeout 60 python3 -m cubench run matmul/cublaslt_fp8 torch/matmul_fp8 --axis m=4096,8192 \
+        --out "$OUT/run-torch-fp8" --quiet > "$OUT/run-torch-fp8.log" 2>&1
+    say "torch fp8: rc=$? $(tail -1 "$OUT/run-torch-fp8.log")"
 }
 
 step_tune() {
@@ -204,6 +223,7 @@ step_build
 step_ptxas
 step_test_tc
 step_run
+step_torch
 step_tune
 step_sanitize
 step_ncu
