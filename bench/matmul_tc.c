@@ -230,6 +230,11 @@ static const cb_bench matmul_tc_benches[] = {
      CB_TC_VARIANT(wgmma_fp8, CB_TC_FP8),
      CB_TC_FP8_DEFAULTS,
      .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
+    {.name = "matmul_tc/wgmma_cluster_fp8",
+     .summary = "FP8 E4M3 wgmma_cluster: 2-CTA clusters, B multicast (sm_90a)",
+     CB_TC_VARIANT(wgmma_cluster, CB_TC_FP8),
+     CB_TC_FP8_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
 };
 
 const cb_family cb_family_matmul_tc = {

@@ -90,7 +90,7 @@ def main() -> int:
     for shape in ("4096", "8192"):
         target(runs, shape, ["matmul_tc/wgmma_ws_tf32", "matmul_tc/wgmma_cluster_tf32"], 100,
                "TF32 (compare the clocks)")
-    target(runs, "8192", ["matmul_tc/wgmma_fp8"], 90, "FP8")
+    target(runs, "8192", ["matmul_tc/wgmma_fp8", "matmul_tc/wgmma_cluster_fp8"], 90, "FP8")
     for shape in ("4096", "8192"):
         target(runs, shape, ["matmul/multistage", "matmul/pipelined"], 95, "FP32 SIMT")
     for shape in ("8191x8193x4095", "4093", "1000x3000x200", "4096x1x4096"):
