@@ -14,26 +14,27 @@
 #      4093^3, 8191 x 8193 x 4095, 1000 x 3000 x 200 and 4096 x 1 x 4096
 #      (one run directory per shape; every reference in the same run), and
 #      the BF16 top rungs at 8192 x 8192 x 4096, the aligned twin of
-#      8191 x 8193 x 4095 (their difference is the staging copy); then
-#      torch/matmul_fp8 (torch._scaled_mm) beside cuBLASLt FP8 at 4096^3
+#      8191 x 8193 x 4095 (their difference is the staging copy)
+#   4. compute-sanitizer memcheck and racecheck over the tensor-core rungs,
+#      the FP8 rungs and the multistage rung at odd shapes (m = 129,
+#      n = 131 or 136, k = 67 or 72: staged and strict paths)
+#   5. torch/matmul_fp8 (torch._scaled_mm) beside cuBLASLt FP8 at 4096^3
 #      and 8192^3 through python -m cubench
-#   4. the multistage rung's configurations at 4096^3, 8192^3, 4093^3 and
+#   6. the multistage rung's configurations at 4096^3, 8192^3, 4093^3 and
 #      1000 x 3000 x 200 (the autotune sweep; gemm_tune.py prints the rows
 #      of its table from it)
-#   5. compute-sanitizer memcheck and racecheck over the tensor-core rungs,
-#      the FP8 rung and the multistage rung at odd shapes (129 x 131 x 67,
-#      129 x 136 x 72)
-#   6. Nsight Compute on ldmatrix_bf16 at 4096^3: shared-memory bank
+#   7. Nsight Compute on ldmatrix_bf16 at 4096^3: shared-memory bank
 #      conflicts split by operation (loads: the ldmatrix; stores; all, with
 #      the cp.async fills), and the wavefronts behind them
-#   7. tests/gpu/test_matmul (the FP32 ladder, multistage's configurations)
-#   8. the summary: gemm-summary.md with every row of step 3 and the
+#   8. tests/gpu/test_matmul (the FP32 ladder, multistage's configurations)
+#   9. the summary: gemm-summary.md with every row of step 3 and the
 #      targets (BF16 >= cuBLAS at the odd shapes, >= 95 % at 1000 x 3000 x
 #      200, >= 99 % at 8192^3; TF32 >= cuBLAS with both SM clocks shown;
 #      FP8 >= 90 % of cuBLASLt; FP32 SIMT >= 95 % / 85 %)
-# About 5.5 minutes on an H200 (build ~40 s, test ~60 s, run ~2 min, the
-# rest the sweeps); the steps after 3 are skipped past BUDGET seconds (default 290)
-# so the whole stays under 6 minutes, and every step has its own timeout.
+# About 5.5 minutes on an H200 (build ~40 s, test ~45 s, run ~3 min,
+# sanitizers ~1 min); steps 5-8 start only before BUDGET seconds (default
+# 290) and stop within 45 s each, so the whole stays under 6 minutes; every
+# step has its own timeout.
 #
 # Writes under OUT: summary.txt (also printed), gemm-summary.md, build.log,
 # ptxas.txt, test_matmul_tc.log, test_matmul.log, run-SHAPE/ (run
@@ -112,7 +113,7 @@ step_test_tc() {
 run_shape() {
     local name=$1 m=$2 n=$3 k=$4
     timeout 150 "$BIN" run 'matmul_tc/*' "${TC_REFS[@]}" "${FP32[@]}" \
-        --axis "m=$m" --axis "n=$n" --axis "k=$k" --out "$OUT/run-$name" --quiet \
+        --axis "m=$m" --axis "n=$n" --axis "k=$k" --max-time-per-point 0.5 --out "$OUT/run-$name" --quiet \
         > "$OUT/run-$name.log" 2>&1
     say "run $name: rc=$? $(tail -1 "$OUT/run-$name.log")"
 }
@@ -127,7 +128,8 @@ step_run() {
     run_shape 4096x1x4096 4096 1 4096
     # The aligned twin of 8191 x 8193 x 4095: the difference is the staging.
     timeout 60 "$BIN" run matmul_tc/wgmma_ws_bf16 matmul_tc/wgmma_cluster_bf16 matmul/cublas_bf16 \
-        --axis m=8192 --axis n=8192 --axis k=4096 --out "$OUT/run-8192x8192x4096" --quiet \
+        --axis m=8192 --axis n=8192 --axis k=4096 --max-time-per-point 0.5 \
+        --out "$OUT/run-8192x8192x4096" --quiet \
         > "$OUT/run-8192x8192x4096.log" 2>&1
     say "run 8192x8192x4096: rc=$? $(tail -1 "$OUT/run-8192x8192x4096.log")"
 }
@@ -137,7 +139,7 @@ step_torch() {
     over_budget "torch/matmul_fp8" && return
     log "torch._scaled_mm beside cuBLASLt FP8 (python -m cubench)"
     PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} CUBENCH_LIB=$PWD/build-native/libcubench.so \
-        timeout 60 python3 -m cubench run matmul/cublaslt_fp8 torch/matmul_fp8 --axis m=4096,8192 \
+        timeout 45 python3 -m cubench run matmul/cublaslt_fp8 torch/matmul_fp8 --axis m=4096,8192 \
         --out "$OUT/run-torch-fp8" --quiet > "$OUT/run-torch-fp8.log" 2>&1
     say "torch fp8: rc=$? $(tail -1 "$OUT/run-torch-fp8.log")"
 }
@@ -147,11 +149,13 @@ step_tune() {
     log "multistage configurations (autotune sweep)"
     local configs # every configuration the rung has (its header's list)
     configs=$(sed -n 's/^ *"\(m[0-9]*n[0-9]*k[0-9]*s[0-9][^"]*\)".*/\1/p' kernels/matmul_multistage_kernels.h)
-    timeout 60 "$BIN" run matmul/cublas_fp32 matmul/multistage --axis m=4096,8192,4093 \
-        --axis "config=$configs" --out "$OUT/tune/square" --quiet > "$OUT/tune-square.log" 2>&1
+    timeout 45 "$BIN" run matmul/cublas_fp32 matmul/multistage --axis m=4096,8192,4093 \
+        --axis "config=$configs" --max-time-per-point 0.3 --out "$OUT/tune/square" --quiet \
+        > "$OUT/tune-square.log" 2>&1
     say "tune squares: rc=$? $(tail -1 "$OUT/tune-square.log")"
-    timeout 30 "$BIN" run matmul/cublas_fp32 matmul/multistage --axis m=1000 --axis n=3000 \
-        --axis k=200 --axis "config=$configs" --out "$OUT/tune/1000x3000x200" --quiet \
+    timeout 20 "$BIN" run matmul/cublas_fp32 matmul/multistage --axis m=1000 --axis n=3000 \
+        --axis k=200 --axis "config=$configs" --max-time-per-point 0.3 \
+        --out "$OUT/tune/1000x3000x200" --quiet \
         > "$OUT/tune-1000.log" 2>&1
     say "tune 1000x3000x200: rc=$? $(tail -1 "$OUT/tune-1000.log")"
     python3 scripts/record/gemm_tune.py "$OUT/tune" 2>&1 | tee "$OUT/tune-table.txt" | tee -a "$SUMMARY"
@@ -161,9 +165,8 @@ step_sanitize() {
     [ -n "${SAN:-}" ] || { say "compute-sanitizer not found"; return; }
     local q=(--quick --no-cupti --no-telemetry --max-time-per-point 0 --quiet)
     for tool in memcheck racecheck; do
-        over_budget "compute-sanitizer $tool" && return
         log "compute-sanitizer $tool at 129 x (131, 136) x (67, 72)"
-        timeout 75 "$SAN" --tool $tool --error-exitcode 9 "$BIN" run 'matmul_tc/*' matmul/multistage \
+        timeout 60 "$SAN" --tool $tool --error-exitcode 9 "$BIN" run 'matmul_tc/*' matmul/multistage \
             --axis m=129 --axis n=131,136 --axis k=67,72 "${q[@]}" --out "$OUT/san-$tool" \
             > "$OUT/san-$tool.log" 2>&1
         say "$tool: rc=$? (0 clean, 9 errors, 124 timeout) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | tail -1)"
@@ -195,7 +198,7 @@ step_ncu() {
     done
     local list
     list=$(IFS=,; echo "${have[*]}")
-    timeout 60 "$NCU" --clock-control none --profile-from-start off -k "regex:cb_tc_ldmatrix" -c 1 \
+    timeout 45 "$NCU" --clock-control none --profile-from-start off -k "regex:cb_tc_ldmatrix" -c 1 \
         --metrics "$list" "$BIN" run matmul_tc/ldmatrix_bf16 --axis m=4096 --profile --no-cupti \
         --quiet --out "$OUT/ncu-run-ldmatrix" > "$OUT/ncu-ldmatrix.log" 2>&1
     say "ncu ldmatrix_bf16: rc=$? (${#have[@]} of ${#want[@]} metrics known to this ncu)"
@@ -205,7 +208,7 @@ step_ncu() {
 step_test_fp32() {
     over_budget "tests/gpu/test_matmul" && return
     log "tests/gpu/test_matmul (the FP32 ladder)"
-    timeout 90 build-native/tests/test_matmul > "$OUT/test_matmul.log" 2>&1
+    timeout 45 build-native/tests/test_matmul > "$OUT/test_matmul.log" 2>&1
     say "test_matmul rc=$? $(grep -E 'points verified|passed' "$OUT/test_matmul.log" | tail -2 | tr '\n' ' ')"
 }
 
@@ -223,9 +226,9 @@ step_build
 step_ptxas
 step_test_tc
 step_run
+step_sanitize
 step_torch
 step_tune
-step_sanitize
 step_ncu
 step_test_fp32
 step_summary
