@@ -39,6 +39,27 @@ static cb_status cb_fp8_quantize_input(float **x, float **orig, size_t count, ui
     return CB_OK;
 }
 
+/* The E4M3 bytes, the scales and the dequantised inputs onto the device. */
+static cudaError_t cb_fp8_upload(cb_matmul_state *st, const uint8_t *qa, const uint8_t *qbt)
+{
+    const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
+    const float scales[2] = {st->scale_a, st->scale_b};
+    cudaError_t err = cudaMalloc(&st->d_a8, na);
+    if (err == cudaSuccess) err = cudaMalloc(&st->d_b8t, nb);
+    if (err == cudaSuccess) err = cudaMalloc((void **)&st->d_scales, sizeof scales);
+    if (err == cudaSuccess) err = cudaMemcpy(st->d_a8, qa, na, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess) err = cudaMemcpy(st->d_b8t, qbt, nb, cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+        err = cudaMemcpy(st->d_scales, scales, sizeof scales, cudaMemcpyHostToDevice);
+    /* The cuBLAS reference of large points multiplies what the FP8 GEMM
+     * multiplies: the dequantised inputs. */
+    if (err == cudaSuccess)
+        err = cudaMemcpy(st->d_a, st->h_a, na * sizeof(float), cudaMemcpyHostToDevice);
+    if (err == cudaSuccess)
+        err = cudaMemcpy(st->d_b, st->h_b, nb * sizeof(float), cudaMemcpyHostToDevice);
+    return err;
+}
+
 cb_status cb_matmul_state_fp8(cb_matmul_state *st, cb_msg *why)
 {
     const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
@@ -47,23 +68,9 @@ cb_status cb_matmul_state_fp8(cb_matmul_state *st, cb_msg *why)
     if (s != CB_OK) cb_msg_set(why, "host out of memory for the FP8 inputs");
     if (s == CB_OK) s = cb_fp8_quantize_input(&st->h_a, &st->h_a32, na, qa, &st->scale_a, why);
     if (s == CB_OK) s = cb_fp8_quantize_input(&st->h_b, &st->h_b32, nb, qb, &st->scale_b, why);
-    cudaError_t err = cudaSuccess;
     if (s == CB_OK) {
         cb_transpose_bytes(qb, qbt, st->k, st->n);
-        const float scales[2] = {st->scale_a, st->scale_b};
-        err = cudaMalloc(&st->d_a8, na);
-        if (err == cudaSuccess) err = cudaMalloc(&st->d_b8t, nb);
-        if (err == cudaSuccess) err = cudaMalloc((void **)&st->d_scales, sizeof scales);
-        if (err == cudaSuccess) err = cudaMemcpy(st->d_a8, qa, na, cudaMemcpyHostToDevice);
-        if (err == cudaSuccess) err = cudaMemcpy(st->d_b8t, qbt, nb, cudaMemcpyHostToDevice);
-        if (err == cudaSuccess)
-            err = cudaMemcpy(st->d_scales, scales, sizeof scales, cudaMemcpyHostToDevice);
-        /* The cuBLAS reference of large points multiplies what the FP8 GEMM
-         * multiplies: the dequantised inputs. */
-        if (err == cudaSuccess)
-            err = cudaMemcpy(st->d_a, st->h_a, na * sizeof(float), cudaMemcpyHostToDevice);
-        if (err == cudaSuccess)
-            err = cudaMemcpy(st->d_b, st->h_b, nb * sizeof(float), cudaMemcpyHostToDevice);
+        const cudaError_t err = cb_fp8_upload(st, qa, qbt);
         if (err != cudaSuccess) {
             cb_msg_set(why, "FP8 inputs: %s", cudaGetErrorString(err));
             s = err == cudaErrorMemoryAllocation ? CB_SKIP : CB_FAIL;

@@ -160,6 +160,62 @@ __device__ __forceinline__ void cb_ms_load(float *as, float *bs, const float *__
     }
 }
 
+/* One slice from shared memory: per two k, 8 LDS.64 of A (the lane's 8
+ * rows) and 2 LDS.128 of B per k, 64 FFMAs per k. */
+template <int BN, int BK, int TM, int TN>
+__device__ __forceinline__ void cb_ms_compute(float (&acc)[TM][TN], const float *as,
+                                              const float *bs, int tr, int tc)
+{
+#pragma unroll
+    for (int kh = 0; kh < BK / 2; kh++) {
+        float fa[TM][2]; /* rows of the lane x k = 2 kh, 2 kh + 1 */
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+            const int r = tr + (i / 4) * 16 + i % 4;
+            const float2 v = *reinterpret_cast<const float2 *>(as + cb_ms_a_off<BK>(r, 2 * kh));
+            fa[i][0] = v.x, fa[i][1] = v.y;
+        }
+#pragma unroll
+        for (int kq = 0; kq < 2; kq++) {
+            float fb[TN];
+#pragma unroll
+            for (int j = 0; j < TN / 4; j++) {
+                const float4 v =
+                    *reinterpret_cast<const float4 *>(bs + (2 * kh + kq) * BN + tc + j * 32);
+                fb[4 * j] = v.x, fb[4 * j + 1] = v.y, fb[4 * j + 2] = v.z, fb[4 * j + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++)
+                    acc[i][j] = fmaf(fa[i][kq], fb[j], acc[i][j]);
+        }
+    }
+}
+
+/* C[row][col .. col + 3] = alpha r + beta C, the columns inside n only;
+ * `vec`: n % 4 == 0 and C aligned, so the float4 is all in or all out. */
+__device__ __forceinline__ void cb_ms_store4(float *crow, int col, int n, bool vec, const float *r,
+                                             float alpha, float beta)
+{
+    if (vec) {
+        if (col >= n) return;
+        float4 v = make_float4(alpha * r[0], alpha * r[1], alpha * r[2], alpha * r[3]);
+        float4 *out = reinterpret_cast<float4 *>(crow + col);
+        if (beta != 0.0f) {
+            const float4 old = *out;
+            v.x = fmaf(beta, old.x, v.x), v.y = fmaf(beta, old.y, v.y);
+            v.z = fmaf(beta, old.z, v.z), v.w = fmaf(beta, old.w, v.w);
+        }
+        *out = v;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        if (col + j < n)
+            crow[col + j] = beta == 0.0f ? alpha * r[j] : fmaf(beta, crow[col + j], alpha * r[j]);
+}
+
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, bool VEC>
 __global__ void __launch_bounds__(cb_ms_shape<BM, BN, BK, WARPS_M, WARPS_N, STAGES>::THREADS,
                                   cb_ms_shape<BM, BN, BK, WARPS_M, WARPS_N, STAGES>::MIN_BLOCKS)
@@ -204,64 +260,20 @@ __global__ void __launch_bounds__(cb_ms_shape<BM, BN, BK, WARPS_M, WARPS_N, STAG
             cb_ms_load<BM, BN, BK, WARPS_M, WARPS_N, STAGES, VEC>(
                 stage_a(next % STAGES), stage_b(next % STAGES), a, b, m, n, k, m0, n0, next * BK);
         cb_ms_commit();
-        const float *as = stage_a(t % STAGES), *bs = stage_b(t % STAGES);
-#pragma unroll
-        for (int kh = 0; kh < BK / 2; kh++) {
-            float fa[TM][2]; /* rows of the lane x k = 2 kh, 2 kh + 1 */
-#pragma unroll
-            for (int i = 0; i < TM; i++) {
-                const int r = tr + (i / 4) * 16 + i % 4;
-                const float2 v = *reinterpret_cast<const float2 *>(as + cb_ms_a_off<BK>(r, 2 * kh));
-                fa[i][0] = v.x, fa[i][1] = v.y;
-            }
-#pragma unroll
-            for (int kq = 0; kq < 2; kq++) {
-                float fb[TN];
-#pragma unroll
-                for (int j = 0; j < S::SUB_N; j++) {
-                    const float4 v =
-                        *reinterpret_cast<const float4 *>(bs + (2 * kh + kq) * BN + tc + j * 32);
-                    fb[4 * j] = v.x, fb[4 * j + 1] = v.y, fb[4 * j + 2] = v.z, fb[4 * j + 3] = v.w;
-                }
-#pragma unroll
-                for (int i = 0; i < TM; i++)
-#pragma unroll
-                    for (int j = 0; j < TN; j++)
-                        acc[i][j] = fmaf(fa[i][kq], fb[j], acc[i][j]);
-            }
-        }
+        cb_ms_compute<BN, BK, TM, TN>(acc, stage_a(t % STAGES), stage_b(t % STAGES), tr, tc);
     }
     cb_ms_wait<0>(); /* nothing may still be writing shared memory at exit */
 
     /* Epilogue: rows tr + 16 s + i, columns tc + 32 u + j. */
     const bool vec_c = n % 4 == 0 && ((uintptr_t)c & 15u) == 0;
-    const bool whole = m0 + BM <= m && n0 + BN <= n;
 #pragma unroll
     for (int i = 0; i < TM; i++) {
         const int row = m0 + tr + (i / 4) * 16 + i % 4;
-        if (!whole && row >= m) continue;
-        float *crow = c + (size_t)row * n;
+        if (row >= m) continue;
 #pragma unroll
-        for (int u = 0; u < S::SUB_N; u++) {
-            const int col = n0 + tc + u * 32;
-            const float *r = acc[i] + 4 * u;
-            if (vec_c && (whole || col < n)) { /* n % 4 == 0: the float4 is all in or out */
-                float4 v = make_float4(alpha * r[0], alpha * r[1], alpha * r[2], alpha * r[3]);
-                float4 *out = reinterpret_cast<float4 *>(crow + col);
-                if (beta != 0.0f) {
-                    const float4 old = *out;
-                    v.x = fmaf(beta, old.x, v.x), v.y = fmaf(beta, old.y, v.y);
-                    v.z = fmaf(beta, old.z, v.z), v.w = fmaf(beta, old.w, v.w);
-                }
-                *out = v;
-            } else if (!vec_c) {
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-                    if (col + j < n)
-                        crow[col + j] =
-                            beta == 0.0f ? alpha * r[j] : fmaf(beta, crow[col + j], alpha * r[j]);
-            }
-        }
+        for (int u = 0; u < S::SUB_N; u++)
+            cb_ms_store4(c + (size_t)row * n, n0 + tc + u * 32, n, vec_c, acc[i] + 4 * u, alpha,
+                         beta);
     }
 #endif
 }

@@ -120,12 +120,48 @@ extern "C" bool cb_tc_supported(const cb_tc_rung *rung, cb_tc_precision prec, in
  *   - a rung that reads TF32 B^T has each run transpose B into a workspace
  *     whose rows are padded the same way, from any ldb, so B is never
  *     staged there. */
+namespace
+{
+
+/* A strict rung: packed A and B, and (cp.async, TMA) 16-byte aligned bases. */
+bool cb_tc_strict_ok(const cb_tc_rung *rung, const cb_tc_args *args, const cb_tc_layout *l,
+                     int b_cols, char *why, size_t len)
+{
+    if (l->lda != args->k || l->ldb != b_cols)
+        return cb_tc_refuse(why, len,
+                            "lda=%d ldb=%d: the %s rung reads packed A and B only (lda=%d, ldb=%d)",
+                            l->lda, l->ldb, rung->name, args->k, b_cols);
+    /* cp.async and TMA rungs read whole 16-byte chunks from the bases. */
+    const bool chunks = rung->rows == CB_TC_ROWS_CP_ASYNC || rung->rows == CB_TC_ROWS_TMA;
+    const bool b_read = !l->b_transposed; /* a B^T rung reads B element by element */
+    if (chunks && ((uintptr_t)args->a % 16 || (b_read && (uintptr_t)args->b % 16)))
+        return cb_tc_refuse(why, len, "the %s rung needs A and B 16-byte aligned", rung->name);
+    return true;
+}
+
+/* A staging rung: copy each operand TMA cannot address into padded rows. */
+void cb_tc_plan_staging(const cb_tc_args *args, int es, int b_rows, int b_cols, cb_tc_layout *l)
+{
+    if (!cb_tc_tma_rows_ok(args->a, l->lda, es)) {
+        l->stage_a = true;
+        l->lda_read = (int)cb_tc_padded_pitch(args->k, es);
+        l->stage_a_bytes = (size_t)args->m * l->lda_read * es;
+    }
+    if (!l->b_transposed && !cb_tc_tma_rows_ok(args->b, l->ldb, es)) {
+        l->stage_b = true;
+        l->ldb_read = (int)cb_tc_padded_pitch(b_cols, es);
+        l->stage_b_bytes = (size_t)b_rows * l->ldb_read * es;
+    }
+}
+
+} // namespace
+
 extern "C" bool cb_tc_layout_plan(const cb_tc_rung *rung, cb_tc_precision prec,
                                   const cb_tc_args *args, cb_tc_layout *out, char *why,
                                   size_t why_len)
 {
     *out = cb_tc_layout{};
-    const int m = args->m, n = args->n, k = args->k, es = cb_tc_element_bytes(prec);
+    const int n = args->n, k = args->k, es = cb_tc_element_bytes(prec);
     const bool fp8 = prec == CB_TC_FP8;
     const int b_rows = fp8 ? n : k, b_cols = fp8 ? k : n; /* FP8: B^T as given */
     out->lda = args->lda ? args->lda : k;
@@ -135,11 +171,6 @@ extern "C" bool cb_tc_layout_plan(const cb_tc_rung *rung, cb_tc_precision prec,
         return cb_tc_refuse(why, why_len,
                             "lda=%d ldb=%d ldc=%d: each must be at least a row (%d, %d, %d)",
                             out->lda, out->ldb, out->ldc, k, b_cols, n);
-    const bool staged = rung->rows == CB_TC_ROWS_STAGED;
-    if (!staged && (out->lda != k || out->ldb != b_cols))
-        return cb_tc_refuse(why, why_len,
-                            "lda=%d ldb=%d: the %s rung reads packed A and B only (lda=%d, ldb=%d)",
-                            out->lda, out->ldb, rung->name, k, b_cols);
     out->lda_read = out->lda;
     out->ldb_read = out->ldb;
     out->b_transposed = prec == CB_TC_TF32 && rung->tf32_bt;
@@ -147,24 +178,9 @@ extern "C" bool cb_tc_layout_plan(const cb_tc_rung *rung, cb_tc_precision prec,
         out->ldb_read = (int)cb_tc_padded_pitch(k, es);
         out->bt_bytes = (size_t)n * out->ldb_read * es;
     }
-    if (!staged) {
-        /* cp.async and TMA rungs read whole 16-byte chunks from the bases. */
-        const bool chunks = rung->rows == CB_TC_ROWS_CP_ASYNC || rung->rows == CB_TC_ROWS_TMA;
-        if (chunks && ((uintptr_t)args->a % 16 || (!out->b_transposed && (uintptr_t)args->b % 16)))
-            return cb_tc_refuse(why, why_len, "the %s rung needs A and B 16-byte aligned",
-                                rung->name);
-        return true;
-    }
-    if (!cb_tc_tma_rows_ok(args->a, out->lda, es)) {
-        out->stage_a = true;
-        out->lda_read = (int)cb_tc_padded_pitch(k, es);
-        out->stage_a_bytes = (size_t)m * out->lda_read * es;
-    }
-    if (!out->b_transposed && !cb_tc_tma_rows_ok(args->b, out->ldb, es)) {
-        out->stage_b = true;
-        out->ldb_read = (int)cb_tc_padded_pitch(b_cols, es);
-        out->stage_b_bytes = (size_t)b_rows * out->ldb_read * es;
-    }
+    if (rung->rows != CB_TC_ROWS_STAGED)
+        return cb_tc_strict_ok(rung, args, out, b_cols, why, why_len);
+    cb_tc_plan_staging(args, es, b_rows, b_cols, out);
     return true;
 }
 

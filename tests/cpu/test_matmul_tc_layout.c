@@ -193,10 +193,10 @@ static bool cb_conflict_free8(const uint32_t *addr)
  * box n / 32 at 4 KiB steps, row k, column n % 32, 128-byte swizzled. */
 static uint32_t cb_tma_place(uint32_t base, int row, int col, int esize);
 
-static void cb_check_tf32_swapped(void)
+/* Every fragment row of a warpgroup a distinct n of its 64. */
+static void cb_check_tf32_rows(void)
 {
     int bad = 0;
-    /* Every fragment row of a warpgroup a distinct n of its 64. */
     int seen[64] = {0};
     for (int w = 0; w < 4; w++)
         for (int g = 0; g < 8; g++) {
@@ -207,6 +207,11 @@ static void cb_check_tf32_swapped(void)
     for (int n = 0; n < 64; n++)
         bad += seen[n] != 1;
     CB_CHECK_EQ_INT(bad, 0);
+}
+
+static void cb_check_tf32_swapped(void)
+{
+    int bad = 0;
     /* The loads: rows k = 8 s + q (+ 4), 8 bytes at (n, n + 1). */
     uint32_t addr[32];
     for (int cw = 0; cw < 2; cw++)
@@ -459,14 +464,28 @@ static void cb_check_layout(void)
     CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, &g, &l, why, sizeof why));
     CB_CHECK(l.stage_a && !l.stage_b && l.b_transposed);
     CB_CHECK(l.ldb_read == 4096 && l.bt_bytes == (size_t)4093 * 4096 * 4);
-    /* FP8: rows of k bytes, so k = 200 stages both (B is K-major) */
-    g = (cb_tc_args){.m = 1000, .n = 3000, .k = 200};
+}
+
+/* FP8: rows of k bytes, so k = 200 stages both (B is K-major). */
+static void cb_check_layout_fp8(void)
+{
+    char why[160];
+    cb_tc_layout l;
+    cb_tc_args g = {.m = 1000, .n = 3000, .k = 200};
     CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_fp8, CB_TC_FP8, &g, &l, why, sizeof why));
     CB_CHECK(l.stage_a && l.stage_b && l.lda_read == 208 && l.ldb_read == 208);
     CB_CHECK(l.stage_b_bytes == (size_t)3000 * 208);
     g.k = 208;
     CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_fp8, CB_TC_FP8, &g, &l, why, sizeof why));
     CB_CHECK(!l.stage_a && !l.stage_b && l.ldb == 208);
+}
+
+/* Leading dimensions and bases: what each kind of rung takes. */
+static void cb_check_layout_pitches(void)
+{
+    char why[160];
+    cb_tc_layout l;
+    cb_tc_args g;
     /* Leading dimensions: a padded, 16-byte pitch is read in place; a
      * base off 16 bytes is staged even with a good pitch. */
     g = (cb_tc_args){.m = 64, .n = 64, .k = 64, .lda = 72, .ldb = 80, .ldc = 65};
@@ -495,6 +514,7 @@ int main(void)
     cb_check_tf32_b_banks();
     cb_check_padded_banks();
     cb_check_cp_async_banks();
+    cb_check_tf32_rows();
     cb_check_tf32_swapped();
     cb_check_descriptor_fields();
     cb_check_wgmma_operands();
@@ -502,5 +522,7 @@ int main(void)
     cb_check_tile_width();
     cb_check_supported();
     cb_check_layout();
+    cb_check_layout_fp8();
+    cb_check_layout_pitches();
     return cb_test_finish("test_matmul_tc_layout");
 }

@@ -309,6 +309,17 @@ static void cb_tc_planted(cb_tc_buffers *x, const cb_tc_rung *rung, cudaStream_t
     }
 }
 
+/* Only the staging rungs take other pitches, and only they and rung 1
+ * (which loads element by element where it must) unaligned bases. */
+static bool cb_tc_must_refuse(const cb_tc_rung *rung, const cb_tc_case *c)
+{
+    const int packed_b = c->prec == CB_TC_FP8 ? c->k : c->n;
+    const bool ld_packed = (!c->lda || c->lda == c->k) && (!c->ldb || c->ldb == packed_b);
+    const bool misaligned = c->off_a != 0 || c->off_b != 0;
+    return rung->rows != CB_TC_ROWS_STAGED &&
+           (!ld_packed || (misaligned && rung->rows != CB_TC_ROWS_ANY));
+}
+
 /* One rung, one case: plan, run twice (nothing left over), planted faults. */
 static void cb_tc_check_case(const cb_device_info *dev, cudaStream_t s, const cb_tc_rung *rung,
                              const cb_tc_case *c, bool faults)
@@ -327,15 +338,10 @@ static void cb_tc_check_case(const cb_device_info *dev, cudaStream_t s, const cb
     const cb_tc_args args = cb_tc_args_of(&x, c->k);
     cb_tc_layout layout;
     const bool laid = cb_tc_layout_plan(rung, c->prec, &args, &layout, why_not, sizeof why_not);
-    /* Only the staging rungs take other pitches, and only they and rung 1
-     * (which loads element by element where it must) unaligned bases. */
-    const int packed_b = c->prec == CB_TC_FP8 ? c->k : c->n;
-    const bool ld_packed = (!c->lda || c->lda == c->k) && (!c->ldb || c->ldb == packed_b);
-    const bool misaligned = c->off_a != 0 || c->off_b != 0;
+    const bool refuse = cb_tc_must_refuse(rung, c);
     cb_tc_plan *plan = NULL;
     const cudaError_t pe = cb_tc_plan_create(rung, c->prec, &args, &plan, NULL);
-    if (rung->rows != CB_TC_ROWS_STAGED &&
-        (!ld_packed || (misaligned && rung->rows != CB_TC_ROWS_ANY))) {
+    if (refuse) {
         printf("  direct %s: refused (%s)\n", label, why_not);
         CB_CHECK(!laid);
         CB_CHECK_EQ_INT(pe, cudaErrorInvalidValue);
