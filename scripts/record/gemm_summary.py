@@ -95,6 +95,16 @@ def main() -> int:
         target(runs, shape, ["matmul/multistage", "matmul/pipelined"], 95, "FP32 SIMT")
     for shape in ("8191x8193x4095", "4093", "1000x3000x200", "4096x1x4096"):
         target(runs, shape, ["matmul/multistage", "matmul/pipelined"], 85, "FP32 SIMT")
+    print("\n## What staging costs (the odd shape against its aligned twin)\n")
+    for bench in ("matmul_tc/wgmma_ws_bf16", "matmul_tc/wgmma_cluster_bf16"):
+        odd, twin = row(runs, "8191x8193x4095", bench), row(runs, "8192x8192x4096", bench)
+        t_odd = num(odd.get("median_s")) if odd else None
+        t_twin = num(twin.get("median_s")) if twin else None
+        if t_odd and t_twin:
+            print(f"- {bench}: {t_odd * 1e3:.3f} ms at 8191 x 8193 x 4095 (staged) against "
+                  f"{t_twin * 1e3:.3f} ms at 8192 x 8192 x 4096: {100 * (t_odd / t_twin - 1):+.1f} %")
+        else:
+            print(f"- {bench}: NO DATA")
     bad = [(s, r["benchmark"], r["status"], (r.get("reason") or "")[:100])
            for s, rows in runs.items() for r in rows if r["status"] in ("fail", "skip")]
     print("\n## Rows not measured\n")
