@@ -21,11 +21,12 @@
 #      without CUPTI's kernel tracing beside the process (it patches the
 #      kernels it times: the counters then count its instructions too)
 #   7. the tables: metric passes per family, SOL figures, doc-tables.md
-#   8. Nsight Compute on four rungs, the same metrics, clocks unlocked as
-#      cubench leaves them, caches flushed before each replay as cubench
-#      does for cold points: the side-by-side table, per metric; a rung of
-#      several kernels is set beside ncu's kernels combined by the rule
-#      cubench uses (counts summed, the rest weighted by kernel time)
+#   8. Nsight Compute on four rungs (run right after the vecadd ladder),
+#      the same metrics, clocks unlocked as cubench leaves them, caches
+#      flushed before each replay as cubench does for cold points: the
+#      side-by-side table, per metric; a rung of several kernels is set
+#      beside ncu's kernels combined by the rule cubench uses (counts
+#      summed, the rest weighted by kernel time)
 # About 2.5 minutes of GPU time on an H200 (the build about 25 s of it);
 # step 8's rungs are dropped one by one past BUDGET seconds (default 170).
 #
@@ -109,11 +110,9 @@ run_family() {
     [ $rc_cmp -ne 0 ] && grep -iE "slower|faster|regress" "$OUT/compare-$fam.md" | head -6 | tee -a "$SUMMARY"
 }
 
-step_ladders() {
-    for fam in vecadd fp32 tc xfer; do
-        log "ladder $fam"
-        run_family "$fam"
-    done
+step_ladder() {
+    log "ladder $1"
+    run_family "$1"
 }
 
 # The Python front end: the same metric pass around a framework's call.
@@ -253,15 +252,23 @@ ncu_rung() {
     say "ncu $name ($bench ${*}): rc=$rc, $(($(wc -l < "$OUT/ncu-$name.csv") - 2)) kernel row(s)"
 }
 
+# Nsight Compute on the four rungs, with the metric list cubench resolved
+# (sol-vecadd's meta.json); right after the vecadd ladder, so the budget
+# never drops it.
 step_ncu() {
     if [ -z "${NCU:-}" ]; then say "ncu: not found, no side-by-side"; return; fi
     METRICS=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['metrics']; print(','.join(x['name'] for x in m['chips'][0]['metrics']))" "$OUT/sol-vecadd/meta.json" 2>/dev/null)
     if [ -z "$METRICS" ]; then say "ncu: no metric list in sol-vecadd/meta.json"; return; fi
-    log "Nsight Compute side by side"
+    log "Nsight Compute on four rungs"
     ncu_rung vecadd-float4 vecadd/float4_per_thread n=2^28 block=256
     ncu_rung tc-ldmatrix-bf16 matmul_tc/ldmatrix_bf16 m=4096
     ncu_rung fp32-cublas matmul/cublas_fp32 m=4096
     ncu_rung tc-wgmma-tf32 matmul_tc/wgmma_tf32 m=4096
+}
+
+# cubench's rows beside ncu's kernels, once every family has run.
+step_side_by_side() {
+    log "side by side"
     python3 - "$OUT" <<'PY' 2>&1 | tee -a "$SUMMARY"
 import csv, sys, pathlib, math
 out = pathlib.Path(sys.argv[1])
@@ -331,9 +338,11 @@ PY
 step_env
 step_build
 step_test
-step_ladders
+step_ladder vecadd
+step_ncu
+for fam in fp32 tc xfer; do step_ladder "$fam"; done
 step_python
 step_nocupti
 step_tables
-step_ncu
+step_side_by_side
 log "done"
