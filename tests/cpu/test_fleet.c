@@ -6,9 +6,9 @@
  * figures declared by schema-3 rows, and for older runs by the map beside
  * the families (bench/legacy_key_figures.csv), checked against the recorded
  * H200 runs and a fleet made of them; the hostile task records. */
-/* test links: cubench_compare */
+/* test links: cubench_cli */
 #define _XOPEN_SOURCE 700 /* nftw */
-#include "fleet_cli.h"
+#include "cli.h"
 
 #include "cb_test.h"
 #include "cb_test_files.h"
@@ -173,7 +173,7 @@ static int run_fleet(const char *out, const char *first, ...)
         dup2(fd, STDERR_FILENO);
         close(fd);
     }
-    int rc = cb_fleet_main(argc, argv);
+    int rc = cb_cli_fleet(argc, argv);
     fflush(stdout), fflush(stderr);
     dup2(saved, STDOUT_FILENO);
     dup2(saved_err, STDERR_FILENO);
