@@ -159,7 +159,7 @@ static void print_runnable(const cb_device_info *d)
     }
 }
 
-int cb_cli_env(int argc, char **argv)
+int cb_cli_env(const char *program, int argc, char **argv)
 {
     env_args args = {0};
     cb_parsed parsed;
@@ -195,7 +195,7 @@ int cb_cli_env(int argc, char **argv)
     int n = cb_device_count(&why);
     if (n == 0) {
         printf("devices: none - %s\n", why.text);
-        printf("cubench can still run the CPU baseline: cubench run 'vecadd/host'\n");
+        printf("cubench can still run the CPU baseline: %s run 'vecadd/host'\n", program);
         return CB_EXIT_NO_DEVICE;
     }
     for (int i = 0; i < n; i++) {

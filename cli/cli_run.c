@@ -51,6 +51,7 @@ typedef struct run_args {
     int timer; /* index in "event,cupti" */
     bool no_cupti, no_nvtx, no_telemetry;
     double telemetry_period_s;
+    long long lock_mhz;
     bool profile, dry_run, quiet;
     const char *metrics;
 } run_args;
@@ -150,15 +151,16 @@ static const cb_option run_options[] = {
      .metavar = "auto|R",
      .handle = take_replicates,
      .help = "rounds: run the point list R times, each point set up afresh per round,\n"
-             "rounds interleaved over the points; each round gets 1/R of the time budget.\n"
-             "auto (default): 3 rounds for points under 65 us per run, 1 for the rest\n"
-             "(the first round with the whole budget). samples.csv says which round each\n"
-             "sample is from (docs/methodology.md)"},
+             "rounds interleaved over the points; each round gets 1/R of the time\n"
+             "budget. auto (default): 3 rounds for points under 65 us per run, 1 for\n"
+             "the rest (the first round with the whole budget). samples.csv says which\n"
+             "round each sample is from (docs/methodology.md)"},
     {.name = "keep-throttled",
      .kind = CB_OPT_FLAG,
      .offset = OFF(keep_throttled),
      .help = "keep samples taken while the GPU throttles (studies of sustained power);\n"
-             "by default they are set aside and the runner waits for the clock to recover"},
+             "by default they are set aside and the runner waits for the clock to\n"
+             "recover"},
     {.name = "seed",
      .kind = CB_OPT_INT,
      .metavar = "N",
@@ -197,6 +199,16 @@ static const cb_option run_options[] = {
      .show_default = true,
      .help = "NVML readings (SM/memory clock, power, temperature, throttle reasons)\n"
              "every MS ms while a point samples (docs/telemetry.md)"},
+    {.name = "lock-clocks",
+     .kind = CB_OPT_INT,
+     .metavar = "MHZ",
+     .offset = OFF(lock_mhz),
+     .lo = 100,
+     .hi = 5000,
+     .help = "lock every sampled GPU's SM clock at MHZ for the run through NVML (needs\n"
+             "root or `nvidia-smi -acp UNRESTRICTED`); reset at the end, on exit and on\n"
+             "a second Ctrl-C; recorded in meta.json. Off by default: a shared machine's\n"
+             "clocks are not cubench's to change"},
     {.name = "no-telemetry",
      .kind = CB_OPT_FLAG,
      .offset = OFF(no_telemetry),
@@ -295,6 +307,7 @@ static int settings_of(const run_args *a, const cb_parsed *p, cb_session_request
     cfg->quiet = a->quiet;
     req->telemetry.off = a->no_telemetry;
     req->telemetry.period_s = a->telemetry_period_s;
+    req->telemetry.lock_mhz = (unsigned)a->lock_mhz;
     if (a->quick) {
         /* --quick sets what the user did not set. */
         if (!cb_options_seen(&run_command, p, "min-samples"))

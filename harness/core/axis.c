@@ -135,6 +135,11 @@ static bool parse_one(const char *text, const cb_axis_context *ctx, parsed_value
     out->sm_mult = 0;
     if (strcmp(p, "sm") == 0) {
         if (num.too_big) goto too_big;
+        if (ctx && ctx->host) {
+            cb_msg_set(err, "'%s' needs a GPU's SM count; a host benchmark has none",
+                       clip(text).text);
+            return false;
+        }
         if (ctx && ctx->sm_count > 0) {
             if (!mul_checked(num.value, ctx->sm_count, &out->v)) goto too_big;
             return true;
@@ -191,7 +196,8 @@ too_big:
 
 bool cb_axis_parse_value(const char *text, const cb_axis_context *ctx, int64_t *out, cb_msg *err)
 {
-    cb_axis_context resolved = {.sm_count = ctx ? ctx->sm_count : 0, .defer_device = false};
+    cb_axis_context resolved = {
+        .sm_count = ctx ? ctx->sm_count : 0, .defer_device = false, .host = ctx && ctx->host};
     parsed_value pv;
     if (!parse_one(text, &resolved, &pv, err)) return false;
     *out = pv.v;

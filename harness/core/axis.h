@@ -68,6 +68,7 @@ typedef struct cb_axis_values {
 typedef struct cb_axis_context {
     int sm_count;
     bool defer_device;
+    bool host; /* a host benchmark's axis: `sm` is refused whatever the device */
 } cb_axis_context;
 
 /* Expand `spec` for axis `def`. Returns false with a message naming the axis

@@ -21,5 +21,5 @@ void cb_run_config_defaults(cb_run_config *cfg)
     cfg->use_cupti = true;
     cfg->nvtx = true;
     cfg->replicates = 0; /* auto */
-    cfg->throttle_wait_max_s = 2.0;
+    cfg->throttle_wait_max_s = 1.0;
 }

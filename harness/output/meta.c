@@ -242,6 +242,7 @@ static void write_body(cb_json *j, const cb_meta *m)
 
     write_device(j, cfg);
     cb_telemetry_write_json(j, cfg->telemetry);
+    cb_telemetry_write_lock_json(j, cfg->telemetry);
     cb_counters_write_json(j, cfg->counters);
 
     cb_json_key(j, "settings");

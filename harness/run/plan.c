@@ -67,8 +67,10 @@ static bool push_point(cb_plan *out, int *cap, const cb_planned_point *pp, cb_ms
 static bool expand_axes(const cb_plan_request *req, const cb_bench *b, bool *used,
                         cb_axis_values *values, long long *total, cb_msg *err)
 {
-    const cb_axis_context ctx = {.sm_count = req->dev ? req->dev->sm_count : 0,
-                                 .defer_device = !req->dev};
+    const bool host = b->target == CB_TARGET_HOST;
+    const cb_axis_context ctx = {.sm_count = req->dev && !host ? req->dev->sm_count : 0,
+                                 .defer_device = !req->dev && !host,
+                                 .host = host};
     *total = 1;
     for (int a = 0; a < b->n_axes; a++) {
         const char *spec = spec_for(req, &b->axes[a], used);

@@ -349,21 +349,22 @@ typedef struct sweep {
     cb_sink *sink;
     cb_result *results; /* per point, plan order              */
     point_run *runs;
-    cb_result *rows; /* written rows, in the order written */
+    cb_result *rows; /* written rows, in plan order          */
     int written;
+    int next; /* the next point to write (plan order)   */
     cb_timing timing;
     bool timing_failed;
     cb_progress prog;
     cb_run_totals *totals;
 } sweep;
 
-/* Write a finished point's row; false when the sweep must stop. */
-static bool finish_point(sweep *w, int i, int step)
+/* Write a finished point's row; false when the sweep must stop. Rows go
+ * out in plan order (write_ready), so a reference row (pct_ref) is always
+ * written before the rows that refer to it, whatever their rounds. */
+static bool write_point(sweep *w, int i)
 {
     point_run *pr = &w->runs[i];
     cb_result *r = pr->r;
-    cb_point_finish(w->cfg, pr);
-    cb_point_telemetry_finish(pr);
     cb_derive_figures(r, w->cfg, w->rows, w->written);
     cb_sample_extras extras = {.replicate = pr->samples.replicate,
                                .sm_clock_mhz = pr->sample_sm_clock_mhz,
@@ -377,7 +378,7 @@ static bool finish_point(sweep *w, int i, int step)
     r->counters.values = NULL;
     w->rows[w->written - 1].counters.values = NULL;
     count_status(w->totals, r->status);
-    cb_progress_done(&w->prog, step, r);
+    cb_progress_done(&w->prog, w->written - 1, r);
     cb_point_samples_free(&pr->samples);
     cb_point_telemetry_free(pr);
     if (!ok) {
@@ -385,6 +386,27 @@ static bool finish_point(sweep *w, int i, int step)
         snprintf(w->totals->stop_reason, sizeof w->totals->stop_reason, "%s", werr.text);
         return false;
     }
+    return true;
+}
+
+/* Write every finished point at the front of the plan. */
+static bool write_ready(sweep *w)
+{
+    while (w->next < w->n && w->runs[w->next].done)
+        if (!write_point(w, w->next++)) return false;
+    return true;
+}
+
+/* A point's last round ran: its statistics, then the rows that can go out.
+ * False when the sweep must stop (a write failed, the context is lost). */
+static bool finish_point(sweep *w, int i)
+{
+    point_run *pr = &w->runs[i];
+    cb_result *r = pr->r;
+    cb_point_finish(w->cfg, pr);
+    cb_point_telemetry_finish(pr);
+    pr->done = true;
+    if (!write_ready(w)) return false;
     char lost[CB_MSG_LEN];
     if (r->bench->target == CB_TARGET_CUDA && r->status == CB_FAIL && w->timing.ready &&
         context_lost(lost, sizeof lost)) {
@@ -402,7 +424,7 @@ static bool sweep_point(sweep *w, int i, int round, int max_rounds)
 {
     const cb_planned_point *pp = &w->points[i];
     point_run *pr = &w->runs[i];
-    if (pr->written || round >= pr->rounds) return true;
+    if (pr->done || round >= pr->rounds) return true;
     int step = w->written; /* the progress counts points, whatever their rounds */
     cb_progress_point(&w->prog, step, pp->bench->name, pr->r->axes);
     if (round > 0 || point_can_run(w->cfg, pp, &w->timing, &w->timing_failed, pr)) {
@@ -417,7 +439,7 @@ static bool sweep_point(sweep *w, int i, int round, int max_rounds)
     }
     /* A skip or fail ends the point in any round; else its last round does. */
     if (!pr->closed && round < pr->rounds - 1 && round < max_rounds - 1) return true;
-    return finish_point(w, i, step);
+    return finish_point(w, i);
 }
 
 /* After an interrupt: a point with finished rounds is written with those
@@ -427,7 +449,7 @@ static void salvage_rounds(sweep *w)
 {
     for (int i = 0; i < w->n && !w->totals->write_failed; i++) {
         point_run *pr = &w->runs[i];
-        if (pr->written || pr->closed || pr->rounds_done == 0) continue;
+        if (pr->done || pr->closed || pr->rounds_done == 0) continue;
         char text[96];
         snprintf(text, sizeof text, "interrupted: %d of %d rounds kept", pr->rounds_done,
                  pr->rounds);
@@ -435,8 +457,14 @@ static void salvage_rounds(sweep *w)
         snprintf(pr->r->note + used, sizeof pr->r->note - used, "%s%s", used ? "; " : "", text);
         pr->samples.n = pr->n_done;
         pr->rounds = pr->rounds_done;
-        if (!finish_point(w, i, w->written)) break;
+        cb_point_finish(w->cfg, pr);
+        cb_point_telemetry_finish(pr);
+        pr->done = true;
     }
+    /* Every finished point goes out; the rest (never run, or with no
+     * finished round) are left out, as an interrupt leaves them. */
+    for (int i = w->next; i < w->n && !w->totals->write_failed; i++)
+        if (w->runs[i].done && !write_point(w, i)) break;
 }
 
 cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,

@@ -186,7 +186,7 @@ static void session_observers(session *s)
     }
 }
 
-static void session_telemetry(session *s)
+static bool session_telemetry(session *s, cb_msg *why)
 {
     const char *uuids[CB_MAX_RUN_DEVICES];
     for (int d = 0; d < s->devices.n; d++)
@@ -194,6 +194,13 @@ static void session_telemetry(session *s)
     s->cfg.telemetry = cb_telemetry_open(&s->req->telemetry, uuids, s->devices.n);
     if (s->cfg.dev && !cb_telemetry_sampling(s->cfg.telemetry))
         notice(s, "no telemetry: %s", cb_telemetry_unavailable_reason(s->cfg.telemetry));
+    if (!s->req->telemetry.lock_mhz) return true;
+    /* Opt-in: locked for the run, reset on every way out (clock_lock.c). */
+    cb_signals_on_fatal(cb_telemetry_unlock_for_exit);
+    if (cb_telemetry_lock_clocks(s->cfg.telemetry, s->req->telemetry.lock_mhz, why) != CB_OK)
+        return false;
+    notice(s, "SM clock locked at %u MHz for the run", s->req->telemetry.lock_mhz);
+    return true;
 }
 
 /* meta.json, then the front end's own file. */
@@ -230,7 +237,13 @@ static int session_open(session *s, cb_msg *why)
     if (!cb_sink_open(&s->sink, s->req->out_dir, why)) return CB_EXIT_USAGE;
     s->sink_open = true;
     snprintf(s->res->dir, sizeof s->res->dir, "%s", s->sink.dir);
-    session_telemetry(s);
+    if (!session_telemetry(s, why)) {
+        /* Asked for and not possible: nothing ran, nothing is left behind. */
+        cb_sink_discard(&s->sink);
+        s->sink_open = false;
+        s->res->dir[0] = '\0';
+        return CB_EXIT_USAGE;
+    }
     s->meta = (cb_meta){
         .argc = s->req->argc, .argv = s->req->argv, .started = time(NULL), .cfg = &s->cfg};
     session_observers(s);

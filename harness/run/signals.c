@@ -10,6 +10,12 @@
 static volatile sig_atomic_t cb_stop_requested = 0;
 static struct sigaction cb_previous[2]; /* SIGINT, SIGTERM as found */
 static bool cb_installed, cb_chain;
+static void (*volatile cb_fatal_cleanup)(void);
+
+void cb_signals_on_fatal(void (*cleanup)(void))
+{
+    cb_fatal_cleanup = cleanup;
+}
 
 static int slot_of(int sig)
 {
@@ -19,6 +25,7 @@ static int slot_of(int sig)
 static void on_signal(int sig)
 {
     if (cb_stop_requested) {
+        if (cb_fatal_cleanup) cb_fatal_cleanup();
         signal(sig, SIG_DFL);
         raise(sig);
         return;

@@ -19,6 +19,10 @@ void cb_install_signal_handlers(bool chain);
  * code saw the interrupt first). */
 void cb_request_stop(void);
 
+/* A cleanup the second signal runs before the process ends (the clock
+ * lock's reset); NULL for none. Keep it short: it runs in the handler. */
+void cb_signals_on_fatal(void (*cleanup)(void));
+
 /* Put back the handlers found by cb_install_signal_handlers. */
 void cb_restore_signal_handlers(void);
 

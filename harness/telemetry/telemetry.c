@@ -2,26 +2,12 @@
 #include "telemetry.h"
 
 #include "telemetry_device.h"
+#include "telemetry_internal.h"
 #include "telemetry_reasons.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-struct cb_telemetry {
-    cb_telemetry_options opt;
-    bool nvml_open;
-    cb_nvml nvml;
-    char reason[CB_MSG_LEN]; /* why nothing is sampled; "" while sampling */
-    char driver_version[CB_NVML_STRING_LEN], nvml_version[CB_NVML_STRING_LEN];
-    char driver_error[96], nvml_error[96], count_error[96];
-    int n_devices;
-    cb_nvml_device_info *devices;
-    bool *matched;              /* per device: one of the run's CUDA devices */
-    int current;                /* the device the sampler reads, -1 none      */
-    char unmatched[CB_MSG_LEN]; /* run devices NVML does not see  */
-    cb_sampler *sampler;
-};
 
 void cb_telemetry_options_defaults(cb_telemetry_options *o)
 {
@@ -309,9 +295,11 @@ void cb_telemetry_print(FILE *f, const cb_telemetry *t)
 void cb_telemetry_close(cb_telemetry *t)
 {
     if (!t) return;
+    cb_telemetry_unlock_clocks(t);
     cb_sampler_destroy(t->sampler);
     if (t->nvml_open) cb_nvml_close(&t->nvml);
     free(t->devices);
     free(t->matched);
+    free(t->locked);
     free(t);
 }

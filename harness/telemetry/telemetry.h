@@ -23,6 +23,7 @@ typedef struct cb_telemetry_options {
     bool off;            /* --no-telemetry                                    */
     double period_s;     /* --telemetry-period (default 10 ms)                */
     const char *library; /* NULL: $CUBENCH_NVML_LIBRARY, else libnvidia-ml.so.1 */
+    unsigned lock_mhz;   /* --lock-clocks: lock the SM clock here (0: never)  */
 } cb_telemetry_options;
 
 void cb_telemetry_options_defaults(cb_telemetry_options *o);
@@ -72,6 +73,17 @@ bool cb_telemetry_read_now(cb_telemetry *t, cb_telemetry_reading *out);
  * says which: "sw_power_cap", "SM clock 1380 MHz < 90% of 1980 MHz". */
 bool cb_telemetry_throttled(const cb_telemetry *t, const cb_telemetry_reading *r, char *why,
                             size_t len);
+
+/* The opt-in clock lock (--lock-clocks MHZ, clock_lock.c): every sampled
+ * GPU of the run locked at `mhz` (SM clock) through NVML. CB_FAIL with the
+ * reason (no permission, no NVML): nothing stays locked. The lock is reset
+ * by cb_telemetry_unlock_clocks, cb_telemetry_close, at exit() and by
+ * cb_telemetry_unlock_for_exit (for a fatal signal's path). */
+cb_status cb_telemetry_lock_clocks(cb_telemetry *t, unsigned mhz, cb_msg *why);
+void cb_telemetry_unlock_clocks(cb_telemetry *t);
+void cb_telemetry_unlock_for_exit(void);
+/* meta.json's "clock_lock" member. */
+void cb_telemetry_write_lock_json(cb_json *j, const cb_telemetry *t);
 
 /* meta.json's "telemetry" member (key and object). */
 void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t);

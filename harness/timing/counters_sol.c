@@ -5,7 +5,11 @@
  * (counters_presets.c): a SOL column takes its metric's value as is,
  * dram_bytes likewise, and measured_flops is the weighted sum of every
  * FLOP term the chip has (2 per FMA). A FLOP term CUPTI could not evaluate
- * (NAN) leaves measured_flops NAN rather than a sum that quietly lacks it. */
+ * (NAN) leaves measured_flops NAN rather than a sum that quietly lacks it.
+ * The SIMT terms are SASS instruction counts (smsp__sass_*), which need
+ * the kernel's code instrumented; seen on an H200 with CUDA 13.0's range
+ * profiler, they read 0 for a vector add and an FP32 GEMM alike, so every
+ * FLOP term at 0 means "not counted", not "no FLOPs": left empty too. */
 #include "counters_session.h"
 
 #include <math.h>
@@ -16,7 +20,7 @@ void cb_counters_fill_figures(const cb_counters_chip *chip, cb_counters_values *
 {
     double flops = 0;
     int terms = 0;
-    bool flops_ok = true;
+    bool flops_ok = true, counted = false;
     for (int i = 0; i < chip->n && v->values; i++) {
         double x = v->values[i];
         switch (chip->role[i]) {
@@ -42,12 +46,13 @@ void cb_counters_fill_figures(const cb_counters_chip *chip, cb_counters_values *
             flops += chip->weight[i] * x;
             flops_ok &= isfinite(x);
             terms++;
+            counted |= x != 0;
             break;
         case CB_COUNTERS_ROLE_NONE:
             break;
         }
     }
-    v->measured_flops = terms > 0 && flops_ok ? flops : NAN;
+    v->measured_flops = terms > 0 && flops_ok && counted ? flops : NAN;
 }
 
 /* "DRAM bytes 1.52x" when measured / model is off by more than the

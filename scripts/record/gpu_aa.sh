@@ -20,8 +20,9 @@
 #   5. coverage: the share of A/A points whose compare CI holds 1 (99% and
 #      90% CIs), and the share whose results.csv 95% CI of the median (one
 #      process's) holds the other process's median;
-#   6. a calibration recorded from pair 1 (--calibrate) applied to the other
-#      pairs, and all A runs against all B runs (the runs as the unit);
+#   6. a calibration recorded from pairs 1-2 (--calibrate: 4 runs) applied to
+#      the other pairs, and all A runs against all B runs (the runs as the
+#      unit);
 # and prints a summary (also $OUT/summary.txt). Everything else is in
 # $OUT/gpu_aa.tar.xz (runs, reports, logs). Budget: about 6 minutes on an
 # H200 with the defaults (each process of the selection takes ~25 s at
@@ -146,8 +147,9 @@ for ((k = 1; k <= PAIRS; k++)); do
     cmp "plant5-$k" "$a" "$W/runs/B$k-x1.05"
     cmp "plant10-$k" "$a" "$W/runs/B$k-x1.10"
 done
-"$BIN" compare --calibrate "$W/runs/A1" "$W/runs/B1" -o "$W/cmp/calibration.csv" 2>"$W/cmp/calibrate.err"
-for ((k = 2; k <= PAIRS; k++)); do
+"$BIN" compare --calibrate "$W/runs/A1" "$W/runs/B1" "$W/runs/A2" "$W/runs/B2" \
+    -o "$W/cmp/calibration.csv" 2>"$W/cmp/calibrate.err"
+for ((k = 3; k <= PAIRS; k++)); do
     cmp "aa$k-cal" --calibration "$W/cmp/calibration.csv" "$W/runs/A$k" "$W/runs/B$k"
     cmp "plant5-$k-cal" --calibration "$W/cmp/calibration.csv" "$W/runs/A$k" "$W/runs/B$k-x1.05"
 done
@@ -230,12 +232,14 @@ for pct, target in ((5, 0.95), (10, 1.0)):
     mdes = sorted(float(x["mde"]) for x in rows(f"plant{pct}-1") if x["mde"])
     if mdes:
         print(f"    pair 1 MDE quartiles: {mdes[len(mdes)//4]:.3f} {mdes[len(mdes)//2]:.3f} {mdes[3*len(mdes)//4]:.3f}; points <= 3%: {sum(m <= 0.03 for m in mdes)}, <= 5%: {sum(m <= 0.05 for m in mdes)}, <= 10%: {sum(m <= 0.10 for m in mdes)} of {len(mdes)}")
-print("calibration from pair 1 (between-run spread the rounds do not show):")
-with open(f"{W}/cmp/calibration.csv", newline="") as f:
-    cal = list(csv.DictReader(f))
+print("calibration from pairs 1-2 (between-run spread the rounds do not show):")
+cal = []
+if os.path.exists(f"{W}/cmp/calibration.csv"):
+    with open(f"{W}/cmp/calibration.csv", newline="") as f:
+        cal = list(csv.DictReader(f))
 for x in sorted(cal, key=lambda x: -float(x["between_run_sd"]))[:8]:
-    print(f"    {x['benchmark']:28s} bucket {x['bucket']:>3s} ({x['time_lo_s'] or '*'}..{x['time_hi_s'] or '*'} s): {100*float(x['between_run_sd']):.2f}% over {x['points']} points")
-for k in range(2, P + 1):
+    print(f"    {x['benchmark']:28s} bucket {x['bucket']:>3s} ({x['time_lo_s'] or '*'}..{x['time_hi_s'] or '*'} s): {100*float(x['between_run_sd']):.2f}% over {x['points']} points, df {x['df']}")
+for k in range(3, P + 1):
     _, c = counts(f"aa{k}-cal")
     _, c5 = counts(f"plant5-{k}-cal")
     print(f"  with the calibration: A/A pair {k}: exit {rc[f'aa{k}-cal']}: {fmt(c)}; planted +5%: {c5.get('slower', 0)} slower")

@@ -286,6 +286,8 @@ def test_env_reports_python_frameworks(lib):
     for name in ("torch", "cupy", "jax", "numba", "triton", "pycuda", "tensorflow", "rapids",
                  "opencv"):
         assert f"\n  {name}" in p.stdout
+    if p.returncode == 3:  # no device: the hint names the command as the user typed it
+        assert "run the CPU baseline: python -m cubench run 'vecadd/host'" in p.stdout
 
 
 def test_the_documented_example_runs(lib, tmp_path):

@@ -82,7 +82,8 @@ typedef struct point_run {
     int rounds_done; /* rounds finished, and the samples they hold: what an */
     int n_done;      /* interrupted run keeps of the point                  */
     bool closed;     /* skip or fail in some round: no more rounds            */
-    bool written;    /* its row is on disk: later rounds pass it by           */
+    bool done;       /* its last round ran: no more rounds                    */
+    bool written;    /* its row is on disk (rows go out in plan order)        */
     int noisy_rounds;
     char noisy_reason[CB_MSG_LEN];
     cb_point_info info; /* from the last setup */
