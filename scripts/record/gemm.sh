@@ -19,7 +19,9 @@
 #      the FP8 rungs and the multistage rung at odd shapes (m = 129,
 #      n = 131 or 136, k = 67 or 72: staged and strict paths)
 #   5. torch/matmul_fp8 (torch._scaled_mm) beside cuBLASLt FP8 at 4096^3
-#      and 8192^3 through python -m cubench
+#      and 8192^3 through python -m cubench; TF32 (rungs 4, 5, cuBLAS) at
+#      4096^3 and 8192^3 with the SM clock locked at 1400 MHz, under the
+#      power cap (--lock-clocks: needs root, else a refusal in the log)
 #   6. the multistage rung's configurations at 4096^3, 8192^3, 4093^3 and
 #      1000 x 3000 x 200 (the autotune sweep; gemm_tune.py prints the rows
 #      of its table from it)
@@ -144,6 +146,17 @@ step_torch() {
     say "torch fp8: rc=$? $(tail -1 "$OUT/run-torch-fp8.log")"
 }
 
+# TF32 against cuBLAS with the SM clock locked below the power cap
+# (--lock-clocks needs root; refused with exit 2 otherwise, and said).
+step_tf32_locked() {
+    over_budget "TF32 at a locked clock" && return
+    log "TF32 at a locked 1400 MHz SM clock"
+    timeout 45 "$BIN" run matmul/cublas_tf32 matmul_tc/wgmma_ws_tf32 matmul_tc/wgmma_cluster_tf32 \
+        --axis m=4096,8192 --lock-clocks 1400 --max-time-per-point 0.5 --out "$OUT/run-tf32-locked" \
+        --quiet > "$OUT/run-tf32-locked.log" 2>&1
+    say "tf32 locked: rc=$? (2: the clock could not be locked) $(tail -1 "$OUT/run-tf32-locked.log")"
+}
+
 step_tune() {
     over_budget "the multistage sweep" && return
     log "multistage configurations (autotune sweep)"
@@ -228,6 +241,7 @@ step_test_tc
 step_run
 step_sanitize
 step_torch
+step_tf32_locked
 step_tune
 step_ncu
 step_test_fp32
