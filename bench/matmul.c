@@ -104,6 +104,8 @@ static const cb_axis_def cb_matmul_axes_ms_config[] = {
      .setup = cb_matmul_kernel_setup,                                                              \
      .run = cb_matmul_kernel_run,                                                                  \
      .key_figures = cb_matmul_ladder_key,                                                          \
+     .peak = CB_PEAK_FP32,                                                                         \
+     .bytes = cb_matmul_bytes,                                                                     \
      CB_MATMUL_GPU,                                                                                \
      __VA_ARGS__},
 
@@ -126,7 +128,9 @@ static const cb_bench matmul_benches[] = {
      .run = cb_matmul_cublas_run,
      .needs = {.library_code = true},
      .key_figures = (const cb_key_figure[]){{.name = "cuBLAS FP32"}, {0}},
-     CB_MATMUL_GPU},
+     CB_MATMUL_GPU,
+     .peak = CB_PEAK_FP32,
+     .bytes = cb_matmul_bytes},
     {.name = "matmul/cublas_tf32",
      .summary = "ceiling, not FP32: cuBLAS with TF32 tensor cores",
      CB_AXES(cb_matmul_axes_fast),
@@ -135,7 +139,8 @@ static const cb_bench matmul_benches[] = {
      .run = cb_matmul_cublas_run,
      .needs = {.min_cc = 80, .feature = "TF32 tensor cores", .library_code = true},
      CB_MATMUL_GPU,
-     .peak = CB_PEAK_NONE},
+     .peak = CB_PEAK_NONE,
+     .bytes = cb_matmul_bytes},
     {.name = "matmul/cublas_bf16",
      .summary = "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
      CB_AXES(cb_matmul_axes_fast),
