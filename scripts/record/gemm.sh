@@ -20,8 +20,9 @@
 #      n = 131 or 136, k = 67 or 72: staged and strict paths)
 #   5. torch/matmul_fp8 (torch._scaled_mm) beside cuBLASLt FP8 at 4096^3
 #      and 8192^3 through python -m cubench; TF32 (rungs 4, 5, cuBLAS) at
-#      4096^3 and 8192^3 with the SM clock locked at 1400 MHz, under the
-#      power cap (--lock-clocks: needs root, else a refusal in the log)
+#      4096^3 and 8192^3 with the SM clock locked at GEMM_LOCK_MHZ (only
+#      when that is set: it changes the GPU's clocks for the run, which is
+#      for a machine you own; --lock-clocks needs root)
 #   6. the multistage rung's configurations at 4096^3, 8192^3, 4093^3 and
 #      1000 x 3000 x 200 (the autotune sweep; gemm_tune.py prints the rows
 #      of its table from it)
@@ -146,13 +147,15 @@ step_torch() {
     say "torch fp8: rc=$? $(tail -1 "$OUT/run-torch-fp8.log")"
 }
 
-# TF32 against cuBLAS with the SM clock locked below the power cap
-# (--lock-clocks needs root; refused with exit 2 otherwise, and said).
+# TF32 against cuBLAS with the SM clock locked below the power cap, on a
+# machine whose clocks are yours to change (GEMM_LOCK_MHZ, e.g. 1400;
+# --lock-clocks needs root and is refused with exit 2 otherwise).
 step_tf32_locked() {
+    [[ -n ${GEMM_LOCK_MHZ:-} ]] || { say "TF32 at a locked clock: skipped (GEMM_LOCK_MHZ unset)"; return; }
     over_budget "TF32 at a locked clock" && return
-    log "TF32 at a locked 1400 MHz SM clock"
+    log "TF32 at a locked $GEMM_LOCK_MHZ MHz SM clock"
     timeout 45 "$BIN" run matmul/cublas_tf32 matmul_tc/wgmma_ws_tf32 matmul_tc/wgmma_cluster_tf32 \
-        --axis m=4096,8192 --lock-clocks 1400 --max-time-per-point 0.5 --out "$OUT/run-tf32-locked" \
+        --axis m=4096,8192 --lock-clocks "$GEMM_LOCK_MHZ" --max-time-per-point 0.5 --out "$OUT/run-tf32-locked" \
         --quiet > "$OUT/run-tf32-locked.log" 2>&1
     say "tf32 locked: rc=$? (2: the clock could not be locked) $(tail -1 "$OUT/run-tf32-locked.log")"
 }
