@@ -89,7 +89,10 @@ def p2p_figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
 def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
     curves: dict[str, list[tuple[float, float]]] = {}
     single_rank_only = True
+    multi = any((r.axis("ranks") or 1) > 1 for r in run.rows("nccl"))
     for r in run.rows("nccl"):
+        if multi and (r.axis("ranks") or 1) <= 1:
+            continue  # one rank moves nothing over a link: not a bus bandwidth
         ranks, size = r.axis("ranks"), r.axis("bytes")
         if ranks is None or size is None or r.gbps is None:
             continue
@@ -107,8 +110,8 @@ def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
     for label, pts in sorted(curves.items()):
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")  # 1 KiB to 1 GiB spans four decades of bandwidth
+    F.apply_scale(ax, "x", "log2", "bytes")
+    F.apply_scale(ax, "y", "log10")  # 1 KiB to 1 GiB spans four decades of bandwidth
     ax.set_xlabel("size (bytes, nccl-tests' definition)")
     what = "algorithm bandwidth" if single_rank_only else "bus bandwidth"
     ax.set_ylabel(f"{what}, GB/s (1e9 bytes/s)")
@@ -126,6 +129,26 @@ def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
             "series": [{"label": k, "x": [p[0] for p in v], "y": [p[1] for p in v]}
                        for k, v in sorted(curves.items())]}
     return F.save(fig, out_dir, f"{prefix}nccl_busbw", data, NCCL_SECTION, title, caption)
+
+
+def one_gpu_sentence(run: Run, family: str) -> str | None:
+    """On a run that had one GPU to offer, the family's section is one
+    sentence instead of 80 skip rows or eight identical one-rank curves;
+    None when the family has something to draw."""
+    rows = [r for r in run.results if r.family == family]
+    if not rows:
+        return None
+    timed = [r for r in rows if r.measured]
+    if family == "p2p" and not p2p_cells(run):
+        reasons = sorted({r.reason for r in rows if r.reason})
+        return (f"No peer-to-peer pair was timed: {len(rows)} point(s), "
+                + ("all skipped (" + "; ".join(reasons)[:160] + ")" if reasons else "none timed")
+                + ". They are listed, one line per reason, under the skipped points.")
+    if family == "nccl" and timed and all((r.axis("ranks") or 1) <= 1 for r in timed):
+        return (f"One GPU: the {len(timed)} timed NCCL point(s) ran with one rank, which "
+                f"moves nothing over a link, so there is no bus bandwidth to draw; their "
+                f"times (the in-device copy or reduction) are in the table.")
+    return None
 
 
 class FamilyFigures:

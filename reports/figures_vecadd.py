@@ -17,6 +17,7 @@ import numpy as np
 
 from . import figure as F
 from . import frameworks
+from . import style as S
 from .load import Run
 from .pick import (best_per, curve, has_other_configs, ordered_unique,
                      sorted_axis_values)
@@ -51,30 +52,33 @@ def line_chart(run: Run) -> F.LineChart | None:
     # Python frameworks' adds of the same run (reports/frameworks.py).
     rows += frameworks.vecadd_rows(run)
     series = []
+    gpu_i = 0
     for variant in ordered_unique(r.benchmark for r in rows):
         vrows = [r for r in rows if r.benchmark == variant]
-        xs, ys, chosen = curve(vrows, "n", lambda r: r.gbps)
+        xs, _, chosen = curve(vrows, "n", lambda r: r.gbps)
         # Measured curves are solid (dashed lines are peaks); the CPU baseline
-        # is told apart by its square markers and its name, a framework by
-        # triangles, its family and the kernel CUPTI saw.
+        # is told apart by its brown squares and its name, a framework by
+        # triangles, its family and the kernel CUPTI saw (reports/style.py).
         label = variant.partition("/")[2]
         framework = frameworks.is_framework(chosen[0])
-        style = {"marker": "s"} if chosen[0].is_host else {"marker": "^"} if framework else {}
+        if chosen[0].is_host:
+            style = S.cpu_style(0)
+        else:
+            style = S.series_style(gpu_i)
+            gpu_i += 1
+            if framework:
+                style["marker"] = "^"
         if framework:
             kernel = frameworks.kernel_text(chosen[-1])
             label = frameworks.label(variant) + (f" [{kernel}]" if kernel else "")
-        series.append(F.Series(label=label, x=xs, y=ys,
-                               ids=[r.label() for r in chosen], style=style,
-                               flags=F.throttle_flags(chosen)))
+        series.append(F.series(label, xs, chosen, lambda r: r.gbps, style))
     refs = []
     peak = dram_peak(run)
     if peak:
-        refs.append(F.RefLine(f"theoretical DRAM peak {peak:.0f} GB/s", peak,
-                              {"color": "black", "linestyle": "--"}))
+        refs.append(F.RefLine(f"theoretical DRAM peak {peak:.0f} GB/s", peak, dict(S.PEAK)))
     best, _ = best_measured(run)
     if best:
-        refs.append(F.RefLine(f"best measured {best:.0f} GB/s", best,
-                              {"color": "0.45", "linestyle": ":"}))
+        refs.append(F.RefLine(f"best measured {best:.0f} GB/s", best, dict(S.BEST)))
     return F.LineChart(
         title=f"Vector add bandwidth — {run.label}",
         xlabel="n (elements per vector)", ylabel="bandwidth (GB/s, 1e9 B/s)",
@@ -92,7 +96,7 @@ def line_caption(chart: F.LineChart, best_of: bool) -> str:
             + (", each point the best over the block and grid values measured at that n"
                if best_of else "") + ".")
     if any(s.style.get("marker") == "s" for s in chart.series):
-        text += " The CPU baseline (host) has square markers."
+        text += " The CPU baseline (host) has brown square markers."
     if any(s.style.get("marker") == "^" for s in chart.series):
         text += (" Python frameworks of the same run (triangles) are labelled family: "
                  "benchmark [the kernel CUPTI saw it launch at the largest n].")

@@ -30,6 +30,7 @@ from matplotlib.ticker import FuncFormatter
 
 from . import figure as F
 from . import html
+from .binary import find_cubench
 from .load import InputError
 from .page import Page, Paragraph, Section, Table
 
@@ -37,22 +38,6 @@ PROG = "python3 -m reports --fleet"
 SECTION = "Fleet"
 REPO = Path(__file__).resolve().parent.parent
 FLAGS = ("slow", "fast", "missing")
-
-
-def find_cubench(given: str | None) -> str:
-    """--cubench, $CUBENCH_BIN, this checkout's build/ or build-ci/, or PATH."""
-    if given:
-        if not (os.access(given, os.X_OK) and Path(given).is_file()):
-            raise InputError(f"--cubench {given}: not an executable file")
-        return given
-    candidates = [os.environ.get("CUBENCH_BIN"),
-                  str(REPO / "build" / "cubench"), str(REPO / "build-ci" / "cubench"),
-                  shutil.which("cubench")]
-    for c in candidates:
-        if c and os.access(c, os.X_OK) and Path(c).is_file():
-            return c
-    raise InputError("cubench not found: build it (scripts/build.sh) or give --cubench BIN "
-                     "(or set CUBENCH_BIN)")
 
 
 def run_cubench(cubench: str, fleet_dir: str, out: Path, fleet_args: list[str]) -> int:

@@ -1,0 +1,177 @@
+"""Hardware comparison: the same points on different GPU models.
+
+Runs of different GPUs are compared point by point (identity = benchmark +
+axes) in absolute units and as a share of each GPU's own peak, since "B is
+1.6x slower" means little until one knows B's peak is 0.65x. Every share
+names its peak: the run's own peak column where the row states one, the
+tensor-core peak of the row's precision (reports/peaks.py) for tensor-core
+rungs and cuBLAS TF32/BF16, twice the per-direction PCIe peak for a
+bidirectional copy; a point with none (NCCL, CPU timings) says so. CPU
+points are labelled by the host CPU, not by the GPU of their run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import figure as F
+from . import peaks as P
+from . import style as S
+from .figures_matmul import precision_of
+from .load import Result, Run
+from .page import Table
+from .pick import throughput
+
+SECTION = "Comparison"
+
+
+def cpu_name(run: Run) -> str:
+    return str((run.meta.get("host") or {}).get("cpu") or "host CPU")
+
+
+def own_peak(run: Run, row: Result, unit: str) -> tuple[float | None, str]:
+    """The peak a row is a share of on its own GPU, and where it comes from."""
+    if row.is_host:
+        return None, f"CPU point ({cpu_name(run)}): no stated peak"
+    if row.num["peak"] and row.peak_unit == unit:
+        return row.num["peak"], row.peak_source or "results.csv peak column"
+    if unit == "TFLOP/s" and row.family.startswith("matmul"):
+        prec = precision_of(row)
+        roof = P.tensor_peak(run, prec) if prec != "FP32" else None
+        if roof:
+            return roof.tflops, f"{roof.precision} peak, {roof.clock} (reports/peaks.py)"
+        return None, f"no {prec} peak for this GPU in reports/peaks.py"
+    if row.variant == "bidir" and unit == "GB/s":
+        pcie = run.device_peak("pcie")
+        if pcie:
+            return 2 * pcie, "2 x the PCIe peak per direction (meta.json)"
+    return None, "no peak stated for this point"
+
+
+def _cell(run: Run, row: Result) -> dict:
+    value, unit = throughput(row)
+    peak, source = own_peak(run, row, unit)
+    pct = row.num["pct_peak"] if row.num["peak"] and row.peak_unit == unit else None
+    if pct is None and value is not None and peak:
+        pct = 100.0 * value / peak
+    return {"value": value, "unit": unit, "pct_peak": pct, "peak": peak, "peak_unit": unit,
+            "peak_source": source, "median_s": row.median_s,
+            "throttle": row.throttle_affects, "host": row.is_host,
+            "who": cpu_name(run) if row.is_host else run.gpu_name, "id": row.label()}
+
+
+def common_points(runs: list[Run]) -> list[dict]:
+    """Points timed in every run (identity = benchmark + axes), base order,
+    each with every run's throughput, share of its own peak and the peak."""
+    timed = [{r.identity: r for r in run.results if r.measured} for run in runs]
+    points = []
+    for ident in timed[0]:
+        if all(ident in t for t in timed[1:]):
+            points.append({"benchmark": ident[0], "axes": ident[1],
+                           "runs": [_cell(run, t[ident]) for run, t in zip(runs, timed)]})
+    return points
+
+
+def best_common_points(points: list[dict]) -> list[dict]:
+    """Per benchmark, the common point where the base GPU did best: one line
+    per benchmark, every GPU at the same axes."""
+    best: dict = {}
+    for p in points:
+        value = p["runs"][0]["value"]
+        if value is None:
+            continue
+        if p["benchmark"] not in best or value > best[p["benchmark"]]["runs"][0]["value"]:
+            best[p["benchmark"]] = p
+    return list(best.values())
+
+
+def hardware_table(runs: list[Run], points: list[dict]) -> Table:
+    headers = ["benchmark", "axes"]
+    for i, _ in enumerate(runs, start=1):
+        headers += [f"run {i} value", f"run {i} % own peak", f"run {i} peak (source)"]
+    rows, marked = [], []
+    for p in points:
+        row = [p["benchmark"], p["axes"]]
+        for cell in p["runs"]:
+            peak = (f"{F.fmt(cell['peak'])} {cell['peak_unit']} ({cell['peak_source']})"
+                    if cell["peak"] else cell["peak_source"])
+            flag = f" [throttled: {cell['throttle']}]" if cell["throttle"] else ""
+            who = f" on {cell['who']}" if cell["host"] else ""
+            row += [f"{F.fmt(cell['value'])} {cell['unit']}{who}{flag}",
+                    "" if cell["pct_peak"] is None else f"{cell['pct_peak']:.1f}", peak]
+        rows.append(row)
+        marked.append(any(c["throttle"] for c in p["runs"]))
+    legend = "; ".join(f"run {i} = {run.label}" for i, run in enumerate(runs, start=1))
+    return Table(headers, rows,
+                 f"Every point timed on all runs ({len(points)}), lined up by benchmark + "
+                 f"axes: throughput in absolute units and as a share of that GPU's own peak, "
+                 f"with the peak and its source. {legend}. CPU points name their CPU. Rows "
+                 f"a throttle reason can have slowed are marked.",
+                 collapsed=len(rows) > 12, marked=marked, numeric=False)
+
+
+def hardware_figure(runs: list[Run], points: list[dict], out_dir: Path,
+                    name: str) -> F.Figure | None:
+    """Left: each run's throughput relative to the base at the same point;
+    right: each run's share of its own peak. One row per benchmark, at the
+    point where the base did best. The only place the page draws the ratios
+    of a hardware comparison."""
+    best = best_common_points(points)
+    if not best:
+        return None
+    labels = [p["benchmark"] + (" (CPU)" if p["runs"][0]["host"] else "") for p in best]
+    fig, (left, right) = F.new_figure(12.0, 0.25 * len(best) * len(runs) + 2.2, ncols=2,
+                                      sharey=True)
+    height = 0.8 / len(runs)
+    records = []
+    for i, run in enumerate(runs):
+        ys = [j + (i - (len(runs) - 1) / 2) * height for j in range(len(best))]
+        rel, pct = [], []
+        for p in best:
+            base, cell = p["runs"][0], p["runs"][i]
+            ratio = (cell["value"] / base["value"]
+                     if cell["value"] is not None and base["value"] and cell["unit"] == base["unit"]
+                     else None)
+            rel.append(ratio)
+            pct.append(cell["pct_peak"])
+            records.append({"run": run.label, "benchmark": p["benchmark"], "axes": p["axes"],
+                            "who": cell["who"], "value": cell["value"], "unit": cell["unit"],
+                            "relative_to_base": ratio, "pct_peak": cell["pct_peak"],
+                            "peak": cell["peak"], "peak_source": cell["peak_source"],
+                            "throttle": cell["throttle"], "id": cell["id"]})
+        color = S.color(i)
+        left.barh(ys, [r or 0 for r in rel], height=height, color=color, label=run.label)
+        right.barh(ys, [v or 0 for v in pct], height=height, color=color, label=run.label)
+        for y, p, r, v in zip(ys, best, rel, pct):
+            cell = p["runs"][i]
+            hot = " !" if cell["throttle"] else ""
+            who = f" on {cell['who']}" if cell["host"] else ""
+            if r is not None:
+                left.text(r, y, f" {F.fmt(cell['value'])} {cell['unit']}{who}{hot}",
+                          va="center", fontsize=6.5, color=S.FLAG if hot else "black")
+            right.text(v or 0, y, " no peak" if v is None else f" {v:.0f}%{hot}",
+                       va="center", fontsize=6.5, color=S.FLAG if hot else "black")
+    left.set_yticks(range(len(best)), labels, fontsize=7)
+    left.invert_yaxis()
+    left.axvline(1.0, color="black", linewidth=0.8)
+    left.set_xlabel(f"throughput relative to run 1 ({runs[0].gpu_name}), same point")
+    left.set_xlim(0, max([r["relative_to_base"] or 0 for r in records] + [1.0]) * 1.45)
+    right.set_xlabel("% of that GPU's own peak (the table names each peak)")
+    right.set_xlim(0, max([r["pct_peak"] or 0 for r in records] + [100.0]) * 1.2)
+    for ax in (left, right):
+        ax.grid(True, axis="x", alpha=0.3)
+    left.legend(fontsize=7, loc="lower right")
+    title = "Same points on each GPU: relative throughput and share of own peak"
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    throttled = sum(bool(r["throttle"]) for r in records)
+    caption = ("One row per benchmark at the point (axes) where the first run did best, "
+               "every run at those same axes. Left: throughput relative to the first run, "
+               "labelled with the absolute value (CPU points name their CPU). Right: the "
+               "share of each GPU's own peak: the run's stated peak, the tensor-core peak of "
+               "the row's precision, or twice the PCIe peak for a bidirectional copy; 'no "
+               "peak' where none applies."
+               + (f" Red labels with '!': {throttled} value(s) a throttle reason can have "
+                  f"slowed." if throttled else ""))
+    return F.save(fig, out_dir, name, {"kind": "hardware", "runs": [r.label for r in runs],
+                                       "rows": records}, SECTION, title, caption)
