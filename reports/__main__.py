@@ -3,12 +3,12 @@
 
 Exit codes: 0 report written; 2 bad input (a directory that breaks the
 schema), bad arguments, an output that cannot be written, or a Python
-without the report's packages; each with one clear line on stderr.
+without the report's packages; 130 interrupted (Ctrl-C); each with one
+clear line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 PROG = "python3 -m reports"
@@ -33,6 +33,8 @@ def _no_package(exc: ModuleNotFoundError) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse  # here: a Ctrl-C during any import reaches run()'s handler
+
     args_list = sys.argv[1:] if argv is None else list(argv)
     if "--fleet" in args_list:  # the fleet page (reports/fleet.py)
         try:
@@ -72,5 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run(argv: list[str] | None = None) -> int:
+    """main() with Ctrl-C as one line and exit status 130 (the report folder
+    may then hold part of a report)."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (the output folder may hold part of a report)",
+              file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -171,7 +171,8 @@ class Chromium:
 
     # --- a page ---------------------------------------------------------------
 
-    def check(self, url: str, full_page: bool = False) -> PageCheck:
+    def _open(self, url: str) -> tuple[str, str]:
+        """A new tab at `url`, loaded: (target id, session id)."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget",
                             {"targetId": target, "flatten": True})["sessionId"]
@@ -184,6 +185,26 @@ class Chromium:
         self.send("Page.navigate", {"url": url}, session=session)
         self.wait_for("Page.loadEventFired", session, self.timeout)
         self.pump(0.5)
+        return target, session
+
+    def _close(self, target: str, session: str) -> None:
+        self.send("Target.closeTarget", {"targetId": target})
+        self.events = [e for e in self.events if e.get("sessionId") != session]
+
+    def evaluate(self, url: str, expression: str):
+        """Load `url` and return the value of a JavaScript expression on it."""
+        target, session = self._open(url)
+        try:
+            reply = self.send("Runtime.evaluate", {"expression": expression,
+                                                   "returnByValue": True}, session=session)
+        finally:
+            self._close(target, session)
+        if "exceptionDetails" in reply:
+            raise BrowserError(f"the expression failed: {reply['exceptionDetails']}")
+        return reply["result"].get("value")
+
+    def check(self, url: str, full_page: bool = False) -> PageCheck:
+        target, session = self._open(url)
         page = PageCheck(url=url)
         for event in [e for e in self.events if e.get("sessionId") == session]:
             method, params = event.get("method"), event.get("params", {})
@@ -215,8 +236,7 @@ class Chromium:
                          {"format": "png", "captureBeyondViewport": full_page},
                          session=session)
         page.screenshot = base64.b64decode(shot["data"])
-        self.send("Target.closeTarget", {"targetId": target})
-        self.events = [e for e in self.events if e.get("sessionId") != session]
+        self._close(target, session)
         return page
 
     def close(self) -> None:

@@ -19,7 +19,7 @@ from . import compare, counters, distributions, environment, html, keyfigures, p
 from . import roofline, telemetry
 from . import figures_generic, figures_matmul, figures_multigpu, figures_transfers, figures_vecadd
 from .figure import slug
-from .load import Run, load_run, split_devices
+from .load import Run, display_text, load_run, split_devices
 from .output import make_dir, write_file
 from .page import Page, Paragraph, Section, Table
 from .tables import not_measured, results_table, status_summary
@@ -38,7 +38,7 @@ FAMILY_FIGURES = {
 
 def _run_summary(run: Run, out_dir: Path, prefix: str) -> list:
     meta = run.meta
-    text = (f"{run.label}: {len(run.results)} point(s) from {run.path}. "
+    text = (f"{run.label}: {len(run.results)} point(s) from {display_text(str(run.path))}. "
             f"Started {meta.get('started', '?')}, finished {meta.get('finished', '?')}.")
     blocks: list = [Paragraph(text)]
     if meta.get("complete") is False or meta.get("interrupted"):
@@ -172,7 +172,7 @@ def write_report(dirs: list[str], out_dir: str | Path, warn=None) -> Page:
     make_dir(out)
     page, figures = build_page(runs, out, warn)
     write_file(out / "index.html", html.render(page))
-    manifest = {"runs": [{"path": str(r.path), "label": r.label, "gpu": r.gpu_name,
+    manifest = {"runs": [{"path": display_text(str(r.path)), "label": r.label, "gpu": r.gpu_name,
                           "key_figures": figs} for r, figs in zip(runs, figures)],
                 "page": page.title, "figures": [asdict(f) for f in page.figures()]}
     write_file(out / "report.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")

@@ -171,11 +171,12 @@ def _decade_label(value: float) -> str:
 def _whiskers(ax, s: Series, color) -> None:
     """The CI of each point as a whisker: one artist for the whole series."""
     pts = [(x, y, lo, hi) for x, y, lo, hi in zip(s.x, s.y, s.lo, s.hi)
-           if lo is not None and hi is not None and lo <= y <= hi]
+           if lo is not None and hi is not None]
     if pts:
         xs, ys, los, his = zip(*pts)
-        ax.errorbar(xs, ys, yerr=[[y - lo for y, lo in zip(ys, los)],
-                                  [hi - y for y, hi in zip(ys, his)]],
+        # max(0, ...): a CI end equal to the median may differ in its last bit
+        ax.errorbar(xs, ys, yerr=[[max(0.0, y - lo) for y, lo in zip(ys, los)],
+                                  [max(0.0, hi - y) for y, hi in zip(ys, his)]],
                     fmt="none", ecolor=color, elinewidth=0.9, capsize=2.0, zorder=2)
 
 

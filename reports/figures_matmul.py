@@ -295,17 +295,19 @@ def ladder_figure(run: Run, out_dir: Path, name: str, rows: list[Result] | None 
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     refs = [p for p in panels if p["reference"]]
+    gpu = any(not r.is_host for r in rows)
     caption = ("Every benchmark at the largest size all GPU benchmarks of its precision "
-               "measured (best over other axes such as the tile), one panel per precision"
-               if len(panels) > 1 else
-               "Every benchmark at the largest size all GPU benchmarks measured (best over "
-               "other axes such as the tile)")
+               "measured" if gpu else "Every benchmark at the largest size they all measured")
+    caption += (" (best over other axes such as the tile)"
+                + (", one panel per precision" if len(panels) > 1 else ""))
     if refs:
         caption += (", as a share of the cuBLAS of the same precision at that size (the black "
                     "bar and line at 100 %; the run's pct_ref column, or reference median / "
                     "median)")
-    caption += ". Labels give the share and TFLOP/s; rungs are named by benchmark (the kernel "
-    caption += "table below names their kernels)."
+    caption += ". Labels give " + ("the share and TFLOP/s." if refs else "TFLOP/s.")
+    if gpu:
+        caption += (" Rungs are named by benchmark; the kernel table below names the kernels "
+                    "each launched.")
     if any(b["noisy"] for p in panels for b in p["rows"]):
         caption += " Hatched bars: noisy points."
     if any(b["throttle"] for p in panels for b in p["rows"]):

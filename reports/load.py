@@ -86,6 +86,13 @@ class InputError(Exception):
     """A result directory that does not hold what its schema version promises."""
 
 
+def display_text(text: str) -> str:
+    """A name from the file system as text a page can hold: a directory named
+    in Latin-1 on a UTF-8 system arrives with lone surrogates, which no
+    UTF-8 file can store; they become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def parse_axes(text: str, where: str = "") -> dict[str, str]:
     """Split `n=1024;block=256;grid=auto` into an ordered name -> value dict.
 
@@ -296,8 +303,13 @@ class Run:
         """GPU name + directory name (+ the device, when a run holds several):
         what a reader needs to tell runs apart."""
         if self.device_key:
-            return f"{self.gpu_name} [device {self.device_key}] ({self.path.name})"
-        return f"{self.gpu_name} ({self.path.name})"
+            return f"{self.gpu_name} [device {self.device_key}] ({self.name})"
+        return f"{self.gpu_name} ({self.name})"
+
+    @property
+    def name(self) -> str:
+        """The directory's name, as a page can show it."""
+        return display_text(self.path.name)
 
     @property
     def has_telemetry(self) -> bool:

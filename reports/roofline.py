@@ -17,8 +17,8 @@ not, a point far under the roof at its work-model intensity (below a
 quarter of it) is drawn hollow and named: the model places it in a region
 whose limit it does not reach, so something the model does not count limits
 it (the uncoalesced naive matmul re-reads its inputs many times over).
-Points are coloured by family, so the legend has a line per family, not one
-per benchmark.
+Points are coloured by family (matmuls by precision), so the legend has a
+line per family, not one per benchmark.
 """
 
 from __future__ import annotations
@@ -55,8 +55,14 @@ def bandwidth_roof(run: Run) -> tuple[float | None, str]:
 
 
 def _group(row: Result) -> str:
-    """The legend entry a point belongs to: its family, frameworks as one."""
-    return "Python frameworks" if is_framework(row) else row.family
+    """The legend entry a point belongs to: matmuls by precision (each under
+    the roof of its precision, cuBLAS and rungs alike), frameworks as one,
+    any other by family."""
+    if is_framework(row):
+        return "Python frameworks"
+    if row.family in MATMUL_FAMILIES:
+        return f"{precision_of(row)} matmul"
+    return row.family
 
 
 def _precision(row: Result) -> str:
@@ -180,7 +186,8 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     F.legend_outside(fig, ax)
-    caption = (f"Each GPU benchmark's best point (highest TFLOP/s), coloured by family, at "
+    caption = (f"Each GPU benchmark's best point (highest TFLOP/s), coloured by family "
+               f"(matmuls by precision), at "
                f"its work-model arithmetic intensity (flops / bytes, the minimum traffic: "
                f"real kernels move more and sit further left). The slope of every roof is "
                f"the bandwidth "

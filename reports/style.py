@@ -50,7 +50,46 @@ def cpu_style(i: int) -> dict:
     return {"color": CPU_COLORS[i % len(CPU_COLORS)], "marker": "s"}
 
 
-def gnuplot_linetypes() -> str:
-    """style.gp's body: the palette as gnuplot line types 1..N."""
-    return "\n".join(f'set linetype {i + 1} lc rgb "{c}" lw 1.5 pt 7 ps 0.6'
-                     for i, c in enumerate(PALETTE))
+# gnuplot point types of the markers above (pngcairo/svg terminals).
+GNUPLOT_POINTS = {"o": 7, "s": 5, "^": 9, "v": 11, "D": 13}
+GNUPLOT_CPU = len(PALETTE) + 1  # first line type of the CPU baselines (one per CPU colour)
+GNUPLOT_REFERENCE = GNUPLOT_CPU + len(CPU_COLORS)  # first of the references (cuBLAS)
+
+
+def gnuplot_style() -> str:
+    """reports/gnuplot/style.gp as it must read: the palette as line types
+    1..N (filled circles), then the CPU and the reference line types, and the
+    peak's dashed black (test_gnuplot.py checks the file against this)."""
+    lines = ["# style.gp - written from reports/style.py (one convention for matplotlib and",
+             "# gnuplot); reports/tests/test_gnuplot.py checks that the two agree.",
+             f"# Line types 1..{len(PALETTE)}: measured curves; {GNUPLOT_CPU}.."
+             f"{GNUPLOT_REFERENCE - 1}: CPU baselines; {GNUPLOT_REFERENCE}.."
+             f"{GNUPLOT_REFERENCE + len(REFERENCE_COLORS) - 1}: references."]
+    lines += [f'set linetype {i + 1} lc rgb "{c}" lw 1.5 dt 1 pt {GNUPLOT_POINTS["o"]} ps 0.6'
+              for i, c in enumerate(PALETTE)]
+    lines += [f'set linetype {GNUPLOT_CPU + i} lc rgb "{c}" lw 1.5 dt 1 '
+              f'pt {GNUPLOT_POINTS["s"]} ps 0.6' for i, c in enumerate(CPU_COLORS)]
+    lines += [f'set linetype {GNUPLOT_REFERENCE + i} lc rgb "{c}" lw 1.5 dt 1 '
+              f'pt {GNUPLOT_POINTS["D"]} ps 0.7' for i, c in enumerate(REFERENCE_COLORS)]
+    lines.append(f'peak_style = "dt 2 lw 1.2 lc rgb \'{PEAK["color"]}\'"')
+    return "\n".join(lines) + "\n"
+
+
+def gnuplot_linetypes(titles: list[str]) -> list[int]:
+    """The line type of each gnuplot curve, by its title (the variant name):
+    CPU baselines (host...) and references (cublas...) by kind, each the next
+    of its kind, every other curve the next palette colour.
+    scripts/plot_gnuplot.sh's linetypes() applies this rule."""
+    counts = {"cpu": 0, "ref": 0, "other": 0}
+    out = []
+    for title in titles:
+        if title.startswith("host"):
+            out.append(GNUPLOT_CPU + counts["cpu"] % len(CPU_COLORS))
+            counts["cpu"] += 1
+        elif title.startswith("cublas"):
+            out.append(GNUPLOT_REFERENCE + counts["ref"] % len(REFERENCE_COLORS))
+            counts["ref"] += 1
+        else:
+            out.append(counts["other"] % len(PALETTE) + 1)
+            counts["other"] += 1
+    return out
