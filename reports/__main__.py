@@ -9,10 +9,15 @@ clear line on stderr, never a traceback.
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 PROG = "python3 -m reports"
 NEEDED = ("matplotlib", "numpy")  # what reports/requirements.txt brings
+# Pages of their own, chosen by an option and drawn by the module's main(argv):
+# the fleet page (python3 -m reports --fleet DIR -o OUT). A page over many
+# runs in time (a history dashboard) would be one more line here.
+OTHER_PAGES = {"--fleet": ".fleet"}
 
 
 def _missing_package(exc: ModuleNotFoundError) -> str | None:
@@ -36,12 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     import argparse  # here: a Ctrl-C during any import reaches run()'s handler
 
     args_list = sys.argv[1:] if argv is None else list(argv)
-    if "--fleet" in args_list:  # the fleet page (reports/fleet.py)
-        try:
-            from .fleet import main as fleet_main
-        except ModuleNotFoundError as exc:
-            return _no_package(exc)
-        return fleet_main(args_list)
+    for option, module in OTHER_PAGES.items():
+        if option in args_list:
+            try:
+                page_main = importlib.import_module(module, __package__).main
+            except ModuleNotFoundError as exc:
+                return _no_package(exc)
+            return page_main(args_list)
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Make an HTML report (PNG/SVG figures + their data) from cubench "

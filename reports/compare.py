@@ -265,10 +265,11 @@ def comparison_section(runs: list[Run], out_dir: Path, warn=None) -> Section:
     diff = environment.differences_table(runs)
     blocks.append(diff or Paragraph("No setting, build, driver or device field of meta.json "
                                     "differs between the runs."))
-    blocks.append(Table(telemetry.SUMMARY_HEADERS, [telemetry.summary_row(r) for r in runs],
-                        "What each GPU did while measured (schema-2 telemetry): median SM "
-                        "clock over points, mean power, hottest temperature, points a throttle "
-                        "reason can have slowed.", numeric=False, sortable=False))
+    if any(r.has_telemetry for r in runs):
+        blocks.append(Table(telemetry.SUMMARY_HEADERS, [telemetry.summary_row(r) for r in runs],
+                            "What each GPU did while measured (schema-2 telemetry): median "
+                            "SM clock over points, mean power, hottest temperature, points a "
+                            "throttle reason can have slowed.", numeric=False, sortable=False))
     blocks += [n for n in (telemetry.missing_note(r) for r in runs) if n]
     if same_model(runs):
         for i, new in enumerate(runs[1:], start=2):
@@ -295,4 +296,4 @@ def comparison_section(runs: list[Run], out_dir: Path, warn=None) -> Section:
     figs = sidebyside.figures(runs, out_dir, "compare/")
     if figs:
         blocks.append(Section("Side by side", figs))
-    return Section(f"Comparison ({kind})", blocks)
+    return Section(kind[0].upper() + kind[1:], blocks)

@@ -119,8 +119,8 @@ def styles(rows: list[Result]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     frames: dict[str, int] = {}
     for b in benches:
-        if b in refs:
-            out[b] = S.reference_style(refs.index(b))
+        if b in refs:  # one reference per precision, and a panel per precision: black
+            out[b] = S.reference_style(0)
         elif b in hosts:
             out[b] = S.cpu_style(hosts.index(b))
         elif frameworks.is_framework_bench(b):

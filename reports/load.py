@@ -236,6 +236,22 @@ class Telemetry:
     def __len__(self) -> int:
         return len(self.key)
 
+    def indexes(self, family: str | None) -> list[int]:
+        """The samples of one family (all for None), in order; the families
+        are sorted out in one pass over the samples, on the first call."""
+        if family is None:
+            return list(range(len(self.key)))
+        if not hasattr(self, "_by_family"):
+            by: dict[str, list[int]] = {}
+            family_of: dict[tuple[str, str], str] = {}
+            for i, key in enumerate(self.key):
+                fam = family_of.get(key)
+                if fam is None:
+                    fam = family_of[key] = key[0].partition("/")[0]
+                by.setdefault(fam, []).append(i)
+            self._by_family = by
+        return self._by_family.get(family, [])
+
     def select(self, keep) -> "Telemetry":
         """The samples whose index i gives keep(i) true, in order."""
         idx = [i for i in range(len(self.key)) if keep(i)]
@@ -434,19 +450,22 @@ def read_results(path: Path, schema: int = 1) -> list[Result]:
     return results
 
 
-# Plain decimal numbers, one per line, each possibly empty: what cubench
-# writes (%.9g). A whole column that matches is converted in one pass; a
-# column that does not (hex, inf, a typo) is read field by field, which
-# gives the first bad field's line in the message.
-_DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_PLAIN_COLUMN = re.compile(f"(?:{_DECIMAL})?(?:\n(?:{_DECIMAL})?)*")
+# A number column of a large file holding only these characters is read
+# with float() in one pass: over digits, signs, '.', 'e' and 'E', float()
+# accepts exactly what strtod reads whole (the spelling cubench writes,
+# %.9g). Anything else (hex, inf, blanks, a typo) is read field by field,
+# which also gives the first bad field's line in the message.
+_NOT_DECIMAL = re.compile(r"[^0-9eE+\-.\n]")
 
 
 def _number_column(values: list[str], lines: list[int], path: Path,
                    column: str) -> list[float | None]:
     """A number column of a large file: as _number on every field, fast."""
-    if _PLAIN_COLUMN.fullmatch("\n".join(values)):
-        return [float(v) if v else None for v in values]
+    if not _NOT_DECIMAL.search("\n".join(values)):
+        try:
+            return [float(v) if v else None for v in values]
+        except ValueError:
+            pass  # '1e', '--1': the field by field reading names it
     return [_number(v, f"{path}:{line}: column {column}") for v, line in zip(values, lines)]
 
 

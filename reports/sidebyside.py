@@ -85,13 +85,20 @@ def figures(runs: list[Run], out_dir: Path, prefix: str) -> list[F.Figure]:
                        f"{prefix}matmul_tflops_vs_size", "Matmul FP32 ladder, side by side",
                        "TFLOP/s against matrix size per rung on each run, same y scale.")
     figs += [fig] if fig else []
-    fig = side_by_side(runs, [figures_matmul.line_chart(r, figures_matmul.tensor_rows(r))
-                              if figures_matmul.tensor_rows(r) else None for r in runs],
-                       out_dir, f"{prefix}matmul_tc_tflops_vs_size",
-                       "Tensor-core ladder and other precisions, side by side",
-                       "TFLOP/s against matrix size per rung (every precision but FP32) on "
-                       "each run, same y scale.")
-    figs += [fig] if fig else []
+    precisions = ordered_unique(p for r in runs
+                                for p in figures_matmul.precisions(figures_matmul.tensor_rows(r)))
+    for prec in precisions:
+        charts = []
+        for r in runs:
+            rows = [x for x in figures_matmul.tensor_rows(r)
+                    if figures_matmul.precision_of(x) == prec]
+            charts.append(figures_matmul.line_chart(r, rows, prec) if rows else None)
+        fig = side_by_side(runs, charts, out_dir,
+                           f"{prefix}matmul_{prec.lower()}_tflops_vs_size",
+                           f"Matmul {prec} (tensor-core ladder), side by side",
+                           f"TFLOP/s against matrix size of every {prec} benchmark on each run, "
+                           f"same y scale.")
+        figs += [fig] if fig else []
     panels = ordered_unique(p for r in runs for p in figures_transfers.panels(r))
     for panel in panels:
         charts = [figures_transfers.line_chart(r, panel) for r in runs]

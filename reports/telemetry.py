@@ -50,10 +50,6 @@ def missing_note(run: Run) -> Paragraph | None:
     return None
 
 
-def _family(key: tuple[str, str]) -> str:
-    return key[0].partition("/")[0]
-
-
 def _wall_clock(rows: list[Result]) -> bool:
     """Whether every row has the phase columns (and one replicate: with
     rounds interleaved, a point's phases are not one stretch of time)."""
@@ -66,7 +62,7 @@ def sample_times(run: Run, family: str | None) -> tuple[np.ndarray, list, dict, 
     """(x in seconds per selected sample, the selected sample indexes, per
     point identity its (start, end) in seconds, the axis label)."""
     tele = run.telemetry
-    idx = [i for i, k in enumerate(tele.key) if family is None or _family(k) == family]
+    idx = tele.indexes(family)
     elapsed = np.array([tele.time_s[i] * tele.batch[i] for i in idx], dtype=float)
     keys = [tele.key[i] for i in idx]
     rows = {r.identity: r for r in run.results

@@ -172,7 +172,7 @@ def test_ab_or_hardware_page_as_the_gpus_call_for(browser, pages):
     assert "What differs between the runs" in ab.text
     _, _, hw, _ = _open(browser, pages, "hardware")
     assert "hardware comparison" in hw.text and "A/B comparison" not in hw.text
-    assert hw.text.index("What differs between the runs") < hw.text.index("Side by side")
+    assert hw.text.index("What differs between the runs") < hw.text.rindex("Side by side")
 
 
 def test_a_header_click_sorts_the_table(browser, pages):

@@ -96,7 +96,7 @@ def test_the_same_gpu_model_makes_an_ab_page_conditions_first(compared):
     assert "cubench report — A/B comparison" in html
     assert "hardware comparison" not in html
     # what differs (here the build) comes before the ratios
-    section = html[html.index('id="comparison'):]
+    section = html[html.index('id="a-b-comparison"'):]
     assert section.index("What differs between the runs") < section.index("1111111")
     assert section.index("1111111") < section.index("Time ratio new / base")
 

@@ -59,7 +59,7 @@ def test_points_line_up_with_absolute_values_and_own_peak_shares(schema1_pair):
     html = (out / "index.html").read_text()
     assert "cubench report — hardware comparison" in html and "A/B" not in html
     # the conditions that differ come first: here the device (name, compute capability)
-    section = html[html.index('id="comparison'):]
+    section = html[html.index('id="hardware-comparison"'):]
     assert section.index("What differs between the runs") < section.index(
         "compare/hardware_best_points.png")
     assert not [n for n in _figures(out) if n.startswith("compare/ratios_")]  # drawn once
