@@ -210,7 +210,6 @@ def ab_figure(base: Run, new: Run, matches: list[Match], verdicts: dict, out_dir
     ax.grid(True, axis="x", alpha=0.3)
     if any(r["verdict"] for r in usable):
         ax.legend(fontsize=7, loc="lower right", title="cubench compare", title_fontsize=7)
-    fig.tight_layout()
     judged = any(r["source"] == "cubench compare" for r in usable)
     caption = ("Time ratio new / base of every matching point, one row per benchmark; the "
                "black tick is the benchmark's geometric mean. "

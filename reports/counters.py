@@ -77,7 +77,6 @@ def sol_figure(run: Run, family: str, out_dir: Path, name: str) -> F.Figure | No
     where = f" at {data['size_axis']} = {data['size']:g}" if data["size_axis"] else ""
     title = f"Speed of light, {family}{where} — {run.label}"
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
     caption = (f"For each {family} benchmark at its best point{where}: how close each unit "
                f"came to its peak, from the hardware counters (results.csv sol_*_pct or "
                f"metrics.csv). Units: {', '.join(UNIT_NAMES.get(u, u) for u in units)}.")

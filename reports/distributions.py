@@ -95,7 +95,6 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     ax.grid(True, axis="y", alpha=0.3)
     title = f"Sample distributions of noisy points — {run.label}"
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
     total = len([r for r in run.results if r.status == "noisy"])
     points = "; ".join(f"{i}. {rec['id']} (n = {rec['samples']}, median "
                        f"{F.fmt_time(rec['sample_median_s'])})"

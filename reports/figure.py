@@ -27,6 +27,9 @@ matplotlib.rcParams["svg.hashsalt"] = "cubench"
 # drawn as it is: two '$' in a name must not start a formula (mathtext
 # would fail on it). The report writes its exponents in Unicode instead.
 matplotlib.rcParams["text.parse_math"] = False
+# SVG text as text (searchable, a third of the size, faster to write), in
+# the fonts the page asks for, rather than every glyph as a path.
+matplotlib.rcParams["svg.fonttype"] = "none"
 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402

@@ -59,7 +59,6 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     ax.legend(fontsize=7, loc="lower right", ncol=len(data["phases"]))
     title = f"Where the time went — {run.label}"
     ax.set_title(title, fontsize=10)
-    fig.tight_layout()
     caption = (f"Seconds spent per phase of each point (results.csv setup_s, verify_s, "
                f"warmup_s, sampling_s, teardown_s), summed over each family's points: "
                f"{data['total_s']:.1f} s in all.")
