@@ -3,6 +3,7 @@
     .venv/bin/python -m reports.benchmark                 # the two standard pages
     .venv/bin/python -m reports.benchmark RUN [RUN...]    # one page of these runs
     .venv/bin/python -m reports.benchmark --figures ...   # and the cost of each figure
+    .venv/bin/python -m reports.benchmark --fleet 10000   # the fleet page of N runs
 
 The standard pages are the limits the report is held to: a one-run page of
 tests/data/h200-defaults-r2 (the whole default suite, 654 points, 250 000
@@ -11,7 +12,10 @@ samples) in at most LIMIT_ONE_MB and LIMIT_ONE_S, and a two-run page
 most LIMIT_TWO_MB. Each page is drawn in a fresh process, as a user runs it;
 wall time and the process's CPU time are both printed (on a shared machine
 the CPU time is the steadier figure). Exit 1 when a limit is exceeded.
-This is a measurement, not a test: CI does not run it.
+With --fleet N it draws the fleet page of N made-up runs of one model (one
+key figure, every twentieth run flagged) and prints the time: the page must
+stay in seconds for 10 000 runs. This is a measurement, not a test: CI does
+not run it.
 """
 
 from __future__ import annotations
@@ -95,12 +99,48 @@ def report(name: str, dirs: list[Path], limit_mb: float | None, limit_s: float |
     return ok
 
 
+FLEET_CHILD = """
+import sys, time
+from pathlib import Path
+from reports import fleet, html
+from reports.output import write_file
+n, out = int(sys.argv[1]), Path(sys.argv[2])
+rows = [{"model": "GPU", "run": f"node{i:05d}", "task": str(i), "host": f"node{i:05d}",
+         "figure": "vecadd", "unit": "GB/s", "benchmark": "vecadd/x", "axes": "n=1",
+         "value": "4000", "ratio": repr(0.9 if i % 20 == 0 else 1 + (i % 7) / 1000),
+         "ci_lo": "0.98", "ci_hi": "1.02", "verdict": "slow" if i % 20 == 0 else "ok",
+         "detail": ""} for i in range(n)]
+start = time.process_time()
+page = fleet.build_page("fleet", rows, 0.05, 1, out)
+write_file(out / "index.html", html.render(page))
+print(time.process_time() - start)
+"""
+
+
+def fleet(n: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="cubench-fleet-bench-") as tmp:
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", FLEET_CHILD, str(n), tmp], cwd=REPO,
+                              capture_output=True, text=True,
+                              env={**os.environ, "MPLBACKEND": "Agg"})
+        wall = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise SystemExit(f"reports.benchmark: the fleet page failed:\n{proc.stderr}")
+        size, _ = folder_size(Path(tmp))
+        print(f"fleet page of {n} runs: {float(proc.stdout.split()[-1]):.1f} s CPU to build "
+              f"and write, {wall:.1f} s wall with the interpreter's start; {size / 1e6:.2f} MB")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reports.benchmark",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", type=Path, help="result directories (one page)")
     parser.add_argument("--figures", action="store_true", help="the CPU time of each figure")
+    parser.add_argument("--fleet", type=int, metavar="N", help="time the fleet page of N runs")
     args = parser.parse_args(argv)
+    if args.fleet:
+        fleet(args.fleet)
+        return 0
     pages = [("page", args.runs, None, None)] if args.runs else STANDARD
     ok = all([report(name, dirs, mb, s, args.figures) for name, dirs, mb, s in pages])
     return 0 if ok else 1

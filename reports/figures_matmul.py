@@ -89,13 +89,13 @@ def rung_name(bench: str, precision: str | None = None) -> str:
     """How a bar or line is called: cuBLAS BF16, `torch: matmul_bf16`, or
     the benchmark's variant (without its precision suffix inside a panel of
     that precision)."""
-    if frameworks.is_framework_bench(bench):
-        return frameworks.label(bench)
-    variant = bench.partition("/")[2]
+    family, _, variant = bench.partition("/")
     if is_reference(bench):
         return f"cuBLAS {variant[len('cublas_'):].upper()}"
     if precision and variant.lower().endswith("_" + precision.lower()):
         variant = variant[:-len(precision) - 1]
+    if frameworks.is_framework_bench(bench):
+        return frameworks.label(f"{family}/{variant}")
     return variant
 
 

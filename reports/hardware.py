@@ -26,7 +26,9 @@ SECTION = "Comparison"
 
 
 def cpu_name(run: Run) -> str:
-    return str((run.meta.get("host") or {}).get("cpu") or "host CPU")
+    """The host CPU as meta.json names it (`cpu`, or `cpu_model` in older runs)."""
+    host = run.meta.get("host") if isinstance(run.meta.get("host"), dict) else {}
+    return str(host.get("cpu") or host.get("cpu_model") or "host CPU")
 
 
 def own_peak(run: Run, row: Result, unit: str) -> tuple[float | None, str]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from . import peaks as P
 from .figure import fmt
+from .hardware import cpu_name
 from .figures_matmul import precision_of
 from .load import Result, Run
 from .page import Table
@@ -166,7 +167,7 @@ def _multi_gpu(run: Run) -> list[dict]:
 
 
 def _cpu(run: Run) -> list[dict]:
-    cpu = str((run.meta.get("host") or {}).get("cpu") or "host CPU")
+    cpu = cpu_name(run)
     out = []
     r = _best([r for r in run.rows("vecadd") if r.is_host], lambda r: r.gbps)
     if r:

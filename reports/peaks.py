@@ -64,12 +64,18 @@ def _sm_clock_mhz(device: dict) -> float | None:
     return None
 
 
-def _fp32_clock(run, source: str) -> str:
+def _fp32_clock(run, source: str, value: float) -> str:
     """The clock an FP32 peak holds at: cubench states it at the maximum
-    boost clock (meta.json sm_clock_khz, its formula and peak_source say so)."""
+    boost clock, as its peak_source says, or as meta.json's formula says of
+    the device peak the rows' value equals."""
     device = run.device_info() or {}
     mhz = _sm_clock_mhz(device) if device else None
-    if "boost" in source or "sm_clock" in source:
+    peaks = device.get("peaks") if isinstance(device.get("peaks"), dict) else {}
+    formula = str(peaks.get("fp32_formula", ""))
+    stated = peaks.get("fp32_tflops")
+    from_formula = ("sm_clock" in formula and isinstance(stated, (int, float))
+                    and abs(stated - value) <= 1e-6 * value)
+    if "boost" in source or "sm_clock" in source or from_formula:
         return f"max boost, {mhz:g} MHz" if mhz else "max boost"
     return ""
 
@@ -84,13 +90,13 @@ def fp32_roof(run) -> Roof | None:
         value = max(set(peaks), key=peaks.count)
         sources = [r.peak_source for r in rows if r.num["peak"] == value and r.peak_source]
         source = sources[0] if sources else "results.csv peak column"
-        return Roof("FP32", value, source, "run", _fp32_clock(run, source))
+        return Roof("FP32", value, source, "run", _fp32_clock(run, source, value))
     value = run.device_peak("fp32")
     if value:
         peaks = (run.device_info() or {}).get("peaks") or {}
         formula = peaks.get("fp32_formula") if isinstance(peaks, dict) else None
         source = f"meta.json: {formula}" if formula else "meta.json"
-        return Roof("FP32", value, source, "run", _fp32_clock(run, source))
+        return Roof("FP32", value, source, "run", _fp32_clock(run, source, value))
     return None
 
 

@@ -19,7 +19,8 @@ from conftest import REPO
 from derive import THROTTLE_WORDS, derive_run
 
 DATA = REPO / "tests" / "data"
-SOURCES = [DATA / "h200-vecadd-large", DATA / "h200-matmul-configs"]
+# Small recorded runs of both kinds: five vecadd points and 16 matmul points.
+SOURCES = [DATA / "h200-cupti-on", DATA / "h200-matmul-configs"]
 
 
 def _report(dirs, out: Path) -> Path:
@@ -101,8 +102,8 @@ def test_every_share_names_its_own_peak(schema1_pair):
 
 
 def test_cpu_rows_are_labelled_by_the_host_cpu(tmp_path):
-    base = derive_run([DATA / "h200-vecadd-defaults"], tmp_path / "a", schema=1)
-    other = derive_run([DATA / "h200-vecadd-defaults"], tmp_path / "b", schema=1,
+    base = derive_run([DATA / "h200-matmul-defaults"], tmp_path / "a", schema=1)
+    other = derive_run([DATA / "h200-matmul-defaults"], tmp_path / "b", schema=1,
                        time_scale=1.3, gpu_name="SYNTHETIC GPU B (derived, not a measurement)",
                        uuid="GPU-SYNTH-B")
     meta = json.loads((other / "meta.json").read_text())
@@ -110,7 +111,7 @@ def test_cpu_rows_are_labelled_by_the_host_cpu(tmp_path):
     (other / "meta.json").write_text(json.dumps(meta))
     out = _report([base, other], tmp_path / "report")
     data = E.figure_data(out, "compare/hardware_best_points")
-    host = [r for r in data["rows"] if r["benchmark"] == "vecadd/host"]
+    host = [r for r in data["rows"] if r["benchmark"].startswith("matmul/host")]
     assert {r["who"] for r in host} == {"Intel(R) Xeon(R) Processor", "SYNTHETIC CPU B"}
     html = (out / "index.html").read_text()
     assert "on SYNTHETIC CPU B" in html

@@ -73,8 +73,10 @@ def test_throttle_flags_only_where_a_reason_can_have_slowed_the_point(suite):
     flagged = set()
     for name in _names(out):
         data = E.figure_data(out, name)
-        if data["kind"] == "line":
-            flagged |= {i for s in data["series"] for i, f in zip(s["ids"], s["flags"]) if f}
+        charts = [data] if data["kind"] == "line" else data.get("panels", [])
+        for chart in charts:
+            flagged |= {i for s in chart.get("series", [])
+                        for i, f in zip(s["ids"], s["flags"]) if f}
     assert flagged, "the recorded suite has points slowed by sw_power_cap"
     for ident in flagged:
         r = rows[ident]
