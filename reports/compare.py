@@ -157,27 +157,39 @@ def _verdicts(base: Run, new: Run) -> tuple[dict, str]:
     return {(r["benchmark"], r["axes"]): r for r in rows}, ""
 
 
-def ab_figure(base: Run, new: Run, matches: list[Match], verdicts: dict, out_dir: Path,
-              name: str) -> F.Figure | None:
-    """Each point's time ratio new/base, one row per benchmark: compare's
-    ratio, interval and verdict (colour) where it ran, else the ratio of the
-    medians; a tick at each benchmark's geometric mean."""
-    records = []
-    for m in matches:
-        v = verdicts.get((m.benchmark, m.axes))
-        ratio = float(v["ratio"]) if v and v.get("ratio") else m.time_ratio
-        lo = float(v["ci_lo"]) if v and v.get("ci_lo") else None
-        hi = float(v["ci_hi"]) if v and v.get("ci_hi") else None
-        records.append({"benchmark": m.benchmark, "axes": m.axes, "time_ratio": ratio,
-                        "ci_lo": lo, "ci_hi": hi, "verdict": v.get("verdict", "") if v else "",
-                        "source": "cubench compare" if v else "medians",
-                        "base_median_s": m.base.median_s, "new_median_s": m.new.median_s,
-                        "throughput_ratio": m.throughput_ratio, "unit": m.unit})
-    usable = [r for r in records if r["time_ratio"] > 0]
-    if not usable:
-        return None
-    benches = ordered_unique(r["benchmark"] for r in usable)
-    fig, ax = F.new_figure(8.5, 0.32 * len(benches) + 1.9)
+def _number(row: dict | None, column: str) -> float | None:
+    """A number of compare's CSV row, None when there is no row or no value."""
+    text = (row or {}).get(column, "")
+    return float(text) if text else None
+
+
+def ab_record(m: Match, v: dict | None) -> dict:
+    """One point of the A/B figure: compare's ratio, CI and verdict where it
+    ran (v), else the ratio of the medians."""
+    ratio = _number(v, "ratio")
+    return {"benchmark": m.benchmark, "axes": m.axes,
+            "time_ratio": m.time_ratio if ratio is None else ratio,
+            "ci_lo": _number(v, "ci_lo"), "ci_hi": _number(v, "ci_hi"),
+            "verdict": (v or {}).get("verdict", ""),
+            "source": "cubench compare" if v else "medians",
+            "base_median_s": m.base.median_s, "new_median_s": m.new.median_s,
+            "throughput_ratio": m.throughput_ratio, "unit": m.unit}
+
+
+def _draw_verdict(ax, pick: list[tuple[dict, float]], verdict: str, label: str | None) -> None:
+    """The points of one verdict on one benchmark's row, with their CIs."""
+    color = VERDICT_COLORS.get(verdict, S.color(0))
+    withci = [(r, y) for r, y in pick if r["ci_lo"] and r["ci_hi"]]
+    if withci:
+        ax.errorbar([r["time_ratio"] for r, _ in withci], [y for _, y in withci],
+                    xerr=[[r["time_ratio"] - r["ci_lo"] for r, _ in withci],
+                          [r["ci_hi"] - r["time_ratio"] for r, _ in withci]],
+                    fmt="none", ecolor=color, elinewidth=0.7, alpha=0.6)
+    ax.scatter([r["time_ratio"] for r, _ in pick], [y for _, y in pick], s=12, color=color,
+               zorder=3, label=label)
+
+
+def _draw_ratios(ax, usable: list[dict], benches: list[str]) -> None:
     rng = np.random.default_rng(0)  # fixed jitter: the same report twice is the same
     labelled: set[str] = set()
     for i, bench in enumerate(benches):
@@ -185,19 +197,25 @@ def ab_figure(base: Run, new: Run, matches: list[Match], verdicts: dict, out_dir
         ys = i + rng.uniform(-0.18, 0.18, len(mine))
         for verdict in ordered_unique(r["verdict"] for r in mine):
             pick = [(r, y) for r, y in zip(mine, ys) if r["verdict"] == verdict]
-            color = VERDICT_COLORS.get(verdict, S.color(0))
-            withci = [(r, y) for r, y in pick if r["ci_lo"] and r["ci_hi"]]
-            if withci:
-                ax.errorbar([r["time_ratio"] for r, _ in withci], [y for _, y in withci],
-                            xerr=[[r["time_ratio"] - r["ci_lo"] for r, _ in withci],
-                                  [r["ci_hi"] - r["time_ratio"] for r, _ in withci]],
-                            fmt="none", ecolor=color, elinewidth=0.7, alpha=0.6)
-            label = verdict if verdict and verdict not in labelled else None
+            _draw_verdict(ax, pick, verdict,
+                          verdict if verdict and verdict not in labelled else None)
             labelled.add(verdict)
-            ax.scatter([r["time_ratio"] for r, _ in pick], [y for _, y in pick], s=12,
-                       color=color, zorder=3, label=label)
         ax.scatter([geomean([r["time_ratio"] for r in mine])], [i], marker="|", s=220,
                    color="black", zorder=4)
+
+
+def ab_figure(base: Run, new: Run, matches: list[Match], verdicts: dict, out_dir: Path,
+              name: str) -> F.Figure | None:
+    """Each point's time ratio new/base, one row per benchmark: compare's
+    ratio, interval and verdict (colour) where it ran, else the ratio of the
+    medians; a tick at each benchmark's geometric mean."""
+    records = [ab_record(m, verdicts.get((m.benchmark, m.axes))) for m in matches]
+    usable = [r for r in records if r["time_ratio"] > 0]
+    if not usable:
+        return None
+    benches = ordered_unique(r["benchmark"] for r in usable)
+    fig, ax = F.new_figure(8.5, 0.32 * len(benches) + 1.9)
+    _draw_ratios(ax, usable, benches)
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(benches)), benches, fontsize=8)
     ax.invert_yaxis()
@@ -208,9 +226,9 @@ def ab_figure(base: Run, new: Run, matches: list[Match], verdicts: dict, out_dir
     title = f"{new.label} vs {base.label}"
     ax.set_title(title, fontsize=10)
     ax.grid(True, axis="x", alpha=0.3)
-    if any(r["verdict"] for r in usable):
-        ax.legend(fontsize=7, loc="lower right", title="cubench compare", title_fontsize=7)
     judged = any(r["source"] == "cubench compare" for r in usable)
+    if judged:
+        ax.legend(fontsize=7, loc="lower right", title="cubench compare", title_fontsize=7)
     caption = ("Time ratio new / base of every matching point, one row per benchmark; the "
                "black tick is the benchmark's geometric mean. "
                + ("Ratios, whiskers (the ratio's confidence interval) and colours (the "
@@ -251,9 +269,10 @@ def ab_section(base: Run, new: Run, out_dir: Path, name: str) -> Section:
     return Section(f"{new.label} vs {base.label}", blocks)
 
 
-def comparison_section(runs: list[Run], out_dir: Path, warn=None) -> Section:
+def conditions_blocks(runs: list[Run]) -> list:
+    """What differs between the runs, first: meta.json's settings, build,
+    driver and device fields, then what each GPU did while measured."""
     base = runs[0]
-    kind = page_kind(runs)
     lead = (f"An A/B comparison: every run is {base.gpu_name}, so what differs is the "
             f"software, the settings or the conditions; they come first."
             if same_model(runs) else
@@ -261,38 +280,45 @@ def comparison_section(runs: list[Run], out_dir: Path, warn=None) -> Section:
             f"models: each is judged against its own peaks. The conditions that differ come "
             f"first.")
     blocks: list = [Paragraph(f"Base: {base.label}. {lead}")]
-    diff = environment.differences_table(runs)
-    blocks.append(diff or Paragraph("No setting, build, driver or device field of meta.json "
-                                    "differs between the runs."))
+    blocks.append(environment.differences_table(runs) or Paragraph(
+        "No setting, build, driver or device field of meta.json differs between the runs."))
     if any(r.has_telemetry for r in runs):
         blocks.append(Table(telemetry.SUMMARY_HEADERS, [telemetry.summary_row(r) for r in runs],
                             "What each GPU did while measured (schema-2 telemetry): median "
                             "SM clock over points, mean power, hottest temperature, points a "
                             "throttle reason can have slowed.", numeric=False, sortable=False))
-    blocks += [n for n in (telemetry.missing_note(r) for r in runs) if n]
+    return blocks + [n for n in (telemetry.missing_note(r) for r in runs) if n]
+
+
+def hardware_blocks(runs: list[Run], out_dir: Path) -> list:
+    """Different GPU models: each point in absolute units and as a share of
+    each GPU's own peak, then the points one run lacks."""
+    points = hardware.common_points(runs)
+    blocks: list = [Paragraph(f"{len(points)} point(s) were timed on all {len(runs)} runs.")]
+    fig = hardware.hardware_figure(runs, points, out_dir, "compare/hardware_best_points")
+    blocks += [fig, hardware.hardware_table(runs, points)] if fig else []
+    for new in runs[1:]:
+        missing, added = match_runs(runs[0], new)[1:]
+        unmatched = unmatched_table(missing, added)
+        if unmatched:
+            blocks.append(Section(f"{new.label} vs {runs[0].label}: unmatched points",
+                                  [unmatched]))
+    return blocks
+
+
+def comparison_section(runs: list[Run], out_dir: Path, warn=None) -> Section:
+    blocks = conditions_blocks(runs)
     if same_model(runs):
-        for i, new in enumerate(runs[1:], start=2):
-            blocks.append(ab_section(base, new, out_dir,
-                                     f"compare/ratios_run{i}_{F.slug(new.path.name)}"))
+        blocks += [ab_section(runs[0], new, out_dir,
+                              f"compare/ratios_run{i}_{F.slug(new.path.name)}")
+                   for i, new in enumerate(runs[1:], start=2)]
     else:
-        points = hardware.common_points(runs)
-        blocks.append(Paragraph(f"{len(points)} point(s) were timed on all {len(runs)} runs."))
-        fig = hardware.hardware_figure(runs, points, out_dir, "compare/hardware_best_points")
-        if fig:
-            blocks.append(fig)
-        if points:
-            blocks.append(hardware.hardware_table(runs, points))
-        for i, new in enumerate(runs[1:], start=2):
-            missing, added = match_runs(base, new)[1:]
-            unmatched = unmatched_table(missing, added)
-            if unmatched:
-                blocks.append(Section(f"{new.label} vs {base.label}: unmatched points",
-                                      [unmatched]))
-    for i, run in enumerate(runs, start=1):
-        fig = telemetry.timeline_figure(run, out_dir, f"compare/telemetry_run{i}")
-        if fig:
-            blocks.append(fig)
-    figs = sidebyside.figures(runs, out_dir, "compare/")
-    if figs:
-        blocks.append(Section("Side by side", figs))
+        blocks += hardware_blocks(runs, out_dir)
+    figs = [telemetry.timeline_figure(run, out_dir, f"compare/telemetry_run{i}")
+            for i, run in enumerate(runs, start=1)]
+    blocks += [f for f in figs if f]
+    side = sidebyside.figures(runs, out_dir, "compare/")
+    if side:
+        blocks.append(Section("Side by side", side))
+    kind = page_kind(runs)
     return Section(kind[0].upper() + kind[1:], blocks)

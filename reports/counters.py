@@ -39,14 +39,25 @@ def sol(run: Run, row: Result, column: str) -> float | None:
     return None
 
 
+def _has_sol(run: Run, row: Result) -> bool:
+    return any(sol(run, row, c) is not None for c in SOL_COLUMNS)
+
+
+def _largest(rows: list[Result]) -> tuple[str | None, float | None, list[Result]]:
+    """The size axis, its largest value, and the rows at it (all rows when
+    there is no size axis)."""
+    xaxis = size_axis(rows)
+    if xaxis is None:
+        return None, None, rows
+    size = max(r.axis(xaxis) for r in rows)
+    return xaxis, size, [r for r in rows if r.axis(xaxis) == size]
+
+
 def sol_data(run: Run, family: str) -> dict | None:
-    rows = [r for r in run.rows(family) if not r.is_host]
-    with_sol = [r for r in rows if any(sol(run, r, c) is not None for c in SOL_COLUMNS)]
+    with_sol = [r for r in run.rows(family) if not r.is_host and _has_sol(run, r)]
     if not with_sol:
         return None
-    xaxis = size_axis(with_sol)
-    size = max(r.axis(xaxis) for r in with_sol) if xaxis else None
-    at = [r for r in with_sol if xaxis is None or r.axis(xaxis) == size]
+    xaxis, size, at = _largest(with_sol)
     best = best_per(at, lambda r: r.benchmark, lambda r: r.tflops or r.gbps or 0.0)
     units = [c for c in SOL_COLUMNS if any(sol(run, r, c) is not None for r in best.values())]
     bars = [{"benchmark": b, "id": r.label(), **{c: sol(run, r, c) for c in units}}

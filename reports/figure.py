@@ -183,26 +183,34 @@ def _whiskers(ax, s: Series, color) -> None:
                     fmt="none", ecolor=color, elinewidth=0.9, capsize=2.0, zorder=2)
 
 
-def draw_line_chart(ax, chart: LineChart, xunit: str = "", legend: bool = True) -> None:
-    """Draw a LineChart on a matplotlib Axes: each series a solid line with
-    markers, its CI whiskers, noisy points hollow, flagged points ringed."""
-    for s in chart.series:
-        style = {"marker": "o", "markersize": 3.5, "linewidth": 1.4, **s.style}
-        (line,) = ax.plot(s.x, s.y, label=s.label, **style)
-        _whiskers(ax, s, line.get_color())
-        hollow = [(x, y) for x, y, n in zip(s.x, s.y, s.noisy) if n]
-        if hollow:
-            ax.plot([x for x, _ in hollow], [y for _, y in hollow], linestyle="none",
-                    marker=style["marker"], markersize=style["markersize"] + 1.5,
-                    markerfacecolor="white", markeredgecolor=line.get_color(), zorder=3)
+def _draw_series(ax, s: Series) -> None:
+    """A solid line with markers, its CI whiskers, its noisy points hollow."""
+    style = {"marker": "o", "markersize": 3.5, "linewidth": 1.4, **s.style}
+    (line,) = ax.plot(s.x, s.y, label=s.label, **style)
+    _whiskers(ax, s, line.get_color())
+    hollow = [(x, y) for x, y, n in zip(s.x, s.y, s.noisy) if n]
+    if hollow:
+        ax.plot([x for x, _ in hollow], [y for _, y in hollow], linestyle="none",
+                marker=style["marker"], markersize=style["markersize"] + 1.5,
+                markerfacecolor="white", markeredgecolor=line.get_color(), zorder=3)
+
+
+def _ring_flagged(ax, chart: LineChart) -> None:
     flagged = [(x, y) for s in chart.series for x, y, f in zip(s.x, s.y, s.flags) if f]
     if flagged:
         ax.scatter([x for x, _ in flagged], [y for _, y in flagged], s=90, facecolors="none",
                    edgecolors=style_module.FLAG, linewidths=1.3, zorder=4,
                    label="a throttle reason can have slowed it")
+
+
+def draw_line_chart(ax, chart: LineChart, xunit: str = "", legend: bool = True) -> None:
+    """Draw a LineChart on a matplotlib Axes: each series a solid line with
+    markers, its CI whiskers, noisy points hollow, flagged points ringed."""
+    for s in chart.series:
+        _draw_series(ax, s)
+    _ring_flagged(ax, chart)
     for ref in chart.reflines:
-        style = {**style_module.PEAK, **ref.style}
-        ax.axhline(ref.value, label=f"{ref.label}", **style)
+        ax.axhline(ref.value, label=f"{ref.label}", **{**style_module.PEAK, **ref.style})
     largest = max((x for s in chart.series for x in s.x), default=0.0)
     apply_scale(ax, "x", chart.xscale, xunit, largest)
     apply_scale(ax, "y", chart.yscale)

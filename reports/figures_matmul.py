@@ -235,37 +235,26 @@ def ladder_data(run: Run, rows: list[Result] | None = None) -> dict | None:
     return {"kind": "ladder", "panels": panels, "rows": flat}
 
 
-def _draw_panel(ax, panel: dict, style_of: dict) -> None:
-    """One precision: a bar per rung (share of the reference, or TFLOP/s
-    without one), the reference itself as the black bar at 100 % under them
-    and a line at 100 % through them."""
+def _panel_bars(panel: dict) -> list[dict]:
+    """The rungs of a panel, and its reference as the last bar at 100 %."""
     bars = list(panel["rows"])
-    has_ref = panel["reference"] is not None
-    if has_ref:
-        bars.append({"benchmark": panel["reference"], "label": rung_name(panel["reference"])
-                     + " (reference)", "tflops": panel["reference_tflops"], "pct_ref": 100.0,
-                     "noisy": False, "throttle": ""})
-    ypos = list(range(len(bars)))
-    values = [b["pct_ref"] if has_ref else b["tflops"] for b in bars]
-    colors = [style_of[b["benchmark"]]["color"] for b in bars]
-    ax.barh(ypos, [v or 0 for v in values], color=colors, edgecolor="0.2", linewidth=0.5)
-    hollow = [y for y, b in zip(ypos, bars) if b["noisy"]]
-    if hollow:  # noisy bars: hatched, as hollow markers elsewhere
-        ax.barh(hollow, [values[y] or 0 for y in hollow], color="none", edgecolor="white",
-                hatch="///", linewidth=0)
-    ax.set_yticks(ypos, [b["label"] for b in bars], fontsize=8)
-    ax.invert_yaxis()  # run order top to bottom: the ladder reads downwards
-    top = max([v or 0 for v in values] + [100.0 if has_ref else 0.0])
-    for y, b, v in zip(ypos, bars, values):
-        text = f" {b['tflops']:.3g} TFLOP/s"
-        if has_ref and b["pct_ref"] is not None:
-            text = f" {b['pct_ref']:.1f} % ({b['tflops']:.4g} TFLOP/s)"
-        flag = " !" if b["throttle"] else ""
-        ax.text(v or 0, y, text + flag, va="center", fontsize=7,
-                color=S.FLAG if flag else "black")
+    if panel["reference"] is not None:
+        bars.append({"benchmark": panel["reference"], "tflops": panel["reference_tflops"],
+                     "label": rung_name(panel["reference"]) + " (reference)",
+                     "pct_ref": 100.0, "noisy": False, "throttle": ""})
+    return bars
+
+
+def _bar_text(bar: dict, has_ref: bool) -> str:
+    if has_ref and bar["pct_ref"] is not None:
+        return f" {bar['pct_ref']:.1f} % ({bar['tflops']:.4g} TFLOP/s)"
+    return f" {bar['tflops']:.3g} TFLOP/s"
+
+
+def _panel_axis(ax, panel: dict, top: float) -> None:
     where = "m = n = k" if panel["size_axis"] in ("m", "size") else panel["size_axis"]
     ax.set_xlim(0, top * 1.45)
-    if has_ref:
+    if panel["reference"] is not None:
         ax.axvline(100.0, color="black", linewidth=0.9, zorder=0)
         ax.set_xlabel(f"% of {rung_name(panel['reference'])} at the same size "
                       f"({where} = {int(panel['size'])})")
@@ -276,13 +265,55 @@ def _draw_panel(ax, panel: dict, style_of: dict) -> None:
     ax.grid(True, axis="x", alpha=0.3)
 
 
+def _draw_panel(ax, panel: dict, style_of: dict) -> None:
+    """One precision: a bar per rung (share of the reference, or TFLOP/s
+    without one), the reference itself as the black bar at 100 % under them
+    and a line at 100 % through them; noisy bars hatched, as hollow markers
+    elsewhere."""
+    bars = _panel_bars(panel)
+    has_ref = panel["reference"] is not None
+    ypos = list(range(len(bars)))
+    values = [(b["pct_ref"] if has_ref else b["tflops"]) or 0 for b in bars]
+    ax.barh(ypos, values, color=[style_of[b["benchmark"]]["color"] for b in bars],
+            edgecolor="0.2", linewidth=0.5)
+    hollow = [y for y, b in zip(ypos, bars) if b["noisy"]]
+    ax.barh(hollow, [values[y] for y in hollow], color="none", edgecolor="white",
+            hatch="///", linewidth=0)
+    ax.set_yticks(ypos, [b["label"] for b in bars], fontsize=8)
+    ax.invert_yaxis()  # run order top to bottom: the ladder reads downwards
+    for y, b, v in zip(ypos, bars, values):
+        flag = " !" if b["throttle"] else ""
+        ax.text(v, y, _bar_text(b, has_ref) + flag, va="center", fontsize=7,
+                color=S.FLAG if flag else "black")
+    _panel_axis(ax, panel, max(values + [100.0 if has_ref else 0.0]))
+
+
+def _ladder_caption(panels: list[dict], gpu: bool) -> str:
+    refs = any(p["reference"] for p in panels)
+    text = ("Every benchmark at the largest size all GPU benchmarks of its precision "
+            "measured" if gpu else "Every benchmark at the largest size they all measured")
+    text += " (best over other axes such as the tile)"
+    text += ", one panel per precision" if len(panels) > 1 else ""
+    if refs:
+        text += (", as a share of the cuBLAS of the same precision at that size (the black "
+                 "bar and line at 100 %; the run's pct_ref column, or reference median / "
+                 "median)")
+    text += ". Labels give " + ("the share and TFLOP/s." if refs else "TFLOP/s.")
+    if gpu:
+        text += (" Rungs are named by benchmark; the kernel table below names the kernels "
+                 "each launched.")
+    bars = [b for p in panels for b in p["rows"]]
+    text += " Hatched bars: noisy points." if any(b["noisy"] for b in bars) else ""
+    if any(b["throttle"] for b in bars):
+        text += " Red labels with '!': a throttle reason can have slowed the point."
+    return text
+
+
 def ladder_figure(run: Run, out_dir: Path, name: str, rows: list[Result] | None = None,
                   section: str = SECTION, what: str = "Matmul FP32 ladder") -> F.Figure | None:
     rows = fp32_rows(run) if rows is None else rows
     data = ladder_data(run, rows)
-    if not data:
-        return None
-    panels = [p for p in data["panels"] if p["rows"]]
+    panels = [p for p in data["panels"] if p["rows"]] if data else []
     if not panels:
         return None
     style_of = styles(rows)
@@ -294,24 +325,7 @@ def ladder_figure(run: Run, out_dir: Path, name: str, rows: list[Result] | None 
     title = f"{what}: each rung against the cuBLAS of its precision — {run.label}"
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    refs = [p for p in panels if p["reference"]]
-    gpu = any(not r.is_host for r in rows)
-    caption = ("Every benchmark at the largest size all GPU benchmarks of its precision "
-               "measured" if gpu else "Every benchmark at the largest size they all measured")
-    caption += (" (best over other axes such as the tile)"
-                + (", one panel per precision" if len(panels) > 1 else ""))
-    if refs:
-        caption += (", as a share of the cuBLAS of the same precision at that size (the black "
-                    "bar and line at 100 %; the run's pct_ref column, or reference median / "
-                    "median)")
-    caption += ". Labels give " + ("the share and TFLOP/s." if refs else "TFLOP/s.")
-    if gpu:
-        caption += (" Rungs are named by benchmark; the kernel table below names the kernels "
-                    "each launched.")
-    if any(b["noisy"] for p in panels for b in p["rows"]):
-        caption += " Hatched bars: noisy points."
-    if any(b["throttle"] for p in panels for b in p["rows"]):
-        caption += " Red labels with '!': a throttle reason can have slowed the point."
+    caption = _ladder_caption(panels, any(not r.is_host for r in rows))
     return F.save(fig, out_dir, name, data, section, title, caption)
 
 
@@ -336,21 +350,25 @@ def kernel_table(rows: list[Result], caption_what: str = "ladder") -> Table | No
                  collapsed=len(body) > 16, numeric=False)
 
 
+def _kind(bench: str) -> str:
+    """What a benchmark is on a ladder chart: rung, reference, cpu, framework."""
+    if is_reference(bench):
+        return "reference"
+    if _is_host(bench):
+        return "cpu"
+    return "framework" if frameworks.is_framework_bench(bench) else "rung"
+
+
 def _caption(rows: list[Result], chart: F.LineChart, precision_word: str) -> str:
     xaxis = size_axis(rows)
     best_of = any(has_other_configs([r for r in rows if r.benchmark == b], xaxis)
                   for b in {r.benchmark for r in rows})
-    benches = ordered_unique(r.benchmark for r in rows)
-    drawn = []
-    if any(not is_reference(b) and not _is_host(b) and not frameworks.is_framework_bench(b)
-           for b in benches):
-        drawn.append(f"every rung of the {precision_word} ladder (one colour per rung)")
-    if any(is_reference(b) for b in benches):
-        drawn.append("the cuBLAS references (black and greys, diamonds)")
-    if any(_is_host(b) for b in benches):
-        drawn.append("the CPU baselines (browns, squares)")
-    if any(frameworks.is_framework_bench(b) for b in benches):
-        drawn.append("the Python frameworks' matmuls of the same run (triangles)")
+    kinds = {_kind(b) for b in ordered_unique(r.benchmark for r in rows)}
+    words = {"rung": f"every rung of the {precision_word} ladder (one colour per rung)",
+             "reference": "the cuBLAS reference (black diamonds)",
+             "cpu": "the CPU baselines (browns, squares)",
+             "framework": "the Python frameworks' matmuls of the same run (triangles)"}
+    drawn = [text for kind, text in words.items() if kind in kinds]
     return ("TFLOP/s against matrix size, solid lines: " + ", ".join(drawn)
             + ("; each point is the best over the other axes (e.g. tile)" if best_of else "")
             + "." + F.flag_note(chart))

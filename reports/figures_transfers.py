@@ -177,6 +177,30 @@ def _panel_peak(rows: list[Result]) -> float | None:
     return None
 
 
+def _fit_text(fit: dict | None) -> str:
+    """The legend's α and β of a curve (* when fitted here), or why none."""
+    if not fit:
+        return ""
+    if not fit["meaningful"]:
+        return ": fit not meaningful (negative latency)"
+    mark = "" if fit["source"] == "fits.csv" else "*"
+    return f": α={_short(fit['alpha_us'])} µs, β={_short(fit['beta_gbps'])} GB/s{mark}"
+
+
+def _curves(rows: list[Result]) -> dict[tuple, list[Result]]:
+    """(benchmark, values of the other axes) -> its rows, in run order."""
+    other = [k for k in ordered_unique(k for r in rows for k in _curve_axes(r)) if k != PANEL]
+    out: dict[tuple, list[Result]] = {}
+    for r in rows:
+        out.setdefault((r.benchmark, tuple(r.axes.get(k, "") for k in other)), []).append(r)
+    return out
+
+
+def _curve_label(bench: str, key: tuple, several: bool) -> str:
+    label = " ".join(v for v in key if v)
+    return f"{bench.partition('/')[2]} {label}".strip() if several or not label else label
+
+
 def line_chart(run: Run, panel: str, rows: list[Result] | None = None) -> F.LineChart | None:
     """GB/s against bytes for one panel: a curve per benchmark and value of
     every other axis (memory kind, ...), each its own colour, the marker by
@@ -186,30 +210,16 @@ def line_chart(run: Run, panel: str, rows: list[Result] | None = None) -> F.Line
         return None
     fits = read_fits(run)
     benches = ordered_unique(r.benchmark for r in rows)
-    other = [k for k in ordered_unique(k for r in rows for k in _curve_axes(r)) if k != PANEL]
-    keys = ordered_unique((r.benchmark, tuple(r.axes.get(k, "") for k in other)) for r in rows)
     series = []
-    for i, (bench, key) in enumerate(keys):
-        crows = [r for r in rows if r.benchmark == bench
-                 and tuple(r.axes.get(k, "") for k in other) == key]
+    for i, ((bench, key), crows) in enumerate(_curves(rows).items()):
         xs, _, chosen = curve(crows, SIZE, lambda r: r.gbps)
         fit = curve_fit(fits, bench, _curve_axes(chosen[0]), xs, [r.median_s for r in chosen])
-        label = " ".join(v for v in key if v)
-        if len(benches) > 1 or not label:
-            label = f"{bench.partition('/')[2]} {label}".strip()
-        if fit and fit["meaningful"]:
-            mark = "" if fit["source"] == "fits.csv" else "*"
-            label += (f": α={_short(fit['alpha_us'])} µs, "
-                      f"β={_short(fit['beta_gbps'])} GB/s{mark}")
-        elif fit:
-            label += ": fit not meaningful (negative latency)"
         # Every curve of a panel its own colour; the marker says the benchmark.
         style = {"color": S.color(i), "marker": MARKERS[benches.index(bench) % len(MARKERS)]}
-        series.append(F.series(label, xs, chosen, lambda r: r.gbps, style, {"fit": fit}))
-    refs = []
+        series.append(F.series(_curve_label(bench, key, len(benches) > 1) + _fit_text(fit),
+                               xs, chosen, lambda r: r.gbps, style, {"fit": fit}))
     peak = _panel_peak(rows)
-    if peak:
-        refs.append(F.RefLine(f"theoretical peak {peak:.4g} GB/s", peak, dict(S.PEAK)))
+    refs = [F.RefLine(f"theoretical peak {peak:.4g} GB/s", peak, dict(S.PEAK))] if peak else []
     where = f"{PANEL} {panel}" if any(PANEL in r.axes for r in rows) else panel
     return F.LineChart(title=f"Transfers, {where} — {run.label}",
                        xlabel="transfer size (bytes)",

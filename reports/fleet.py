@@ -98,47 +98,41 @@ def models(rows: list[dict]) -> list[str]:
     return seen
 
 
-def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
-                 index: int) -> F.Figure:
-    """One model's strip plot: x = key figure, y = ratio to the model's other
-    runs (log scale, so 0.5 and 2 are as far from 1), one dot per run with its
-    CI, the band of +-tolerance shaded, flagged runs red and the first
-    LABELLED of them named. Drawn as one artist per kind (dots, whiskers; ok
-    and flagged), whatever the number of runs: 10 000 runs draw in seconds."""
-    figures: list[str] = list(dict.fromkeys(r["figure"] for r in rows))
-    column = {name: i for i, name in enumerate(figures)}
-    runs = sorted({r["run"] for r in rows})
-    offset = {run: (0.5 * (i / (len(runs) - 1) - 0.5) if len(runs) > 1 else 0.0)
-              for i, run in enumerate(runs)}
-    fig, ax = F.new_figure(width=max(5.0, 1.6 * len(figures) + 2.5), height=4.2)
-    low, high = 1 / (1 + tolerance), 1 + tolerance
-    ax.axhspan(low, high, color="0.9", zorder=0,
-               label=f"[{low:.3g}, {high:.3g}]: within tolerance")
-    ax.axhline(1.0, color="0.5", linewidth=0.8, zorder=1)
-    data_rows = []
-    drawn = {False: ([], [], [], []), True: ([], [], [], [])}  # x, y, ci segments, x of ci
+def _data_row(model: str, r: dict) -> dict:
+    return {"model": model, "figure": r["figure"], "unit": r["unit"], "run": r["run"],
+            "task": r["task"], "value": r["value"], "ratio": r["ratio"], "ci_lo": r["ci_lo"],
+            "ci_hi": r["ci_hi"], "verdict": r["verdict"],
+            "point": f'{r["benchmark"]} [{r["axes"]}]'}
+
+
+def _strip_points(rows: list[dict], column: dict, offset: dict) -> tuple[dict, list]:
+    """{flagged: (x, y, CI segments)} and the first LABELLED flagged runs
+    (x, y, name). A run sits at the same offset in every column, so one run
+    can be followed across figures."""
+    drawn: dict = {False: ([], [], []), True: ([], [], [])}
     named = []
     for r in rows:
         ratio = _num(r["ratio"])
-        lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
-        data_rows.append({"model": model, "figure": r["figure"], "unit": r["unit"],
-                          "run": r["run"], "task": r["task"], "value": r["value"],
-                          "ratio": r["ratio"], "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"],
-                          "verdict": r["verdict"], "point": f'{r["benchmark"]} [{r["axes"]}]'})
         if ratio is None or ratio <= 0:
             continue
-        # A fixed spread by run name: a run sits at the same offset in every
-        # column, so one run can be followed across figures.
+        lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
         x = column[r["figure"]] + offset[r["run"]]
-        xs, ys, segs, _ = drawn[r["verdict"] in FLAGS]
+        flagged = r["verdict"] in FLAGS
+        xs, ys, segs = drawn[flagged]
         xs.append(x)
         ys.append(ratio)
         if lo is not None and hi is not None and lo > 0:
             segs.append([(x, lo), (x, hi)])
-        if r["verdict"] in FLAGS and len(named) < LABELLED:
+        if flagged and len(named) < LABELLED:
             named.append((x, ratio, r["run"]))
-    values = []
-    for flagged, (xs, ys, segs, _) in drawn.items():
+    return drawn, named
+
+
+def _draw_strip(ax, drawn: dict, named: list) -> list[float]:
+    """One collection of whiskers and one of dots per kind (ok, flagged);
+    the y values drawn."""
+    values: list[float] = []
+    for flagged, (xs, ys, segs) in drawn.items():
         color = S.FLAG if flagged else S.color(0)
         if segs:
             ax.add_collection(LineCollection(segs, colors=color, linewidths=1.0, alpha=0.6,
@@ -151,13 +145,16 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
     for x, y, name in named:
         ax.annotate(name, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7,
                     color=S.FLAG)
+    return values
+
+
+def _ratio_axis(ax, low: float, high: float) -> None:
+    """A log axis of ratios, labelled 0.5, 1, 2 (not 10^0); minor labels:
+    all of them over a short range, over a decade or more 2 and 5 times a
+    power of ten only (0.9 next to 1 would collide)."""
     ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # not 10^0
-    if values:
-        low, high = min(min(values), low), max(max(values), high)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.set_ylim(low / 1.15, high * 1.15)
-    # Minor labels: all of them over a short range; over a decade or more,
-    # 2 and 5 times a power of ten only (0.9 next to 1 would collide).
     wide = high / low > 8
 
     def minor(v: float, _pos) -> str:
@@ -166,13 +163,34 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
 
     ax.yaxis.set_minor_formatter(FuncFormatter(minor))
     ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.set_ylabel("throughput / the model's other runs")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+
+
+def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
+                 index: int) -> F.Figure:
+    """One model's strip plot: x = key figure, y = ratio to the model's other
+    runs (log scale, so 0.5 and 2 are as far from 1), one dot per run with its
+    CI, the band of +-tolerance shaded, flagged runs red and the first
+    LABELLED of them named. Drawn as one artist per kind (dots, whiskers; ok
+    and flagged), whatever the number of runs: 10 000 runs draw in seconds."""
+    figures: list[str] = list(dict.fromkeys(r["figure"] for r in rows))
+    runs = sorted({r["run"] for r in rows})
+    offset = {run: (0.5 * (i / (len(runs) - 1) - 0.5) if len(runs) > 1 else 0.0)
+              for i, run in enumerate(runs)}
+    fig, ax = F.new_figure(width=max(5.0, 1.6 * len(figures) + 2.5), height=4.2)
+    low, high = 1 / (1 + tolerance), 1 + tolerance
+    ax.axhspan(low, high, color="0.9", zorder=0,
+               label=f"[{low:.3g}, {high:.3g}]: within tolerance")
+    ax.axhline(1.0, color="0.5", linewidth=0.8, zorder=1)
+    values = _draw_strip(ax, *_strip_points(rows, {n: i for i, n in enumerate(figures)},
+                                            offset))
+    _ratio_axis(ax, min(values + [low]), max(values + [high]))
     ax.set_xticks(range(len(figures)))
     ax.set_xticklabels(figures, fontsize=8)
     ax.set_xlim(-0.6, len(figures) - 0.4)
-    ax.set_ylabel("throughput / the model's other runs")
     title = f"{model}: {len(runs)} run(s)"
     ax.set_title(title, fontsize=10)
-    ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper right", framealpha=0.85)  # fixed: 'best' scans every dot
     flagged_runs = len({r["run"] for r in rows if r["verdict"] in FLAGS})
     caption = (f"Each dot is one run at its figure's reference point: its throughput over "
@@ -184,7 +202,8 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
                + ". Runs keep their horizontal offset across columns.")
     name = f"fleet/strip_{index}_{F.slug(model)}"
     return F.save(fig, out, name, {"kind": "strip", "model": model, "tolerance": tolerance,
-                                   "rows": data_rows}, SECTION, title, caption)
+                                   "rows": [_data_row(model, r) for r in rows]},
+                  SECTION, title, caption)
 
 
 def _r(value: float) -> str:
@@ -206,37 +225,30 @@ def _cell(r: dict) -> str:
     return text
 
 
+def _verdict(verdicts: list[str]) -> str:
+    if any(v in FLAGS for v in verdicts):
+        return "flagged"
+    return "unjudged" if "unjudged" in verdicts else "ok"
+
+
 def model_table(rows: list[dict]) -> Table:
-    figures: list[str] = []
-    units: dict[str, str] = {}
-    for r in rows:
-        if r["figure"] not in figures:
-            figures.append(r["figure"])
-            units[r["figure"]] = r["unit"]
-    runs = sorted({r["run"] for r in rows})
-    by = {(r["run"], r["figure"]): r for r in rows}
-    task = {}
-    for r in rows:
-        task.setdefault(r["run"], r["task"])
-    first = {}
+    """One line per run (sorted), one column per key figure; built with
+    dictionaries, in time linear in the runs (10 000 runs are one table)."""
+    first: dict[str, dict] = {}
+    task: dict[str, str] = {}
     for r in rows:
         first.setdefault(r["figure"], r)
+        task.setdefault(r["run"], r["task"])
+    by = {(r["run"], r["figure"]): r for r in rows}
     body, marked = [], []
-    for run in runs:
-        cells = [run, task[run] or "-"]
-        verdicts = []
-        for name in figures:
-            r = by.get((run, name))
-            cells.append(_cell(r) if r else "")
-            verdicts.append(r["verdict"] if r else "")
-        flagged = any(v in FLAGS for v in verdicts)
-        cells.append("flagged" if flagged else
-                     ("unjudged" if "unjudged" in verdicts else "ok"))
-        body.append(cells)
-        marked.append(flagged)
-    points = "; ".join(f'{name}: {first[name]["benchmark"]} [{first[name]["axes"]}]'
-                       for name in figures)
-    headers = ["run", "task"] + [f"{n} {units[n]} (ratio [CI])" for n in figures] + ["verdict"]
+    for run in sorted(task):
+        mine = [by.get((run, name)) for name in first]
+        verdict = _verdict([r["verdict"] if r else "" for r in mine])
+        body.append([run, task[run] or "-"] + [_cell(r) if r else "" for r in mine] + [verdict])
+        marked.append(verdict == "flagged")
+    points = "; ".join(f'{name}: {r["benchmark"]} [{r["axes"]}]' for name, r in first.items())
+    headers = (["run", "task"] + [f"{n} {r['unit']} (ratio [CI])" for n, r in first.items()]
+               + ["verdict"])
     return Table(headers, body, f"Reference points: {points}.", collapsed=len(body) > 40,
                  marked=marked)
 

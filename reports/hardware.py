@@ -112,6 +112,66 @@ def hardware_table(runs: list[Run], points: list[dict]) -> Table:
                  collapsed=len(rows) > 12, marked=marked, numeric=False)
 
 
+def _relative(cell: dict, base: dict) -> float | None:
+    """A run's throughput over the base's at the same point (same unit)."""
+    if cell["value"] is None or not base["value"] or cell["unit"] != base["unit"]:
+        return None
+    return cell["value"] / base["value"]
+
+
+def hardware_records(runs: list[Run], best: list[dict]) -> list[dict]:
+    """Per run and benchmark: the value, its ratio to the base, its share of
+    that GPU's own peak and the peak's source."""
+    records = []
+    for i, run in enumerate(runs):
+        for p in best:
+            cell = p["runs"][i]
+            records.append({"run": run.label, "index": i, "benchmark": p["benchmark"],
+                            "axes": p["axes"], "who": cell["who"], "host": cell["host"],
+                            "value": cell["value"], "unit": cell["unit"],
+                            "relative_to_base": _relative(cell, p["runs"][0]),
+                            "pct_peak": cell["pct_peak"], "peak": cell["peak"],
+                            "peak_source": cell["peak_source"], "throttle": cell["throttle"],
+                            "id": cell["id"]})
+    return records
+
+
+def _label(ax, x: float, y: float, text: str, hot: bool) -> None:
+    ax.text(x, y, text + (" !" if hot else ""), va="center", fontsize=6.5,
+            color=S.FLAG if hot else "black")
+
+
+def _draw_run(left, right, mine: list[dict], ys: list[float], height: float,
+              label: str, color: str) -> None:
+    """One run's bars: relative throughput (left), share of own peak (right)."""
+    left.barh(ys, [r["relative_to_base"] or 0 for r in mine], height=height, color=color,
+              label=label)
+    right.barh(ys, [r["pct_peak"] or 0 for r in mine], height=height, color=color,
+               label=label)
+    for y, r in zip(ys, mine):
+        who = f" on {r['who']}" if r["host"] else ""
+        if r["relative_to_base"] is not None:
+            _label(left, r["relative_to_base"], y, f" {F.fmt(r['value'])} {r['unit']}{who}",
+                   bool(r["throttle"]))
+        _label(right, r["pct_peak"] or 0, y,
+               " no peak" if r["pct_peak"] is None else f" {r['pct_peak']:.0f}%",
+               bool(r["throttle"]))
+
+
+def _axes(left, right, best: list[dict], records: list[dict], base_gpu: str) -> None:
+    left.set_yticks(range(len(best)), [p["benchmark"] + (" (CPU)" if p["runs"][0]["host"]
+                                                         else "") for p in best], fontsize=7)
+    left.invert_yaxis()
+    left.axvline(1.0, color="black", linewidth=0.8)
+    left.set_xlabel(f"throughput relative to run 1 ({base_gpu}), same point")
+    left.set_xlim(0, max([r["relative_to_base"] or 0 for r in records] + [1.0]) * 1.45)
+    right.set_xlabel("% of that GPU's own peak (the table names each peak)")
+    right.set_xlim(0, max([r["pct_peak"] or 0 for r in records] + [100.0]) * 1.2)
+    for ax in (left, right):
+        ax.grid(True, axis="x", alpha=0.3)
+    left.legend(fontsize=7, loc="lower right")
+
+
 def hardware_figure(runs: list[Run], points: list[dict], out_dir: Path,
                     name: str) -> F.Figure | None:
     """Left: each run's throughput relative to the base at the same point;
@@ -121,48 +181,15 @@ def hardware_figure(runs: list[Run], points: list[dict], out_dir: Path,
     best = best_common_points(points)
     if not best:
         return None
-    labels = [p["benchmark"] + (" (CPU)" if p["runs"][0]["host"] else "") for p in best]
+    records = hardware_records(runs, best)
     fig, (left, right) = F.new_figure(12.0, 0.25 * len(best) * len(runs) + 2.2, ncols=2,
                                       sharey=True)
     height = 0.8 / len(runs)
-    records = []
     for i, run in enumerate(runs):
         ys = [j + (i - (len(runs) - 1) / 2) * height for j in range(len(best))]
-        rel, pct = [], []
-        for p in best:
-            base, cell = p["runs"][0], p["runs"][i]
-            ratio = (cell["value"] / base["value"]
-                     if cell["value"] is not None and base["value"] and cell["unit"] == base["unit"]
-                     else None)
-            rel.append(ratio)
-            pct.append(cell["pct_peak"])
-            records.append({"run": run.label, "benchmark": p["benchmark"], "axes": p["axes"],
-                            "who": cell["who"], "value": cell["value"], "unit": cell["unit"],
-                            "relative_to_base": ratio, "pct_peak": cell["pct_peak"],
-                            "peak": cell["peak"], "peak_source": cell["peak_source"],
-                            "throttle": cell["throttle"], "id": cell["id"]})
-        color = S.color(i)
-        left.barh(ys, [r or 0 for r in rel], height=height, color=color, label=run.label)
-        right.barh(ys, [v or 0 for v in pct], height=height, color=color, label=run.label)
-        for y, p, r, v in zip(ys, best, rel, pct):
-            cell = p["runs"][i]
-            hot = " !" if cell["throttle"] else ""
-            who = f" on {cell['who']}" if cell["host"] else ""
-            if r is not None:
-                left.text(r, y, f" {F.fmt(cell['value'])} {cell['unit']}{who}{hot}",
-                          va="center", fontsize=6.5, color=S.FLAG if hot else "black")
-            right.text(v or 0, y, " no peak" if v is None else f" {v:.0f}%{hot}",
-                       va="center", fontsize=6.5, color=S.FLAG if hot else "black")
-    left.set_yticks(range(len(best)), labels, fontsize=7)
-    left.invert_yaxis()
-    left.axvline(1.0, color="black", linewidth=0.8)
-    left.set_xlabel(f"throughput relative to run 1 ({runs[0].gpu_name}), same point")
-    left.set_xlim(0, max([r["relative_to_base"] or 0 for r in records] + [1.0]) * 1.45)
-    right.set_xlabel("% of that GPU's own peak (the table names each peak)")
-    right.set_xlim(0, max([r["pct_peak"] or 0 for r in records] + [100.0]) * 1.2)
-    for ax in (left, right):
-        ax.grid(True, axis="x", alpha=0.3)
-    left.legend(fontsize=7, loc="lower right")
+        _draw_run(left, right, [r for r in records if r["index"] == i], ys, height,
+                  run.label, S.color(i))
+    _axes(left, right, best, records, runs[0].gpu_name)
     title = "Same points on each GPU: relative throughput and share of own peak"
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

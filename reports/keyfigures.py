@@ -13,6 +13,7 @@ can have slowed it, the CI of the median).
 
 from __future__ import annotations
 
+from . import figure as F
 from . import peaks as P
 from .figure import fmt
 from .hardware import cpu_name
@@ -60,15 +61,30 @@ def _entry(figure: str, r: Result, value: float, unit: str, share: float | None,
             "point": r.label(), "conditions": conditions(r)}
 
 
+def _stated_peak(run: Run, r: Result, value: float, kind: str, name: str,
+                 unit: str) -> tuple[float | None, str]:
+    """A row's share of the peak its own row states, and what that peak is."""
+    if not r.num["peak"]:
+        return None, ""
+    return (100 * value / r.num["peak"],
+            f"{name} {F.fmt(r.num['peak'])} {unit} ({_peak_source(run, r, kind)})")
+
+
+def _reference(rows: list[Result], r: Result) -> str:
+    """What a row's pct_ref is a share of: its reference at the same axes."""
+    dims = ("m", "n", "k")  # the size; other axes (tile, config) are the rung's own
+    ref = next((x for x in rows if x.benchmark == r.ref_benchmark
+                and all(x.axes.get(d) == r.axes.get(d) for d in dims)), None)
+    return f"{r.ref_benchmark} at the same size" + (
+        f" ({ref.tflops:.4g} TFLOP/s, measured in this run)" if ref is not None else "")
+
+
 def _vecadd(run: Run) -> list[dict]:
     r = _best([r for r in run.rows("vecadd") if not r.is_host], lambda r: r.gbps)
     if not r:
         return []
-    of = ""
-    share = None
-    if r.peak_unit == "GB/s" and r.num["peak"]:
-        share = 100 * r.gbps / r.num["peak"]
-        of = f"DRAM peak {r.num['peak']:.0f} GB/s ({_peak_source(run, r, 'dram')})"
+    share, of = (_stated_peak(run, r, r.gbps, "dram", "DRAM peak", "GB/s")
+                 if r.peak_unit == "GB/s" else (None, ""))
     return [_entry("vector add, best (GB/s, bytes the work model counts)", r, r.gbps, "GB/s",
                    share, of)]
 
@@ -79,76 +95,85 @@ def _matmul_fp32(run: Run) -> list[dict]:
             and precision_of(r) == "FP32"]
     hand = _best([r for r in rows if not r.variant.startswith("cublas")], lambda r: r.tflops)
     if hand and hand.num["pct_ref"] is not None:
-        ref = next((r for r in rows if r.benchmark == hand.ref_benchmark
-                    and r.axis("m") == hand.axis("m")), None)
-        of = f"{hand.ref_benchmark} at the same size"
-        if ref is not None:
-            of += f" ({ref.tflops:.4g} TFLOP/s, measured in this run)"
         out.append(_entry("hand-written SGEMM, best (TFLOP/s)", hand, hand.tflops, "TFLOP/s",
-                          hand.num["pct_ref"], of))
+                          hand.num["pct_ref"], _reference(rows, hand)))
     cublas = _best([r for r in rows if r.variant == "cublas_fp32"], lambda r: r.tflops)
     if cublas:
-        share, of = cublas.num["pct_peak"], ""
-        if cublas.num["peak"]:
-            of = f"FP32 peak {cublas.num['peak']:.4g} TFLOP/s ({_peak_source(run, cublas, 'fp32')})"
+        share, of = _stated_peak(run, cublas, cublas.tflops, "fp32", "FP32 peak", "TFLOP/s")
         out.append(_entry("cuBLAS FP32, best (TFLOP/s)", cublas, cublas.tflops, "TFLOP/s",
                           share, of))
     return out
 
 
+def _tensor_peak_share(run: Run, r: Result, prec: str) -> tuple[float | None, str]:
+    roof = P.tensor_peak(run, prec)
+    if roof is None:
+        return None, "no tensor peak for this GPU (peaks.py)"
+    return (100 * r.tflops / roof.tflops,
+            f"{roof.precision} peak {roof.tflops:.4g} TFLOP/s ({roof.clock}; {roof.source})")
+
+
+def _tc_rung(rows: list[Result], refs: list[Result], prec: str) -> list[dict]:
+    rung = _best(rows, lambda r: r.tflops)
+    if not rung or rung.num["pct_ref"] is None:
+        return []
+    return [_entry(f"tensor-core rung, best {prec} (TFLOP/s)", rung, rung.tflops, "TFLOP/s",
+                   rung.num["pct_ref"], _reference(refs, rung))]
+
+
 def _tensor(run: Run) -> list[dict]:
+    """Per precision: the best tensor-core rung against its cuBLAS, and
+    that cuBLAS against the tensor peak of the precision."""
     out = []
     tc = [r for r in run.rows("matmul_tc") if r.tflops is not None]
     refs = [r for r in run.rows("matmul") if r.variant.startswith("cublas_")
             and r.tflops is not None and precision_of(r) != "FP32"]
     for prec in ordered_unique(precision_of(r) for r in tc + refs):
-        rung = _best([r for r in tc if precision_of(r) == prec], lambda r: r.tflops)
-        if rung and rung.num["pct_ref"] is not None:
-            ref = next((r for r in refs if r.benchmark == rung.ref_benchmark
-                        and r.axes_text == rung.axes_text), None)
-            of = f"{rung.ref_benchmark} at the same size" + (
-                f" ({ref.tflops:.4g} TFLOP/s, measured in this run)" if ref else "")
-            out.append(_entry(f"tensor-core rung, best {prec} (TFLOP/s)", rung, rung.tflops,
-                              "TFLOP/s", rung.num["pct_ref"], of))
+        out += _tc_rung([r for r in tc if precision_of(r) == prec], refs, prec)
         lib = _best([r for r in refs if precision_of(r) == prec], lambda r: r.tflops)
         if lib:
-            roof = P.tensor_peak(run, prec)
-            share = 100 * lib.tflops / roof.tflops if roof else None
-            of = (f"{roof.precision} peak {roof.tflops:.4g} TFLOP/s ({roof.clock}; "
-                  f"{roof.source})" if roof else "no tensor peak for this GPU (peaks.py)")
+            share, of = _tensor_peak_share(run, lib, prec)
             out.append(_entry(f"cuBLAS {prec}, best (TFLOP/s)", lib, lib.tflops, "TFLOP/s",
                               share, of))
     return out
 
 
-def _transfers(run: Run) -> list[dict]:
-    out = []
-    rows = [r for r in run.rows("transfers") if r.gbps is not None]
-    for direction, name in (("h2d", "pinned H2D"), ("d2h", "pinned D2H")):
-        r = _best([r for r in rows if r.axes.get("memory") == "pinned"
-                   and r.axes.get("direction") == direction
-                   and r.variant.startswith("memcpy")], lambda r: r.gbps)
-        if r:
-            share = 100 * r.gbps / r.num["peak"] if r.num["peak"] else None
-            of = (f"PCIe peak {r.num['peak']:.4g} GB/s per direction "
-                  f"({_peak_source(run, r, 'pcie')})" if r.num["peak"] else "")
-            out.append(_entry(f"{name} copy, best (GB/s)", r, r.gbps, "GB/s", share, of))
+def _pinned(run: Run, rows: list[Result], direction: str) -> list[dict]:
+    r = _best([r for r in rows if r.axes.get("memory") == "pinned"
+               and r.axes.get("direction") == direction and r.variant.startswith("memcpy")],
+              lambda r: r.gbps)
+    if not r:
+        return []
+    share, of = _stated_peak(run, r, r.gbps, "pcie", "PCIe peak per direction", "GB/s")
+    return [_entry(f"pinned {direction.upper()} copy, best (GB/s)", r, r.gbps, "GB/s", share,
+                   of)]
+
+
+def _bidir(run: Run, rows: list[Result]) -> list[dict]:
     r = _best([r for r in rows if r.variant == "bidir" and r.axes.get("memory") == "pinned"],
               lambda r: r.gbps)
-    if r:
-        pcie = run.device_peak("pcie")
-        share = 100 * r.gbps / (2 * pcie) if pcie else None
-        of = (f"2 x the PCIe peak {pcie:.4g} GB/s per direction (meta.json)" if pcie else "")
-        out.append(_entry("bidirectional pinned copies, best (GB/s, both directions)", r,
-                          r.gbps, "GB/s", share, of))
+    if not r:
+        return []
+    pcie = run.device_peak("pcie")
+    share = 100 * r.gbps / (2 * pcie) if pcie else None
+    of = f"2 x the PCIe peak {pcie:.4g} GB/s per direction (meta.json)" if pcie else ""
+    return [_entry("bidirectional pinned copies, best (GB/s, both directions)", r, r.gbps,
+                   "GB/s", share, of)]
+
+
+def _d2d(run: Run, rows: list[Result]) -> list[dict]:
     r = _best([r for r in rows if r.variant == "d2d"], lambda r: r.gbps)
-    if r:
-        share = 100 * r.gbps / r.num["peak"] if r.num["peak"] else None
-        of = (f"DRAM peak {r.num['peak']:.0f} GB/s ({_peak_source(run, r, 'dram')})"
-              if r.num["peak"] else "")
-        out.append(_entry("device-to-device copy, best (GB/s, read + write)", r, r.gbps,
-                          "GB/s", share, of))
-    return out
+    if not r:
+        return []
+    share, of = _stated_peak(run, r, r.gbps, "dram", "DRAM peak", "GB/s")
+    return [_entry("device-to-device copy, best (GB/s, read + write)", r, r.gbps, "GB/s",
+                   share, of)]
+
+
+def _transfers(run: Run) -> list[dict]:
+    rows = [r for r in run.rows("transfers") if r.gbps is not None]
+    return (_pinned(run, rows, "h2d") + _pinned(run, rows, "d2h") + _bidir(run, rows)
+            + _d2d(run, rows))
 
 
 def _multi_gpu(run: Run) -> list[dict]:

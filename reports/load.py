@@ -469,6 +469,30 @@ def _number_column(values: list[str], lines: list[int], path: Path,
     return [_number(v, f"{path}:{line}: column {column}") for v, line in zip(values, lines)]
 
 
+def _identities(records: list, ib: int, ia: int, path: Path) -> list[tuple[str, str]]:
+    """Each record's (benchmark, canonical axes), each axes text parsed once."""
+    keys: dict[tuple[str, str], tuple[str, str]] = {}  # raw -> canonical identity
+    idents = []
+    for line, fields in records:
+        ident = (fields[ib], fields[ia])
+        key = keys.get(ident)
+        if key is None:
+            key = keys[ident] = (ident[0], format_axes(parse_axes(ident[1], f"{path}:{line}: ")))
+        idents.append(key)
+    return idents
+
+
+def _by_device(idents, devices, replicates, indexes, times) -> dict:
+    """{device: {identity: [time_s in (replicate, sample) order]}}."""
+    rep_order = {r: (axis_number(r) or 0.0) for r in set(replicates)}
+    samples: dict[str, dict[tuple[str, str], list]] = {}
+    for key, device, replicate, index, value in zip(idents, devices, replicates, indexes, times):
+        samples.setdefault(device, {}).setdefault(key, []).append(
+            (rep_order[replicate], index, value))
+    return {dev: {k: [t for _, _, t in sorted(v)] for k, v in per.items()}
+            for dev, per in samples.items()}
+
+
 def read_samples(path: Path, schema: int = 1):
     """samples.csv as {device: {(benchmark, axes): [time_s in sample order]}}
     (device '' in schema 1) and, for schema 2, every row's telemetry in file
@@ -481,36 +505,22 @@ def read_samples(path: Path, schema: int = 1):
         i = col[name]
         return [fields[i] for _, fields in records]
 
-    times = _number_column(texts("time_s"), lines, path, "time_s")
-    indexes = _number_column(texts("sample"), lines, path, "sample")
-    for value, index, line in zip(times, indexes, lines):
-        if value is None or index is None:
-            raise InputError(f"{path}:{line}: a sample needs sample and time_s")
+    def numbers(name: str) -> list[float | None]:
+        return _number_column(texts(name), lines, path, name)
+
+    times, indexes = numbers("time_s"), numbers("sample")
+    missing = next((line for value, index, line in zip(times, indexes, lines)
+                    if value is None or index is None), None)
+    if missing is not None:
+        raise InputError(f"{path}:{missing}: a sample needs sample and time_s")
     devices = texts("device") if "device" in col else [""] * len(records)
     replicates = texts("replicate") if "replicate" in col else [""] * len(records)
-    keys: dict[tuple[str, str], tuple[str, str]] = {}  # raw -> canonical identity
-    ib, ia = col["benchmark"], col["axes"]
-    idents = []
-    for line, fields in records:
-        ident = (fields[ib], fields[ia])
-        key = keys.get(ident)
-        if key is None:
-            key = keys[ident] = (ident[0], format_axes(parse_axes(ident[1], f"{path}:{line}: ")))
-        idents.append(key)
-    rep_order = {r: (axis_number(r) or 0.0) for r in set(replicates)}
-    samples: dict[str, dict[tuple[str, str], list]] = {}
-    for key, device, replicate, index, value in zip(idents, devices, replicates, indexes, times):
-        samples.setdefault(device, {}).setdefault(key, []).append(
-            (rep_order[replicate], index, value))
+    idents = _identities(records, col["benchmark"], col["axes"], path)
     telemetry = Telemetry()
     if schema >= 2:
-        batches = [b or 1.0 for b in _number_column(texts("batch"), lines, path, "batch")]
-        telemetry = Telemetry(idents, devices, replicates, times,
-                              _number_column(texts("sm_clock_mhz"), lines, path, "sm_clock_mhz"),
-                              texts("throttle"), batches)
-    by_device = {dev: {k: [t for _, _, t in sorted(v)] for k, v in per.items()}
-                 for dev, per in samples.items()}
-    return by_device, telemetry
+        telemetry = Telemetry(idents, devices, replicates, times, numbers("sm_clock_mhz"),
+                              texts("throttle"), [b or 1.0 for b in numbers("batch")])
+    return _by_device(idents, devices, replicates, indexes, times), telemetry
 
 
 # meta.json is a few levels deep (device.pcie.width); far deeper nesting is

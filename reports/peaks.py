@@ -80,17 +80,22 @@ def _fp32_clock(run, source: str, value: float) -> str:
     return ""
 
 
+def _stated_fp32(run, rows) -> Roof:
+    """The FP32 peak most rows state, with the first peak_source given."""
+    peaks = [r.num["peak"] for r in rows]
+    value = max(set(peaks), key=peaks.count)
+    sources = [r.peak_source for r in rows if r.num["peak"] == value and r.peak_source]
+    source = sources[0] if sources else "results.csv peak column"
+    return Roof("FP32", value, source, "run", _fp32_clock(run, source, value))
+
+
 def fp32_roof(run) -> Roof | None:
     """The FP32 peak the run's GPU rows state (the most common one), with its
     peak_source; else meta.json's device peak and formula."""
     rows = [r for r in run.rows() if r.peak_unit == "TFLOP/s" and r.num["peak"]
             and not r.is_host]
     if rows:
-        peaks = [r.num["peak"] for r in rows]
-        value = max(set(peaks), key=peaks.count)
-        sources = [r.peak_source for r in rows if r.num["peak"] == value and r.peak_source]
-        source = sources[0] if sources else "results.csv peak column"
-        return Roof("FP32", value, source, "run", _fp32_clock(run, source, value))
+        return _stated_fp32(run, rows)
     value = run.device_peak("fp32")
     if value:
         peaks = (run.device_info() or {}).get("peaks") or {}

@@ -88,38 +88,48 @@ def _measured_bytes(run: Run, row: Result, dram: float | None) -> float | None:
     return None
 
 
-def roofline_data(run: Run) -> dict | None:
-    rows = [r for r in run.rows() if not r.is_host and r.tflops is not None
-            and (r.num["flops"] or 0) > 0 and (r.num["bytes"] or 0) > 0]
-    bw, bw_source = bandwidth_roof(run)
+def _point(run: Run, r: Result, roof_here: float) -> dict:
+    """A benchmark's best point, its roof at its work-model intensity, and
+    its measured intensity when the counters give its DRAM traffic."""
+    moved = _measured_bytes(run, r, dram_peak(run))
+    return {"benchmark": r.benchmark, "family": r.family, "group": _group(r),
+            "precision": _precision(r), "intensity": r.num["flops"] / r.num["bytes"],
+            "measured_intensity": r.num["flops"] / moved if moved else None,
+            "tflops": r.tflops, "roof_at_intensity": roof_here,
+            "share_of_roof": r.tflops / roof_here, "throttle": r.throttle_affects,
+            "noisy": r.status == "noisy", "id": r.label()}
+
+
+def _placeable(r: Result) -> bool:
+    """A GPU point with flops and bytes: it has an intensity."""
+    return (not r.is_host and r.tflops is not None and (r.num["flops"] or 0) > 0
+            and (r.num["bytes"] or 0) > 0)
+
+
+def _slope(run: Run) -> tuple[float | None, str]:
+    bw, source = bandwidth_roof(run)
     if not bw and dram_peak(run):
         # No bandwidth measured (a matmul-only run): the datasheet roof, said so.
-        bw, bw_source = dram_peak(run), "theoretical DRAM peak: no bandwidth measured in this run"
+        return dram_peak(run), "theoretical DRAM peak: no bandwidth measured in this run"
+    return bw, source
+
+
+def roofline_data(run: Run) -> dict | None:
+    rows = [r for r in run.rows() if _placeable(r)]
+    bw, bw_source = _slope(run)
     roofs, no_tensor = P.roofs(run)
     fp32 = next((r for r in roofs if r.precision == "FP32"), None)
     if not rows or not bw or not fp32:
         return None
     ceilings = {r.precision.split()[0]: r.tflops for r in roofs}
     best = best_per(rows, lambda r: r.benchmark, lambda r: r.tflops)
-    dram = dram_peak(run)
-    points = []
-    for bench, r in best.items():
-        intensity = r.num["flops"] / r.num["bytes"]
-        precision = _precision(r)
-        ceiling = ceilings.get(precision, fp32.tflops)
-        roof_here = min(ceiling, bw * intensity / 1e3)
-        moved = _measured_bytes(run, r, dram)
-        points.append({"benchmark": bench, "family": r.family, "group": _group(r),
-                       "precision": precision, "intensity": intensity,
-                       "measured_intensity": r.num["flops"] / moved if moved else None,
-                       "tflops": r.tflops, "roof_at_intensity": roof_here,
-                       "share_of_roof": r.tflops / roof_here,
-                       "throttle": r.throttle_affects, "noisy": r.status == "noisy",
-                       "id": r.label()})
+    points = [_point(run, r, min(ceilings.get(_precision(r), fp32.tflops),
+                                 bw * r.num["flops"] / r.num["bytes"] / 1e3))
+              for r in best.values()]
     return {"kind": "roofline", "intensity": "work model (flops / bytes of the work model)",
             "bandwidth_gbps": bw, "bandwidth_source": bw_source,
             "fp32_tflops": fp32.tflops, "fp32_source": fp32.source,
-            "dram_peak_gbps": dram, "ridge_intensity": fp32.tflops * 1e12 / (bw * 1e9),
+            "dram_peak_gbps": dram_peak(run), "ridge_intensity": fp32.tflops * 1e12 / (bw * 1e9),
             "roofs": [vars(r) for r in roofs], "no_tensor_roofs": no_tensor, "rows": points}
 
 
@@ -128,55 +138,101 @@ def _roof_label(roof: dict) -> str:
             + (f" ({roof['clock']})" if roof.get("clock") else ""))
 
 
-def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
-    data = roofline_data(run)
-    if not data:
-        return None
+def _explained(p: dict) -> bool:
+    """Drawn filled: a point the work model places honestly (within reach of
+    its roof), or one the counters place at its measured intensity."""
+    return p["share_of_roof"] >= FAR_BELOW or bool(p["measured_intensity"])
+
+
+def _x_range(data: dict) -> tuple[float, float]:
     points = data["rows"]
     xs = [p["intensity"] for p in points] + [data["ridge_intensity"]]
     xs += [p["measured_intensity"] for p in points if p["measured_intensity"]]
     xs += [r["tflops"] * 1e12 / (data["bandwidth_gbps"] * 1e9) for r in data["roofs"]]
-    lo, hi = min(xs) / 4, max(xs) * 4
-    grid = np.logspace(np.log10(lo), np.log10(hi), 256)
-    fig, ax = F.new_figure(8.5, 5.0)
+    return min(xs) / 4, max(xs) * 4
+
+
+def _draw_roofs(ax, data: dict, grid, measured: bool) -> None:
     bw = data["bandwidth_gbps"]
-    measured = not data["bandwidth_source"].startswith("theoretical")
     for roof in data["roofs"]:
         style = ROOF_STYLES.get(roof["precision"], {"color": "0.4"})
         ax.plot(grid, np.minimum(roof["tflops"], bw * grid / 1e3), linestyle="--",
                 linewidth=1.3, label=_roof_label(roof), **style)
-    ax.plot([], [], color="none", label=f"slope: {bw:.0f} GB/s "
-                                        f"{'measured' if measured else 'theoretical'}")
+    ax.plot([], [], color="none",
+            label=f"slope: {bw:.0f} GB/s {'measured' if measured else 'theoretical'}")
     if data["dram_peak_gbps"] and measured:
         dram = data["dram_peak_gbps"]
         ax.plot(grid, np.minimum(data["fp32_tflops"], dram * grid / 1e3), **S.BEST,
                 label=f"theoretical DRAM peak {dram:.0f} GB/s")
-    groups = ordered_unique(p["group"] for p in points)
-    hollow_names = []
-    for gi, group in enumerate(groups):
-        style = S.series_style(gi)
-        mine = [p for p in points if p["group"] == group]
-        solid = [p for p in mine if p["share_of_roof"] >= FAR_BELOW or p["measured_intensity"]]
-        empty = [p for p in mine if p not in solid]
-        hollow_names += [p["benchmark"] for p in empty]
-        ax.scatter([p["measured_intensity"] or p["intensity"] for p in solid],
-                   [p["tflops"] for p in solid], marker=style["marker"], color=style["color"],
-                   edgecolor="black", linewidth=0.4, s=36, zorder=3,
-                   label=f"{group} ({len(mine)})")
-        if empty:
-            ax.scatter([p["intensity"] for p in empty], [p["tflops"] for p in empty],
-                       marker=style["marker"], facecolors="white", edgecolors=style["color"],
-                       linewidth=1.2, s=36, zorder=3)
-        moved = [p for p in mine if p["measured_intensity"]]
-        for p in moved:  # work model -> measured, one thin line each
-            ax.plot([p["intensity"], p["measured_intensity"]], [p["tflops"]] * 2,
-                    color=style["color"], linewidth=0.7, alpha=0.7)
+
+
+def _draw_group(ax, group: str, mine: list[dict], style: dict) -> None:
+    """One family's points: filled where explained, hollow at the work-model
+    intensity where not, a thin line from work model to measured intensity."""
+    solid = [p for p in mine if _explained(p)]
+    empty = [p for p in mine if not _explained(p)]
+    ax.scatter([p["measured_intensity"] or p["intensity"] for p in solid],
+               [p["tflops"] for p in solid], marker=style["marker"], color=style["color"],
+               edgecolor="black", linewidth=0.4, s=36, zorder=3, label=f"{group} ({len(mine)})")
+    ax.scatter([p["intensity"] for p in empty], [p["tflops"] for p in empty],
+               marker=style["marker"], facecolors="white", edgecolors=style["color"],
+               linewidth=1.2, s=36, zorder=3)
+    for p in [p for p in mine if p["measured_intensity"]]:
+        ax.plot([p["intensity"], p["measured_intensity"]], [p["tflops"]] * 2,
+                color=style["color"], linewidth=0.7, alpha=0.7)
+
+
+def _draw_points(ax, points: list[dict]) -> None:
+    for gi, group in enumerate(ordered_unique(p["group"] for p in points)):
+        _draw_group(ax, group, [p for p in points if p["group"] == group], S.series_style(gi))
     flagged = [p for p in points if p["throttle"]]
     if flagged:
         ax.scatter([p["measured_intensity"] or p["intensity"] for p in flagged],
                    [p["tflops"] for p in flagged], s=120, facecolors="none",
                    edgecolors=S.FLAG, linewidths=1.3, zorder=4,
                    label="a throttle reason can have slowed it")
+
+
+def _caption(data: dict, measured: bool) -> str:
+    points = data["rows"]
+    roofs = "; ".join(f"{r['precision']} {r['tflops']:.4g} TFLOP/s"
+                      + (f", {r['clock']}" if r.get("clock") else "") + f" ({r['source']})"
+                      for r in data["roofs"])
+    text = (f"Each GPU benchmark's best point (highest TFLOP/s), coloured by family (matmuls "
+            f"by precision), at its work-model arithmetic intensity (flops / bytes, the "
+            f"minimum traffic: real kernels move more and sit further left). The slope of "
+            f"every roof is the bandwidth "
+            + ("measured in this run" if measured else "the run stated")
+            + f" ({data['bandwidth_source']}); the dashed ceilings are the peaks: {roofs}.")
+    if data["dram_peak_gbps"] and measured:
+        text += " The dotted line is the theoretical DRAM peak."
+    if not any(r["kind"] == "table" for r in data["roofs"]):
+        text += f" No tensor-core roofs: {data['no_tensor_roofs'].split(': no ')[0]}."
+    if any(p["measured_intensity"] for p in points):
+        text += (" Points with hardware counters sit at their measured intensity, a thin "
+                 "line back to their work-model intensity.")
+    hollow = [p["benchmark"] for p in points if not _explained(p)]
+    if hollow:
+        text += (f" Hollow: {', '.join(hollow)} reach less than {100 * FAR_BELOW:.0f} % of "
+                 f"the roof at their work-model intensity, so the model does not explain "
+                 f"them: they move far more than the minimum traffic (or wait on latency), "
+                 f"and their real intensity is lower than drawn.")
+    flagged = sum(bool(p["throttle"]) for p in points)
+    if flagged:
+        text += f" Red rings: {flagged} point(s) a throttle reason can have slowed."
+    return text
+
+
+def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
+    data = roofline_data(run)
+    if not data:
+        return None
+    lo, hi = _x_range(data)
+    grid = np.logspace(np.log10(lo), np.log10(hi), 256)
+    measured = not data["bandwidth_source"].startswith("theoretical")
+    fig, ax = F.new_figure(8.5, 5.0)
+    _draw_roofs(ax, data, grid, measured)
+    _draw_points(ax, data["rows"])
     F.apply_scale(ax, "x", "log10")
     F.apply_scale(ax, "y", "log10")
     ax.set_xlim(lo, hi)
@@ -186,29 +242,4 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="major", alpha=0.3)
     F.legend_outside(fig, ax)
-    caption = (f"Each GPU benchmark's best point (highest TFLOP/s), coloured by family "
-               f"(matmuls by precision), at "
-               f"its work-model arithmetic intensity (flops / bytes, the minimum traffic: "
-               f"real kernels move more and sit further left). The slope of every roof is "
-               f"the bandwidth "
-               + ("measured in this run" if measured else "the run stated")
-               + f" ({data['bandwidth_source']}); the dashed ceilings are the peaks: "
-               + "; ".join(f"{r['precision']} {r['tflops']:.4g} TFLOP/s"
-                           + (f", {r['clock']}" if r.get("clock") else "")
-                           + f" ({r['source']})" for r in data["roofs"]) + ".")
-    if data["dram_peak_gbps"] and measured:
-        caption += " The dotted line is the theoretical DRAM peak."
-    if not any(r["kind"] == "table" for r in data["roofs"]):
-        caption += f" No tensor-core roofs: {data['no_tensor_roofs'].split(': no ')[0]}."
-    if any(p["measured_intensity"] for p in points):
-        caption += (" Points with hardware counters sit at their measured intensity, a thin "
-                    "line back to their work-model intensity.")
-    if hollow_names:
-        caption += (f" Hollow: {', '.join(hollow_names)} reach less than "
-                    f"{100 * FAR_BELOW:.0f} % of the roof at their work-model intensity, so the "
-                    f"model does not explain them: they move far more than the minimum "
-                    f"traffic (or wait on latency), and their real intensity is lower than "
-                    f"drawn.")
-    if flagged:
-        caption += (f" Red rings: {len(flagged)} point(s) a throttle reason can have slowed.")
-    return F.save(fig, out_dir, name, data, SECTION, title, caption)
+    return F.save(fig, out_dir, name, data, SECTION, title, _caption(data, measured))

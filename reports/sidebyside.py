@@ -75,38 +75,38 @@ def side_by_side(runs: list[Run], charts: list[F.LineChart | None], out_dir: Pat
     return F.save(fig, out_dir, name, data, SECTION, title, caption)
 
 
-def figures(runs: list[Run], out_dir: Path, prefix: str) -> list[F.Figure]:
-    figs = []
-    fig = side_by_side(runs, [figures_vecadd.line_chart(r) for r in runs], out_dir,
-                       f"{prefix}vecadd_gbps_vs_n", "Vector add bandwidth, side by side",
-                       "GB/s against n per variant on each run, same y scale.")
-    figs += [fig] if fig else []
-    fig = side_by_side(runs, [figures_matmul.line_chart(r) for r in runs], out_dir,
-                       f"{prefix}matmul_tflops_vs_size", "Matmul FP32 ladder, side by side",
-                       "TFLOP/s against matrix size per rung on each run, same y scale.")
-    figs += [fig] if fig else []
+def _precision_chart(run: Run, prec: str) -> F.LineChart | None:
+    rows = [x for x in figures_matmul.tensor_rows(run) if figures_matmul.precision_of(x) == prec]
+    return figures_matmul.line_chart(run, rows, prec) if rows else None
+
+
+def _tensor_figures(runs: list[Run], out_dir: Path, prefix: str) -> list:
+    """One side-by-side chart per precision of the tensor-core ladder."""
     precisions = ordered_unique(p for r in runs
                                 for p in figures_matmul.precisions(figures_matmul.tensor_rows(r)))
-    for prec in precisions:
-        charts = []
-        for r in runs:
-            rows = [x for x in figures_matmul.tensor_rows(r)
-                    if figures_matmul.precision_of(x) == prec]
-            charts.append(figures_matmul.line_chart(r, rows, prec) if rows else None)
-        fig = side_by_side(runs, charts, out_dir,
-                           f"{prefix}matmul_{prec.lower()}_tflops_vs_size",
-                           f"Matmul {prec} (tensor-core ladder), side by side",
-                           f"TFLOP/s against matrix size of every {prec} benchmark on each run, "
-                           f"same y scale.")
-        figs += [fig] if fig else []
+    return [side_by_side(runs, [_precision_chart(r, prec) for r in runs], out_dir,
+                         f"{prefix}matmul_{prec.lower()}_tflops_vs_size",
+                         f"Matmul {prec} (tensor-core ladder), side by side",
+                         f"TFLOP/s against matrix size of every {prec} benchmark on each run, "
+                         f"same y scale.") for prec in precisions]
+
+
+def _transfer_figures(runs: list[Run], out_dir: Path, prefix: str) -> list:
     panels = ordered_unique(p for r in runs for p in figures_transfers.panels(r))
-    for panel in panels:
-        charts = [figures_transfers.line_chart(r, panel) for r in runs]
-        slug = F.slug(panel)
-        fig = side_by_side(runs, charts, out_dir, f"{prefix}transfers_{slug}",
-                           f"Transfers {panel}, side by side".replace("  ", " "),
-                           "GB/s against bytes per copy kind on each run, same y scale; "
-                           "legends give each run's fitted latency and bandwidth.",
-                           xunit="bytes")
-        figs += [fig] if fig else []
-    return figs
+    return [side_by_side(runs, [figures_transfers.line_chart(r, panel) for r in runs], out_dir,
+                         f"{prefix}transfers_{F.slug(panel)}",
+                         f"Transfers {panel}, side by side".replace("  ", " "),
+                         "GB/s against bytes per copy kind on each run, same y scale; legends "
+                         "give each run's fitted latency and bandwidth.", xunit="bytes")
+            for panel in panels]
+
+
+def figures(runs: list[Run], out_dir: Path, prefix: str) -> list[F.Figure]:
+    figs = [side_by_side(runs, [figures_vecadd.line_chart(r) for r in runs], out_dir,
+                         f"{prefix}vecadd_gbps_vs_n", "Vector add bandwidth, side by side",
+                         "GB/s against n per variant on each run, same y scale."),
+            side_by_side(runs, [figures_matmul.line_chart(r) for r in runs], out_dir,
+                         f"{prefix}matmul_tflops_vs_size", "Matmul FP32 ladder, side by side",
+                         "TFLOP/s against matrix size per rung on each run, same y scale.")]
+    figs += _tensor_figures(runs, out_dir, prefix) + _transfer_figures(runs, out_dir, prefix)
+    return [f for f in figs if f]

@@ -23,6 +23,7 @@ the run's samples.csv.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,45 @@ def _wall_clock(rows: list[Result]) -> bool:
         and (r.num.get("replicates") or 1) <= 1 for r in rows)
 
 
+WALL_LABEL = "run time (s, wall clock: setup, verification and sampling)"
+SAMPLED_LABEL = ("time sampled (s): the samples' own time end to end; setup, verification and "
+                 "the gaps between samples left out")
+
+
+def _on_wall_clock(keys: list, elapsed: np.ndarray, rows: dict) -> tuple[np.ndarray, dict]:
+    """Each point's samples spread over its sampling phase, the phases of
+    the points one after another from 0: x per sample, (start, end) per point."""
+    x = np.empty(len(keys))
+    spans: dict = {}
+    cursor, pos = 0.0, 0
+    for key, group in itertools.groupby(keys):
+        n = len(list(group))
+        within = np.cumsum(elapsed[pos:pos + n])
+        r = rows.get(key)
+        if r is None:  # samples of a point results.csv does not have: back to back
+            x[pos:pos + n] = cursor + within
+            cursor = float(x[pos + n - 1])
+        else:
+            begin = cursor + sum(r.num[c] for c in ("setup_s", "verify_s", "warmup_s"))
+            scale = r.num["sampling_s"] / within[-1] if within[-1] > 0 else 1.0
+            x[pos:pos + n] = begin + within * scale
+            end = begin + r.num["sampling_s"] + r.num["teardown_s"]
+            spans[key] = (cursor, end)
+            cursor = end
+        pos += n
+    return x, spans
+
+
+def _back_to_back(keys: list, elapsed: np.ndarray) -> tuple[np.ndarray, dict]:
+    """The samples' own times end to end: x per sample, (start, end) per point."""
+    x = np.cumsum(elapsed) if len(elapsed) else elapsed
+    spans: dict = {}
+    for j, key in enumerate(keys):
+        start = spans[key][0] if key in spans else x[j] - elapsed[j]
+        spans[key] = (start, x[j])
+    return x, spans
+
+
 def sample_times(run: Run, family: str | None) -> tuple[np.ndarray, list, dict, str]:
     """(x in seconds per selected sample, the selected sample indexes, per
     point identity its (start, end) in seconds, the axis label)."""
@@ -65,41 +105,12 @@ def sample_times(run: Run, family: str | None) -> tuple[np.ndarray, list, dict, 
     idx = tele.indexes(family)
     elapsed = np.array([tele.time_s[i] * tele.batch[i] for i in idx], dtype=float)
     keys = [tele.key[i] for i in idx]
-    rows = {r.identity: r for r in run.results
-            if family is None or r.family == family}
-    spans: dict = {}
-    if _wall_clock(list(rows.values())) and keys:
-        x = np.empty(len(keys))
-        cursor, pos = 0.0, 0
-        order = ordered_unique(keys)
-        for key in order:
-            r = rows.get(key)
-            n = 0
-            while pos + n < len(keys) and keys[pos + n] == key:
-                n += 1
-            if r is None or n == 0:
-                x[pos:pos + n] = cursor + np.cumsum(elapsed[pos:pos + n])
-                cursor = x[pos + n - 1] if n else cursor
-                pos += n
-                continue
-            start = cursor
-            begin = cursor + sum(r.num[c] for c in ("setup_s", "verify_s", "warmup_s"))
-            within = np.cumsum(elapsed[pos:pos + n])
-            scale = r.num["sampling_s"] / within[-1] if within[-1] > 0 else 1.0
-            x[pos:pos + n] = begin + within * scale
-            cursor = begin + r.num["sampling_s"] + r.num["teardown_s"]
-            spans[key] = (start, cursor)
-            pos += n
-        return x, idx, spans, "run time (s, wall clock: setup, verification and sampling)"
-    x = np.cumsum(elapsed) if len(elapsed) else elapsed
-    for j, key in enumerate(keys):
-        start = x[j] - elapsed[j]
-        if key in spans:
-            spans[key] = (spans[key][0], x[j])
-        else:
-            spans[key] = (start, x[j])
-    return x, idx, spans, ("time sampled (s): the samples' own time end to end; setup, "
-                           "verification and the gaps between samples left out")
+    rows = {r.identity: r for r in run.results if family is None or r.family == family}
+    if keys and _wall_clock(list(rows.values())):
+        x, spans = _on_wall_clock(keys, elapsed, rows)
+        return x, idx, spans, WALL_LABEL
+    x, spans = _back_to_back(keys, elapsed)
+    return x, idx, spans, SAMPLED_LABEL
 
 
 def _buckets(x: np.ndarray, clocks: np.ndarray, hot: np.ndarray,
@@ -168,72 +179,88 @@ def _power_steps(points: list[dict]) -> tuple[list, list]:
     return xs, ys
 
 
+def _draw_clock(ax, buckets: list[dict]) -> bool:
+    """The SM clock band (lowest to highest per bucket) and red crosses where
+    a reason was active; False when no sample has a clock."""
+    clocked = [b for b in buckets if b["sm_clock_min_mhz"] is not None]
+    if clocked:
+        ax.fill_between([b["t_s"] for b in clocked], [b["sm_clock_min_mhz"] for b in clocked],
+                        [b["sm_clock_max_mhz"] for b in clocked], step="mid",
+                        color=S.color(0), alpha=0.55, linewidth=0.8,
+                        label="SM clock of the samples (lowest to highest per bucket)")
+        hot = [b for b in clocked if b["throttled_samples"]]
+        if hot:
+            reasons = ", ".join(ordered_unique(b["throttle"] for b in hot))[:60]
+            ax.scatter([b["t_s"] for b in hot], [b["sm_clock_min_mhz"] for b in hot],
+                       color=S.FLAG, marker="x", s=14, zorder=3,
+                       label=f"throttle reason active ({reasons})")
+        ax.legend(fontsize=7, loc="lower left")
+    ax.set_ylabel("SM clock (MHz)")
+    ax.grid(True, alpha=0.3)
+    return bool(clocked)
+
+
+def _draw_power(ax, points: list[dict]) -> list:
+    """Each point's mean power over its span, red dots on the points a
+    throttle reason can have slowed; the x values drawn."""
+    xs, ys = _power_steps(points)
+    if xs:
+        ax.plot(xs, ys, color=S.color(1), linewidth=1.2, label="mean power per point")
+        flagged = [p for p in points if p["throttle_affects"] and p["start_s"] is not None
+                   and p["power_mean_w"] is not None]
+        if flagged:
+            ax.scatter([(p["start_s"] + p["end_s"]) / 2 for p in flagged],
+                       [p["power_mean_w"] for p in flagged], color=S.FLAG, marker="o",
+                       s=18, zorder=3, label="point a throttle reason can have slowed")
+        ax.legend(fontsize=7, loc="lower left")
+    ax.set_ylabel("power (W)")
+    ax.grid(True, alpha=0.3)
+    return [v for v in xs if v == v]  # without the NaN gaps
+
+
+def _caption(data: dict, clocked: bool) -> str:
+    points = data["rows"]
+    affected = sum(bool(p["throttle_affects"]) for p in points)
+    active = sum(p["throttle"] not in ("", "none") for p in points)
+    top = (f"Top: the SM clock NVML reported with each of {data['clocked_samples']} samples, "
+           f"as the lowest and highest of each of {len(data['buckets'])} time buckets, red "
+           f"crosses where a clock-event (throttle) reason was active."
+           if clocked else "Top: empty, no per-sample clock in samples.csv.")
+    return (f"{top} Bottom: mean board power of each point (results.csv power_mean_w) over "
+            f"its span. X: {data['x_label']}. A throttle reason was active during {active} "
+            f"of {len(points)} point(s); {affected} of them can have been slowed by it "
+            f"(reports/conditions.py: the SM clock fell and the work runs on the SMs) and are "
+            f"marked in the tables and ringed in the figures.")
+
+
 def timeline_figure(run: Run, out_dir: Path, name: str,
                     family: str | None = None) -> F.Figure | None:
     data = timeline_data(run, family)
     if not data:
         return None
-    buckets, points = data["buckets"], data["rows"]
     fig, (top, bottom) = F.new_figure(9.0, 4.6, nrows=2, sharex=True)
-    clocked = [b for b in buckets if b["sm_clock_min_mhz"] is not None]
-    if clocked:
-        ts = [b["t_s"] for b in clocked]
-        top.fill_between(ts, [b["sm_clock_min_mhz"] for b in clocked],
-                         [b["sm_clock_max_mhz"] for b in clocked], step="mid",
-                         color=S.color(0), alpha=0.55, linewidth=0.8,
-                         label="SM clock of the samples (lowest to highest per bucket)")
-        hot = [b for b in clocked if b["throttled_samples"]]
-        if hot:
-            top.scatter([b["t_s"] for b in hot], [b["sm_clock_min_mhz"] for b in hot],
-                        color=S.FLAG, marker="x", s=14, zorder=3,
-                        label="throttle reason active (" + ", ".join(
-                            ordered_unique(b["throttle"] for b in hot))[:60] + ")")
-        top.legend(fontsize=7, loc="lower left")
-    top.set_ylabel("SM clock (MHz)")
-    top.grid(True, alpha=0.3)
-    xs, ys = _power_steps(points)
-    if xs:
-        bottom.plot(xs, ys, color=S.color(1), linewidth=1.2, label="mean power per point")
-        flagged = [p for p in points if p["throttle_affects"] and p["start_s"] is not None
-                   and p["power_mean_w"] is not None]
-        if flagged:
-            bottom.scatter([(p["start_s"] + p["end_s"]) / 2 for p in flagged],
-                           [p["power_mean_w"] for p in flagged], color=S.FLAG, marker="o",
-                           s=18, zorder=3, label="point a throttle reason can have slowed")
-        bottom.legend(fontsize=7, loc="lower left")
-    bottom.set_ylabel("power (W)")
+    clocked = _draw_clock(top, data["buckets"])
+    span = [b["t_s"] for b in data["buckets"]] + _draw_power(bottom, data["rows"])
     bottom.set_xlabel(data["x_label"])
-    bottom.grid(True, alpha=0.3)
-    span = [b["t_s"] for b in buckets] + [v for v in xs if v == v]
     if span:
         bottom.set_xlim(0, max(span) * 1.01 or 1.0)  # both panels: one extent
     what = f"{family} points" if family else "all points"
     title = f"Clocks and power, {what} — {run.label}"
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    affected = sum(bool(p["throttle_affects"]) for p in points)
-    active = sum(p["throttle"] not in ("", "none") for p in points)
-    top_text = (f"Top: the SM clock NVML reported with each of {data['clocked_samples']} "
-                f"samples, as the lowest and highest of each of {len(buckets)} time buckets, "
-                f"red crosses where a clock-event (throttle) reason was active."
-                if clocked else "Top: empty, no per-sample clock in samples.csv.")
-    caption = (f"{top_text} Bottom: mean board power of each point (results.csv "
-               f"power_mean_w) over its span. X: {data['x_label']}. A throttle reason was "
-               f"active during {active} of {len(points)} point(s); {affected} of them can "
-               f"have been slowed by it (reports/conditions.py: the SM clock fell and the "
-               f"work runs on the SMs) and are marked in the tables and ringed in the "
-               f"figures.")
-    return F.save(fig, out_dir, name, data, SECTION, title, caption)
+    return F.save(fig, out_dir, name, data, SECTION, title, _caption(data, clocked))
+
+
+def _values(run: Run, column: str) -> list[float]:
+    return [r.num[column] for r in run.results if r.num.get(column) is not None]
 
 
 def summary_row(run: Run) -> list[str]:
     """Median SM clock, mean power, hottest temperature, throttled points."""
     if missing_note(run):
         return [run.label, "not recorded", "", "", ""]
-    clocks = sorted(r.num["sm_clock_median_mhz"] for r in run.results
-                    if r.num.get("sm_clock_median_mhz") is not None)
-    power = [r.num["power_mean_w"] for r in run.results if r.num.get("power_mean_w") is not None]
-    temps = [r.num["temp_max_c"] for r in run.results if r.num.get("temp_max_c") is not None]
+    clocks = sorted(_values(run, "sm_clock_median_mhz"))
+    power, temps = _values(run, "power_mean_w"), _values(run, "temp_max_c")
     timed = [r for r in run.results if r.measured and not r.is_host]
     return [run.label,
             f"{clocks[len(clocks) // 2]:.0f}" if clocks else "",
