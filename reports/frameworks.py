@@ -81,7 +81,7 @@ def clean_kernel(name: str) -> str:
     return name
 
 
-def kernel_text_full(name: str, width: int = 160) -> str:
+def kernel_text_full(name: str, width: int = 100) -> str:
     text = clean_kernel(name)
     return text if len(text) <= width else text[:width - 1] + "…"
 

@@ -27,7 +27,8 @@ figure { margin: 1.2em 0; } figure img { max-width: 100%; height: auto;
 figcaption { font-size: 0.9em; color: #444; max-width: 60em; }
 figcaption .links { color: #888; }
 table { border-collapse: collapse; font-size: 0.82em; margin: 0.6em 0; }
-th, td { border: 1px solid #ddd; padding: 2px 6px; vertical-align: top; }
+th, td { border: 1px solid #ddd; padding: 2px 6px; vertical-align: top;
+         overflow-wrap: anywhere; }
 th { background: #f3f3f3; text-align: left; position: sticky; top: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.marked td { background: #fff4e0; }

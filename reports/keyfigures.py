@@ -110,7 +110,7 @@ def _tensor_peak_share(run: Run, r: Result, prec: str) -> tuple[float | None, st
     if roof is None:
         return None, "no tensor peak for this GPU (peaks.py)"
     return (100 * r.tflops / roof.tflops,
-            f"{roof.precision} peak {roof.tflops:.4g} TFLOP/s ({roof.clock}; {roof.source})")
+            f"{roof.precision} peak {roof.tflops:.4g} TFLOP/s ({roof.clock}: {roof.source})")
 
 
 def _tc_rung(rows: list[Result], refs: list[Result], prec: str) -> list[dict]:

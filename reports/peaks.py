@@ -33,11 +33,9 @@ TENSOR_RATES = {
 # which reproduces the datasheet's dense figures exactly. A GPU not listed
 # gets roofs at its maximum boost clock (meta.json sm_clock_khz), labelled so.
 DATASHEETS = {
-    ("8.0", 108): (1410.0, "NVIDIA A100 datasheet: 156 TF32 / 312 BF16 dense TFLOP/s "
-                           "(108 SMs x 1410 MHz)"),
-    ("9.0", 132): (1830.0, "NVIDIA H100 SXM5 and H200 datasheets: 989 TF32 / 1979 BF16 "
-                           "TFLOP/s with sparsity, i.e. 494.7 / 989.4 dense "
-                           "(132 SMs x 1830 MHz)"),
+    ("8.0", 108): (1410.0, "the NVIDIA A100 datasheet's 156 TF32 / 312 BF16 dense TFLOP/s"),
+    ("9.0", 132): (1830.0, "the NVIDIA H100 SXM5 and H200 datasheets' 989 TF32 / 1979 BF16 "
+                           "TFLOP/s with sparsity, i.e. 494.7 / 989.4 dense"),
 }
 
 @dataclass
@@ -129,7 +127,7 @@ def tensor_roofs(run) -> tuple[list[Roof], str]:
         if sheet:
             mhz, name = sheet
             roofs.append(Roof(precision, sms * per_sm * mhz * 1e6 / 1e12,
-                              f"datasheet clock: {arch} x {mhz:g} MHz ({name})", "table",
+                              f"{arch} x {mhz:g} MHz = {name}", "table",
                               f"datasheet, {mhz:g} MHz"))
         else:
             roofs.append(Roof(precision, sms * per_sm * boost * 1e6 / 1e12,
