@@ -10,8 +10,10 @@ tests/data/h200-defaults-r2 (the whole default suite, 654 points, 250 000
 samples) in at most LIMIT_ONE_MB and LIMIT_ONE_S, and a two-run page
 (h200-defaults-r2 against h200-ptx75-suite, an A/B page of one H200) in at
 most LIMIT_TWO_MB. Each page is drawn in a fresh process, as a user runs it;
-wall time and the process's CPU time are both printed (on a shared machine
-the CPU time is the steadier figure). Exit 1 when a limit is exceeded.
+wall time and the process's CPU time are both printed. The time limit is
+judged on the CPU time: the report draws on one core, so on an idle machine
+its wall time is its CPU time, while on a shared one the wall time measures
+the other jobs. Exit 1 when a limit is exceeded.
 With --fleet N it draws the fleet page of N made-up runs of one model (one
 key figure, every twentieth run flagged) and prints the time: the page must
 stay in seconds for 10 000 runs. This is a measurement, not a test: CI does
@@ -86,12 +88,12 @@ def report(name: str, dirs: list[Path], limit_mb: float | None, limit_s: float |
            per_figure: bool) -> bool:
     got = draw(dirs, per_figure)
     mb = got["bytes"] / 1e6
-    ok = (limit_mb is None or mb <= limit_mb) and (limit_s is None or got["wall_s"] <= limit_s)
+    ok = (limit_mb is None or mb <= limit_mb) and (limit_s is None or got["cpu_s"] <= limit_s)
     print(f"{name}: {', '.join(d.name for d in dirs)}")
     print(f"  {mb:.2f} MB in {got['files']} files ({got['figures']} figures); "
           f"{got['wall_s']:.1f} s wall, {got['cpu_s']:.1f} s CPU"
           + (f"; limits {limit_mb:g} MB" if limit_mb else "")
-          + (f", {limit_s:g} s" if limit_s else "") + ("" if ok else "  EXCEEDED"))
+          + (f", {limit_s:g} s of CPU" if limit_s else "") + ("" if ok else "  EXCEEDED"))
     for size, path in got["largest"]:
         print(f"    {size / 1e3:9.1f} kB  {path}")
     for fig, cpu in sorted(got["per_figure"], key=lambda t: -t[1]):

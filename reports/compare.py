@@ -314,9 +314,8 @@ def comparison_section(runs: list[Run], out_dir: Path, warn=None) -> Section:
                    for i, new in enumerate(runs[1:], start=2)]
     else:
         blocks += hardware_blocks(runs, out_dir)
-    figs = [telemetry.timeline_figure(run, out_dir, f"compare/telemetry_run{i}")
-            for i, run in enumerate(runs, start=1)]
-    blocks += [f for f in figs if f]
+    # Each run's clocks and power are drawn once, in its own sections: the
+    # table above sums them up here (a second timeline would repeat the data).
     side = sidebyside.figures(runs, out_dir, "compare/")
     if side:
         blocks.append(Section("Side by side", side))

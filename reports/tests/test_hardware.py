@@ -159,8 +159,9 @@ def test_schema2_telemetry_is_drawn_and_throttled_points_flagged(schema2_pair):
     base, _, out = schema2_pair
     figs = _figures(out)
     for name in ("run1_h200_s2/telemetry_vecadd", "run1_h200_s2/telemetry_matmul",
-                 "compare/telemetry_run1", "compare/telemetry_run2"):
+                 "run2_gpu_b_s2/telemetry_vecadd"):
         assert name in figs, name
+    assert not [n for n in figs if n.startswith("compare/telemetry")]  # drawn once, per run
     throttled = {r["_id"] for r in E.rows(base) if r["throttle"] == THROTTLE_WORDS}
     assert throttled
     tele = E.figure_data(out, "run1_h200_s2/telemetry_matmul")
