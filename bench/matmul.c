@@ -6,6 +6,8 @@
  *   cublas_fp32        the reference (pedantic FP32, no TF32), first so
  *                      every later rung's pct_ref can refer to it
  *   cublas_tf32/_bf16  tensor-core ceilings (less precise; not FP32)
+ *   cublaslt_fp8       cuBLASLt FP8 (E4M3, per-tensor scales): the FP8
+ *                      tensor-core rung's reference (matmul_cublaslt.c)
  *   naive_uncoalesced  one thread per C element, threadIdx.x along rows
  *   naive_coalesced    ... along columns: coalesced B loads and C stores
  *   smem_tiled         TILE x TILE shared-memory tiles (axis `tile`)
@@ -15,6 +17,9 @@
  *   warptiled          warp-tiled, conflict-free LDS.128 layout
  *   pipelined          + register-staged prefetch, double-buffered smem and
  *                      fragments; tile shape from axis `config`
+ *   multistage         the tensor-core rungs' memory pipeline on FFMA: a
+ *                      3-4 stage cp.async ring, A row-major and swizzled;
+ *                      tile and stages from axis `config` (auto: autotuned)
  *   host_cblas, host_blocked   CPU baselines (small default sizes)
  *
  * Axes (the same identity m, n, k on every rung, so pct_ref matches):
@@ -28,6 +33,7 @@
  * 2048 0.97), so wave quantization shows in the curve. The naive and
  * single-output rungs stop at 4096 (their 8192 point takes seconds). */
 #include "matmul_common.h"
+#include "matmul_multistage_kernels.h"
 
 #include <string.h>
 
@@ -61,6 +67,18 @@ static const cb_axis_def cb_matmul_axes_config[] = {
      .help = "block tile mMnNkK; auto: 128x128x8 unless that leaves SMs idle"},
 };
 
+static const cb_axis_def cb_matmul_axes_ms_config[] = {
+    CB_MATMUL_M_AXIS(CB_MATMUL_SIZES_FAST),
+    CB_MATMUL_N_AXIS,
+    CB_MATMUL_K_AXIS,
+    {.name = "config",
+     .kind = CB_AXIS_ENUM,
+     .defaults = "auto",
+     .choices = "auto," CB_MATMUL_MS_CONFIG_NAMES,
+     .help = "block tile mMnNkK and cp.async stages sS; auto: the autotuned choice recorded for "
+             "this GPU's SM count, else the largest tile that gives every SM two blocks"},
+};
+
 /* The hand-written rungs, declared from the list (kernels/matmul_*.cu). */
 #define CB_MATMUL_RUNG(rung, ...) extern const cb_matmul_rung cb_matmul_rung_##rung;
 #include "matmul_rungs.def"
@@ -86,6 +104,8 @@ static const cb_axis_def cb_matmul_axes_config[] = {
      .setup = cb_matmul_kernel_setup,                                                              \
      .run = cb_matmul_kernel_run,                                                                  \
      .key_figures = cb_matmul_ladder_key,                                                          \
+     .peak = CB_PEAK_FP32,                                                                         \
+     .bytes = cb_matmul_bytes,                                                                     \
      CB_MATMUL_GPU,                                                                                \
      __VA_ARGS__},
 
@@ -108,7 +128,9 @@ static const cb_bench matmul_benches[] = {
      .run = cb_matmul_cublas_run,
      .needs = {.library_code = true},
      .key_figures = (const cb_key_figure[]){{.name = "cuBLAS FP32"}, {0}},
-     CB_MATMUL_GPU},
+     CB_MATMUL_GPU,
+     .peak = CB_PEAK_FP32,
+     .bytes = cb_matmul_bytes},
     {.name = "matmul/cublas_tf32",
      .summary = "ceiling, not FP32: cuBLAS with TF32 tensor cores",
      CB_AXES(cb_matmul_axes_fast),
@@ -117,7 +139,8 @@ static const cb_bench matmul_benches[] = {
      .run = cb_matmul_cublas_run,
      .needs = {.min_cc = 80, .feature = "TF32 tensor cores", .library_code = true},
      CB_MATMUL_GPU,
-     .peak = CB_PEAK_NONE},
+     .peak = CB_PEAK_NONE,
+     .bytes = cb_matmul_bytes},
     {.name = "matmul/cublas_bf16",
      .summary = "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
      CB_AXES(cb_matmul_axes_fast),
@@ -128,6 +151,18 @@ static const cb_bench matmul_benches[] = {
      CB_MATMUL_GPU,
      .peak = CB_PEAK_NONE,
      .bytes = cb_matmul_bytes_bf16},
+    {.name = "matmul/cublaslt_fp8",
+     .summary = "ceiling, not FP32: cuBLASLt FP8 E4M3, per-tensor scales, fast accumulation",
+     CB_AXES(cb_matmul_axes_fast),
+     .setup = cb_matmul_cublaslt_setup,
+     .run = cb_matmul_cublaslt_run,
+     .needs = {.min_cc = 89, .feature = "FP8 tensor cores", .library_code = true},
+     .target = CB_TARGET_CUDA,
+     .flops = cb_matmul_flops,
+     .verify = cb_matmul_cublaslt_verify, /* its own state around the family's */
+     .teardown = cb_matmul_cublaslt_teardown,
+     .peak = CB_PEAK_NONE,
+     .bytes = cb_matmul_bytes_fp8},
 #include "matmul_rungs.def"
     {.name = "matmul/host_cblas",
      .summary = "CPU: cblas_sgemm (skip when built without CBLAS)",

@@ -64,14 +64,18 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
     const uint64_t abc = cb_mem_bytes(cb_mem_sum(cb_mem_sum(mk, kn), mn), sizeof(float));
     const bool full_ref = cb_matmul_full_ref_shape(m, n, k);
     const bool bf16 = prec == CB_MATMUL_BF16;
+    const bool fp8 = prec == CB_MATMUL_FP8 || prec == CB_MATMUL_FP8_DEQ;
     /* Host: A, B and C; the FP64 reference of C (full check), or on the GPU
-     * the cuBLAS reference read back as floats; BF16 staging of A or B. */
+     * the cuBLAS reference read back as floats; BF16 staging of A or B;
+     * FP8: the FP32 originals beside the dequantised inputs, and the E4M3
+     * bytes of A and B. */
     uint64_t host = abc;
     if (full_ref)
         host = cb_mem_sum(host, cb_mem_bytes(mn, sizeof(double)));
     else if (on_gpu)
         host = cb_mem_sum(host, cb_mem_bytes(mn, sizeof(float)));
     if (on_gpu && bf16) host = cb_mem_sum(host, cb_mem_bytes(mk > kn ? mk : kn, 2));
+    if (on_gpu && fp8) host = cb_mem_sum(host, cb_mem_bytes(cb_mem_sum(mk, kn), 4 + 2));
     cb_status s = cb_mem_check_host(host, CB_MEM_HOST_SHARE, "host memory", why);
     if (s != CB_OK || !on_gpu) return s;
     /* Device: A, B and C; the cuBLAS reference of C and its workspace;
@@ -79,6 +83,7 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
     uint64_t dev = cb_mem_sum(abc, CB_MATMUL_WORKSPACE_BYTES);
     if (!full_ref) dev = cb_mem_sum(dev, cb_mem_bytes(mn, sizeof(float)));
     if (bf16) dev = cb_mem_sum(dev, cb_mem_bytes(cb_mem_sum(mk, kn), 2));
+    if (fp8) dev = cb_mem_sum(dev, cb_mem_sum(mk, kn));
     return cb_mem_check_device(dev, why);
 }
 
@@ -341,6 +346,11 @@ void cb_matmul_teardown(void *state)
     cudaFree(st->d_ref);
     cudaFree(st->d_a16);
     cudaFree(st->d_b16);
+    cudaFree(st->d_a8);
+    cudaFree(st->d_b8t);
+    cudaFree(st->d_scales);
+    free(st->h_a32);
+    free(st->h_b32);
     cudaFree(st->d_a);
     cudaFree(st->d_b);
     cudaFree(st->d_c);

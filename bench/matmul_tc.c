@@ -9,15 +9,20 @@
  *   wgmma_*      Hopper: wgmma on TMA-loaded shared memory, mbarriers
  *   wgmma_ws_*   + producer/consumer warpgroups, 128x256 tiles, persistent
  *   wgmma_cluster_*  + 2-CTA clusters sharing B through TMA multicast
- * Each names the cuBLAS ceiling of its precision (matmul/cublas_bf16 or
- * matmul/cublas_tf32, which run first: families.def puts matmul before
- * matmul_tc) as ref_bench, so pct_ref is "% of cuBLAS" at the same point.
+ *   wgmma_fp8    wgmma_ws on FP8 E4M3 inputs with per-tensor scales
+ * Each names the cuBLAS ceiling of its precision (matmul/cublas_bf16,
+ * matmul/cublas_tf32 or matmul/cublaslt_fp8, which run first: families.def
+ * puts matmul before matmul_tc) as ref_bench, so pct_ref is "% of cuBLAS"
+ * at the same point. From wgmma_ws on, every shape runs (operands whose
+ * rows TMA cannot address are staged inside the timed run; the note says
+ * "staged").
  *
  * State, inputs, poisoning and verification are the matmul family's
  * (matmul_common.c): BF16 copies of A and B are made once in setup,
- * untimed, like cublas_bf16's; the verify error is the normwise error
- * against the FP64 product of the FP32 inputs, with the tolerance of the
- * rung's input precision. A shape or device a rung cannot handle is a skip
+ * untimed, like cublas_bf16's, and so are FP8 ones (matmul_fp8.c); the
+ * verify error is the normwise error against the FP64 product of the FP32
+ * inputs, with the tolerance of the rung's input precision (FP8: against
+ * the dequantised inputs, see matmul_ref.h). A shape or device a rung cannot handle is a skip
  * with the reason (cb_tc_supported). */
 #include "matmul_common.h"
 #include "matmul_tc_kernels.h"
@@ -44,26 +49,46 @@ static void cb_tc_teardown(void *state)
     free(ts);
 }
 
+/* The matmul family's precision of a tensor-core variant's verification:
+ * FP8 is checked against its dequantised inputs (and, in
+ * cb_matmul_fp8_verify, against the FP32 ones). */
+static cb_matmul_precision cb_tc_check_precision(cb_tc_precision prec)
+{
+    return prec == CB_TC_BF16   ? CB_MATMUL_BF16
+           : prec == CB_TC_TF32 ? CB_MATMUL_TF32
+                                : CB_MATMUL_FP8_DEQ;
+}
+
+/* The inputs in the variant's precision: BF16 or E4M3 copies made once in
+ * setup (untimed, the same the cuBLAS references use), or the FP32 ones. */
+static cb_status cb_tc_inputs(cb_matmul_state *st, cb_tc_precision prec, cb_tc_args *args,
+                              cb_msg *why)
+{
+    *args = (cb_tc_args){
+        .m = st->m, .n = st->n, .k = st->k, .alpha = st->alpha, .beta = st->beta, .c = st->d_c};
+    cb_status s = CB_OK;
+    if (prec == CB_TC_BF16) {
+        s = cb_matmul_state_bf16(st, why);
+        args->a = st->d_a16, args->b = st->d_b16;
+    } else if (prec == CB_TC_FP8) {
+        s = cb_matmul_state_fp8(st, why);
+        args->a = st->d_a8, args->b = st->d_b8t;
+        args->scale_a = st->d_scales, args->scale_b = st->d_scales + 1;
+    } else {
+        args->a = st->d_a, args->b = st->d_b;
+    }
+    return s;
+}
+
 static cb_status cb_tc_setup_state(cb_tc_state *ts, const cb_point *p, const cb_bench_ctx *ctx,
                                    const cb_tc_variant *v, cb_point_info *info, cb_msg *why)
 {
-    const bool bf16 = v->prec == CB_TC_BF16;
-    cb_status s = cb_matmul_state_new(p, ctx, bf16 ? CB_MATMUL_BF16 : CB_MATMUL_TF32,
+    cb_status s = cb_matmul_state_new(p, ctx, cb_tc_check_precision(v->prec),
                                       CB_MATMUL_ENGINE_KERNEL, &ts->mm, why);
     if (s != CB_OK) return s;
-    cb_matmul_state *st = ts->mm;
-    if (bf16) {
-        s = cb_matmul_state_bf16(st, why);
-        if (s != CB_OK) return s;
-    }
-    const cb_tc_args args = {.m = st->m,
-                             .n = st->n,
-                             .k = st->k,
-                             .alpha = st->alpha,
-                             .beta = st->beta,
-                             .a = bf16 ? st->d_a16 : (const void *)st->d_a,
-                             .b = bf16 ? st->d_b16 : (const void *)st->d_b,
-                             .c = st->d_c};
+    cb_tc_args args;
+    s = cb_tc_inputs(ts->mm, v->prec, &args, why);
+    if (s != CB_OK) return s;
     cb_matmul_launch_info li = {0};
     CB_CUDA(cb_tc_plan_create(v->rung, v->prec, &args, &ts->plan, &li));
     CB_CUDA(cudaDeviceSynchronize());
@@ -117,6 +142,7 @@ static cb_status cb_tc_run(void *state, cudaStream_t stream, cb_msg *why)
 static cb_status cb_tc_verify(void *state, double *error, cb_msg *why)
 {
     cb_tc_state *ts = state;
+    if (ts->mm->precision == CB_MATMUL_FP8_DEQ) return cb_matmul_fp8_verify(ts->mm, error, why);
     return cb_matmul_verify(ts->mm, error, why);
 }
 
@@ -148,6 +174,8 @@ static void cb_tc_needs(const void *param, int *min_cc, int *max_cc, const char 
     .ref_bench = "matmul/cublas_bf16", .bytes = cb_matmul_bytes_bf16, CB_TC_FAMILY
 #define CB_TC_TF32_DEFAULTS                                                                        \
     .ref_bench = "matmul/cublas_tf32", .bytes = cb_matmul_bytes, CB_TC_FAMILY
+#define CB_TC_FP8_DEFAULTS                                                                         \
+    .ref_bench = "matmul/cublaslt_fp8", .bytes = cb_matmul_bytes_fp8, CB_TC_FAMILY
 #define CB_TC_VARIANT(r, p)                                                                        \
     .param = &(const cb_tc_variant)                                                                \
     {                                                                                              \
@@ -185,7 +213,7 @@ static const cb_bench matmul_tc_benches[] = {
      CB_TC_BF16_DEFAULTS,
      .key_figures = (const cb_key_figure[]){{.name = "tensor-core BF16"}, {0}}},
     {.name = "matmul_tc/wgmma_ws_tf32",
-     .summary = "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
+     .summary = "TF32 wgmma_ws, operands swapped so B is read as it lies (sm_90a)",
      CB_TC_VARIANT(wgmma_ws, CB_TC_TF32),
      CB_TC_TF32_DEFAULTS},
     {.name = "matmul_tc/wgmma_cluster_bf16",
@@ -197,6 +225,16 @@ static const cb_bench matmul_tc_benches[] = {
      .summary = "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
      CB_TC_VARIANT(wgmma_cluster, CB_TC_TF32),
      CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_fp8",
+     .summary = "FP8 E4M3 wgmma_ws, per-tensor scales, B K-major (sm_90a)",
+     CB_TC_VARIANT(wgmma_fp8, CB_TC_FP8),
+     CB_TC_FP8_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
+    {.name = "matmul_tc/wgmma_cluster_fp8",
+     .summary = "FP8 E4M3 wgmma_cluster: 2-CTA clusters, B multicast (sm_90a)",
+     CB_TC_VARIANT(wgmma_cluster, CB_TC_FP8),
+     CB_TC_FP8_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
 };
 
 const cb_family cb_family_matmul_tc = {

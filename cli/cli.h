@@ -15,6 +15,11 @@ int cb_cli_list(int argc, char **argv);
 /* `program` is how the user called cubench (argv[0] of cb_cli_main: the
  * binary's path, or "python -m cubench"), for the hints env prints. */
 int cb_cli_env(const char *program, int argc, char **argv);
+/* compare: 0 no slower point (or --fail-on none); 1 a slower point; 2 bad
+ * usage or input, or no point could be tested. fleet: 0 nothing flagged; 1
+ * a run flagged or a problem; 2 bad usage or input. */
+int cb_cli_compare(int argc, char **argv);
+int cb_cli_fleet(int argc, char **argv);
 
 /* What a front end other than the binary adds to `cubench run`. */
 typedef struct cb_cli_run_hooks {

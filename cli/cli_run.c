@@ -151,15 +151,16 @@ static const cb_option run_options[] = {
      .metavar = "auto|R",
      .handle = take_replicates,
      .help = "rounds: run the point list R times, each point set up afresh per round,\n"
-             "rounds interleaved over the points; each round gets 1/R of the time budget.\n"
-             "auto (default): 3 rounds for points under 65 us per run, 1 for the rest\n"
-             "(the first round with the whole budget). samples.csv says which round each\n"
-             "sample is from (docs/methodology.md)"},
+             "rounds interleaved over the points; each round gets 1/R of the time\n"
+             "budget. auto (default): 3 rounds for points under 65 us per run, 1 for\n"
+             "the rest (the first round with the whole budget). samples.csv says which\n"
+             "round each sample is from (docs/methodology.md)"},
     {.name = "keep-throttled",
      .kind = CB_OPT_FLAG,
      .offset = OFF(keep_throttled),
      .help = "keep samples taken while the GPU throttles (studies of sustained power);\n"
-             "by default they are set aside and the runner waits for the clock to recover"},
+             "by default they are set aside and the runner waits for the clock to\n"
+             "recover"},
     {.name = "seed",
      .kind = CB_OPT_INT,
      .metavar = "N",

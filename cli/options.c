@@ -74,6 +74,10 @@ static bool store_value(const cb_option *o, const char *value, void *args, cb_ms
         return true;
     case CB_OPT_DOUBLE:
         if (!cb_parse_double(value, o->lo, o->hi, &dv, why)) return false;
+        if (o->open_lo && !(dv > o->lo)) {
+            cb_msg_set(why, "'%.60s' must be above %g", value, o->lo);
+            return false;
+        }
         *(double *)at = dv * (o->scale != 0 ? o->scale : 1.0);
         return true;
     case CB_OPT_STRING:
@@ -95,18 +99,19 @@ static bool store_value(const cb_option *o, const char *value, void *args, cb_ms
     return false;
 }
 
-/* One "--name[=value]" at argv[*i]; advances *i past a separate value. */
-static int take_option(const cb_command *cmd, int argc, char **argv, int *i, void *args,
-                       cb_parsed *out)
+/* The table entry whose one-letter alias is `letter`, or -1. */
+static int find_short(const cb_command *cmd, char letter)
 {
-    const char *word = argv[*i] + 2;
-    const char *eq = strchr(word, '=');
-    size_t name_len = eq ? (size_t)(eq - word) : strlen(word);
-    int k = find_option(cmd, word, name_len);
-    if (k < 0)
-        return cb_options_refuse(cmd,
-                                 "unknown option '--%.*s'; usage: cubench %s %s (--help for more)",
-                                 (int)name_len, word, cmd->name, cmd->synopsis);
+    for (int i = 0; i < cmd->n_options; i++)
+        if (cmd->options[i].short_name && cmd->options[i].short_name == letter) return i;
+    return -1;
+}
+
+/* Option k given at argv[*i] ("--name[=value]", or "-x" when `eq` is NULL
+ * and the value follows); advances *i past a separate value. */
+static int take_value(const cb_command *cmd, int k, const char *eq, int argc, char **argv, int *i,
+                      void *args, cb_parsed *out)
+{
     const cb_option *o = &cmd->options[k];
     if (out->seen[k] && !o->repeats && o->kind != CB_OPT_FLAG)
         return cb_options_refuse(cmd, "--%s is given twice", o->name);
@@ -125,6 +130,33 @@ static int take_option(const cb_command *cmd, int argc, char **argv, int *i, voi
     if (!store_value(o, value, args, &why))
         return cb_options_refuse(cmd, "--%s: %s", o->name, why.text);
     return -1;
+}
+
+/* One "--name[=value]" at argv[*i]. */
+static int take_long(const cb_command *cmd, int argc, char **argv, int *i, void *args,
+                     cb_parsed *out)
+{
+    const char *word = argv[*i] + 2;
+    const char *eq = strchr(word, '=');
+    size_t name_len = eq ? (size_t)(eq - word) : strlen(word);
+    int k = find_option(cmd, word, name_len);
+    if (k < 0)
+        return cb_options_refuse(cmd,
+                                 "unknown option '--%.*s'; usage: cubench %s %s (--help for more)",
+                                 (int)name_len, word, cmd->name, cmd->synopsis);
+    return take_value(cmd, k, eq, argc, argv, i, args, out);
+}
+
+/* One "-x" at argv[*i]: a one-letter alias, alone. */
+static int take_short(const cb_command *cmd, int argc, char **argv, int *i, void *args,
+                      cb_parsed *out)
+{
+    const char *a = argv[*i];
+    int k = a[2] ? -1 : find_short(cmd, a[1]);
+    if (k < 0)
+        return cb_options_refuse(cmd, "unknown option '%s'; usage: cubench %s %s (--help for more)",
+                                 a, cmd->name, cmd->synopsis);
+    return take_value(cmd, k, NULL, argc, argv, i, args, out);
 }
 
 /* What a word of the command line is. After "--" every word is an
@@ -163,6 +195,7 @@ int cb_options_parse(const cb_command *cmd, int argc, char **argv, void *args, c
                      cb_parsed *out)
 {
     memset(out, 0, sizeof *out);
+    out->n_before_separator = -1;
     out->args = argc > 1 ? argv + 1 : argv;
     bool options_over = false;
     /* Positionals are gathered in order at the front of a private list. */
@@ -172,17 +205,17 @@ int cb_options_parse(const cb_command *cmd, int argc, char **argv, void *args, c
         switch (classify_word(argv[i], options_over)) {
         case WORD_END_OF_OPTIONS:
             options_over = true;
+            out->n_before_separator = out->n_args;
             break;
         case WORD_HELP:
             cb_options_help(cmd, defaults, stdout);
             return CB_EXIT_OK;
         case WORD_LONG_OPTION:
-            rc = take_option(cmd, argc, argv, &i, args, out);
+            rc = take_long(cmd, argc, argv, &i, args, out);
             break;
         case WORD_SHORT_OPTION:
-            return cb_options_refuse(cmd,
-                                     "unknown option '%s'; usage: cubench %s %s (--help for more)",
-                                     argv[i], cmd->name, cmd->synopsis);
+            rc = take_short(cmd, argc, argv, &i, args, out);
+            break;
         case WORD_ARGUMENT:
             if (out->n_args == (int)(sizeof positional / sizeof positional[0]))
                 return cb_options_refuse(cmd, "too many arguments");
@@ -242,34 +275,51 @@ static void print_indented(FILE *f, const char *text, int indent)
     }
 }
 
+/* Help text starts at this column. */
+enum { HELP_COL = 26 };
+
+/* The name column of one help entry: padded to HELP_COL, or on a line of
+ * its own when it is too wide. */
+static void print_help_head(FILE *f, const char *head)
+{
+    if (strlen(head) + 4 > HELP_COL)
+        fprintf(f, "  %s\n%*s", head, HELP_COL, "");
+    else
+        fprintf(f, "  %-*s", HELP_COL - 2, head);
+}
+
+/* One option's entry: its names and value, its help and its default. */
+static void print_option_help(FILE *f, const cb_option *o, const void *defaults)
+{
+    char head[64], def[64], text[1024];
+    char alias[8] = "";
+    if (o->short_name) snprintf(alias, sizeof alias, "-%c, ", o->short_name);
+    snprintf(head, sizeof head, "%s--%s%s%s", alias, o->name, o->metavar ? " " : "",
+             o->metavar ? o->metavar : "");
+    default_text(o, defaults, def, sizeof def);
+    /* The default goes on the help's last line when it fits in 100
+     * columns, else on a line of its own. */
+    const char *last = strrchr(o->help, '\n');
+    size_t last_len = strlen(last ? last + 1 : o->help);
+    bool own_line = HELP_COL + last_len + strlen(def) + 11 > 100;
+    snprintf(text, sizeof text, "%s%s%s%s", o->help,
+             def[0] ? (own_line ? "\n(default " : " (default ") : "", def, def[0] ? ")" : "");
+    print_help_head(f, head);
+    print_indented(f, text, HELP_COL);
+}
+
 void cb_options_help(const cb_command *cmd, const void *defaults, FILE *f)
 {
-    enum { COL = 26 };
     fprintf(f, "usage: cubench %s %s\n", cmd->name, cmd->synopsis);
     if (cmd->about) print_indented(f, cmd->about, 0);
     if (cmd->n_options) fprintf(f, "\noptions:\n");
-    for (int i = 0; i < cmd->n_options; i++) {
-        const cb_option *o = &cmd->options[i];
-        char head[64], def[64], text[1024];
-        snprintf(head, sizeof head, "--%s%s%s", o->name, o->metavar ? " " : "",
-                 o->metavar ? o->metavar : "");
-        default_text(o, defaults, def, sizeof def);
-        snprintf(text, sizeof text, "%s%s%s%s", o->help, def[0] ? " (default " : "", def,
-                 def[0] ? ")" : "");
-        if (strlen(head) + 4 > COL)
-            fprintf(f, "  %s\n%*s", head, COL, "");
-        else
-            fprintf(f, "  %-*s", COL - 2, head);
-        print_indented(f, text, COL);
-    }
-    fprintf(f, "  %-*s%s\n", COL - 2, "-h, --help", "this text");
+    for (int i = 0; i < cmd->n_options; i++)
+        print_option_help(f, &cmd->options[i], defaults);
+    fprintf(f, "  %-*s%s\n", HELP_COL - 2, "-h, --help", "this text");
     if (cmd->n_env) fprintf(f, "\nenvironment:\n");
     for (int i = 0; i < cmd->n_env; i++) {
-        if (strlen(cmd->env[i].name) + 4 > COL)
-            fprintf(f, "  %s\n%*s", cmd->env[i].name, COL, "");
-        else
-            fprintf(f, "  %-*s", COL - 2, cmd->env[i].name);
-        print_indented(f, cmd->env[i].help, COL);
+        print_help_head(f, cmd->env[i].name);
+        print_indented(f, cmd->env[i].help, HELP_COL);
     }
     if (cmd->epilogue) {
         fprintf(f, "\n");

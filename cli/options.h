@@ -5,7 +5,8 @@
  * arguments. cb_options_parse reads argv by that table and cb_options_help
  * prints `--help` from the same table, so the parser and the help cannot
  * drift apart. Rules every command shares:
- *   --name VALUE and --name=VALUE; a flag takes no value;
+ *   --name VALUE and --name=VALUE; a flag takes no value; an option with a
+ *   one-letter alias also takes -x VALUE (no bundling of letters);
  *   names match exactly (no abbreviations: --rep is refused, not --replicates);
  *   an option given twice is refused unless it repeats by nature (--axis);
  *   `--` ends the options; -h and --help print the help to stdout, exit 0;
@@ -35,7 +36,9 @@ typedef struct cb_option {
     const char *metavar; /* "S", "N", "DIR"; NULL for flags                    */
     const char *help;    /* the text of --help; lines separated by '\n'        */
     size_t offset;       /* where the value goes in the command's args struct  */
+    char short_name;     /* one-letter alias ('o' for -o), 0 for none          */
     double lo, hi;       /* INT and DOUBLE: the accepted range (user units)    */
+    bool open_lo;        /* DOUBLE: the value must lie above lo, not at it     */
     double scale;        /* DOUBLE: stored = typed x scale (0 means 1)         */
     const char *choices; /* CHOICE: "cold,hot"                                 */
     bool repeats;        /* may be given more than once (HANDLER)              */
@@ -68,6 +71,7 @@ typedef struct cb_command {
 typedef struct cb_parsed {
     char **args; /* positional arguments, in order (pointers into argv) */
     int n_args;
+    int n_before_separator;    /* positional arguments before a bare `--`; -1: none */
     bool seen[CB_MAX_OPTIONS]; /* option i of the table was given */
 } cb_parsed;
 

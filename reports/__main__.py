@@ -3,16 +3,21 @@
 
 Exit codes: 0 report written; 2 bad input (a directory that breaks the
 schema), bad arguments, an output that cannot be written, or a Python
-without the report's packages; each with one clear line on stderr.
+without the report's packages; 130 interrupted (Ctrl-C); each with one
+clear line on stderr, never a traceback.
 """
 
 from __future__ import annotations
 
-import argparse
+import importlib
 import sys
 
 PROG = "python3 -m reports"
 NEEDED = ("matplotlib", "numpy")  # what reports/requirements.txt brings
+# Pages of their own, chosen by an option and drawn by the module's main(argv):
+# the fleet page (python3 -m reports --fleet DIR -o OUT). A page over many
+# runs in time (a history dashboard) would be one more line here.
+OTHER_PAGES = {"--fleet": ".fleet"}
 
 
 def _missing_package(exc: ModuleNotFoundError) -> str | None:
@@ -33,13 +38,16 @@ def _no_package(exc: ModuleNotFoundError) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse  # here: a Ctrl-C during any import reaches run()'s handler
+
     args_list = sys.argv[1:] if argv is None else list(argv)
-    if "--fleet" in args_list:  # the fleet page (reports/fleet.py)
-        try:
-            from .fleet import main as fleet_main
-        except ModuleNotFoundError as exc:
-            return _no_package(exc)
-        return fleet_main(args_list)
+    for option, module in OTHER_PAGES.items():
+        if option in args_list:
+            try:
+                page_main = importlib.import_module(module, __package__).main
+            except ModuleNotFoundError as exc:
+                return _no_package(exc)
+            return page_main(args_list)
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Make an HTML report (PNG/SVG figures + their data) from cubench "
@@ -72,5 +80,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run(argv: list[str] | None = None) -> int:
+    """main() with Ctrl-C as one line and exit status 130 (the report folder
+    may then hold part of a report)."""
+    try:
+        return main(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted (the output folder may hold part of a report)",
+              file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

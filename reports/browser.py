@@ -13,8 +13,9 @@ state of every <img>, every link, the page text and a screenshot.
 from __future__ import annotations
 
 import base64
-import select
+import fcntl
 import functools
+import select
 import http.server
 import json
 import os
@@ -89,6 +90,13 @@ class PageCheck:
     screenshot: bytes = b""
 
 
+def _high(fd: int) -> int:
+    """fd moved to a number of 10 or more (close-on-exec), the original closed."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return moved
+
+
 class Chromium:
     """One headless Chromium driven over the DevTools pipe."""
 
@@ -101,9 +109,12 @@ class Chromium:
         self.profile = tempfile.mkdtemp(prefix="cubench-chromium-")
         to_child_r, self._to_child = os.pipe()
         self._from_child, from_child_w = os.pipe()
+        # The child's ends moved above 9, so that putting them on 3 and 4
+        # cannot overwrite one with the other, whatever numbers os.pipe gave.
+        to_child_r, from_child_w = (_high(to_child_r), _high(from_child_w))
 
         def wire_fds():  # Chromium reads commands on fd 3 and answers on fd 4
-            os.dup2(to_child_r, 3)
+            os.dup2(to_child_r, 3)  # dup2 clears close-on-exec: 3 and 4 reach Chromium
             os.dup2(from_child_w, 4)
 
         args = [self.binary, "--headless", "--remote-debugging-pipe", "--no-sandbox",
@@ -112,9 +123,11 @@ class Chromium:
                 "--disable-extensions", "--disable-background-networking",
                 f"--user-data-dir={self.profile}", f"--window-size={width},{height}",
                 "about:blank"]
+        # close_fds=False: the fds the parent holds are close-on-exec anyway
+        # (PEP 446), and pass_fds would need 3 and 4 open in the parent.
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     pass_fds=(3, 4), preexec_fn=wire_fds)
+                                     close_fds=False, preexec_fn=wire_fds)
         os.close(to_child_r)
         os.close(from_child_w)
         self._buffer = b""
@@ -171,7 +184,8 @@ class Chromium:
 
     # --- a page ---------------------------------------------------------------
 
-    def check(self, url: str, full_page: bool = False) -> PageCheck:
+    def _open(self, url: str) -> tuple[str, str]:
+        """A new tab at `url`, loaded: (target id, session id)."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget",
                             {"targetId": target, "flatten": True})["sessionId"]
@@ -184,6 +198,26 @@ class Chromium:
         self.send("Page.navigate", {"url": url}, session=session)
         self.wait_for("Page.loadEventFired", session, self.timeout)
         self.pump(0.5)
+        return target, session
+
+    def _close(self, target: str, session: str) -> None:
+        self.send("Target.closeTarget", {"targetId": target})
+        self.events = [e for e in self.events if e.get("sessionId") != session]
+
+    def evaluate(self, url: str, expression: str):
+        """Load `url` and return the value of a JavaScript expression on it."""
+        target, session = self._open(url)
+        try:
+            reply = self.send("Runtime.evaluate", {"expression": expression,
+                                                   "returnByValue": True}, session=session)
+        finally:
+            self._close(target, session)
+        if "exceptionDetails" in reply:
+            raise BrowserError(f"the expression failed: {reply['exceptionDetails']}")
+        return reply["result"].get("value")
+
+    def check(self, url: str, full_page: bool = False) -> PageCheck:
+        target, session = self._open(url)
         page = PageCheck(url=url)
         for event in [e for e in self.events if e.get("sessionId") == session]:
             method, params = event.get("method"), event.get("params", {})
@@ -215,8 +249,7 @@ class Chromium:
                          {"format": "png", "captureBeyondViewport": full_page},
                          session=session)
         page.screenshot = base64.b64decode(shot["data"])
-        self.send("Target.closeTarget", {"targetId": target})
-        self.events = [e for e in self.events if e.get("sessionId") != session]
+        self._close(target, session)
         return page
 
     def close(self) -> None:

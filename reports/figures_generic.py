@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import figure as F
+from . import style as S
 from .load import Result, Run
 from .pick import curve, has_other_configs, ordered_unique, size_axis, throughput
 
@@ -51,13 +52,11 @@ def line_chart(run: Run, family: str, unit: str, xaxis: str,
                rows: list[Result]) -> tuple[F.LineChart, bool]:
     metric = lambda r: merit(r)[0]  # noqa: E731
     series = []
-    for bench in ordered_unique(r.benchmark for r in rows):
+    for i, bench in enumerate(ordered_unique(r.benchmark for r in rows)):
         brows = [r for r in rows if r.benchmark == bench]
-        xs, ys, chosen = curve(brows, xaxis, metric)
-        series.append(F.Series(label=bench.partition("/")[2], x=xs, y=ys,
-                               ids=[r.label() for r in chosen],
-                               style={"marker": "s"} if chosen[0].is_host else {},
-                               flags=F.throttle_flags(chosen)))
+        xs, _, chosen = curve(brows, xaxis, metric)
+        style = S.cpu_style(0) if chosen[0].is_host else S.series_style(i)
+        series.append(F.series(bench.partition("/")[2], xs, chosen, metric, style))
     peaks = [r.num["peak"] for r in rows if r.peak_unit == unit and r.num["peak"]
              and not r.is_host]
     refs = []
@@ -66,7 +65,7 @@ def line_chart(run: Run, family: str, unit: str, xaxis: str,
         # Say whose peak it is: an FP32 peak is no roof for a BF16 GEMM beside it.
         owners = ordered_unique(r.variant for r in rows if r.num["peak"] == peak)
         refs.append(F.RefLine(f"theoretical peak {peak:.4g} {unit} (of {', '.join(owners)})",
-                              peak, {"color": "black", "linestyle": "--"}))
+                              peak, dict(S.PEAK)))
     best_of = any(has_other_configs([r for r in rows if r.benchmark == b], xaxis)
                   for b in ordered_unique(r.benchmark for r in rows))
     xs = [r.axis(xaxis) for r in rows]

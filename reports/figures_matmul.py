@@ -1,105 +1,135 @@
-"""Matmul figures: the optimisation ladder against cuBLAS.
+"""Matmul figures: each ladder told as a ladder, against the library of its precision.
 
-The matmul family is a tutorial ladder (naive -> tiled -> register-blocked ->
-warp-tiled), so the figures answer the two questions a reader of the ladder
-asks: how does each rung scale with the problem size, and how far is each rung
-from the library at the largest size they all ran. Rung and reference names
-are taken from the data: a reference is any benchmark another row names in
-`ref_benchmark`, or a cuBLAS variant.
+The matmul families are tutorial ladders: the FP32 one (naive -> tiled ->
+register-blocked -> warp-tiled -> pipelined, against cuBLAS FP32) and the
+tensor-core one (mma.sync -> ldmatrix -> wgmma -> warp-specialised ->
+clusters, in BF16 and TF32, against cuBLAS BF16 and TF32). A rung is only
+meaningful against the library doing the same arithmetic, so every bar is a
+share of the cuBLAS of its own precision at the same size, and cuBLAS is the
+labelled 100 % line. Two figures per ladder answer the reader's two
+questions: how each rung scales with the size (TFLOP/s against size, one
+panel per precision), and how far each rung is from the library (bars).
+
+Rungs are named by their benchmark, never by the kernel: CUPTI reports
+kernel names without template arguments, and two rungs may launch one
+template (`warptiled` and `pipelined` both run cb_matmul_warptile_kernel
+with other tiles). The kernel table below the bars names the kernels, with
+their template arguments where the run recorded them, and each rung's
+configuration (its note).
+
+A row's precision is the one its reference names (`ref_benchmark`
+matmul/cublas_bf16 -> BF16), else its name's suffix (_bf16, _tf32, _fp16,
+_fp8), else FP32.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-
-import matplotlib as mpl
 
 from . import figure as F
 from . import frameworks
+from . import style as S
 from .load import Result, Run
+from .page import Table
 from .pick import best_per, curve, has_other_configs, ordered_unique, size_axis
 
-FAMILY = "matmul"
+FAMILIES = ("matmul", "matmul_tc")
 SECTION = "Matmul"
+TC_SECTION = "Tensor-core ladder"
+PRECISION_ORDER = ("FP32", "BF16", "TF32", "FP16", "FP8")  # the headline first
+_SUFFIX = re.compile(r"_(fp32|tf32|bf16|fp16|fp8|f16|f32)$")
 
 
-def _rows(run: Run) -> list[Result]:
-    """The family's timed rows, and the Python frameworks' matmuls of the
-    same run (reports/frameworks.py) when the family has any."""
-    own = [r for r in run.rows(FAMILY) if r.tflops is not None]
-    return own + frameworks.matmul_rows(run) if own else own
+def precision_of(row: Result) -> str:
+    """FP32, TF32, BF16, ... (see the module's docstring)."""
+    variant = row.variant
+    if row.family == "matmul" and variant.startswith("cublas_"):
+        return variant[len("cublas_"):].upper()
+    if row.ref_benchmark.startswith("matmul/cublas_"):
+        return row.ref_benchmark.partition("cublas_")[2].upper()
+    match = _SUFFIX.search(variant)
+    if match:
+        word = match.group(1).upper()
+        return {"F16": "FP16", "F32": "FP32"}.get(word, word)
+    return "FP32"
 
 
-def references(rows: list[Result]) -> list[str]:
-    """Benchmarks that others are measured against (cuBLAS), in run order."""
-    named = {r.ref_benchmark for r in rows if r.ref_benchmark}
-    return [b for b in ordered_unique(r.benchmark for r in rows)
-            if b in named or b.partition("/")[2].startswith("cublas")]
-
-
-def fp32_reference(rows: list[Result]) -> str | None:
-    """The reference `pct_ref` is taken against: the most named one, else a
-    cuBLAS variant with fp32 in its name."""
-    # The C rungs' reference: frameworks name one per precision.
-    named = [r.ref_benchmark for r in rows if r.ref_benchmark and r.family == FAMILY]
-    if named:
-        return max(set(named), key=named.count)
-    for bench in references(rows):
-        if "fp32" in bench:
-            return bench
-    return None
-
-
-def _pretty(bench: str) -> str:
-    if frameworks.is_framework_bench(bench):
-        return frameworks.label(bench)
-    variant = bench.partition("/")[2]
-    if variant.startswith("cublas_"):
-        return f"cuBLAS {variant[7:].upper()}"
-    return variant
+def is_reference(bench: str) -> bool:
+    return bench.startswith("matmul/cublas_")
 
 
 def _is_host(bench: str) -> bool:
     return bench.partition("/")[2].startswith("host")
 
 
-def kinds(rows: list[Result]) -> tuple[list[str], list[str], list[str]]:
-    """(GPU rungs, GPU references such as cuBLAS, CPU baselines) among the
-    benchmarks of rows. A host BLAS that other host rows name as their
-    reference is still a CPU baseline."""
-    refs = references(rows)
+def matmul_rows(run: Run) -> list[Result]:
+    """Every timed row of the matmul families with TFLOP/s, and the Python
+    frameworks' matmuls of the same run (reports/frameworks.py)."""
+    own = [r for r in run.rows() if r.family in FAMILIES and r.tflops is not None]
+    return own + frameworks.matmul_rows(run) if own else own
+
+
+def fp32_rows(run: Run) -> list[Result]:
+    return [r for r in matmul_rows(run) if precision_of(r) == "FP32"]
+
+
+def tensor_rows(run: Run) -> list[Result]:
+    """The rows of every precision but FP32: the tensor-core ladder, its
+    cuBLAS references and the frameworks' matmuls of those precisions."""
+    return [r for r in matmul_rows(run) if precision_of(r) != "FP32"]
+
+
+def precisions(rows: list[Result]) -> list[str]:
+    found = {precision_of(r) for r in rows}
+    return [p for p in PRECISION_ORDER if p in found] + sorted(found - set(PRECISION_ORDER))
+
+
+def rung_name(bench: str, precision: str | None = None) -> str:
+    """How a bar or line is called: cuBLAS BF16, `torch: matmul_bf16`, or
+    the benchmark's variant (without its precision suffix inside a panel of
+    that precision)."""
+    family, _, variant = bench.partition("/")
+    if is_reference(bench):
+        return f"cuBLAS {variant[len('cublas_'):].upper()}"
+    if precision and variant.lower().endswith("_" + precision.lower()):
+        variant = variant[:-len(precision) - 1]
+    if frameworks.is_framework_bench(bench):
+        return frameworks.label(f"{family}/{variant}")
+    return variant
+
+
+def _rung_order(rows: list[Result]) -> list[str]:
+    """Rung names (suffix dropped) in run order: a rung keeps its colour in
+    every precision panel."""
+    return ordered_unique(rung_name(r.benchmark, precision_of(r)) for r in rows
+                          if not is_reference(r.benchmark) and not _is_host(r.benchmark)
+                          and not frameworks.is_framework(r))
+
+
+def styles(rows: list[Result]) -> dict[str, dict]:
+    """benchmark -> style: rungs from the qualitative palette by rung (the
+    BF16 and TF32 variants of a rung share it), cuBLAS black and greys with
+    diamonds, CPU baselines brown squares, frameworks one colour per
+    framework with triangles (reports/style.py)."""
+    rungs = _rung_order(rows)
     benches = ordered_unique(r.benchmark for r in rows)
+    refs = [b for b in benches if is_reference(b)]
     hosts = [b for b in benches if _is_host(b)]
-    gpu_refs = [b for b in refs if not _is_host(b)]
-    rungs = [b for b in benches if b not in gpu_refs and b not in hosts
-             and not frameworks.is_framework_bench(b)]
-    return rungs, gpu_refs, hosts
-
-
-def _styles(rows: list[Result]) -> dict[str, dict]:
-    """Rungs coloured along the ladder (light to dark = later rung), GPU
-    references in greys with diamonds, CPU baselines in browns with squares:
-    the legend then reads as a ladder. Every measured curve is solid; dashed
-    lines are reserved for peaks."""
-    rungs, refs, hosts = kinds(rows)
-    cmap = mpl.colormaps["plasma"]
-    styles = {}
-    for i, b in enumerate(rungs):
-        styles[b] = {"color": cmap(0.05 + 0.8 * i / max(1, len(rungs) - 1))}
-    greys = ["black", "0.4", "0.6", "0.75"]
-    for i, b in enumerate(refs):
-        styles[b] = {"color": greys[i % len(greys)], "marker": "D", "markersize": 3.5}
-    browns = ["tab:brown", "tab:olive", "tab:cyan"]
-    for i, b in enumerate(hosts):
-        styles[b] = {"color": browns[i % len(browns)], "marker": "s"}
-    # Python frameworks: one colour per framework, triangles.
-    family_colors = {}
-    for b in ordered_unique(r.benchmark for r in rows):
-        if b not in styles and frameworks.is_framework_bench(b):
-            family = b.partition("/")[0]
-            color = family_colors.setdefault(family, f"C{len(family_colors) % 10}")
-            styles[b] = {"color": color, "marker": "^"}
-    return styles
+    out: dict[str, dict] = {}
+    frames: dict[str, int] = {}
+    for b in benches:
+        if b in refs:  # one reference per precision, and a panel per precision: black
+            out[b] = S.reference_style(0)
+        elif b in hosts:
+            out[b] = S.cpu_style(hosts.index(b))
+        elif frameworks.is_framework_bench(b):
+            i = frames.setdefault(b.partition("/")[0], len(frames))
+            out[b] = {"color": S.color(len(rungs) + i), "marker": "^"}
+        else:
+            row = next(r for r in rows if r.benchmark == b)
+            out[b] = S.series_style(rungs.index(rung_name(b, precision_of(row))))
+    return out
 
 
 def _dims(row: Result) -> tuple[str, ...]:
@@ -114,26 +144,26 @@ def _size_label(rows: list[Result], xaxis: str) -> str:
     return f"{xaxis} (matrix dimension; other dimensions as measured)"
 
 
-def line_chart(run: Run) -> F.LineChart | None:
-    rows = _rows(run)
+def line_chart(run: Run, rows: list[Result] | None = None, precision: str = "",
+               title: str = "") -> F.LineChart | None:
+    """TFLOP/s against size, one line per benchmark of `rows` (default: the
+    FP32 ladder), in the convention of reports/style.py."""
+    rows = fp32_rows(run) if rows is None else rows
     xaxis = size_axis(rows)
     if not rows or xaxis is None:
         return None
-    styles = _styles(rows)
-    refs = references(rows)
+    style_of = styles(rows)
     series = []
     for bench in ordered_unique(r.benchmark for r in rows):
-        xs, ys, chosen = curve([r for r in rows if r.benchmark == bench], xaxis,
-                               lambda r: r.tflops)
-        label = _pretty(bench) + (" (reference)" if bench in refs else "")
-        series.append(F.Series(label=label, x=xs, y=ys, ids=[r.label() for r in chosen],
-                               style=styles[bench], flags=F.throttle_flags(chosen)))
+        xs, _, chosen = curve([r for r in rows if r.benchmark == bench], xaxis,
+                              lambda r: r.tflops)
+        label = rung_name(bench, precision) + (" (reference)" if is_reference(bench) else "")
+        series.append(F.series(label, xs, chosen, lambda r: r.tflops, style_of[bench]))
     xs = [r.axis(xaxis) for r in rows]
     ys = [r.tflops for r in rows]
     return F.LineChart(
-        title=f"Matmul ladder — {run.label}",
-        xlabel=_size_label(rows, xaxis),
-        ylabel="TFLOP/s (1e12 FLOP/s)", series=series,
+        title=title or f"Matmul FP32 ladder — {run.label}",
+        xlabel=_size_label(rows, xaxis), ylabel="TFLOP/s (1e12 FLOP/s)", series=series,
         xscale="log2" if F.axis_scale(xs, 2, 4.0) != "linear" else "linear",
         yscale=F.axis_scale(ys, 10, 100.0))
 
@@ -142,7 +172,7 @@ def ladder_size(rows: list[Result], xaxis: str) -> float | None:
     """The largest size every GPU benchmark measured; when there is none, the
     size most benchmarks measured (the larger on a tie)."""
     gpu = [r for r in rows if not r.is_host]
-    sizes_of = {}
+    sizes_of: dict[str, set] = {}
     for r in gpu or rows:
         sizes_of.setdefault(r.benchmark, set()).add(r.axis(xaxis))
     if not sizes_of:
@@ -150,119 +180,268 @@ def ladder_size(rows: list[Result], xaxis: str) -> float | None:
     common = set.intersection(*sizes_of.values())
     if common:
         return max(common)
-    counts = {}
+    counts: dict = {}
     for sizes in sizes_of.values():
         for s in sizes:
             counts[s] = counts.get(s, 0) + 1
     return max(counts, key=lambda s: (counts[s], s))
 
 
-def ladder_data(run: Run) -> dict | None:
-    rows = _rows(run)
-    xaxis = size_axis(rows)
-    if not rows or xaxis is None:
+def _share(row: Result, ref_row: Result | None, ref: str | None) -> tuple[float | None, str]:
+    """Percent of the reference at the same size, and where it comes from."""
+    if ref_row is not None and row.benchmark == ref_row.benchmark:
+        return 100.0, "reference"
+    if row.num["pct_ref"] is not None and row.ref_benchmark == ref:
+        return row.num["pct_ref"], "pct_ref"
+    if ref_row is not None and row.median_s:
+        return 100.0 * ref_row.median_s / row.median_s, "computed"
+    return None, ""
+
+
+def panel_data(rows: list[Result], precision: str) -> dict | None:
+    """The bars of one precision: every benchmark of it at the ladder size,
+    with its share of the cuBLAS of that precision."""
+    prows = [r for r in rows if precision_of(r) == precision]
+    xaxis = size_axis(prows)
+    if not prows or xaxis is None:
         return None
-    size = ladder_size(rows, xaxis)
-    at = [r for r in rows if r.axis(xaxis) == size]
+    size = ladder_size(prows, xaxis)
+    at = [r for r in prows if r.axis(xaxis) == size]
     best = best_per(at, lambda r: r.benchmark, lambda r: r.tflops)
-    ref = fp32_reference(rows)
+    ref = f"matmul/cublas_{precision.lower()}"
     ref_row = best.get(ref)
-    others = set(references(rows)) - {ref}
     bars = []
     for bench, row in best.items():
-        # A row's own pct_ref is against its own ref_benchmark (host rungs
-        # may name the host BLAS); otherwise it is computed against cuBLAS FP32.
-        pct, source, against = row.num["pct_ref"], "pct_ref", row.ref_benchmark
         if bench == ref:
-            pct, source, against = 100.0, "reference", ref
-        elif pct is None and ref_row is not None and bench not in others:
-            # (another reference, e.g. cuBLAS TF32, is no share of cuBLAS FP32)
-            pct, source, against = 100.0 * ref_row.median_s / row.median_s, "computed", ref
-        bars.append({"benchmark": bench, "label": _pretty(bench), "tflops": row.tflops,
-                     "pct_ref": pct, "ref_benchmark": against if pct is not None else "",
-                     "pct_source": source, "kernel": frameworks.kernel_text(row, 40),
-                     "id": row.label()})
-    return {"kind": "bars", "size_axis": xaxis, "size": size, "reference": ref,
-            "rows": bars}
+            continue
+        pct, source = _share(row, ref_row, ref)
+        bars.append({"benchmark": bench, "label": rung_name(bench, precision),
+                     "tflops": row.tflops, "pct_ref": pct, "pct_source": source,
+                     "noisy": row.status == "noisy", "throttle": row.throttle_affects,
+                     "kernel": frameworks.kernel_text(row, 60), "id": row.label()})
+    return {"precision": precision, "size_axis": xaxis, "size": size,
+            "reference": ref if ref_row is not None else None,
+            "reference_tflops": ref_row.tflops if ref_row is not None else None,
+            "reference_id": ref_row.label() if ref_row is not None else "", "rows": bars}
 
 
-def ladder_figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
-    data = ladder_data(run)
-    if not data or not data["rows"]:
+def ladder_data(run: Run, rows: list[Result] | None = None) -> dict | None:
+    rows = fp32_rows(run) if rows is None else rows
+    panels = [p for p in (panel_data(rows, prec) for prec in precisions(rows)) if p]
+    if not panels:
         return None
-    bars = data["rows"]
-    styles = _styles(_rows(run))
-    fig, ax = F.new_figure(8.5, 0.38 * len(bars) + 1.6)
-    labels = [b["label"] for b in bars]
-    values = [b["tflops"] for b in bars]
-    colors = [styles[b["benchmark"]]["color"] for b in bars]
-    ypos = range(len(bars))
-    ax.barh(ypos, values, color=colors, edgecolor="0.2", linewidth=0.5)
-    ax.set_yticks(ypos, labels, fontsize=8)
-    ax.invert_yaxis()  # run order top to bottom: the ladder reads downwards
-    log = F.axis_scale(values, 10, 100.0) != "linear"
-    if log:
-        ax.set_xscale("log")
-    ref_name = _pretty(data["reference"]) if data["reference"] else "the reference"
-    for y, b in zip(ypos, bars):
-        text = f" {b['tflops']:.3g}"
-        if b["pct_ref"] is not None:
-            text += f"  ({b['pct_ref']:.1f}% of {_pretty(b['ref_benchmark'])})"
-        if b["kernel"]:
-            text += f"  {b['kernel']}"
-        ax.text(b["tflops"], y, text, va="center", fontsize=7)
-    lo, hi = min(values), max(values)
-    # Room for the text right of the longest bar (kernel names included).
-    ax.set_xlim(lo / 2 if log else 0, hi * (60 if log else 2.4))
-    ax.set_xlabel("TFLOP/s (1e12 FLOP/s)" + (", log scale" if log else ""))
-    size = int(data["size"])
-    where = ("m = n = k" if "m = n = k" in _size_label(_rows(run), data["size_axis"])
-             else data["size_axis"])
-    title = f"Matmul ladder at {where} = {size} — {run.label}"
-    ax.set_title(title, fontsize=10)
+    flat = [{**bar, "precision": p["precision"], "size": p["size"],
+             "reference": p["reference"] or ""} for p in panels for bar in p["rows"]]
+    return {"kind": "ladder", "panels": panels, "rows": flat}
+
+
+def _panel_bars(panel: dict) -> list[dict]:
+    """The rungs of a panel, and its reference as the last bar at 100 %."""
+    bars = list(panel["rows"])
+    if panel["reference"] is not None:
+        bars.append({"benchmark": panel["reference"], "tflops": panel["reference_tflops"],
+                     "label": rung_name(panel["reference"]) + " (reference)",
+                     "pct_ref": 100.0, "noisy": False, "throttle": ""})
+    return bars
+
+
+def _bar_text(bar: dict, has_ref: bool) -> str:
+    if has_ref and bar["pct_ref"] is not None:
+        return f" {bar['pct_ref']:.1f} % ({bar['tflops']:.4g} TFLOP/s)"
+    return f" {bar['tflops']:.3g} TFLOP/s"
+
+
+def _panel_axis(ax, panel: dict, top: float) -> None:
+    where = "m = n = k" if panel["size_axis"] in ("m", "size") else panel["size_axis"]
+    ax.set_xlim(0, top * 1.45)
+    if panel["reference"] is not None:
+        ax.axvline(100.0, color="black", linewidth=0.9, zorder=0)
+        ax.set_xlabel(f"% of {rung_name(panel['reference'])} at the same size "
+                      f"({where} = {int(panel['size'])})")
+    else:
+        ax.set_xlabel(f"TFLOP/s at {where} = {int(panel['size'])} (no cuBLAS "
+                      f"{panel['precision']} in this run)")
+    ax.set_title(f"{panel['precision']}", fontsize=9, loc="left")
     ax.grid(True, axis="x", alpha=0.3)
+
+
+def _draw_panel(ax, panel: dict, style_of: dict) -> None:
+    """One precision: a bar per rung (share of the reference, or TFLOP/s
+    without one), the reference itself as the black bar at 100 % under them
+    and a line at 100 % through them; noisy bars hatched, as hollow markers
+    elsewhere."""
+    bars = _panel_bars(panel)
+    has_ref = panel["reference"] is not None
+    ypos = list(range(len(bars)))
+    values = [(b["pct_ref"] if has_ref else b["tflops"]) or 0 for b in bars]
+    ax.barh(ypos, values, color=[style_of[b["benchmark"]]["color"] for b in bars],
+            edgecolor="0.2", linewidth=0.5)
+    hollow = [y for y, b in zip(ypos, bars) if b["noisy"]]
+    ax.barh(hollow, [values[y] for y in hollow], color="none", edgecolor="white",
+            hatch="///", linewidth=0)
+    ax.set_yticks(ypos, [b["label"] for b in bars], fontsize=8)
+    ax.invert_yaxis()  # run order top to bottom: the ladder reads downwards
+    for y, b, v in zip(ypos, bars, values):
+        flag = " !" if b["throttle"] else ""
+        ax.text(v, y, _bar_text(b, has_ref) + flag, va="center", fontsize=7,
+                color=S.FLAG if flag else "black")
+    _panel_axis(ax, panel, max(values + [100.0 if has_ref else 0.0]))
+
+
+def _ladder_caption(panels: list[dict], gpu: bool) -> str:
+    refs = any(p["reference"] for p in panels)
+    text = ("Every benchmark at the largest size all GPU benchmarks of its precision "
+            "measured" if gpu else "Every benchmark at the largest size they all measured")
+    text += " (best over other axes such as the tile)"
+    text += ", one panel per precision" if len(panels) > 1 else ""
+    if refs:
+        text += (", as a share of the cuBLAS of the same precision at that size (the black "
+                 "bar and line at 100 %; the run's pct_ref column, or reference median / "
+                 "median)")
+    text += ". Labels give " + ("the share and TFLOP/s." if refs else "TFLOP/s.")
+    if gpu:
+        text += (" Rungs are named by benchmark; the kernel table below names the kernels "
+                 "each launched.")
+    bars = [b for p in panels for b in p["rows"]]
+    text += " Hatched bars: noisy points." if any(b["noisy"] for b in bars) else ""
+    if any(b["throttle"] for b in bars):
+        text += " Red labels with '!': a throttle reason can have slowed the point."
+    return text
+
+
+def ladder_figure(run: Run, out_dir: Path, name: str, rows: list[Result] | None = None,
+                  section: str = SECTION, what: str = "Matmul FP32 ladder") -> F.Figure | None:
+    rows = fp32_rows(run) if rows is None else rows
+    data = ladder_data(run, rows)
+    panels = [p for p in data["panels"] if p["rows"]] if data else []
+    if not panels:
+        return None
+    style_of = styles(rows)
+    heights = [0.34 * (len(p["rows"]) + 1) + 1.3 for p in panels]
+    fig = F.blank_figure(8.5, sum(heights) + 0.5)
+    grid = fig.add_gridspec(len(panels), 1, height_ratios=heights)
+    for i, panel in enumerate(panels):
+        _draw_panel(fig.add_subplot(grid[i, 0]), panel, style_of)
+    title = f"{what}: each rung against the cuBLAS of its precision — {run.label}"
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    gpu = any(not r.is_host for r in _rows(run))
-    caption = (f"Every matmul benchmark at {where} = {size}, the largest size "
-               + ("all GPU rungs measured" if gpu else "every benchmark measured")
-               + " (best over other axes such as the tile). Labels give TFLOP/s")
-    if any(b["pct_ref"] is not None for b in bars):
-        caption += (f" and percent of {ref_name} at the same size (the run's pct_ref "
-                    f"column, or reference median / median"
-                    + ("; a Python framework's row against the cuBLAS of its own precision"
-                       if any(frameworks.is_framework(r) for r in _rows(run)) else "")
-                    + ")")
-    if any(b["kernel"] for b in bars):
-        caption += ", then the kernel CUPTI saw the benchmark launch"
-    caption += "."
-    return F.save(fig, out_dir, name, data, SECTION, title, caption)
+    caption = _ladder_caption(panels, any(not r.is_host for r in rows))
+    return F.save(fig, out_dir, name, data, section, title, caption)
 
 
-def figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
-    figs = []
-    chart = line_chart(run)
-    if chart:
-        rows = _rows(run)
-        xaxis = size_axis(rows)
-        best_of = any(has_other_configs([r for r in rows if r.benchmark == b], xaxis)
-                      for b in {r.benchmark for r in rows})
-        rungs, refs, hosts = kinds(rows)
-        drawn = []
-        if rungs:
-            drawn.append("every rung of the ladder (coloured light to dark along the ladder)")
-        if refs:
-            drawn.append("the cuBLAS references (greys, diamonds)")
-        if hosts:
-            drawn.append("the CPU baselines (browns, squares)")
-        if any(frameworks.is_framework(r) for r in rows):
-            drawn.append("the Python frameworks' matmuls of the same run (one colour per "
-                         "framework, triangles)")
-        caption = ("TFLOP/s against matrix size, solid lines: " + ", ".join(drawn)
-                   + ("; each point is the best over the other axes (e.g. tile)"
-                      if best_of else "") + "." + F.flag_note(chart))
-        figs.append(F.save_line_chart(chart, out_dir, f"{prefix}matmul_tflops_vs_size",
-                                      SECTION, caption, outside=True))
-        ladder = ladder_figure(run, out_dir, f"{prefix}matmul_ladder")
-        if ladder:
-            figs.append(ladder)
-    return figs
+def kernel_table(rows: list[Result], caption_what: str = "ladder") -> Table | None:
+    """Rung, precision, the kernels CUPTI saw (template arguments where the
+    run recorded them) and the rung's configuration (its note), one line per
+    benchmark in run order."""
+    body = []
+    for bench in ordered_unique(r.benchmark for r in rows):
+        row = next(r for r in rows if r.benchmark == bench)
+        kernels = " | ".join(frameworks.kernel_text_full(k) for k in row.kernels.split("|")
+                             if k.strip())
+        note = row.note.split("; throttled:")[0]
+        body.append([rung_name(bench), precision_of(row), bench, kernels or "(none recorded)",
+                     note])
+    if not body:
+        return None
+    return Table(["rung", "precision", "benchmark", "kernels CUPTI saw", "configuration (note)"],
+                 body, f"What each {caption_what} rung launched. CUPTI names a kernel without "
+                       f"its template arguments unless the run recorded them, so two rungs "
+                       f"of one template show one name: their configurations tell them apart.",
+                 collapsed=len(body) > 16, numeric=False)
+
+
+def _kind(bench: str) -> str:
+    """What a benchmark is on a ladder chart: rung, reference, cpu, framework."""
+    if is_reference(bench):
+        return "reference"
+    if _is_host(bench):
+        return "cpu"
+    return "framework" if frameworks.is_framework_bench(bench) else "rung"
+
+
+def _caption(rows: list[Result], chart: F.LineChart, precision_word: str) -> str:
+    xaxis = size_axis(rows)
+    best_of = any(has_other_configs([r for r in rows if r.benchmark == b], xaxis)
+                  for b in {r.benchmark for r in rows})
+    kinds = {_kind(b) for b in ordered_unique(r.benchmark for r in rows)}
+    words = {"rung": f"every rung of the {precision_word} ladder (one colour per rung)",
+             "reference": "the cuBLAS reference (black diamonds)",
+             "cpu": "the CPU baselines (browns, squares)",
+             "framework": "the Python frameworks' matmuls of the same run (triangles)"}
+    drawn = [text for kind, text in words.items() if kind in kinds]
+    return ("TFLOP/s against matrix size, solid lines: " + ", ".join(drawn)
+            + ("; each point is the best over the other axes (e.g. tile)" if best_of else "")
+            + "." + F.flag_note(chart))
+
+
+def figures(run: Run, out_dir: Path, prefix: str) -> list:
+    """The FP32 ladder: TFLOP/s against size, the bars, the kernel table."""
+    rows = fp32_rows(run)
+    chart = line_chart(run, rows)
+    if not chart:
+        return []
+    blocks: list = [F.save_line_chart(chart, out_dir, f"{prefix}matmul_tflops_vs_size", SECTION,
+                                      _caption(rows, chart, "FP32"), outside=True)]
+    ladder = ladder_figure(run, out_dir, f"{prefix}matmul_ladder", rows)
+    if ladder:
+        blocks.append(ladder)
+    table = kernel_table([r for r in rows if not r.is_host], "FP32")
+    if table:
+        blocks.append(table)
+    return blocks
+
+
+def tensor_figures(run: Run, out_dir: Path, prefix: str) -> list:
+    """The tensor-core ladder and every other precision: one TFLOP/s panel
+    per precision, the bars against cuBLAS of each precision, the kernels."""
+    rows = tensor_rows(run)
+    precs = precisions(rows)
+    if not rows or not precs:
+        return []
+    charts = [line_chart(run, [r for r in rows if precision_of(r) == p], p,
+                         title=f"{p}") for p in precs]
+    pairs = [(p, c) for p, c in zip(precs, charts) if c]
+    F.unify_scales([c for _, c in pairs])
+    blocks: list = []
+    if pairs:
+        blocks.append(_panels_figure(run, pairs, out_dir, f"{prefix}matmul_tc_tflops_vs_size",
+                                     rows))
+    ladder = ladder_figure(run, out_dir, f"{prefix}matmul_tc_ladder", rows, TC_SECTION,
+                           "Tensor-core ladder")
+    if ladder:
+        blocks.append(ladder)
+    table = kernel_table([r for r in rows if not r.is_host], "tensor-core")
+    if table:
+        blocks.append(table)
+    return blocks
+
+
+def _panels_figure(run: Run, pairs: list, out_dir: Path, name: str,
+                   rows: list[Result]) -> F.Figure:
+    """One TFLOP/s-against-size panel per precision, side by side, each with
+    its own legend under it (its cuBLAS labelled as the reference)."""
+    width = 5.2 * len(pairs)
+    entries = max(len(c.series) for _, c in pairs)
+    legend_h = 0.19 * entries + 0.3
+    fig = F.blank_figure(max(width, 7.0), 3.9 + legend_h)
+    grid = fig.add_gridspec(2, len(pairs), height_ratios=[3.9, legend_h], hspace=0.35)
+    for i, (prec, chart) in enumerate(pairs):
+        ax = fig.add_subplot(grid[0, i])
+        F.draw_line_chart(ax, chart, legend=False)
+        ax.set_title(prec, fontsize=10)
+        slot = fig.add_subplot(grid[1, i])
+        slot.axis("off")
+        handles, labels = ax.get_legend_handles_labels()
+        slot.legend(handles, labels, fontsize=7, loc="upper center", frameon=False)
+    title = f"Tensor-core ladder and other precisions: TFLOP/s against size — {run.label}"
+    fig.suptitle(title, fontsize=10)
+    data = {"kind": "panels", "panels": [{"precision": p, **c.data()} for p, c in pairs],
+            "rows": [{"precision": p, "series": s.label, "x": x, "y": y, "id": i}
+                     for p, c in pairs for s in c.series for x, y, i in zip(s.x, s.y, s.ids)]}
+    caption = ("One panel per precision: every rung of that precision (one colour per rung, "
+               "the same in every panel), its cuBLAS reference (black diamonds)"
+               + (" and the Python frameworks' matmuls (triangles)"
+                  if any(frameworks.is_framework(r) for r in rows) else "")
+               + ", TFLOP/s against size."
+               + F.flag_note(F.LineChart("", "", "", [s for _, c in pairs for s in c.series])))
+    return F.save(fig, out_dir, name, data, TC_SECTION, title, caption)

@@ -86,29 +86,43 @@ def p2p_figures(run: Run, out_dir: Path, prefix: str) -> list[F.Figure]:
     return figs
 
 
-def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
+def _nccl_point(r) -> tuple[str, float, float, bool] | None:
+    """(curve label, size, bandwidth, more than one rank) of a nccl row:
+    bus bandwidth for several ranks, algorithm bandwidth for one."""
+    ranks, size = r.axis("ranks"), r.axis("bytes")
+    if ranks is None or size is None or r.gbps is None:
+        return None
+    factor = bus_factor(r.benchmark, int(ranks))
+    if factor is None:
+        return None
+    multi = int(ranks) > 1
+    label = f"{r.benchmark.partition('/')[2]} {r.axes.get('dtype', '')} x{int(ranks)}"
+    return label, size, r.gbps * factor if multi else r.gbps, multi
+
+
+def _nccl_curves(run: Run) -> tuple[dict[str, list[tuple[float, float]]], bool]:
+    """Curves per collective, type and rank count, and whether they are all
+    one-rank (algorithm bandwidth). With several ranks in the run, its
+    one-rank rows are left out: they move nothing over a link."""
+    points = [p for p in (_nccl_point(r) for r in run.rows("nccl")) if p]
+    any_multi = any(p[3] for p in points)
     curves: dict[str, list[tuple[float, float]]] = {}
-    single_rank_only = True
-    for r in run.rows("nccl"):
-        ranks, size = r.axis("ranks"), r.axis("bytes")
-        if ranks is None or size is None or r.gbps is None:
-            continue
-        factor = bus_factor(r.benchmark, int(ranks))
-        if factor is None:
-            continue
-        multi = int(ranks) > 1
-        single_rank_only &= not multi
-        y = r.gbps * factor if multi else r.gbps
-        label = f"{r.benchmark.partition('/')[2]} {r.axes.get('dtype', '')} x{int(ranks)}"
-        curves.setdefault(label, []).append((size, y))
+    for label, size, y, multi in points:
+        if multi or not any_multi:
+            curves.setdefault(label, []).append((size, y))
+    return curves, not any_multi
+
+
+def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
+    curves, single_rank_only = _nccl_curves(run)
     if not curves:
         return None
     fig, ax = F.new_figure()
     for label, pts in sorted(curves.items()):
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")  # 1 KiB to 1 GiB spans four decades of bandwidth
+    F.apply_scale(ax, "x", "log2", "bytes")
+    F.apply_scale(ax, "y", "log10")  # 1 KiB to 1 GiB spans four decades of bandwidth
     ax.set_xlabel("size (bytes, nccl-tests' definition)")
     what = "algorithm bandwidth" if single_rank_only else "bus bandwidth"
     ax.set_ylabel(f"{what}, GB/s (1e9 bytes/s)")
@@ -126,6 +140,33 @@ def nccl_figure(run: Run, out_dir: Path, prefix: str) -> F.Figure | None:
             "series": [{"label": k, "x": [p[0] for p in v], "y": [p[1] for p in v]}
                        for k, v in sorted(curves.items())]}
     return F.save(fig, out_dir, f"{prefix}nccl_busbw", data, NCCL_SECTION, title, caption)
+
+
+def _p2p_sentence(rows: list) -> str:
+    reasons = "; ".join(sorted({r.reason for r in rows if r.reason}))[:160]
+    return (f"No peer-to-peer pair was timed: {len(rows)} point(s), "
+            + (f"all skipped ({reasons})" if reasons else "none timed")
+            + ". They are listed, one line per reason, under the skipped points.")
+
+
+def _one_rank(rows: list) -> bool:
+    timed = [r for r in rows if r.measured]
+    return bool(timed) and all((r.axis("ranks") or 1) <= 1 for r in timed)
+
+
+def one_gpu_sentence(run: Run, family: str) -> str | None:
+    """On a run that had one GPU to offer, the family's section is one
+    sentence instead of 80 skip rows or eight identical one-rank curves;
+    None when the family has something to draw."""
+    rows = [r for r in run.results if r.family == family]
+    if family == "p2p" and rows and not p2p_cells(run):
+        return _p2p_sentence(rows)
+    if family == "nccl" and _one_rank(rows):
+        timed = sum(r.measured for r in rows)
+        return (f"One GPU: the {timed} timed NCCL point(s) ran with one rank, which moves "
+                f"nothing over a link, so there is no bus bandwidth to draw; their times (the "
+                f"in-device copy or reduction) are in the table.")
+    return None
 
 
 class FamilyFigures:

@@ -17,18 +17,18 @@ from pathlib import Path
 import numpy as np
 
 from . import figure as F
+from . import style as S
 from .load import Result, Run, axis_number, parse_axes, InputError
-from .pick import curve, ordered_unique, sorted_axis_values
+from .pick import curve, ordered_unique
 
 FAMILY = "transfers"
 SECTION = "Transfers"
 SIZE = "bytes"
 PANEL = "direction"
-COLORS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
-# Measured curves are all solid (dashed lines are peaks): colour, marker and
-# marker fill tell the curves of a panel apart.
+COLORS = S.PALETTE
+# Measured curves are all solid (dashed lines are peaks): every curve of a
+# panel has its own colour, and the marker tells the benchmarks apart.
 MARKERS = ["o", "s", "^", "v", "D", "X"]
-FILLS = ["full", "none", "left", "bottom"]
 
 
 def _bandwidth_rows(run: Run) -> list[Result]:
@@ -123,6 +123,13 @@ def fit_here(sizes: list[float], times: list[float]) -> tuple[float, float] | No
     return alpha * 1e6, 1.0 / inv_beta / 1e9
 
 
+def physical(fit: dict) -> bool:
+    """A latency + bandwidth fit means something only with alpha >= 0 and
+    beta > 0: a negative latency says the curve is not one latency plus one
+    bandwidth (pageable copies change regime where the staging buffer fills)."""
+    return fit["alpha_us"] >= 0 and fit["beta_gbps"] > 0
+
+
 def curve_fit(fits: list[dict], bench: str, axes: dict[str, str],
               sizes: list[float], times: list[float]) -> dict | None:
     for fit in fits:
@@ -133,11 +140,12 @@ def curve_fit(fits: list[dict], bench: str, axes: dict[str, str],
         named = {k: v for k, v in fit["axes"].items() if k in axes}
         if named == axes:
             return {"alpha_us": fit["alpha_us"], "beta_gbps": fit["beta_gbps"],
-                    "source": "fits.csv"}
+                    "source": "fits.csv", "meaningful": physical(fit)}
     here = fit_here(sizes, times)
     if here is None:
         return None
-    return {"alpha_us": here[0], "beta_gbps": here[1], "source": "fitted by the report"}
+    return {"alpha_us": here[0], "beta_gbps": here[1], "source": "fitted by the report",
+            "meaningful": True}
 
 
 # --- bandwidth against size ----------------------------------------------------
@@ -169,56 +177,49 @@ def _panel_peak(rows: list[Result]) -> float | None:
     return None
 
 
-def _index(values: list[str], value: str) -> int:
-    return values.index(value) if value in values else 0
+def _fit_text(fit: dict | None) -> str:
+    """The legend's α and β of a curve (* when fitted here), or why none."""
+    if not fit:
+        return ""
+    if not fit["meaningful"]:
+        return ": fit not meaningful (negative latency)"
+    mark = "" if fit["source"] == "fits.csv" else "*"
+    return f": α={_short(fit['alpha_us'])} µs, β={_short(fit['beta_gbps'])} GB/s{mark}"
+
+
+def _curves(rows: list[Result]) -> dict[tuple, list[Result]]:
+    """(benchmark, values of the other axes) -> its rows, in run order."""
+    other = [k for k in ordered_unique(k for r in rows for k in _curve_axes(r)) if k != PANEL]
+    out: dict[tuple, list[Result]] = {}
+    for r in rows:
+        out.setdefault((r.benchmark, tuple(r.axes.get(k, "") for k in other)), []).append(r)
+    return out
+
+
+def _curve_label(bench: str, key: tuple, several: bool) -> str:
+    label = " ".join(v for v in key if v)
+    return f"{bench.partition('/')[2]} {label}".strip() if several or not label else label
 
 
 def line_chart(run: Run, panel: str, rows: list[Result] | None = None) -> F.LineChart | None:
     """GB/s against bytes for one panel: a curve per benchmark and value of
-    every other axis (memory kind, ...), colour by the first other axis, line
-    style by benchmark (or by the second other axis when one benchmark)."""
+    every other axis (memory kind, ...), each its own colour, the marker by
+    benchmark."""
     rows = rows if rows is not None else panels(run).get(panel, [])
     if not rows:
         return None
     fits = read_fits(run)
     benches = ordered_unique(r.benchmark for r in rows)
-    other = [k for k in ordered_unique(k for r in rows for k in _curve_axes(r)) if k != PANEL]
-    values = {k: sorted_axis_values(r.axes.get(k, "") for r in rows) for k in other}
-    keys = ordered_unique((r.benchmark, tuple(r.axes.get(k, "") for k in other)) for r in rows)
-    styled = other[1:] if len(benches) == 1 else other  # what markers may still show
     series = []
-    for bench, key in keys:
-        crows = [r for r in rows if r.benchmark == bench
-                 and tuple(r.axes.get(k, "") for k in other) == key]
-        xs, ys, chosen = curve(crows, SIZE, lambda r: r.gbps)
+    for i, ((bench, key), crows) in enumerate(_curves(rows).items()):
+        xs, _, chosen = curve(crows, SIZE, lambda r: r.gbps)
         fit = curve_fit(fits, bench, _curve_axes(chosen[0]), xs, [r.median_s for r in chosen])
-        label = " ".join(v for v in key if v)
-        if len(benches) > 1 or not label:
-            label = f"{bench.partition('/')[2]} {label}".strip()
-        if fit:
-            mark = "" if fit["source"] == "fits.csv" else "*"
-            label += (f": α={_short(fit['alpha_us'])} µs, "
-                      f"β={_short(fit['beta_gbps'])} GB/s{mark}")
-        style = {}
-        if other:
-            style["color"] = COLORS[_index(values[other[0]], key[0]) % len(COLORS)]
-        else:
-            style["color"] = COLORS[benches.index(bench) % len(COLORS)]
-        if len(benches) > 1:
-            style["marker"] = MARKERS[benches.index(bench) % len(MARKERS)]
-        elif len(other) > 1:
-            style["marker"] = MARKERS[_index(values[other[1]], key[1]) % len(MARKERS)]
-        if len(styled) > 1:
-            k = styled[1] if len(benches) > 1 else styled[-1]
-            style["fillstyle"] = FILLS[_index(values[k], key[other.index(k)]) % len(FILLS)]
-        series.append(F.Series(label=label, x=xs, y=ys, ids=[r.label() for r in chosen],
-                               style=style, extra={"fit": fit},
-                               flags=F.throttle_flags(chosen)))
-    refs = []
+        # Every curve of a panel its own colour; the marker says the benchmark.
+        style = {"color": S.color(i), "marker": MARKERS[benches.index(bench) % len(MARKERS)]}
+        series.append(F.series(_curve_label(bench, key, len(benches) > 1) + _fit_text(fit),
+                               xs, chosen, lambda r: r.gbps, style, {"fit": fit}))
     peak = _panel_peak(rows)
-    if peak:
-        refs.append(F.RefLine(f"theoretical peak {peak:.4g} GB/s", peak,
-                              {"color": "black", "linestyle": "--"}))
+    refs = [F.RefLine(f"theoretical peak {peak:.4g} GB/s", peak, dict(S.PEAK))] if peak else []
     where = f"{PANEL} {panel}" if any(PANEL in r.axes for r in rows) else panel
     return F.LineChart(title=f"Transfers, {where} — {run.label}",
                        xlabel="transfer size (bytes)",
@@ -235,12 +236,19 @@ def bandwidth_figure(run: Run, panel: str, out_dir: Path, name: str) -> F.Figure
     F.legend_outside(fig, ax)
     fitted_here = any((s.extra.get("fit") or {}).get("source") == "fitted by the report"
                       for s in chart.series)
+    unphysical = [s.label.split(":")[0] for s in chart.series
+                  if s.extra.get("fit") and not s.extra["fit"]["meaningful"]]
     caption = ("Bandwidth (bytes / median time) against transfer size, log-log. "
                "The legend gives each curve's latency α and bandwidth β of "
                "t = α + bytes/β"
-               + (" (* = fitted by this report on the medians, relative least squares; "
-                  "others from the run's fits.csv)" if fitted_here else ", from the run's fits.csv")
-               + ". Points are the best over any other axis." + F.flag_note(chart))
+               + (" (* = fitted by this report on the medians, relative least squares with "
+                  "α ≥ 0; others from the run's fits.csv)" if fitted_here
+                  else ", from the run's fits.csv")
+               + ". Points are the best over any other axis."
+               + (f" No α, β for {', '.join(unphysical)}: the run's fit has a negative "
+                  f"latency, so the curve is not one latency plus one bandwidth (read it "
+                  f"from the points)." if unphysical else "")
+               + F.flag_note(chart))
     return F.save(fig, out_dir, name, chart.data(), SECTION, chart.title, caption)
 
 
@@ -368,7 +376,7 @@ def overlap_figure(run: Run, out_dir: Path, name: str,
                        label=name_of or crv or bench)
     streams = sorted({r["streams"] for r in data["rows"]})
     for ax in (left, right):
-        ax.set_xscale("log", base=2)
+        F.apply_scale(ax, "x", "log2")
         ax.set_xticks(streams, [f"{int(s)}" for s in streams])
         ax.minorticks_off()
         ax.set_xlabel("streams (chunks in flight)")

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import figure as F
 from . import frameworks
+from . import style as S
 from .load import Run
 from .pick import (best_per, curve, has_other_configs, ordered_unique,
                      sorted_axis_values)
@@ -44,44 +45,56 @@ def best_measured(run: Run) -> tuple[float | None, str]:
     return row.gbps, row.label()
 
 
-def line_chart(run: Run) -> F.LineChart | None:
-    rows = [r for r in run.rows(FAMILY) if r.axis("n") is not None and r.gbps is not None]
-    if not rows:
-        return None
-    # Python frameworks' adds of the same run (reports/frameworks.py).
-    rows += frameworks.vecadd_rows(run)
-    series = []
-    for variant in ordered_unique(r.benchmark for r in rows):
-        vrows = [r for r in rows if r.benchmark == variant]
-        xs, ys, chosen = curve(vrows, "n", lambda r: r.gbps)
-        # Measured curves are solid (dashed lines are peaks); the CPU baseline
-        # is told apart by its square markers and its name, a framework by
-        # triangles, its family and the kernel CUPTI saw.
-        label = variant.partition("/")[2]
-        framework = frameworks.is_framework(chosen[0])
-        style = {"marker": "s"} if chosen[0].is_host else {"marker": "^"} if framework else {}
-        if framework:
-            kernel = frameworks.kernel_text(chosen[-1])
-            label = frameworks.label(variant) + (f" [{kernel}]" if kernel else "")
-        series.append(F.Series(label=label, x=xs, y=ys,
-                               ids=[r.label() for r in chosen], style=style,
-                               flags=F.throttle_flags(chosen)))
+def _series(variant: str, rows, gpu_index: int) -> F.Series:
+    """One variant's curve. Measured curves are solid (dashed lines are
+    peaks); the CPU baseline is told apart by its brown squares and its name,
+    a framework by triangles, its family and the kernel CUPTI saw at the
+    largest n (reports/style.py)."""
+    xs, _, chosen = curve(rows, "n", lambda r: r.gbps)
+    if chosen[0].is_host:
+        return F.series(variant.partition("/")[2], xs, chosen, lambda r: r.gbps,
+                        S.cpu_style(0))
+    style = S.series_style(gpu_index)
+    label = variant.partition("/")[2]
+    if frameworks.is_framework(chosen[0]):
+        style["marker"] = "^"
+        kernel = frameworks.kernel_text(chosen[-1])
+        label = frameworks.label(variant) + (f" [{kernel}]" if kernel else "")
+    return F.series(label, xs, chosen, lambda r: r.gbps, style)
+
+
+def _reflines(run: Run) -> list[F.RefLine]:
     refs = []
     peak = dram_peak(run)
     if peak:
-        refs.append(F.RefLine(f"theoretical DRAM peak {peak:.0f} GB/s", peak,
-                              {"color": "black", "linestyle": "--"}))
+        refs.append(F.RefLine(f"theoretical DRAM peak {peak:.0f} GB/s", peak, dict(S.PEAK)))
     best, _ = best_measured(run)
     if best:
-        refs.append(F.RefLine(f"best measured {best:.0f} GB/s", best,
-                              {"color": "0.45", "linestyle": ":"}))
+        refs.append(F.RefLine(f"best measured {best:.0f} GB/s", best, dict(S.BEST)))
+    return refs
+
+
+def _chart_rows(run: Run) -> list:
+    """The family's rows with n and GB/s and, when there are any, the Python
+    frameworks' adds of the same run (reports/frameworks.py)."""
+    rows = [r for r in run.rows(FAMILY) if r.axis("n") is not None and r.gbps is not None]
+    return rows + frameworks.vecadd_rows(run) if rows else rows
+
+
+def line_chart(run: Run) -> F.LineChart | None:
+    rows = _chart_rows(run)
+    if not rows:
+        return None
+    groups = {v: [r for r in rows if r.benchmark == v]
+              for v in ordered_unique(r.benchmark for r in rows)}
+    gpu = [v for v, vrows in groups.items() if not vrows[0].is_host]
+    series = [_series(v, vrows, gpu.index(v) if v in gpu else 0) for v, vrows in groups.items()]
     return F.LineChart(
         title=f"Vector add bandwidth — {run.label}",
         xlabel="n (elements per vector)", ylabel="bandwidth (GB/s, 1e9 B/s)",
-        series=series, reflines=refs,
+        series=series, reflines=_reflines(run),
         xscale="log2" if F.axis_scale([r.axis("n") for r in rows], 2) != "linear" else "linear",
         yscale=F.axis_scale([r.gbps for r in rows], 10, 100.0))
-
 
 
 def line_caption(chart: F.LineChart, best_of: bool) -> str:
@@ -92,7 +105,7 @@ def line_caption(chart: F.LineChart, best_of: bool) -> str:
             + (", each point the best over the block and grid values measured at that n"
                if best_of else "") + ".")
     if any(s.style.get("marker") == "s" for s in chart.series):
-        text += " The CPU baseline (host) has square markers."
+        text += " The CPU baseline (host) has brown square markers."
     if any(s.style.get("marker") == "^" for s in chart.series):
         text += (" Python frameworks of the same run (triangles) are labelled family: "
                  "benchmark [the kernel CUPTI saw it launch at the largest n].")

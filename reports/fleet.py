@@ -11,48 +11,37 @@ never-started tasks get their own table.
 Options other than --fleet, -o, --cubench go to `cubench fleet` (--tolerance,
 --alpha and --min-runs are read here too: the band drawn is the tolerance).
 Exit codes: 0 page written (whatever the fleet's verdict), 2 bad input: no
-cubench binary, a directory or option `cubench fleet` refuses.
+cubench binary, a directory or option `cubench fleet` refuses, a binary that
+writes no fleet.csv, an output that cannot be written (a file as -o, a
+read-only folder); each with one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from matplotlib.collections import LineCollection
 from matplotlib.ticker import FuncFormatter
 
+from . import csvfile, html
 from . import figure as F
-from . import html
-from .load import InputError
+from . import style as S
+from .binary import find_cubench
+from .load import InputError, display_text
+from .output import OutputError, make_dir, write_file
 from .page import Page, Paragraph, Section, Table
 
 PROG = "python3 -m reports --fleet"
 SECTION = "Fleet"
-REPO = Path(__file__).resolve().parent.parent
+COLUMNS = ("model", "run", "task", "host", "figure", "unit", "benchmark", "axes", "value",
+           "ratio", "ci_lo", "ci_hi", "verdict", "detail")
+LABELLED = 12  # flagged runs named on a strip plot; the table has every one
 FLAGS = ("slow", "fast", "missing")
-
-
-def find_cubench(given: str | None) -> str:
-    """--cubench, $CUBENCH_BIN, this checkout's build/ or build-ci/, or PATH."""
-    if given:
-        if not (os.access(given, os.X_OK) and Path(given).is_file()):
-            raise InputError(f"--cubench {given}: not an executable file")
-        return given
-    candidates = [os.environ.get("CUBENCH_BIN"),
-                  str(REPO / "build" / "cubench"), str(REPO / "build-ci" / "cubench"),
-                  shutil.which("cubench")]
-    for c in candidates:
-        if c and os.access(c, os.X_OK) and Path(c).is_file():
-            return c
-    raise InputError("cubench not found: build it (scripts/build.sh) or give --cubench BIN "
-                     "(or set CUBENCH_BIN)")
 
 
 def run_cubench(cubench: str, fleet_dir: str, out: Path, fleet_args: list[str]) -> int:
@@ -61,7 +50,11 @@ def run_cubench(cubench: str, fleet_dir: str, out: Path, fleet_args: list[str]) 
     its message."""
     cmd = [cubench, "fleet", fleet_dir, "--csv", str(out / "fleet.csv"),
            "--markdown", str(out / "fleet.md"), *fleet_args]
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, errors="replace")
+    except OSError as exc:
+        raise InputError(f"{cubench}: cannot run it ({exc.strerror})") from None
     if proc.returncode not in (0, 1):
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
         raise InputError(lines[-1] if lines else f"cubench fleet exited {proc.returncode}")
@@ -77,8 +70,24 @@ def _num(text: str) -> float | None:
 
 
 def read_rows(path: Path) -> list[dict]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+    """fleet.csv as dicts. Run and host names are directory and node names,
+    bytes in whatever encoding the file system had (Latin-1 names exist):
+    read by the C reader's rules, invalid UTF-8 shown as U+FFFD, so such a
+    name is drawn, never a traceback."""
+    if not path.is_file():
+        raise InputError(f"cubench fleet wrote no {path.name} (is {path.parent} writable, "
+                         f"and is the binary cubench?)")
+    try:
+        header, records = csvfile.parse(path.read_bytes(), str(path))
+    except csvfile.CsvError as exc:
+        raise InputError(f"cubench fleet wrote an unreadable {path.name}: {exc}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    missing = [c for c in COLUMNS if c not in header]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)}: not the fleet.csv "
+                         f"of this cubench")
+    return [dict(zip(header, fields)) for _, fields in records]
 
 
 def models(rows: list[dict]) -> list[str]:
@@ -89,58 +98,63 @@ def models(rows: list[dict]) -> list[str]:
     return seen
 
 
-def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
-                 index: int) -> F.Figure:
-    """One model's strip plot: x = key figure, y = ratio to the model's other
-    runs (log scale, so 0.5 and 2 are as far from 1), one dot per run with its
-    CI, the band of +-tolerance shaded, flagged runs red and labelled."""
-    figures: list[str] = []
+def _data_row(model: str, r: dict) -> dict:
+    return {"model": model, "figure": r["figure"], "unit": r["unit"], "run": r["run"],
+            "task": r["task"], "value": r["value"], "ratio": r["ratio"], "ci_lo": r["ci_lo"],
+            "ci_hi": r["ci_hi"], "verdict": r["verdict"],
+            "point": f'{r["benchmark"]} [{r["axes"]}]'}
+
+
+def _strip_points(rows: list[dict], column: dict, offset: dict) -> tuple[dict, list]:
+    """{flagged: (x, y, CI segments)} and the first LABELLED flagged runs
+    (x, y, name). A run sits at the same offset in every column, so one run
+    can be followed across figures."""
+    drawn: dict = {False: ([], [], []), True: ([], [], [])}
+    named = []
     for r in rows:
-        if r["figure"] not in figures:
-            figures.append(r["figure"])
-    runs = sorted({r["run"] for r in rows})
-    fig, ax = F.new_figure(width=max(5.0, 1.6 * len(figures) + 2.5), height=4.2)
-    ax.axhspan(1 / (1 + tolerance), 1 + tolerance, color="0.9", zorder=0,
-               label=f"[{1 / (1 + tolerance):.3g}, {1 + tolerance:.3g}]: within tolerance")
-    ax.axhline(1.0, color="0.5", linewidth=0.8, zorder=1)
-    data_rows = []
-    ys: list[float] = []
-    for xi, name in enumerate(figures):
-        subset = [r for r in rows if r["figure"] == name]
-        for r in subset:
-            ratio = _num(r["ratio"])
-            lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
-            data_rows.append({"model": model, "figure": name, "unit": r["unit"], "run": r["run"],
-                              "task": r["task"], "value": r["value"], "ratio": r["ratio"],
-                              "ci_lo": r["ci_lo"], "ci_hi": r["ci_hi"], "verdict": r["verdict"],
-                              "point": f'{r["benchmark"]} [{r["axes"]}]'})
-            if ratio is None:
-                continue
-            # A fixed spread by run name: a run sits at the same offset in
-            # every column, so one run can be followed across figures.
-            jitter = 0.0
-            if len(runs) > 1:
-                jitter = 0.5 * (runs.index(r["run"]) / (len(runs) - 1) - 0.5)
-            flagged = r["verdict"] in FLAGS
-            color = "#c0392b" if flagged else "#2c7fb8"
-            x = xi + jitter
-            if lo is not None and hi is not None:
-                ax.plot([x, x], [lo, hi], color=color, linewidth=1.0, alpha=0.7, zorder=2)
-                ys += [lo, hi]
-            ax.plot([x], [ratio], marker="o", markersize=4.5, color=color, zorder=3,
-                    linestyle="none")
-            ys.append(ratio)
-            if flagged:
-                ax.annotate(r["run"], (x, ratio), xytext=(4, 3), textcoords="offset points",
-                            fontsize=7, color=color)
+        ratio = _num(r["ratio"])
+        if ratio is None or ratio <= 0:
+            continue
+        lo, hi = _num(r["ci_lo"]), _num(r["ci_hi"])
+        x = column[r["figure"]] + offset[r["run"]]
+        flagged = r["verdict"] in FLAGS
+        xs, ys, segs = drawn[flagged]
+        xs.append(x)
+        ys.append(ratio)
+        if lo is not None and hi is not None and lo > 0:
+            segs.append([(x, lo), (x, hi)])
+        if flagged and len(named) < LABELLED:
+            named.append((x, ratio, r["run"]))
+    return drawn, named
+
+
+def _draw_strip(ax, drawn: dict, named: list) -> list[float]:
+    """One collection of whiskers and one of dots per kind (ok, flagged);
+    the y values drawn."""
+    values: list[float] = []
+    for flagged, (xs, ys, segs) in drawn.items():
+        color = S.FLAG if flagged else S.color(0)
+        if segs:
+            ax.add_collection(LineCollection(segs, colors=color, linewidths=1.0, alpha=0.6,
+                                             zorder=2))
+            values += [y for seg in segs for _, y in seg]
+        if xs:
+            ax.scatter(xs, ys, s=16, color=color, zorder=3,
+                       label="flagged run" if flagged else "run")
+            values += ys
+    for x, y, name in named:
+        ax.annotate(name, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7,
+                    color=S.FLAG)
+    return values
+
+
+def _ratio_axis(ax, low: float, high: float) -> None:
+    """A log axis of ratios, labelled 0.5, 1, 2 (not 10^0); minor labels:
+    all of them over a short range, over a decade or more 2 and 5 times a
+    power of ten only (0.9 next to 1 would collide)."""
     ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # not 10^0
-    low, high = 1 / (1 + tolerance), 1 + tolerance
-    if ys:
-        low, high = min(min(ys), low), max(max(ys), high)
-        ax.set_ylim(low / 1.15, high * 1.15)
-    # Minor labels: all of them over a short range; over a decade or more,
-    # 2 and 5 times a power of ten only (0.9 next to 1 would collide).
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.set_ylim(low / 1.15, high * 1.15)
     wide = high / low > 8
 
     def minor(v: float, _pos) -> str:
@@ -149,22 +163,47 @@ def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
 
     ax.yaxis.set_minor_formatter(FuncFormatter(minor))
     ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.set_ylabel("throughput / the model's other runs")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+
+
+def strip_figure(model: str, rows: list[dict], tolerance: float, out: Path,
+                 index: int) -> F.Figure:
+    """One model's strip plot: x = key figure, y = ratio to the model's other
+    runs (log scale, so 0.5 and 2 are as far from 1), one dot per run with its
+    CI, the band of +-tolerance shaded, flagged runs red and the first
+    LABELLED of them named. Drawn as one artist per kind (dots, whiskers; ok
+    and flagged), whatever the number of runs: 10 000 runs draw in seconds."""
+    figures: list[str] = list(dict.fromkeys(r["figure"] for r in rows))
+    runs = sorted({r["run"] for r in rows})
+    offset = {run: (0.5 * (i / (len(runs) - 1) - 0.5) if len(runs) > 1 else 0.0)
+              for i, run in enumerate(runs)}
+    fig, ax = F.new_figure(width=max(5.0, 1.6 * len(figures) + 2.5), height=4.2)
+    low, high = 1 / (1 + tolerance), 1 + tolerance
+    ax.axhspan(low, high, color="0.9", zorder=0,
+               label=f"[{low:.3g}, {high:.3g}]: within tolerance")
+    ax.axhline(1.0, color="0.5", linewidth=0.8, zorder=1)
+    values = _draw_strip(ax, *_strip_points(rows, {n: i for i, n in enumerate(figures)},
+                                            offset))
+    _ratio_axis(ax, min(values + [low]), max(values + [high]))
     ax.set_xticks(range(len(figures)))
     ax.set_xticklabels(figures, fontsize=8)
     ax.set_xlim(-0.6, len(figures) - 0.4)
-    ax.set_ylabel("throughput / the model's other runs")
     title = f"{model}: {len(runs)} run(s)"
     ax.set_title(title, fontsize=10)
-    ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="best", framealpha=0.85)
+    ax.legend(fontsize=7, loc="upper right", framealpha=0.85)  # fixed: 'best' scans every dot
+    flagged_runs = len({r["run"] for r in rows if r["verdict"] in FLAGS})
     caption = (f"Each dot is one run at its figure's reference point: its throughput over "
                f"the other runs' geometric mean, with the interval a further run of the "
-               f"fleet would have (leave-one-out t); red runs are flagged (the whole CI outside the grey band "
-               f"[1/(1 + tolerance), 1 + tolerance], or the point missing). Runs keep their "
-               f"horizontal offset across columns.")
+               f"fleet would have (leave-one-out t); red runs are flagged (the whole CI outside "
+               f"the grey band [1/(1 + tolerance), 1 + tolerance], or the point missing)"
+               + (f", the first {LABELLED} of {flagged_runs} named (the table names all)"
+                  if flagged_runs > LABELLED else "")
+               + ". Runs keep their horizontal offset across columns.")
     name = f"fleet/strip_{index}_{F.slug(model)}"
     return F.save(fig, out, name, {"kind": "strip", "model": model, "tolerance": tolerance,
-                                   "rows": data_rows}, SECTION, title, caption)
+                                   "rows": [_data_row(model, r) for r in rows]},
+                  SECTION, title, caption)
 
 
 def _r(value: float) -> str:
@@ -186,32 +225,30 @@ def _cell(r: dict) -> str:
     return text
 
 
+def _verdict(verdicts: list[str]) -> str:
+    if any(v in FLAGS for v in verdicts):
+        return "flagged"
+    return "unjudged" if "unjudged" in verdicts else "ok"
+
+
 def model_table(rows: list[dict]) -> Table:
-    figures: list[str] = []
-    units: dict[str, str] = {}
+    """One line per run (sorted), one column per key figure; built with
+    dictionaries, in time linear in the runs (10 000 runs are one table)."""
+    first: dict[str, dict] = {}
+    task: dict[str, str] = {}
     for r in rows:
-        if r["figure"] not in figures:
-            figures.append(r["figure"])
-            units[r["figure"]] = r["unit"]
-    runs = sorted({r["run"] for r in rows})
+        first.setdefault(r["figure"], r)
+        task.setdefault(r["run"], r["task"])
     by = {(r["run"], r["figure"]): r for r in rows}
     body, marked = [], []
-    for run in runs:
-        cells = [run, next(r["task"] for r in rows if r["run"] == run) or "-"]
-        verdicts = []
-        for name in figures:
-            r = by.get((run, name))
-            cells.append(_cell(r) if r else "")
-            verdicts.append(r["verdict"] if r else "")
-        flagged = any(v in FLAGS for v in verdicts)
-        cells.append("flagged" if flagged else
-                     ("unjudged" if "unjudged" in verdicts else "ok"))
-        body.append(cells)
-        marked.append(flagged)
-    points = "; ".join(f'{name}: {next(r["benchmark"] for r in rows if r["figure"] == name)} '
-                       f'[{next(r["axes"] for r in rows if r["figure"] == name)}]'
-                       for name in figures)
-    headers = ["run", "task"] + [f"{n} {units[n]} (ratio [CI])" for n in figures] + ["verdict"]
+    for run in sorted(task):
+        mine = [by.get((run, name)) for name in first]
+        verdict = _verdict([r["verdict"] if r else "" for r in mine])
+        body.append([run, task[run] or "-"] + [_cell(r) if r else "" for r in mine] + [verdict])
+        marked.append(verdict == "flagged")
+    points = "; ".join(f'{name}: {r["benchmark"]} [{r["axes"]}]' for name, r in first.items())
+    headers = (["run", "task"] + [f"{n} {r['unit']} (ratio [CI])" for n, r in first.items()]
+               + ["verdict"])
     return Table(headers, body, f"Reference points: {points}.", collapsed=len(body) > 40,
                  marked=marked)
 
@@ -230,6 +267,7 @@ def problems_table(rows: list[dict]) -> Table | None:
 
 def build_page(fleet_dir: str, rows: list[dict], tolerance: float, status: int,
                out: Path) -> Page:
+    fleet_dir = display_text(fleet_dir)
     sections = []
     judged = [r for r in rows if r["verdict"] != "problem"]
     flagged_runs = sorted({r["run"] for r in judged if r["verdict"] in FLAGS})
@@ -245,8 +283,11 @@ def build_page(fleet_dir: str, rows: list[dict], tolerance: float, status: int,
     if table:
         blocks.append(table)
     sections.append(Section("Summary", blocks))
+    by_model: dict[str, list[dict]] = {}
+    for r in judged:
+        by_model.setdefault(r["model"], []).append(r)
     for i, model in enumerate(models(rows), start=1):
-        subset = [r for r in judged if r["model"] == model]
+        subset = by_model.get(model, [])
         sections.append(Section(model, [strip_figure(model, subset, tolerance, out, i),
                                         model_table(subset)]))
     return Page(title="cubench fleet report", subtitle=fleet_dir, sections=sections)
@@ -271,7 +312,7 @@ def main(argv: list[str]) -> int:
         if not Path(args.fleet).is_dir():
             raise InputError(f"{args.fleet}: not a directory")
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
+        make_dir(out)
         fleet_args = ["--tolerance", repr(args.tolerance)]
         if args.alpha is not None:
             fleet_args += ["--alpha", repr(args.alpha)]
@@ -281,12 +322,13 @@ def main(argv: list[str]) -> int:
         status = run_cubench(cubench, args.fleet, out, fleet_args)
         rows = read_rows(out / "fleet.csv")
         page = build_page(args.fleet, rows, args.tolerance, status, out)
-    except InputError as exc:
+        write_file(out / "index.html", html.render(page))
+        manifest = {"fleet": display_text(args.fleet), "status": status, "models": models(rows),
+                    "figures": [f.__dict__ for f in page.figures()]}
+        write_file(out / "report.json", json.dumps(manifest, indent=1, ensure_ascii=False)
+                   + "\n")
+    except (InputError, OutputError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    (out / "index.html").write_text(html.render(page), encoding="utf-8")
-    manifest = {"fleet": args.fleet, "status": status, "models": models(rows),
-                "figures": [f.__dict__ for f in page.figures()]}
-    (out / "report.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print(f"{PROG}: wrote {out}/index.html ({len(page.figures())} figures)", file=sys.stderr)
     return 0

@@ -15,6 +15,8 @@ family's: vector add has the axis n and counts 12 bytes per element
 
 from __future__ import annotations
 
+import re
+
 from .load import Result, Run
 
 # bench/python/__init__.py's FAMILIES: the families `python -m cubench` adds.
@@ -58,20 +60,40 @@ def matmul_rows(run: Run) -> list[Result]:
     return out
 
 
-def kernel_text(row: Result, width: int = 48) -> str:
-    """The first kernel CUPTI saw for the row, shortened to `width`
-    characters (C++ template arguments and parameters dropped first)."""
-    name = row.kernels.split("|")[0].strip()
-    if not name:
-        return ""
-    for cut in ("(", "<"):
-        head = name.split(cut)[0]
-        if head:
-            name = head
+_ANONYMOUS = re.compile(r"(_GLOBAL__N__[0-9A-Za-z_]+::|\(anonymous namespace\)::)")
+
+
+def clean_kernel(name: str) -> str:
+    """A CUPTI kernel name as a reader wants it: no `void `, no parameter
+    list, no compiler-made anonymous-namespace prefix; template arguments
+    kept (they tell two instantiations of one template apart)."""
+    name = _ANONYMOUS.sub("", name.strip())
     if name.startswith("void "):
         name = name[5:]
-    # Too long: leading namespaces go first (the kernel's own name last).
-    while len(name) > width and "::" in name:
+    depth = 0
+    for i, ch in enumerate(name):  # the parameter list: the first '(' outside <...>
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif ch == "(" and depth == 0 and i > 0:
+            return name[:i]
+    return name
+
+
+def kernel_text_full(name: str, width: int = 100) -> str:
+    text = clean_kernel(name)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def kernel_text(row: Result, width: int = 48) -> str:
+    """The first kernel CUPTI saw for the row, shortened to `width`
+    characters: leading namespaces go first, then the end of the template
+    arguments."""
+    name = clean_kernel(row.kernels.split("|")[0])
+    if not name:
+        return ""
+    while len(name) > width and "::" in name.split("<")[0]:
         name = name.split("::", 1)[1]
     return name if len(name) <= width else name[:width - 1] + "…"
 

@@ -1,9 +1,11 @@
 """Render the report model (page.py) as one self-contained HTML file.
 
-No scripts, no external styles or fonts: the page opens the same from a CI
-artifact, an e-mail attachment or a laptop without a network. Figures are
-the PNGs next to it (each linked to its SVG and to the data it plots).
-Every text from the data is escaped.
+No external scripts, styles or fonts: the page opens the same from a CI
+artifact, an e-mail attachment or a laptop without a network. Its one
+script is a few inline lines that sort a table by the column header
+clicked (numbers as numbers, then text); without it the page reads the
+same. Figures are the PNGs next to it (each linked to its SVG and to the
+data it plots). Every text from the data is escaped.
 """
 
 from __future__ import annotations
@@ -25,13 +27,43 @@ figure { margin: 1.2em 0; } figure img { max-width: 100%; height: auto;
 figcaption { font-size: 0.9em; color: #444; max-width: 60em; }
 figcaption .links { color: #888; }
 table { border-collapse: collapse; font-size: 0.82em; margin: 0.6em 0; }
-th, td { border: 1px solid #ddd; padding: 2px 6px; vertical-align: top; }
+th, td { border: 1px solid #ddd; padding: 2px 6px; vertical-align: top;
+         overflow-wrap: anywhere; }
 th { background: #f3f3f3; text-align: left; position: sticky; top: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.marked td { background: #fff4e0; }
 .caption { font-size: 0.9em; color: #444; max-width: 60em; }
 nav ul { font-size: 0.9em; padding-left: 1.2em; }
 details > summary { cursor: pointer; color: #225; }
+table.sortable th { cursor: pointer; } table.sortable th:hover { background: #e6e6f0; }
+th[aria-sort=ascending]::after { content: " ▲"; } th[aria-sort=descending]::after { content: " ▼"; }
+table.key td:nth-child(2), table.key td:nth-child(3) { font-weight: 600; white-space: nowrap; }
+"""
+
+# Sort a table by the clicked header: numbers (the first number in a cell)
+# before words, each in order; a second click reverses. No library.
+SORT_SCRIPT = """
+document.querySelectorAll('table.sortable').forEach(function (t) {
+  t.querySelectorAll('th').forEach(function (th, col) {
+    th.addEventListener('click', function () {
+      var down = th.getAttribute('aria-sort') === 'ascending';
+      t.querySelectorAll('th').forEach(function (h) { h.removeAttribute('aria-sort'); });
+      th.setAttribute('aria-sort', down ? 'descending' : 'ascending');
+      var key = function (tr) {
+        var text = tr.children[col] ? tr.children[col].textContent : '';
+        var n = parseFloat(text.replace(/[^0-9eE.+-]+/, ' ').trim().split(' ')[0]);
+        return isNaN(n) ? [1, 0, text] : [0, n, text];
+      };
+      var body = t.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b), c = x[0] - y[0] || x[1] - y[1] ||
+          (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0);
+        return down ? -c : c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
 """
 
 _NUMBER = re.compile(r"^[+-]?[0-9.]+(e[+-]?\d+)?( ?(ns|us|µs|ms|s|%))?$")
@@ -57,7 +89,9 @@ def render_table(table: Table) -> str:
             cells.append(f"<td{cls}>{escape(cell)}</td>")
         attr = ' class="marked"' if marked else ""
         body.append(f"<tr{attr}>{''.join(cells)}</tr>")
-    html = (f"<table><thead><tr>{head}</tr></thead><tbody>\n"
+    classes = " ".join(c for c in ("sortable" if table.sortable else "", table.css) if c)
+    attr = f' class="{escape(classes)}"' if classes else ""
+    html = (f"<table{attr}><thead><tr>{head}</tr></thead><tbody>\n"
             + "\n".join(body) + "\n</tbody></table>")
     caption = f'<p class="caption">{escape(table.caption)}</p>' if table.caption else ""
     if table.collapsed:
@@ -111,4 +145,5 @@ def render(page: Page) -> str:
             # no favicon request (a 404 in every browser console)
             f"<link rel=\"icon\" href=\"data:,\"><style>{STYLE}</style></head><body>\n"
             f"<h1>{escape(page.title)}</h1><p class=\"subtitle\">{escape(page.subtitle)}</p>\n"
-            f"<nav><ul>{nav}</ul></nav>\n{body}\n</body></html>\n")
+            f"<nav><ul>{nav}</ul></nav>\n{body}\n<script>{SORT_SCRIPT}</script>\n"
+            f"</body></html>\n")

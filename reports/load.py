@@ -66,6 +66,15 @@ NUMERIC_COLUMNS_V2 = (
     "mem_clock_median_mhz", "power_mean_w", "temp_max_c",
 )
 
+# Columns a run may add (drawn when present, never required): seconds per
+# phase of each point, how many samples were taken while throttled and how
+# long the runner waited for the clocks, and the hardware counters' speed of
+# light (percent of the peak of each unit, as Nsight Compute's SOL section).
+PHASE_COLUMNS = ("setup_s", "verify_s", "warmup_s", "sampling_s", "teardown_s")
+SOL_COLUMNS = ("sol_dram_pct", "sol_l2_pct", "sol_l1_pct", "sol_sm_pct", "sol_tensor_pct")
+OPTIONAL_NUMERIC = PHASE_COLUMNS + SOL_COLUMNS + ("throttled_samples", "throttle_wait_s")
+KINDS = ("device", "host_copy", "host", "python", "multi_gpu")  # the `kind` column
+
 SAMPLES_COLUMNS = ("benchmark", "axes", "sample", "time_s", "cupti_s", "batch")
 SAMPLES_COLUMNS_V2 = ("device", "replicate", "sm_clock_mhz", "throttle")
 
@@ -86,6 +95,13 @@ OPTIONAL_CSV = ("fits.csv", "overlap.csv")
 
 class InputError(Exception):
     """A result directory that does not hold what its schema version promises."""
+
+
+def display_text(text: str) -> str:
+    """A name from the file system as text a page can hold: a directory named
+    in Latin-1 on a UTF-8 system arrives with lone surrogates, which no
+    UTF-8 file can store; they become U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def parse_axes(text: str, where: str = "") -> dict[str, str]:
@@ -146,6 +162,11 @@ class Result:
     note: str
     num: dict[str, float | None]
     raw: dict[str, str]
+    # The throttle reasons that can have changed this point's time, set by
+    # conditions.judge_throttle when the run is loaded: '' when none was
+    # active, or none could have (a copy-engine copy, a clock that stayed at
+    # its maximum, no sample taken while throttled).
+    throttle_affects: str = ""
 
     @property
     def device(self) -> str:
@@ -209,16 +230,58 @@ class Result:
 
 
 @dataclass
-class TelemetrySample:
-    """One samples.csv row of a schema-2 run, in the order the run wrote it."""
+class Telemetry:
+    """The samples.csv rows of a schema-2 run, one list per column, in the
+    order the run took them (a run holds hundreds of thousands: columns keep
+    reading and filtering them cheap). `key[i]` is the identity (benchmark,
+    axes) of sample i."""
+
+    key: list[tuple[str, str]] = field(default_factory=list)
+    device: list[str] = field(default_factory=list)
+    replicate: list[str] = field(default_factory=list)
+    time_s: list[float] = field(default_factory=list)
+    sm_clock_mhz: list[float | None] = field(default_factory=list)
+    throttle: list[str] = field(default_factory=list)
+    batch: list[float] = field(default_factory=list)  # runs per sample
+
+    def __len__(self) -> int:
+        return len(self.key)
+
+    def indexes(self, family: str | None) -> list[int]:
+        """The samples of one family (all for None), in order; the families
+        are sorted out in one pass over the samples, on the first call."""
+        if family is None:
+            return list(range(len(self.key)))
+        if not hasattr(self, "_by_family"):
+            by: dict[str, list[int]] = {}
+            family_of: dict[tuple[str, str], str] = {}
+            for i, key in enumerate(self.key):
+                fam = family_of.get(key)
+                if fam is None:
+                    fam = family_of[key] = key[0].partition("/")[0]
+                by.setdefault(fam, []).append(i)
+            self._by_family = by
+        return self._by_family.get(family, [])
+
+    def select(self, keep) -> "Telemetry":
+        """The samples whose index i gives keep(i) true, in order."""
+        idx = [i for i in range(len(self.key)) if keep(i)]
+        return Telemetry(*([column[i] for i in idx] for column in (
+            self.key, self.device, self.replicate, self.time_s, self.sm_clock_mhz,
+            self.throttle, self.batch)))
+
+
+@dataclass
+class Metric:
+    """One row of the optional long-format metrics.csv: a hardware counter
+    (or any other measured figure) of one point."""
 
     benchmark: str
     axes: str
     device: str
-    replicate: str
-    time_s: float
-    sm_clock_mhz: float | None
-    throttle: str
+    metric: str
+    value: float
+    unit: str
 
 
 @dataclass
@@ -232,9 +295,10 @@ class Run:
     side_csv: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     has_samples: bool = True
     schema: int = 1
-    telemetry: list[TelemetrySample] = field(default_factory=list)
+    telemetry: Telemetry = field(default_factory=Telemetry)
     device_key: str = ""  # the `device` value of this Run's rows, when split
     samples_by_device: dict = field(default_factory=dict)  # device -> samples
+    metrics: list[Metric] = field(default_factory=list)  # metrics.csv, when present
 
     def device_info(self) -> dict | None:
         """The meta.json object of this Run's device: `device`, or the entry
@@ -266,15 +330,20 @@ class Run:
         """GPU name + directory name (+ the device, when a run holds several):
         what a reader needs to tell runs apart."""
         if self.device_key:
-            return f"{self.gpu_name} [device {self.device_key}] ({self.path.name})"
-        return f"{self.gpu_name} ({self.path.name})"
+            return f"{self.gpu_name} [device {self.device_key}] ({self.name})"
+        return f"{self.gpu_name} ({self.name})"
+
+    @property
+    def name(self) -> str:
+        """The directory's name, as a page can show it."""
+        return display_text(self.path.name)
 
     @property
     def has_telemetry(self) -> bool:
         """Whether the run recorded clocks or power (schema 2 with NVML)."""
         return any(r.num.get("sm_clock_median_mhz") is not None
                    or r.num.get("power_mean_w") is not None for r in self.results) or any(
-            t.sm_clock_mhz is not None for t in self.telemetry)
+            c is not None for c in self.telemetry.sm_clock_mhz)
 
     def families(self) -> list[str]:
         seen: list[str] = []
@@ -312,16 +381,19 @@ def split_devices(run: Run) -> list[Run]:
         parts.append(Run(path=run.path, meta=run.meta, results=rows, samples=samples,
                          side_csv=run.side_csv, has_samples=run.has_samples,
                          schema=run.schema,
-                         telemetry=[t for t in run.telemetry if t.device in mine],
-                         device_key=dev))
+                         telemetry=run.telemetry.select(
+                             lambda i, mine=mine: run.telemetry.device[i] in mine),
+                         device_key=dev,
+                         metrics=[m for m in run.metrics if m.device in mine]))
     return parts
 
 
-def _read_csv(path: Path, required: tuple[str, ...],
-              schema: int = 1) -> list[tuple[int, dict[str, str]]]:
-    """Rows of an RFC 4180 file as (line number, column -> text), read by the
-    same rules as the C reader (csvfile.py), checking the required columns.
-    A `.xz` path is decompressed first (large recorded samples are kept so)."""
+def _read_table(path: Path, required: tuple[str, ...],
+                schema: int = 1) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the records (line number, fields) of an RFC 4180 file,
+    read by the same rules as the C reader (csvfile.py), checking the required
+    columns. A `.xz` path is decompressed first (large recorded samples are
+    kept so)."""
     try:
         data = path.read_bytes()
         if path.suffix == ".xz":
@@ -338,6 +410,13 @@ def _read_csv(path: Path, required: tuple[str, ...],
     if missing:
         raise InputError(f"{path}: missing column(s) {', '.join(missing)} "
                          f"(schema version {schema}, docs/schema.md)")
+    return header, records
+
+
+def _read_csv(path: Path, required: tuple[str, ...],
+              schema: int = 1) -> list[tuple[int, dict[str, str]]]:
+    """Rows as (line number, column -> text): _read_table for small files."""
+    header, records = _read_table(path, required, schema)
     return [(line, dict(zip(header, fields))) for line, fields in records]
 
 
@@ -359,7 +438,10 @@ def read_results(path: Path, schema: int = 1) -> list[Result]:
     results = []
     numeric = (NUMERIC_COLUMNS + (NUMERIC_COLUMNS_V2 if schema >= 2 else ())
                + (NUMERIC_COLUMNS_V3 if schema >= 3 else ()))
-    for line, raw in _read_csv(path, REQUIRED[schema][0], schema):
+    rows = _read_csv(path, REQUIRED[schema][0], schema)
+    if rows:
+        numeric += tuple(c for c in OPTIONAL_NUMERIC if c in rows[0][1] and c not in numeric)
+    for line, raw in rows:
         where = f"{path}:{line}"
         if raw["schema_version"] != str(schema):
             raise InputError(f"{where}: schema_version {raw['schema_version']!r}, "
@@ -380,36 +462,77 @@ def read_results(path: Path, schema: int = 1) -> list[Result]:
     return results
 
 
+# A number column of a large file holding only these characters is read
+# with float() in one pass: over digits, signs, '.', 'e' and 'E', float()
+# accepts exactly what strtod reads whole (the spelling cubench writes,
+# %.9g). Anything else (hex, inf, blanks, a typo) is read field by field,
+# which also gives the first bad field's line in the message.
+_NOT_DECIMAL = re.compile(r"[^0-9eE+\-.\n]")
+
+
+def _number_column(values: list[str], lines: list[int], path: Path,
+                   column: str) -> list[float | None]:
+    """A number column of a large file: as _number on every field, fast."""
+    if not _NOT_DECIMAL.search("\n".join(values)):
+        try:
+            return [float(v) if v else None for v in values]
+        except ValueError:
+            pass  # '1e', '--1': the field by field reading names it
+    return [_number(v, f"{path}:{line}: column {column}") for v, line in zip(values, lines)]
+
+
+def _identities(records: list, ib: int, ia: int, path: Path) -> list[tuple[str, str]]:
+    """Each record's (benchmark, canonical axes), each axes text parsed once."""
+    keys: dict[tuple[str, str], tuple[str, str]] = {}  # raw -> canonical identity
+    idents = []
+    for line, fields in records:
+        ident = (fields[ib], fields[ia])
+        key = keys.get(ident)
+        if key is None:
+            key = keys[ident] = (ident[0], format_axes(parse_axes(ident[1], f"{path}:{line}: ")))
+        idents.append(key)
+    return idents
+
+
+def _by_device(idents, devices, replicates, indexes, times) -> dict:
+    """{device: {identity: [time_s in (replicate, sample) order]}}."""
+    rep_order = {r: (axis_number(r) or 0.0) for r in set(replicates)}
+    samples: dict[str, dict[tuple[str, str], list]] = {}
+    for key, device, replicate, index, value in zip(idents, devices, replicates, indexes, times):
+        samples.setdefault(device, {}).setdefault(key, []).append(
+            (rep_order[replicate], index, value))
+    return {dev: {k: [t for _, _, t in sorted(v)] for k, v in per.items()}
+            for dev, per in samples.items()}
+
+
 def read_samples(path: Path, schema: int = 1):
     """samples.csv as {device: {(benchmark, axes): [time_s in sample order]}}
     (device '' in schema 1) and, for schema 2, every row's telemetry in file
     order (the order the run took them)."""
-    samples: dict[str, dict[tuple[str, str], list[tuple[tuple, float]]]] = {}
-    telemetry: list[TelemetrySample] = []
-    keys: dict[tuple[str, str], tuple[str, str]] = {}  # raw -> canonical identity
-    for line, raw in _read_csv(path, REQUIRED[schema][1], schema):
-        where = f"{path}:{line}"
-        time_s = _number(raw["time_s"], f"{where}: column time_s")
-        index = _number(raw["sample"], f"{where}: column sample")
-        if time_s is None or index is None:
-            raise InputError(f"{where}: a sample needs sample and time_s")
-        ident = (raw["benchmark"], raw["axes"])
-        if ident not in keys:
-            keys[ident] = (raw["benchmark"], format_axes(parse_axes(raw["axes"], f"{where}: ")))
-        key = keys[ident]
-        device = raw.get("device", "")
-        replicate = raw.get("replicate", "")
-        order = (axis_number(replicate) or 0.0, index)
-        samples.setdefault(device, {}).setdefault(key, []).append((order, time_s))
-        if schema >= 2:
-            telemetry.append(TelemetrySample(
-                benchmark=key[0], axes=key[1], device=device, replicate=replicate,
-                time_s=time_s,
-                sm_clock_mhz=_number(raw["sm_clock_mhz"], f"{where}: column sm_clock_mhz"),
-                throttle=raw["throttle"]))
-    by_device = {dev: {k: [t for _, t in sorted(v)] for k, v in per.items()}
-                 for dev, per in samples.items()}
-    return by_device, telemetry
+    header, records = _read_table(path, REQUIRED[schema][1], schema)
+    col = {name: i for i, name in enumerate(header)}
+    lines = [line for line, _ in records]
+
+    def texts(name: str) -> list[str]:
+        i = col[name]
+        return [fields[i] for _, fields in records]
+
+    def numbers(name: str) -> list[float | None]:
+        return _number_column(texts(name), lines, path, name)
+
+    times, indexes = numbers("time_s"), numbers("sample")
+    missing = next((line for value, index, line in zip(times, indexes, lines)
+                    if value is None or index is None), None)
+    if missing is not None:
+        raise InputError(f"{path}:{missing}: a sample needs sample and time_s")
+    devices = texts("device") if "device" in col else [""] * len(records)
+    replicates = texts("replicate") if "replicate" in col else [""] * len(records)
+    idents = _identities(records, col["benchmark"], col["axes"], path)
+    telemetry = Telemetry()
+    if schema >= 2:
+        telemetry = Telemetry(idents, devices, replicates, times, numbers("sm_clock_mhz"),
+                              texts("throttle"), [b or 1.0 for b in numbers("batch")])
+    return _by_device(idents, devices, replicates, indexes, times), telemetry
 
 
 # meta.json is a few levels deep (device.pcie.width); far deeper nesting is
@@ -454,6 +577,25 @@ def read_meta(path: Path) -> dict:
     return meta
 
 
+METRICS_COLUMNS = ("benchmark", "axes", "device", "metric", "value", "unit")
+
+
+def _read_metrics(path: Path) -> list[Metric]:
+    """metrics.csv: one measured figure per row (long format). Its columns
+    are promised once the file is there; a value that is not a number stops
+    the report like one in results.csv."""
+    out = []
+    for line, raw in _read_csv(path, METRICS_COLUMNS):
+        where = f"{path}:{line}"
+        value = _number(raw["value"], f"{where}: column value")
+        if value is None:
+            continue  # an empty value: not measured
+        axes = format_axes(parse_axes(raw["axes"], f"{where}: "))
+        out.append(Metric(raw["benchmark"], axes, raw["device"], raw["metric"], value,
+                          raw["unit"]))
+    return out
+
+
 def _read_side_csv(path: Path) -> list[dict[str, str]]:
     """An optional side file: header + rows, no required columns."""
     rows = _read_csv(path, ())
@@ -476,7 +618,7 @@ def load_run(directory: str | Path, warn=None) -> Run:
     if not samples_path.exists() and (path / "samples.csv.xz").exists():
         samples_path = path / "samples.csv.xz"
     has_samples = samples_path.exists()
-    by_device, telemetry = read_samples(samples_path, schema) if has_samples else ({}, [])
+    by_device, telemetry = read_samples(samples_path, schema) if has_samples else ({}, Telemetry())
     if not has_samples and warn:
         warn(f"{samples_path}: missing; distributions will be left out")
     side = {}
@@ -487,9 +629,13 @@ def load_run(directory: str | Path, warn=None) -> Run:
     for per in by_device.values():
         for key, times in per.items():
             merged.setdefault(key, []).extend(times)
-    return Run(path=path, meta=meta, results=results, samples=merged, side_csv=side,
-               has_samples=has_samples, schema=schema, telemetry=telemetry,
-               samples_by_device=by_device)
+    metrics = _read_metrics(path / "metrics.csv") if (path / "metrics.csv").exists() else []
+    run = Run(path=path, meta=meta, results=results, samples=merged, side_csv=side,
+              has_samples=has_samples, schema=schema, telemetry=telemetry,
+              samples_by_device=by_device, metrics=metrics)
+    from .conditions import judge_throttle  # conditions reads Run: imported late
+    judge_throttle(run)
+    return run
 
 
 # --- peaks -------------------------------------------------------------------

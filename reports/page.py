@@ -20,6 +20,8 @@ class Table:
     collapsed: bool = False       # long tables go in a <details> block
     marked: list[bool] = field(default_factory=list)  # rows to highlight
     numeric: bool = True          # right-align cells that look like numbers
+    sortable: bool = True         # click a header to sort (html.py's inline script)
+    css: str = ""                 # a class for html.py ("key": the key figures)
 
 
 @dataclass

@@ -39,6 +39,17 @@ prepare -v family=__none__ -v mode=data -v xaxis=n -v metric=gbps >/dev/null \
 # count_blocks FILE: number of data blocks (curves) prepare.awk wrote.
 count_blocks() { grep -c '^"' "$1" || true; }
 
+# linetypes FILE: each block's gnuplot line type, by reports/style.py's
+# gnuplot_linetypes: CPU baselines (host...) 9-11, references (cublas...)
+# 12-15, every other curve the next of the 8 palette colours
+# (reports/gnuplot/style.gp; test_gnuplot.py checks the two rules agree).
+linetypes() {
+    awk -F'"' '/^"/ { t = $2
+        if (t ~ /^host/) printf "%d ", 9 + (c++ % 3)
+        else if (t ~ /^cublas/) printf "%d ", 12 + (r++ % 4)
+        else printf "%d ", (n++ % 8) + 1 }' "$1"
+}
+
 plot() { # plot SCRIPT DATAFILE OUTBASE EXTRA_GNUPLOT_ASSIGNMENTS
     local script=$1 data=$2 outbase=$3 extra=$4 blocks
     blocks=$(count_blocks "$data")
@@ -46,7 +57,7 @@ plot() { # plot SCRIPT DATAFILE OUTBASE EXTRA_GNUPLOT_ASSIGNMENTS
         rm -f "$data"
         return 1
     fi
-    gnuplot -e "datafile='$data'; outbase='$outbase'; nblocks=$blocks; gpdir='$gpdir'; $extra" \
+    gnuplot -e "datafile='$data'; outbase='$outbase'; nblocks=$blocks; styles='$(linetypes "$data")'; gpdir='$gpdir'; $extra" \
         "$gpdir/$script" || { echo "$prog: gnuplot failed on $script" >&2; exit 1; }
     echo "$prog: wrote $outbase.png and $outbase.svg ($blocks curves)" >&2
 }

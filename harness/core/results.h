@@ -32,8 +32,9 @@ typedef struct cb_sample_extras {
  * counters column empty (no --metrics, a host point, a multi-GPU point). */
 typedef struct cb_point_counters {
     bool asked;
-    cb_status status; /* CB_OK collected; CB_SKIP unavailable here; CB_FAIL */
-    char reason[CB_MSG_LEN];
+    cb_status status;        /* CB_OK collected; CB_SKIP unavailable here; CB_FAIL */
+    char reason[CB_MSG_LEN]; /* why not CB_OK; with CB_OK, why one range around the run */
+    int kernels;             /* kernels of one run the figures combine; 0 none, -1 not known */
     double sol_dram_pct, sol_l2_pct, sol_l1_pct, sol_sm_pct, sol_tensor_pct; /* % of peak */
     double dram_bytes;                       /* DRAM bytes read + written by one run        */
     double measured_flops;                   /* floating-point operations of one run         */

@@ -90,6 +90,16 @@ void cb_metrics_cell_reason(cb_csv_row *row, const cb_result *r)
 {
     cb_csv_str(row, r->counters.asked ? r->counters.reason : NULL);
 }
+/* Kernels the figures combine: empty unless collected, or when not known
+ * (too many kernels for a range each: the reason says so). */
+void cb_metrics_cell_kernels(cb_csv_row *row, const cb_result *r)
+{
+    const cb_point_counters *pc = &r->counters;
+    if (pc->asked && pc->status == CB_OK && pc->kernels >= 0)
+        cb_csv_int(row, pc->kernels);
+    else
+        cb_csv_str(row, NULL);
+}
 void cb_metrics_cell_passes(cb_csv_row *row, const cb_result *r)
 {
     if (r->counters.asked)

@@ -27,6 +27,7 @@ void cb_metrics_csv_rows(FILE *f, const cb_result *r);
  * --metrics, a host or multi-GPU point); the figures are empty unless the
  * pass collected. Units: sol_*_pct are % of the unit's peak as CUPTI
  * defines it; dram_bytes bytes; measured_flops floating-point operations;
+ * metrics_kernels kernels of one run (0: none, one range around the run);
  * metrics_wall_s seconds. */
 void cb_metrics_cell_sol_dram(cb_csv_row *row, const cb_result *r);
 void cb_metrics_cell_sol_l2(cb_csv_row *row, const cb_result *r);
@@ -37,6 +38,7 @@ void cb_metrics_cell_dram_bytes(cb_csv_row *row, const cb_result *r);
 void cb_metrics_cell_measured_flops(cb_csv_row *row, const cb_result *r);
 void cb_metrics_cell_status(cb_csv_row *row, const cb_result *r);
 void cb_metrics_cell_reason(cb_csv_row *row, const cb_result *r);
+void cb_metrics_cell_kernels(cb_csv_row *row, const cb_result *r);
 void cb_metrics_cell_passes(cb_csv_row *row, const cb_result *r);
 void cb_metrics_cell_wall(cb_csv_row *row, const cb_result *r);
 

@@ -345,6 +345,7 @@ const cb_results_column cb_results_table[] = {
     {"measured_flops", cb_metrics_cell_measured_flops},
     {"metrics_status", cb_metrics_cell_status},
     {"metrics_reason", cb_metrics_cell_reason},
+    {"metrics_kernels", cb_metrics_cell_kernels},
     {"metrics_passes", cb_metrics_cell_passes},
     {"metrics_wall_s", cb_metrics_cell_wall},
 };

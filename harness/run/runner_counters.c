@@ -1,7 +1,8 @@
 /* runner_counters.c - the point's metric pass (--metrics, counters.h):
  * after the last round's samples and CUPTI's view of them, before teardown,
- * the point's whole enqueue (one run) in one CUPTI range, replayed as often
- * as its metrics need passes, each after an L2 flush when the point is cold.
+ * the point's whole enqueue (one run) with a CUPTI range around each of its
+ * kernels, replayed as often as its metrics need passes, each after an L2
+ * flush when the point is cold.
  * Its outcome fills the row's counter columns, never the point's status. */
 #include "runner_point.h"
 
@@ -49,6 +50,7 @@ void cb_phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state,
     cb_result *r = pr->r;
     r->counters = (cb_point_counters){.asked = true,
                                       .status = v.status,
+                                      .kernels = v.kernels,
                                       .sol_dram_pct = v.sol_dram_pct,
                                       .sol_l2_pct = v.sol_l2_pct,
                                       .sol_l1_pct = v.sol_l1_pct,

@@ -2,10 +2,16 @@
  *
  * `cubench run --metrics sol|memory|compute|NAME,...` collects metrics for
  * each CUDA point in its own replay pass, after the point's timed samples
- * and never inside them: one range around the point's whole enqueue (every
- * kernel and copy of one run), replayed as often as CUPTI needs passes to
- * read every counter (user range, user replay). docs/counters.md says what
- * each preset holds and how an administrator allows counters.
+ * and never inside them: one range around each kernel of one run (CUPTI's
+ * auto ranges, so a range lasts as long as its kernel, as in Nsight
+ * Compute), replayed as often as CUPTI needs passes to read every counter
+ * (user replay: cubench replays the point's whole enqueue). A point of
+ * several kernels gets their ranges combined (counters_aggregate.c): counts
+ * add up, rates and shares of peak are averaged weighted by each kernel's
+ * GPU time. A point that launches no kernel (a plain copy) gets one user
+ * range around its whole run instead, and its row says so.
+ * docs/counters.md says what each preset holds and how an administrator
+ * allows counters.
  *
  * Order of calls:
  *   cb_counters_open(spec, devices)   before the run: parse and validate the
@@ -52,11 +58,17 @@ void cb_counters_close(cb_counters *c);
 const char *cb_counters_spec(const cb_counters *c);
 const char *cb_counters_notice(const cb_counters *c);
 
+/* Kernels of one run that get a range each. A point that launches this
+ * many or more is measured as one range around its whole run instead (the
+ * row's metrics_reason says so): CUPTI keeps a fixed number of ranges per
+ * pass, and the counter data image grows with it. */
+#define CB_COUNTERS_MAX_KERNELS 256
+
 /* The point's side of a metric pass. `run` enqueues the point's whole work
  * once (what one timed run enqueues) and is called once per replay pass,
- * inside the range; `before`, when given, runs before each pass outside
- * the range (the runner flushes L2 there for a cold point and waits for the
- * stream). Both return a cb_status with a message in `why`. */
+ * between the profiler's start and stop; `before`, when given, runs before
+ * each pass outside them (the runner flushes L2 there for a cold point and
+ * waits for the stream). Both return a cb_status with a message in `why`. */
 typedef struct cb_counters_pass {
     int device; /* the CUDA ordinal the point runs on (the current device) */
     cb_status (*before)(void *user, cb_msg *why);
@@ -68,15 +80,22 @@ typedef struct cb_counters_pass {
  * feed them (docs/counters.md, "Columns"); NAN when not collected. */
 typedef struct cb_counters_values {
     cb_status status; /* CB_OK; CB_SKIP: counters unavailable here; CB_FAIL */
+    /* Why not CB_OK; with CB_OK, why the figures come from one range around
+     * the whole run rather than one per kernel; else empty. */
     char reason[CB_MSG_LEN];
-    int passes;                              /* replay passes run                               */
-    double wall_s;                           /* host time of the whole metric pass, seconds     */
-    int n;                                   /* metrics collected (the chip's resolved list)     */
+    /* Kernels of one run whose ranges the values combine: >= 1 per kernel;
+     * 0 the run launched none (one range around the whole run); -1 not
+     * known (CB_COUNTERS_MAX_KERNELS or more: one range around the whole
+     * run), or no values. */
+    int kernels;
+    int passes;    /* replay passes run (both scopes)                 */
+    double wall_s; /* host time of the whole metric pass, seconds     */
+    int n; /* metrics collected (the chip's resolved list, gpu__time_duration.sum always in it) */
     const char *const *names, *const *units; /* [n], owned by the session */
-    double *values;                          /* [n], owned by the caller  */
+    double *values;                          /* [n], owned by the caller: the point's values */
     double sol_dram_pct, sol_l2_pct, sol_l1_pct, sol_sm_pct, sol_tensor_pct; /* % of peak */
-    double dram_bytes;     /* DRAM bytes read + written during the range  */
-    double measured_flops; /* floating-point operations the SMs executed  */
+    double dram_bytes;     /* DRAM bytes read + written by one run's kernels */
+    double measured_flops; /* floating-point operations the SMs executed     */
 } cb_counters_values;
 
 /* One metric pass of one point (see above). Returns out->status. A skip for

@@ -120,7 +120,7 @@ static CUptiResult host_config(void *host, const char *const *names, size_t n, u
     return CUPTI_SUCCESS;
 }
 
-static CUptiResult host_evaluate(void *host, const uint8_t *data, size_t size,
+static CUptiResult host_evaluate(void *host, const uint8_t *data, size_t size, size_t range,
                                  const char *const *names, size_t n, double *values)
 {
     CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {
@@ -128,7 +128,7 @@ static CUptiResult host_evaluate(void *host, const uint8_t *data, size_t size,
         .pHostObject = host,
         .pCounterDataImage = data,
         .counterDataImageSize = size,
-        .rangeIndex = 0,
+        .rangeIndex = range,
         .ppMetricNames = (const char **)names,
         .numMetrics = n,
         .pMetricValues = values};

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* One range per point, one nesting level. */
-#define ONE_RANGE 1
+/* Ranges are not nested: per kernel (auto ranges) or one push/pop. */
+#define ONE_LEVEL 1
 
 static CUptiResult target_initialize(void)
 {
@@ -121,7 +121,7 @@ static CUptiResult target_disable(void *profiler)
 }
 
 static CUptiResult target_counter_data(void *profiler, const char *const *names, size_t n,
-                                       uint8_t **data, size_t *size)
+                                       size_t max_ranges, uint8_t **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
@@ -130,8 +130,8 @@ static CUptiResult target_counter_data(void *profiler, const char *const *names,
         .pRangeProfilerObject = profiler,
         .pMetricNames = (const char **)names,
         .numMetrics = n,
-        .maxNumOfRanges = ONE_RANGE,
-        .maxNumRangeTreeNodes = ONE_RANGE};
+        .maxNumOfRanges = max_ranges,
+        .maxNumRangeTreeNodes = (uint32_t)max_ranges};
     CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&sz);
     if (r != CUPTI_SUCCESS) return r;
     uint8_t *buf = calloc(1, sz.counterDataSize ? sz.counterDataSize : 1);
@@ -151,23 +151,27 @@ static CUptiResult target_counter_data(void *profiler, const char *const *names,
     return CUPTI_SUCCESS;
 }
 
+/* User replay in both scopes: cubench replays the point's enqueue, which
+ * may be several kernels and copies (CUPTI's kernel replay would save and
+ * restore memory around each kernel instead). */
 static CUptiResult target_set_config(void *profiler, const uint8_t *config, size_t config_size,
-                                     uint8_t *data, size_t data_size)
+                                     uint8_t *data, size_t data_size, cb_counters_scope scope,
+                                     size_t max_ranges)
 {
-    CUpti_RangeProfiler_SetConfig_Params p = {.structSize =
-                                                  CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
-                                              .pRangeProfilerObject = profiler,
-                                              .configSize = config_size,
-                                              .pConfig = config,
-                                              .counterDataImageSize = data_size,
-                                              .pCounterDataImage = data,
-                                              .range = CUPTI_UserRange,
-                                              .replayMode = CUPTI_UserReplay,
-                                              .maxRangesPerPass = ONE_RANGE,
-                                              .numNestingLevels = 1,
-                                              .minNestingLevel = 1,
-                                              .passIndex = 0,
-                                              .targetNestingLevel = 1};
+    CUpti_RangeProfiler_SetConfig_Params p = {
+        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
+        .pRangeProfilerObject = profiler,
+        .configSize = config_size,
+        .pConfig = config,
+        .counterDataImageSize = data_size,
+        .pCounterDataImage = data,
+        .range = scope == CB_COUNTERS_PER_KERNEL ? CUPTI_AutoRange : CUPTI_UserRange,
+        .replayMode = CUPTI_UserReplay,
+        .maxRangesPerPass = max_ranges,
+        .numNestingLevels = ONE_LEVEL,
+        .minNestingLevel = ONE_LEVEL,
+        .passIndex = 0,
+        .targetNestingLevel = ONE_LEVEL};
     return cuptiRangeProfilerSetConfig(&p);
 }
 

@@ -1,7 +1,8 @@
 /* counters_json.c - meta.json's "metrics" section: what --metrics asked
  * for, what it meant on each chip (name, unit, CUPTI's description, the
- * column it feeds, passes), each device's standing, and the versions of
- * the libraries that read the counters. docs/schema.md lists the keys. */
+ * column it feeds, how a point's kernels combine, passes), each device's
+ * standing, and the versions of the libraries that read the counters. docs/schema.md lists the
+ * keys. */
 #include "counters_session.h"
 
 #include <cuda_runtime_api.h>
@@ -22,6 +23,8 @@ static void write_chip(cb_json *j, const cb_counters_chip *chip)
         cb_json_kv_str(j, "unit", chip->units[i]);
         cb_json_kv_str(j, "description", chip->desc[i]);
         cb_json_kv_str(j, "column", cb_counters_role_column(chip->role[i]));
+        cb_json_kv_str(j, "combine",
+                       cb_counters_combine_name(cb_counters_combine_of(chip->names[i])));
         if (chip->role[i] == CB_COUNTERS_ROLE_FLOPS) cb_json_kv_num(j, "weight", chip->weight[i]);
         cb_json_object_end(j);
     }
@@ -55,8 +58,11 @@ void cb_counters_write_json(cb_json *j, const cb_counters *c)
     cb_json_kv_str(j, "requested", c->spec);
     cb_json_kv_str(j, "notice", cb_counters_notice(c));
     cb_json_kv_str(j, "collection",
-                   "CUPTI range profiler: one user range per point around one "
-                   "run, user replay, after the timed samples");
+                   "CUPTI range profiler after the timed samples: one auto range per kernel of "
+                   "one run, user replay, the point's kernels combined (counts summed, rates and "
+                   "shares of peak weighted by each kernel's gpu__time_duration.sum); a run "
+                   "without kernels, or with max_kernels or more: one user range around it");
+    cb_json_kv_int(j, "max_kernels", CB_COUNTERS_MAX_KERNELS);
     cb_json_kv_num(j, "model_tolerance", CB_COUNTERS_MODEL_TOLERANCE);
     uint32_t cupti = 0;
     if (cuptiGetVersion(&cupti) == CUPTI_SUCCESS)

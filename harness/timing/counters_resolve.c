@@ -106,6 +106,21 @@ static cb_status add_user_name(const struct cb_counters *c, void *q, cb_counters
     return CB_OK;
 }
 
+/* Every pass also reads each range's GPU time: it weighs the ranges of a
+ * point of several kernels (counters_aggregate.c), and it says how long
+ * the replayed kernels ran, beside the timed median. */
+#define CB_COUNTERS_TIME_METRIC "gpu__time_duration.sum"
+
+static void add_time_metric(const cb_counters_host_ops *ops, void *q, cb_counters_chip *chip)
+{
+    cb_metric_props p;
+    if (ops->properties(q, CB_COUNTERS_TIME_METRIC, &p) == CUPTI_SUCCESS)
+        chip_add(chip, CB_COUNTERS_TIME_METRIC, &p);
+    chip->time_index = -1;
+    for (int i = 0; i < chip->n; i++)
+        if (strcmp(chip->names[i], CB_COUNTERS_TIME_METRIC) == 0) chip->time_index = i;
+}
+
 /* Roles after every metric is known (an entry's `unless` needs the list). */
 static void assign_roles(cb_counters_chip *chip)
 {
@@ -146,6 +161,7 @@ cb_status cb_counters_resolve_chip(struct cb_counters *c, cb_counters_chip *chip
         else
             st = add_user_name(c, q, chip, it->user_name, why);
     }
+    if (st == CB_OK && chip->n > 0) add_time_metric(c->host, q, chip);
     c->host->close(q);
     if (st != CB_OK) return st;
     if (chip->n == 0) {

@@ -1,9 +1,14 @@
 # curves.gp - draw the data blocks written by prepare.awk, to PNG and SVG.
 #
 # Loaded by vecadd.gp, matmul.gp and transfers.gp after they set the labels.
-# Variables: datafile, outbase (path without extension), nblocks, chart_title,
-# xlab, ylab, xlog (0, 2 or 10), ylog (0 or 10), xfmt (tick format, "" for
-# gnuplot's default), peak (0 = none) and peak_label.
+# Variables: datafile, outbase (path without extension), nblocks, styles (the
+# line type of each block, space-separated: scripts/plot_gnuplot.sh picks
+# them by reports/style.py's rule), chart_title, xlab, ylab, xlog (0, 2 or
+# 10), ylog (0 or 10), xfmt (tick format, "" for gnuplot's default), peak
+# (0 = none) and peak_label. Colours, markers and the peak's dashed black
+# come from style.gp, the report's one convention.
+
+load gpdir . "/style.gp"
 
 set title chart_title noenhanced
 set xlabel xlab
@@ -17,10 +22,9 @@ if (strlen(xfmt) > 0) { set format x xfmt }
 set xtics rotate by 45 right
 set style data linespoints
 
-# Colours repeat after 8 curves; the dash pattern changes with each round,
-# so no two curves look the same.
-plotcmd = "plot for [i=0:nblocks-1] datafile index i using 1:2 title columnheader(1) lc (i%8+1) dt 1+int(i/8)%4 pt 7 ps 0.6 lw 1.5"
-if (peak > 0) { plotcmd = plotcmd . sprintf(", %g title peak_label dt 2 lw 1.2 lc rgb '#cc0000'", peak) }
+# Every measured curve solid, in the line type style.gp gives its kind.
+plotcmd = "plot for [i=0:nblocks-1] datafile index i using 1:2 title columnheader(1) lt (word(styles, i+1)+0)"
+if (peak > 0) { plotcmd = plotcmd . sprintf(", %g title peak_label ", peak) . peak_style }
 
 set terminal pngcairo size 1100,620 font "DejaVu Sans,10" enhanced
 set output outbase . ".png"

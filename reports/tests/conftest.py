@@ -47,6 +47,59 @@ def real_run_dirs() -> list[Path]:
     return dirs + [Path(p) for p in extra.split(":") if p]
 
 
+def _shape(run: Path) -> tuple:
+    """What decides which code a report of `run` runs: its schema, its set
+    of benchmarks and statuses, and whether it has samples. (Side files are
+    left out: the fits a run lacks, the report computes, and the synthetic
+    runs cover that path.)"""
+    with (run / "results.csv").open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    schema = json.loads((run / "meta.json").read_text()).get("schema_version")
+    samples = any((run / name).exists() for name in ("samples.csv", "samples.csv.xz"))
+    return (schema, frozenset(r["benchmark"] for r in rows),
+            frozenset(r["status"] for r in rows), samples)
+
+
+def recorded_runs() -> list[Path]:
+    """The recorded runs the report tests draw: one per shape (_shape), the
+    first in name order. Runs of one shape (the six A/A runs of 140 vecadd
+    points, the five-point CUPTI checks) take the same paths through the
+    report, so drawing each would repeat the same checks on other numbers at
+    minutes of CI time; CUBENCH_REPORT_ALL_RUNS=1 draws every one, and
+    CUBENCH_REPORT_RUNS adds fresh runs (never deduplicated)."""
+    recorded = sorted(p.parent for p in (REPO / "tests" / "data").glob("*/results.csv"))
+    extra = [Path(p) for p in os.environ.get("CUBENCH_REPORT_RUNS", "").split(":") if p]
+    if os.environ.get("CUBENCH_REPORT_ALL_RUNS") == "1":
+        return recorded + extra
+    seen, chosen = set(), []
+    for run in recorded:
+        shape = _shape(run)
+        if shape not in seen:
+            seen.add(shape)
+            chosen.append(run)
+    return chosen + extra
+
+
+_DRAWN: dict[tuple[str, ...], Path] = {}
+
+
+def draw(dirs, root: Path) -> Path:
+    """The report of `dirs`, drawn once per test session, in-process (the
+    CLI is tested by the tests that run it); its folder under `root`."""
+    key = tuple(str(d) for d in dirs)
+    if key not in _DRAWN:
+        from reports.build import write_report
+        out = root / f"report{len(_DRAWN)}"
+        write_report([str(d) for d in dirs], out, warn=lambda message: None)
+        _DRAWN[key] = out
+    return _DRAWN[key]
+
+
+@pytest.fixture(scope="session")
+def drawn_root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("drawn")
+
+
 def g9(value) -> str:
     """A number as the engine writes it (%.9g); empty for None."""
     if value is None:
@@ -428,18 +481,30 @@ def synthetic_run(tmp_path_factory) -> Path:
     return write_synthetic_run(tmp_path_factory.mktemp("synthetic") / "synthetic_h200like")
 
 
+PAIR_GPU = "SYNTHETIC GPU (not a measurement)"
+PAIR_LEFT_OUT = ("vecadd/grid_stride_float4", "transfers/zero_copy", "transfers/memcpy_sync",
+                 "transfers/overlap")
+
+
 @pytest.fixture(scope="session")
 def synthetic_pair(tmp_path_factory):
-    """Two synthetic runs with known ratios: the new one is 2x faster on
-    vecadd (time x 0.5), 1.25x slower on matmul (time x 1.25), equal on
-    transfers; one point exists only in base, one only in new."""
+    """Two synthetic runs of one GPU model (an A/B page) with known ratios:
+    the new one is 2x faster on vecadd (time x 0.5), 1.25x slower on matmul
+    (time x 1.25), equal on transfers; one point exists only in base, one
+    only in new; the new one's build (git_sha) differs."""
     root = tmp_path_factory.mktemp("pair")
-    base = write_synthetic_run(root / "base_run", gpu_name="SYNTHETIC GPU A (not a measurement)",
+    # Every family, without the biggest sweeps (a comparison of them draws
+    # nothing the others do not).
+    keep = lambda bench: bench not in PAIR_LEFT_OUT  # noqa: E731
+    base = write_synthetic_run(root / "base_run", gpu_name=PAIR_GPU, keep=keep,
                                families=("vecadd", "matmul", "transfers"))
     new = write_synthetic_run(
-        root / "new_run", gpu_name="SYNTHETIC GPU B (not a measurement)",
-        families=("vecadd", "matmul", "transfers"),
+        root / "new_run", gpu_name=PAIR_GPU,
+        families=("vecadd", "matmul", "transfers"), keep=keep,
         time_scale={"vecadd": 0.5, "matmul": 1.25},
         drop={("matmul/naive_uncoalesced", "m=256;n=m;k=m")},
         add_only=[("vecadd/new_variant", {"n": 1024})])
+    meta = json.loads((new / "meta.json").read_text())
+    meta["git_sha"] = "1111111"  # an A/B of two builds: the condition that differs
+    (new / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     return base, new

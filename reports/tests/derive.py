@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+import lzma
 from pathlib import Path
 
 from reports.load import RESULTS_COLUMNS, RESULTS_COLUMNS_V2, SAMPLES_COLUMNS, SAMPLES_COLUMNS_V2
@@ -30,8 +31,18 @@ def g9(value: float) -> str:
 
 
 def _read(path: Path) -> list[dict]:
+    """A CSV of a recorded run, or its .xz beside it (as tests/data keeps
+    the large samples.csv files)."""
+    packed = path.with_name(path.name + ".xz")
+    if not path.exists() and packed.exists():
+        with lzma.open(packed, "rt", newline="", encoding="utf-8") as fh:
+            return list(csv.DictReader(fh))
     with path.open(newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
+
+
+def _has(path: Path) -> bool:
+    return path.exists() or path.with_name(path.name + ".xz").exists()
 
 
 def _write(path: Path, columns, rows) -> None:
@@ -71,7 +82,7 @@ def derive_run(sources: list[Path], dst: Path, *, schema: int = 1, gpu_name: str
     (dst / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
 
     results = [r for src in sources for r in _read(src / "results.csv")]
-    samples = [s for src in sources if (src / "samples.csv").exists()
+    samples = [s for src in sources if _has(src / "samples.csv")
                for s in _read(src / "samples.csv")]
     out_rows, out_samples, throttled = [], [], set()
     timed = 0

@@ -109,3 +109,52 @@ def framework_matmuls(run_dir: Path) -> list[dict]:
                                                          rel_tol=1e-6):
             out.append(r)
     return out
+
+
+def precision(r: dict) -> str:
+    """A matmul row's precision, from the CSV alone: cuBLAS by its name,
+    others by the cuBLAS they are measured against, else a _bf16/_tf32
+    suffix, else FP32."""
+    variant = r["benchmark"].partition("/")[2]
+    if r["family"] == "matmul" and variant.startswith("cublas_"):
+        return variant.split("_", 1)[1].upper()
+    if r["ref_benchmark"].startswith("matmul/cublas_"):
+        return r["ref_benchmark"].split("cublas_", 1)[1].upper()
+    for suffix in ("bf16", "tf32", "fp16", "fp8"):
+        if variant.endswith("_" + suffix):
+            return suffix.upper()
+    return "FP32"
+
+
+def best(rows: list[dict], column: str) -> dict | None:
+    rows = [r for r in rows if number(r[column]) is not None]
+    return max(rows, key=lambda r: float(r[column])) if rows else None
+
+
+def key_figures(run_dir: Path) -> dict[str, tuple[str, float, float | None]]:
+    """The key figures a report of the run must show, from the CSV alone:
+    {kind: (point id, value, share %)}."""
+    t = timed(run_dir)
+    out = {}
+    vec = best([r for r in t if r["family"] == "vecadd" and not is_host(r)], "gbps")
+    if vec:
+        share = 100 * float(vec["gbps"]) / float(vec["peak"]) if vec["peak"] else None
+        out["vecadd"] = (vec["_id"], float(vec["gbps"]), share)
+    hand = best([r for r in t if r["family"] == "matmul" and not is_host(r)
+                 and precision(r) == "FP32" and "/cublas" not in r["benchmark"]], "tflops")
+    if hand and hand["pct_ref"]:
+        out["sgemm"] = (hand["_id"], float(hand["tflops"]), float(hand["pct_ref"]))
+    for prec in ("BF16", "TF32"):
+        rung = best([r for r in t if r["family"] == "matmul_tc" and precision(r) == prec],
+                    "tflops")
+        if rung and rung["pct_ref"]:
+            out[f"tc_{prec}"] = (rung["_id"], float(rung["tflops"]), float(rung["pct_ref"]))
+    for direction in ("h2d", "d2h"):
+        copy = best([r for r in t if r["family"] == "transfers"
+                     and r["_axes"].get("memory") == "pinned"
+                     and r["_axes"].get("direction") == direction
+                     and r["benchmark"].startswith("transfers/memcpy")], "gbps")
+        if copy:
+            share = 100 * float(copy["gbps"]) / float(copy["peak"]) if copy["peak"] else None
+            out[f"pinned_{direction}"] = (copy["_id"], float(copy["gbps"]), share)
+    return out

@@ -1,29 +1,36 @@
-"""The report in a real browser: headless Chromium loads three pages (one
-recorded H200 run, a two-GPU comparison, a CPU-only run) from a local HTTP
-server and must see every image and linked file load (no 404), no console
-error, a screenshot that is not blank, and the run's numbers in the tables.
+"""The report in a real browser: headless Chromium loads the pages a user
+opens (the recorded H200 suite, an A/B pair of one H200, a hardware
+comparison, a CPU-only run) from a local HTTP server and must see every
+image and linked file load (no 404), no console error, a screenshot that is
+not blank, and the run's own numbers: the key-figures table, the tensor-core
+ladder with its cuBLAS references, the roofline's roofs against the figures
+their source cites, the A/B or hardware page as the GPUs call for.
 
 Chromium comes from the distribution (scripts/setup_browser.sh, called here
 when no browser is on PATH); the test skips only where apt-get is missing.
-About 15-25 s on a 2-core machine, most of it drawing the three reports.
+The reports are the session's (conftest.draw): drawn once, shared with the
+other tests.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 
 import pytest
 
 import expect as E
-from conftest import REPO, write_synthetic_run
+from conftest import REPO, draw, write_synthetic_run
 from derive import derive_run
 from reports.browser import Chromium, ReportServer, find_browser
 
-RECORDED = REPO / "tests" / "data" / "h200-matmul-configs"
+DATA = REPO / "tests" / "data"
+SUITE = DATA / "h200-defaults-r2"
+TC = DATA / "h200-matmul-tc"
+AB = [DATA / "h200-aa3-A", DATA / "h200-aa3-B"]
 
 
 @pytest.fixture(scope="module")
@@ -41,21 +48,16 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory):
-    """Three report folders under one served root: name -> (run dirs, folder)."""
-    root = tmp_path_factory.mktemp("browser")
-    gpu_b = derive_run([RECORDED], root / "runs" / "gpu_b", schema=2, time_scale=1.6,
-                       peak_scale=0.65, cc="8.0", uuid="GPU-SYNTH-B",
+def pages(drawn_root, tmp_path_factory):
+    """name -> (run dirs, report folder under drawn_root)."""
+    runs = tmp_path_factory.mktemp("browser_runs")
+    gpu_b = derive_run([TC], runs / "gpu_b", schema=2, time_scale=1.6, peak_scale=0.65,
+                       cc="8.0", uuid="GPU-SYNTH-B",
                        gpu_name="SYNTHETIC GPU B (derived, not a measurement)")
-    cpu = write_synthetic_run(root / "runs" / "cpu_only", families=("vecadd", "matmul"),
+    cpu = write_synthetic_run(runs / "cpu_only", families=("vecadd", "matmul"),
                               keep=lambda bench: "/host" in bench, no_device=True)
-    made = {"single": [RECORDED], "two_gpus": [RECORDED, gpu_b], "cpu_only": [cpu]}
-    for name, dirs in made.items():
-        proc = subprocess.run([sys.executable, "-m", "reports", *map(str, dirs), "-o",
-                               str(root / "site" / name)], cwd=REPO, capture_output=True,
-                              text=True)
-        assert proc.returncode == 0, proc.stderr
-    return root / "site", made
+    made = {"suite": [SUITE], "ab": AB, "hardware": [TC, gpu_b], "cpu_only": [cpu]}
+    return {name: (dirs, draw(dirs, drawn_root)) for name, dirs in made.items()}
 
 
 def _pixel_spread(png: bytes) -> tuple[float, int]:
@@ -72,41 +74,125 @@ def _table_number(value: float) -> str:
     return f"{value:.4g}"
 
 
-@pytest.mark.parametrize("name", ["single", "two_gpus", "cpu_only"])
-def test_page_loads_cleanly_in_chromium(name, browser, pages):
-    site, made = pages
-    with ReportServer(site) as server:
-        page = browser.check(f"{server.base}{name}/index.html")
-        assert not page.console, f"console errors: {page.console}"
-        assert not page.failed, f"failed loads: {page.failed}"
-        figures = E.manifest(site / name)["figures"]
-        assert len(page.images) == len(figures) > 0
-        broken = [i["src"] for i in page.images if not i["ok"]]
-        assert not broken, f"images that did not load: {broken}"
+_OPENED: dict = {}
+
+
+def _open(browser, pages, name):
+    """(run dirs, report folder, what the browser saw, every linked file's
+    bytes): each page opened once per module."""
+    if name not in _OPENED:
+        _OPENED[name] = _load(browser, pages, name)
+    return _OPENED[name]
+
+
+def _load(browser, pages, name):
+    dirs, out = pages[name]
+    root = out.parent
+    with ReportServer(root) as server:
+        page = browser.check(f"{server.base}{out.name}/index.html")
         local = sorted({link.split("#")[0] for link in page.links
-                        if link.startswith(server.base)} - {f"{server.base}{name}/index.html"})
-        assert len(local) >= 3 * len(figures)  # SVG, data CSV and data JSON of each
+                        if link.startswith(server.base)} - {f"{server.base}{out.name}/index.html"})
+        bodies = {}
         for link in local:
             try:
                 with urllib.request.urlopen(link, timeout=10) as reply:
-                    assert reply.status == 200 and reply.read(1), link
+                    assert reply.status == 200
+                    bodies[link[len(server.base) + len(out.name) + 1:]] = reply.read()
             except urllib.error.HTTPError as exc:
                 pytest.fail(f"{link}: HTTP {exc.code}")
         assert all(code == 200 for _, code in server.requests), server.requests
+    return dirs, out, page, bodies
+
+
+@pytest.mark.parametrize("name", ["suite", "ab", "hardware", "cpu_only"])
+def test_page_loads_cleanly_in_chromium(name, browser, pages):
+    dirs, out, page, bodies = _open(browser, pages, name)
+    assert not page.console, f"console errors: {page.console}"
+    assert not page.failed, f"failed loads: {page.failed}"
+    figures = E.manifest(out)["figures"]
+    assert len(page.images) == len(figures) > 0
+    broken = [i["src"] for i in page.images if not i["ok"]]
+    assert not broken, f"images that did not load: {broken}"
+    assert len(bodies) >= 3 * len(figures)  # SVG, data CSV and data JSON of each
     spread, colours = _pixel_spread(page.screenshot)
     assert spread > 20 and colours > 50, f"screenshot looks blank ({spread:.1f}, {colours})"
     # the tables show the run's own numbers
-    for run_dir in made[name]:
-        rows = [r for r in E.timed(run_dir) if r["tflops"] or r["gbps"]]
-        assert rows
-        for r in rows:
+    for run_dir in dirs:
+        for r in [r for r in E.timed(run_dir) if r["tflops"] or r["gbps"]]:
             value = float(r["tflops"] or r["gbps"])
             assert _table_number(value) in page.dom_text, (r["_id"], value)
-    if name == "two_gpus":
-        assert "hardware comparison" in page.text
-        assert "Telemetry was not recorded for NVIDIA H200 (h200-matmul-configs)" in page.text
     if name == "cpu_only":
         assert "no GPU" in page.text and "DRAM" not in page.text
+
+
+def test_key_figures_table_shows_the_runs_values(browser, pages):
+    dirs, _, page, _ = _open(browser, pages, "suite")
+    text = page.text
+    assert text.index("Key figures") < text.index("Summary")
+    for kind, (ident, value, share) in E.key_figures(dirs[0]).items():
+        assert _table_number(value) in text, kind
+        assert ident in text, kind
+        if share is not None:
+            assert f"{share:.1f} %" in text, kind
+
+
+def test_tensor_core_ladder_with_cublas_references(browser, pages):
+    dirs, _, page, bodies = _open(browser, pages, "suite")
+    assert "Tensor-core ladder" in page.text
+    ladder = json.loads(bodies["matmul_tc_ladder.json"])
+    panels = {p["precision"]: p for p in ladder["panels"]}
+    assert set(panels) == {"BF16", "TF32"}
+    rows = {r["_id"]: r for r in E.timed(dirs[0])}
+    for prec, panel in panels.items():
+        assert panel["reference"] == f"matmul/cublas_{prec.lower()}"
+        ref = rows[panel["reference_id"]]
+        assert panel["reference_tflops"] == float(ref["tflops"])
+        assert len(panel["rows"]) == 5  # mma, ldmatrix, wgmma, wgmma_ws, wgmma_cluster
+        for bar in panel["rows"]:
+            assert bar["pct_ref"] == float(rows[bar["id"]]["pct_ref"])
+    assert "as a share of the cuBLAS of the same precision" in page.text
+
+
+def test_roofline_roofs_match_their_cited_source(browser, pages):
+    _, _, page, bodies = _open(browser, pages, "suite")
+    roofs = {r["precision"]: r for r in json.loads(bodies["roofline.json"])["roofs"]}
+    # the H200 datasheet's dense figures, at its 1830 MHz clock
+    assert f"{roofs['BF16 tensor']['tflops']:.1f}" == "989.4"
+    assert f"{roofs['TF32 tensor']['tflops']:.1f}" == "494.7"
+    for roof in roofs.values():
+        if roof["kind"] == "table":
+            assert f"{roof['tflops']:.1f}" in roof["source"]
+    assert "BF16 tensor 989.4 TFLOP/s, datasheet, 1830 MHz" in page.text
+    assert "FP32 66.91 TFLOP/s, max boost, 1980 MHz" in page.text
+
+
+def test_ab_or_hardware_page_as_the_gpus_call_for(browser, pages):
+    _, _, ab, _ = _open(browser, pages, "ab")
+    assert "A/B comparison" in ab.text and "hardware comparison" not in ab.text
+    assert "What differs between the runs" in ab.text
+    _, _, hw, _ = _open(browser, pages, "hardware")
+    assert "hardware comparison" in hw.text and "A/B comparison" not in hw.text
+    assert hw.text.index("What differs between the runs") < hw.text.rindex("Side by side")
+
+
+def test_a_header_click_sorts_the_table(browser, pages):
+    """The inline script: a click on a column sorts its rows, numbers as numbers."""
+    _, out, _, _ = _open(browser, pages, "suite")
+    probe = """(function () {
+      var t = Array.from(document.querySelectorAll('table.sortable')).find(function (t) {
+        return t.querySelector('th') && t.querySelector('th').textContent === 'benchmark' &&
+               Array.from(t.querySelectorAll('th')).some(function (h) {
+                 return h.textContent === 'GB/s'; }); });
+      var col = Array.from(t.querySelectorAll('th')).findIndex(function (h) {
+        return h.textContent === 'GB/s'; });
+      t.querySelectorAll('th')[col].click();
+      return JSON.stringify(Array.from(t.tBodies[0].rows).map(function (r) {
+        return r.children[col].textContent; }));
+    })()"""
+    with ReportServer(out.parent) as server:
+        values = json.loads(browser.evaluate(f"{server.base}{out.name}/index.html", probe))
+    numbers = [float(v) for v in values if v]
+    assert numbers == sorted(numbers) and len(numbers) > 10
 
 
 def test_the_checks_see_a_broken_page(browser, tmp_path):

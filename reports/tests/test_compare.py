@@ -1,8 +1,9 @@
-"""Hardware comparison of two runs with known ratios (synthetic pair).
+"""The A/B page of two runs of one GPU model with known ratios (synthetic pair).
 
 The new run of the pair is the base with every vecadd time x 0.5 and every
 matmul time x 1.25 (same samples, scaled), transfers unchanged, one matmul
-point dropped and one vecadd point added (conftest.synthetic_pair).
+point dropped and one vecadd point added (conftest.synthetic_pair). Runs of
+different GPU models get the hardware page instead (test_hardware.py).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 import pytest
 
 import expect as E
-from conftest import REPO
+from conftest import PAIR_GPU, REPO
 from reports.compare import match_runs
 from reports.load import load_run
 
@@ -49,6 +50,7 @@ def test_ratio_figure_holds_every_matching_point(compared):
     base, new, out = compared
     names = [f["name"] for f in E.manifest(out)["figures"]]
     (name,) = [n for n in names if n.startswith("compare/ratios_")]
+    assert "compare/hardware_best_points" not in names  # the ratios are drawn once
     data = E.figure_data(out, name)
     base_rows = {(r["benchmark"], r["axes"]): r for r in E.timed(base)}
     new_rows = {(r["benchmark"], r["axes"]): r for r in E.timed(new)}
@@ -56,9 +58,47 @@ def test_ratio_figure_holds_every_matching_point(compared):
     assert {(r["benchmark"], r["axes"]) for r in data["rows"]} == common
     for rec in data["rows"]:
         b, n = base_rows[(rec["benchmark"], rec["axes"])], new_rows[(rec["benchmark"], rec["axes"])]
-        assert rec["time_ratio"] == float(n["median_s"]) / float(b["median_s"])
         scale = SCALE[b["family"]]
         assert math.isclose(rec["throughput_ratio"], 1 / scale, rel_tol=1e-7)
+        if rec["source"] == "medians":
+            assert rec["time_ratio"] == float(n["median_s"]) / float(b["median_s"])
+        else:  # cubench compare's ratio of the log medians, its CI and its verdict
+            assert math.isclose(rec["time_ratio"], scale, rel_tol=1e-6)
+            assert rec["ci_lo"] <= rec["time_ratio"] <= rec["ci_hi"]
+            want = {0.5: "faster", 1.25: "slower", 1.0: "same"}[scale]
+            assert rec["verdict"] in (want, "inconclusive")
+
+
+def test_verdicts_come_from_cubench_compare(compared):
+    """With the binary (CI builds it), the A/B page shows compare's verdicts."""
+    from reports.binary import find_cubench
+    from reports.load import InputError
+    try:
+        find_cubench()
+    except InputError:
+        pytest.skip("no cubench binary")
+    base, new, out = compared
+    (name,) = [f["name"] for f in E.manifest(out)["figures"]
+               if f["name"].startswith("compare/ratios_")]
+    rows = E.figure_data(out, name)["rows"]
+    assert {r["source"] for r in rows} == {"cubench compare"}
+    verdicts = {r["benchmark"].partition("/")[0]: set() for r in rows}
+    for r in rows:
+        verdicts[r["benchmark"].partition("/")[0]].add(r["verdict"])
+    assert "faster" in verdicts["vecadd"] and "slower" in verdicts["matmul"]
+    html = (out / "index.html").read_text()
+    assert "cubench compare:" in html and " slower" in html
+
+
+def test_the_same_gpu_model_makes_an_ab_page_conditions_first(compared):
+    base, new, out = compared
+    html = (out / "index.html").read_text()
+    assert "cubench report — A/B comparison" in html
+    assert "hardware comparison" not in html
+    # what differs (here the build) comes before the ratios
+    section = html[html.index('id="a-b-comparison"'):]
+    assert section.index("What differs between the runs") < section.index("1111111")
+    assert section.index("1111111") < section.index("Time ratio new / base")
 
 
 def test_side_by_side_charts_show_each_run(compared):
@@ -75,8 +115,11 @@ def test_side_by_side_charts_show_each_run(compared):
     for panel, run in zip(vec["panels"], (base, new)):
         rows = [r for r in E.timed(run, "vecadd")]
         want = E.best_curves(rows, "n", "gbps")
-        got = {f"vecadd/{s['label']}": dict(zip(s["x"], s["y"])) for s in panel["series"]}
+        got = {s["ids"][0].split(" [")[0]: dict(zip(s["x"], s["y"])) for s in panel["series"]}
         assert got == want
+        for s in panel["series"]:  # a CPU curve is labelled by the host CPU
+            if s["ids"][0].startswith("vecadd/host"):
+                assert s["label"] == "host (CPU: synthetic CPU)"
     # one colour per variant on both panels
     colours = [{s["label"]: s["style"]["color"] for s in p["series"]} for p in vec["panels"]]
     for label in set(colours[0]) & set(colours[1]):
@@ -86,8 +129,8 @@ def test_side_by_side_charts_show_each_run(compared):
 def test_page_labels_runs_by_gpu_and_directory(compared):
     base, new, out = compared
     html = (out / "index.html").read_text()
-    assert "SYNTHETIC GPU A (not a measurement) (base_run)" in html
-    assert "SYNTHETIC GPU B (not a measurement) (new_run)" in html
+    assert f"{PAIR_GPU} (base_run)" in html
+    assert f"{PAIR_GPU} (new_run)" in html
     assert "base only" in html and "new only" in html
     for fig in E.manifest(out)["figures"]:
         assert f'src="{fig["png"]}"' in html
@@ -95,5 +138,5 @@ def test_page_labels_runs_by_gpu_and_directory(compared):
     names = [f["name"] for f in E.manifest(out)["figures"]]
     assert "run1_base_run/vecadd_gbps_vs_n" in names
     assert "run2_new_run/matmul_ladder" in names
-    # the summary table: geometric mean time ratio per benchmark
+    # the ratio table: every matching point
     assert "<td>vecadd/grid_stride</td>" in html

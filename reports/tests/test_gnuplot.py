@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import expect as E
-from conftest import REPO, real_run_dirs, write_synthetic_run
+from conftest import REPO, recorded_runs, write_synthetic_run
 
 SCRIPT = REPO / "scripts" / "plot_gnuplot.sh"
 pytestmark = pytest.mark.skipif(shutil.which("gnuplot") is None,
@@ -37,7 +37,7 @@ def synthetic(tmp_path_factory):
     return write_synthetic_run(tmp_path_factory.mktemp("gp") / "run")
 
 
-@pytest.mark.parametrize("which", ["synthetic"] + [str(p) for p in real_run_dirs()],
+@pytest.mark.parametrize("which", ["synthetic"] + [str(p) for p in recorded_runs()],
                          ids=lambda p: Path(p).name)
 def test_gnuplot_charts_hold_the_recorded_values(which, synthetic, tmp_path):
     run = synthetic if which == "synthetic" else Path(which)
@@ -105,3 +105,33 @@ def test_gnuplot_skips_absent_families(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "matmul chart skipped" in proc.stderr
     assert sorted(p.name for p in (tmp_path / "out").glob("*.png")) == ["gnuplot_vecadd.png"]
+
+
+def test_gnuplot_style_is_the_reports_style():
+    """One colour and line convention: style.gp is what reports/style.py
+    says, and the script gives each curve the line type style.py's rule
+    gives it."""
+    from reports import style
+    assert (REPO / "reports" / "gnuplot" / "style.gp").read_text() == style.gnuplot_style()
+    titles = ["cublas_fp32", "naive", "host_cblas", "tiled", "cublas_tf32", "host_blocked"]
+    titles += [f"rung{i}" for i in range(10)]
+    data = "".join(f'"{t}"\n1 2 x\n\n\n' for t in titles)
+    script = SCRIPT.read_text()
+    function = script[script.index("linetypes() {"):]
+    function = function[:function.index("\n}\n") + 3]
+    proc = subprocess.run(["bash", "-c", function + 'linetypes /dev/stdin'], input=data,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert [int(t) for t in proc.stdout.split()] == style.gnuplot_linetypes(titles)
+
+
+def test_gnuplot_draws_peaks_black_dashed_and_cpu_brown(synthetic, tmp_path):
+    from reports import style
+    out = tmp_path / "gp"
+    subprocess.run(["bash", str(SCRIPT), str(synthetic), str(out)], check=True,
+                   capture_output=True)
+    svg = (out / "gnuplot_vecadd.svg").read_text()
+    brown = style.CPU_COLORS[0].lstrip("#")
+    rgb = tuple(int(brown[i:i + 2], 16) for i in (0, 2, 4))
+    assert "rgb(%3d, %3d, %3d)" % rgb in svg  # the host curve
+    assert "stroke-dasharray" in svg  # the dashed peak

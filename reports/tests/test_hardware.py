@@ -10,8 +10,6 @@ the test's tmp directory.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,13 +19,14 @@ from conftest import REPO
 from derive import THROTTLE_WORDS, derive_run
 
 DATA = REPO / "tests" / "data"
-SOURCES = [DATA / "h200-vecadd-large", DATA / "h200-matmul-configs"]
+# Small recorded runs of both kinds: five vecadd points and 16 matmul points.
+SOURCES = [DATA / "h200-cupti-on", DATA / "h200-matmul-configs"]
 
 
 def _report(dirs, out: Path) -> Path:
-    proc = subprocess.run([sys.executable, "-m", "reports", *map(str, dirs), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    """Drawn in-process (the CLI has tests of its own)."""
+    from reports.build import write_report
+    write_report([str(d) for d in dirs], out, warn=lambda message: None)
     return out
 
 
@@ -59,7 +58,12 @@ def _figures(out: Path) -> dict:
 def test_points_line_up_with_absolute_values_and_own_peak_shares(schema1_pair):
     base, other, out = schema1_pair
     html = (out / "index.html").read_text()
-    assert "hardware comparison" in html and "Hardware: the same points on each GPU" in html
+    assert "cubench report — hardware comparison" in html and "A/B" not in html
+    # the conditions that differ come first: here the device (name, compute capability)
+    section = html[html.index('id="hardware-comparison"'):]
+    assert section.index("What differs between the runs") < section.index(
+        "compare/hardware_best_points.png")
+    assert not [n for n in _figures(out) if n.startswith("compare/ratios_")]  # drawn once
     rows = {(r["benchmark"], r["axes"]): r for r in E.timed(base)}
     new = {(r["benchmark"], r["axes"]): r for r in E.timed(other)}
     data = E.figure_data(out, "compare/hardware_best_points")
@@ -85,6 +89,34 @@ def test_points_line_up_with_absolute_values_and_own_peak_shares(schema1_pair):
     assert f"{float(new[some]['tflops']):.4g}" in html
 
 
+def test_every_share_names_its_own_peak(schema1_pair):
+    """Where GPUs differ most (tensor-core and TF32/BF16 cuBLAS rows), the
+    share is of the tensor peak of that GPU and precision, named."""
+    _, _, out = schema1_pair
+    data = E.figure_data(out, "compare/hardware_best_points")
+    for rec in data["rows"]:
+        if rec["benchmark"] in ("matmul/cublas_tf32", "matmul/cublas_bf16"):
+            assert rec["pct_peak"] is not None and "peak" in rec["peak_source"]
+        if rec["pct_peak"] is not None:
+            assert rec["peak"] and rec["peak_source"]
+
+
+def test_cpu_rows_are_labelled_by_the_host_cpu(tmp_path):
+    base = derive_run([DATA / "h200-matmul-defaults"], tmp_path / "a", schema=1)
+    other = derive_run([DATA / "h200-matmul-defaults"], tmp_path / "b", schema=1,
+                       time_scale=1.3, gpu_name="SYNTHETIC GPU B (derived, not a measurement)",
+                       uuid="GPU-SYNTH-B")
+    meta = json.loads((other / "meta.json").read_text())
+    meta["host"]["cpu"] = "SYNTHETIC CPU B"
+    (other / "meta.json").write_text(json.dumps(meta))
+    out = _report([base, other], tmp_path / "report")
+    data = E.figure_data(out, "compare/hardware_best_points")
+    host = [r for r in data["rows"] if r["benchmark"].startswith("matmul/host")]
+    assert {r["who"] for r in host} == {"Intel(R) Xeon(R) Processor", "SYNTHETIC CPU B"}
+    html = (out / "index.html").read_text()
+    assert "on SYNTHETIC CPU B" in html
+
+
 def test_schema1_runs_say_telemetry_was_not_recorded(schema1_pair):
     _, _, out = schema1_pair
     html = (out / "index.html").read_text()
@@ -97,16 +129,22 @@ def test_roofline_has_per_precision_roofs_from_the_table(schema1_pair):
     meta = json.loads((base / "meta.json").read_text())["device"]
     roofs = {r["precision"]: r for r in E.figure_data(out, "run1_h200/roofline")["roofs"]}
     assert set(roofs) == {"FP32", "TF32 tensor", "BF16 tensor"}
-    clock = meta["sm_clock_khz"] * 1e3
-    assert roofs["BF16 tensor"]["tflops"] == pytest.approx(meta["sm_count"] * 4096 * clock / 1e12)
-    assert roofs["TF32 tensor"]["tflops"] == pytest.approx(meta["sm_count"] * 2048 * clock / 1e12)
+    # an H200 (sm_90, 132 SMs): at the datasheet's clock, 1830 MHz, the figures
+    # it cites (989.4 BF16, 494.7 TF32 dense), not at the 1980 MHz max boost
+    assert meta["sm_count"] == 132 and meta["sm_clock_khz"] == 1980000
+    assert roofs["BF16 tensor"]["tflops"] == pytest.approx(132 * 4096 * 1830e6 / 1e12)
+    assert roofs["TF32 tensor"]["tflops"] == pytest.approx(132 * 2048 * 1830e6 / 1e12)
+    assert "989.4" in roofs["BF16 tensor"]["source"] and "494.7" in roofs["TF32 tensor"]["source"]
+    assert roofs["BF16 tensor"]["clock"] == "datasheet, 1830 MHz"
     assert roofs["FP32"]["kind"] == "run" and roofs["BF16 tensor"]["kind"] == "table"
-    assert "datasheet" in roofs["BF16 tensor"]["source"]
+    assert roofs["FP32"]["clock"] == "max boost, 1980 MHz"
     caption = _figures(out)["run1_h200/roofline"]["caption"]
-    assert "table values" in caption and "BF16 tensor" in caption
-    # the derived GPU B says compute capability 8.0: the A100 rates of the table
+    assert "datasheet, 1830 MHz" in caption and "BF16 tensor" in caption
+    # the derived GPU B says compute capability 8.0 with 132 SMs: no datasheet
+    # of the table has that part, so its roofs are at its max boost clock, and say so
     roofs_b = {r["precision"]: r for r in E.figure_data(out, "run2_gpu_b/roofline")["roofs"]}
-    assert roofs_b["BF16 tensor"]["tflops"] == pytest.approx(meta["sm_count"] * 2048 * clock / 1e12)
+    assert roofs_b["BF16 tensor"]["tflops"] == pytest.approx(132 * 2048 * 1980e6 / 1e12)
+    assert roofs_b["BF16 tensor"]["clock"] == "max boost, 1980 MHz"
 
 
 def test_an_architecture_missing_from_the_table_gets_no_tensor_roof(schema2_pair):
@@ -121,15 +159,17 @@ def test_schema2_telemetry_is_drawn_and_throttled_points_flagged(schema2_pair):
     base, _, out = schema2_pair
     figs = _figures(out)
     for name in ("run1_h200_s2/telemetry_vecadd", "run1_h200_s2/telemetry_matmul",
-                 "compare/telemetry_run1", "compare/telemetry_run2"):
+                 "run2_gpu_b_s2/telemetry_vecadd"):
         assert name in figs, name
+    assert not [n for n in figs if n.startswith("compare/telemetry")]  # drawn once, per run
     throttled = {r["_id"] for r in E.rows(base) if r["throttle"] == THROTTLE_WORDS}
     assert throttled
     tele = E.figure_data(out, "run1_h200_s2/telemetry_matmul")
     assert {p["id"] for p in tele["rows"] if p["throttle"] == THROTTLE_WORDS} == \
         {i for i in throttled if i.startswith("matmul/")}
-    clocks = [s["sm_clock_mhz"] for s in tele["samples"]]
-    assert min(clocks) == 1590.0 and max(clocks) == 1980.0
+    low = [b["sm_clock_min_mhz"] for b in tele["buckets"]]
+    high = [b["sm_clock_max_mhz"] for b in tele["buckets"]]
+    assert min(low) == 1590.0 and max(high) == 1980.0
     # every flagged point of every line chart is a throttled row, and back
     flagged = set()
     for name in figs:
@@ -139,6 +179,7 @@ def test_schema2_telemetry_is_drawn_and_throttled_points_flagged(schema2_pair):
                 flagged |= {i for i, f in zip(s["ids"], s["flags"]) if f}
                 assert all(f == THROTTLE_WORDS for f in s["flags"] if f)
     assert flagged and flagged <= throttled
+    # derive.py's throttled points ran at 1575-1590 MHz, far below the 1980 maximum
     assert "Red rings" in figs["run1_h200_s2/matmul_tflops_vs_size"]["caption"]
     hw = E.figure_data(out, "compare/hardware_best_points")
     assert any(r["throttle"] == THROTTLE_WORDS for r in hw["rows"])

@@ -8,6 +8,7 @@ with the plain csv module (expect.py), not with the report's own code.
 from __future__ import annotations
 
 import math
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -15,28 +16,17 @@ from pathlib import Path
 import pytest
 
 import expect as E
-from conftest import REPO, real_run_dirs
+from conftest import REPO, draw, recorded_runs
 
-RUNS = ["synthetic"] + [str(p) for p in real_run_dirs()]
+RUNS = ["synthetic"] + [str(p) for p in recorded_runs()]
 REL = 1e-9
 
 
-@pytest.fixture(scope="session")
-def reports_cache(tmp_path_factory):
-    return {}
-
-
 @pytest.fixture(params=RUNS, ids=lambda p: Path(p).name)
-def made(request, synthetic_run, reports_cache, tmp_path_factory):
-    """(run directory, report directory) with the report made by the CLI."""
+def made(request, synthetic_run, drawn_root):
+    """(run directory, report directory): each run drawn once per session."""
     run_dir = synthetic_run if request.param == "synthetic" else Path(request.param)
-    if run_dir not in reports_cache:
-        out = tmp_path_factory.mktemp("report")
-        proc = subprocess.run([sys.executable, "-m", "reports", str(run_dir), "-o", str(out)],
-                              cwd=REPO, capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        reports_cache[run_dir] = out
-    return run_dir, reports_cache[run_dir]
+    return run_dir, draw([run_dir], drawn_root)
 
 
 def figures_of(out: Path, kind: str | None = None, prefix: str = "") -> list[dict]:
@@ -78,7 +68,8 @@ def test_every_plotted_point_is_a_recorded_value(made):
     run_dir, out = made
     by_id = {r["_id"]: r for r in E.timed(run_dir)}
     checked = 0
-    for data in figures_of(out, "line"):
+    charts = figures_of(out, "line") + [p for d in figures_of(out, "panels") for p in d["panels"]]
+    for data in charts:
         for s in data["series"]:
             assert len(s["x"]) == len(s["y"]) == len(s["ids"]) > 0
             for x, y, ident in zip(s["x"], s["y"], s["ids"]):
@@ -86,6 +77,18 @@ def test_every_plotted_point_is_a_recorded_value(made):
                 assert y in (E.number(row["gbps"]), E.number(row["tflops"]))
                 assert x in [E.number(v) for v in row["_axes"].values()]
                 checked += 1
+            # whiskers: the row's time CI turned into throughput; hollow: noisy
+            for y, ident, lo, hi, noisy in zip(s["y"], s["ids"], s["lo"], s["hi"],
+                                               s["noisy"]):
+                row = by_id[ident]
+                assert noisy == (row["status"] == "noisy")
+                a, b, med = (E.number(row[c]) for c in ("ci_lo_s", "ci_hi_s", "median_s"))
+                if a and b and a <= med <= b:
+                    assert math.isclose(lo, y * med / b, rel_tol=REL)
+                    assert math.isclose(hi, y * med / a, rel_tol=REL)
+                    assert lo <= y * (1 + REL) and y <= hi * (1 + REL)
+                else:
+                    assert lo is None and hi is None
     assert checked > 0
 
 
@@ -176,51 +179,99 @@ def _size_axis(rows):
     return None
 
 
-def test_matmul_ladder(made):
+def test_matmul_fp32_ladder(made):
+    """The FP32 ladder draws FP32 rows only: no TF32/BF16 cuBLAS among them,
+    bars as a share of cuBLAS FP32 with cuBLAS as the labelled 100 %."""
     run_dir, out = made
-    rows = [r for r in E.timed(run_dir, "matmul") if r["tflops"]]
+    rows = [r for r in E.timed(run_dir) if r["family"] in ("matmul", "matmul_tc")
+            and r["tflops"]]
     if not rows:
         pytest.skip("no timed matmul point in this run")
     rows += E.framework_matmuls(run_dir)  # drawn beside the ladder
-    xaxis = _size_axis(rows)
+    fp32 = [r for r in rows if E.precision(r) == "FP32"]
+    if not fp32:
+        assert "matmul_tflops_vs_size" not in {f["name"] for f in E.manifest(out)["figures"]}
+        return
+    xaxis = _size_axis(fp32)
     data = E.figure_data(out, "matmul_tflops_vs_size")
-    want = E.best_curves(rows, xaxis, "tflops")
-    got = {}
-    for s in data["series"]:
-        bench = s["ids"][0].split(" [")[0]
-        got[bench] = dict(zip(s["x"], s["y"]))
-    assert got == want
-    assert "TFLOP/s" in data["ylabel"]
-    # cuBLAS variants are drawn as references: solid (measured), grey diamonds
+    got = {s["ids"][0].split(" [")[0]: dict(zip(s["x"], s["y"])) for s in data["series"]}
+    assert got == E.best_curves(fp32, xaxis, "tflops")
+    assert not any(b.startswith(("matmul/cublas_tf32", "matmul/cublas_bf16")) for b in got)
     for s in data["series"]:
         if s["ids"][0].startswith("matmul/cublas"):
             assert "(reference)" in s["label"] and s["style"]["marker"] == "D"
+    _check_ladder(out, "matmul_ladder", fp32, xaxis)
 
-    bars = E.figure_data(out, "matmul_ladder")
-    gpu_sizes = {}
-    for r in rows:
-        if not E.is_host(r):
-            gpu_sizes.setdefault(r["benchmark"], set()).add(float(r["_axes"][xaxis]))
-    common = set.intersection(*gpu_sizes.values()) if gpu_sizes else set()
-    if common:
-        assert bars["size"] == max(common)
-    at = [r for r in rows if float(r["_axes"][xaxis]) == bars["size"]]
-    best = {}
-    for r in at:
-        if r["benchmark"] not in best or float(r["tflops"]) > float(best[r["benchmark"]]["tflops"]):
-            best[r["benchmark"]] = r
-    assert {b["benchmark"] for b in bars["rows"]} == set(best)
-    for bar in bars["rows"]:
-        r = best[bar["benchmark"]]
-        assert bar["tflops"] == float(r["tflops"])
-        if bar["benchmark"] == bars["reference"]:
-            assert bar["pct_ref"] == 100.0
-        elif r["pct_ref"]:
-            assert bar["pct_ref"] == float(r["pct_ref"])
-        elif bar["benchmark"].startswith("matmul/cublas"):
-            assert bar["pct_ref"] is None  # cuBLAS TF32 is no share of cuBLAS FP32
-        if r["kernels"]:
-            assert bar["kernel"] and bar["kernel"].rstrip("…").split("::")[-1] in r["kernels"]
+
+def test_tensor_core_ladder(made):
+    """Every precision but FP32: one panel per precision, each rung a share
+    of the cuBLAS of its precision at the same size, cuBLAS the reference,
+    rungs named by benchmark (suffix dropped), kernels in the table."""
+    run_dir, out = made
+    rows = [r for r in E.timed(run_dir) if r["family"] in ("matmul", "matmul_tc")
+            and r["tflops"]]
+    rows += E.framework_matmuls(run_dir) if rows else []
+    other = [r for r in rows if E.precision(r) != "FP32"]
+    names = {f["name"] for f in E.manifest(out)["figures"]}
+    if not other:
+        assert "matmul_tc_ladder" not in names
+        return
+    panels = E.figure_data(out, "matmul_tc_tflops_vs_size")["panels"]
+    assert [p["precision"] for p in panels] == [
+        p for p in ("BF16", "TF32", "FP16", "FP8") if any(E.precision(r) == p for r in other)]
+    for panel in panels:
+        prows = [r for r in other if E.precision(r) == panel["precision"]]
+        got = {s["ids"][0].split(" [")[0]: dict(zip(s["x"], s["y"])) for s in panel["series"]}
+        assert got == E.best_curves(prows, _size_axis(prows), "tflops")
+    assert len({p["yscale"] for p in panels}) == 1, "one scale for every panel"
+    if all(r["benchmark"].startswith("matmul/cublas") for r in other):
+        assert "matmul_tc_ladder" not in names  # references alone: no ladder to draw
+    else:
+        _check_ladder(out, "matmul_tc_ladder", other, None)
+    html = (out / "index.html").read_text()
+    tc = [r for r in other if r["family"] == "matmul_tc"]
+    if tc:
+        assert "Tensor-core ladder" in html
+        for r in tc:  # the kernel table names what each rung launched
+            kernel = r["kernels"].split("|")[0].split("::")[-1].split("(")[0]
+            assert kernel in html, kernel
+
+
+def _check_ladder(out, name, rows, xaxis):
+    data = E.figure_data(out, name)
+    assert data["panels"]
+    for panel in data["panels"]:
+        prows = [r for r in rows if E.precision(r) == panel["precision"]]
+        axis = xaxis or _size_axis(prows)
+        gpu_sizes = {}
+        for r in prows:
+            if not E.is_host(r):
+                gpu_sizes.setdefault(r["benchmark"], set()).add(float(r["_axes"][axis]))
+        common = set.intersection(*gpu_sizes.values()) if gpu_sizes else set()
+        if common:
+            assert panel["size"] == max(common)
+        at = [r for r in prows if float(r["_axes"][axis]) == panel["size"]]
+        best = {}
+        for r in at:
+            if r["benchmark"] not in best or float(r["tflops"]) > float(
+                    best[r["benchmark"]]["tflops"]):
+                best[r["benchmark"]] = r
+        ref = f"matmul/cublas_{panel['precision'].lower()}"
+        assert panel["reference"] == (ref if ref in best else None)
+        if ref in best:
+            assert panel["reference_tflops"] == float(best[ref]["tflops"])
+        assert {b["benchmark"] for b in panel["rows"]} == set(best) - {ref}
+        labels = [b["label"] for b in panel["rows"]]
+        assert len(labels) == len(set(labels)), "every rung has its own name"
+        for bar in panel["rows"]:
+            r = best[bar["benchmark"]]
+            assert bar["tflops"] == float(r["tflops"])
+            assert not bar["label"].endswith("_" + panel["precision"].lower())
+            if r["pct_ref"] and r["ref_benchmark"] == ref:
+                assert bar["pct_ref"] == float(r["pct_ref"])
+            elif ref in best:
+                assert math.isclose(bar["pct_ref"], 100 * float(best[ref]["median_s"])
+                                    / float(r["median_s"]), rel_tol=REL)
 
 
 def transfer_panel(r: dict) -> str:
@@ -249,10 +300,12 @@ def test_transfer_curves(made):
         for s in data["series"]:
             r = next(r for r in prows if r["_id"] == s["ids"][0])
             got[key(r)] = dict(zip(s["x"], s["y"]))
-            if len(s["x"]) >= 2:
-                fit = s["extra"]["fit"]
-                assert fit["beta_gbps"] > 0
+            fit = s["extra"]["fit"]
+            if len(s["x"]) >= 2 and fit["meaningful"]:
+                assert fit["alpha_us"] >= 0 and fit["beta_gbps"] > 0
                 assert "α=" in s["label"] and "β=" in s["label"]
+            elif fit:  # a negative latency is not drawn as a fit
+                assert "α" not in s["label"] and "not meaningful" in s["label"]
         assert got == want
         assert data["xscale"] == "log2" and data["yscale"] == "log10"
         peaks = [float(r["peak"]) for r in prows if r["peak_unit"] == "GB/s" and r["peak"]]
@@ -294,6 +347,24 @@ def test_roofline(made):
         assert math.isclose(p["intensity"], float(r["flops"]) / float(r["bytes"]), rel_tol=REL)
     assert math.isclose(data["ridge_intensity"],
                         data["fp32_tflops"] * 1e12 / (data["bandwidth_gbps"] * 1e9), rel_tol=REL)
+    assert "work model" in data["intensity"]
+    # each roof is the figure its source states: SMs x rate x the clock named
+    for roof in data["roofs"]:
+        if roof["kind"] == "table":
+            mhz = float(roof["clock"].split(", ")[1].split(" MHz")[0])
+            rate = 4096 if roof["precision"].startswith("BF16") else 2048
+            if device.get("compute_capability") == "9.0":
+                assert math.isclose(roof["tflops"], device["sm_count"] * rate * mhz / 1e6,
+                                    rel_tol=REL)
+            if roof["clock"].startswith("datasheet"):
+                assert f"{roof['tflops']:.1f}" in roof["source"], roof
+    # one legend line per family (matmuls by precision), not one per benchmark
+    groups = {p["group"] for p in data["rows"]}
+    assert len(groups) <= 8 and len(groups) < max(2, len(data["rows"]))
+    caption = next(f["caption"] for f in E.manifest(out)["figures"] if f["name"] == "roofline")
+    for p in data["rows"]:
+        if p["share_of_roof"] < 0.25 and not p["measured_intensity"]:
+            assert p["benchmark"] in caption  # named: the model does not explain it
 
 
 def test_noisy_distributions(made):
@@ -312,8 +383,12 @@ def test_noisy_distributions(made):
     assert sorted((rec["ci_rel_half"] or 0 for rec in data["rows"]), reverse=True) == widest
     for rec in data["rows"]:
         r = noisy_ids[rec["id"]]
-        assert data["samples_s"][rec["id"]] == samples[(r["benchmark"], r["axes"])]
-        assert rec["samples"] == len(samples[(r["benchmark"], r["axes"])])
+        every = samples[(r["benchmark"], r["axes"])]
+        shown = data["samples_s"][rec["id"]]
+        assert rec["samples"] == len(every)
+        # every sample up to 400, else a subset of them (the box is from all)
+        assert len(shown) == min(400, len(every)) and set(shown) <= set(every)
+        assert math.isclose(rec["sample_median_s"], statistics.median(every), rel_tol=1e-12)
 
 
 def test_environment_and_status_tables(made):
@@ -342,12 +417,10 @@ def _series_curve(s, rows_by_id):
             r["_axes"].get("memory"))
 
 
-def test_synthetic_transfer_fits_come_from_fits_csv(synthetic_run, tmp_path):
+def test_synthetic_transfer_fits_come_from_fits_csv(synthetic_run, drawn_root):
     import csv
     from conftest import OVERLAP_EFFICIENCY, transfer_alpha_beta
-    out = tmp_path / "r"
-    subprocess.run([sys.executable, "-m", "reports", str(synthetic_run), "-o", str(out)],
-                   cwd=REPO, check=True, capture_output=True)
+    out = draw([synthetic_run], drawn_root)
     by_id = {r["_id"]: r for r in E.timed(synthetic_run)}
     for panel in ("h2d", "d2h", "bidir", "d2d"):
         data = E.figure_data(out, f"transfers_{panel}")
@@ -427,27 +500,20 @@ def test_incomplete_run_is_reported_and_missing_samples_tolerated(tmp_path):
 def test_matmul_with_a_size_axis(tmp_path):
     from conftest import write_synthetic_run
     run = write_synthetic_run(tmp_path / "size", families=("matmul",), matmul_axes="size")
-    out = tmp_path / "r"
-    subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                   cwd=REPO, check=True, capture_output=True)
+    out = draw([run], tmp_path)
     data = E.figure_data(out, "matmul_tflops_vs_size")
     assert data["xlabel"] == "matrix size (m = n = k)"
-    want = E.best_curves([r for r in E.timed(run, "matmul") if r["tflops"]], "size", "tflops")
+    want = E.best_curves([r for r in E.timed(run, "matmul") if r["tflops"]
+                          and E.precision(r) == "FP32"], "size", "tflops")
     assert {s["ids"][0].split(" [")[0]: dict(zip(s["x"], s["y"])) for s in data["series"]} == want
-    bars = E.figure_data(out, "matmul_ladder")
-    assert bars["size_axis"] == "size" and bars["size"] == 4096
+    (panel,) = E.figure_data(out, "matmul_ladder")["panels"]
+    assert panel["size_axis"] == "size" and panel["size"] == 4096
 
 
-def test_host_only_run_without_a_gpu(tmp_path):
+def test_host_only_run_without_a_gpu(cpu_only):
     """CI has no GPU: host baselines only, device null. The report draws what
     there is and leaves out what needs a GPU (roofline, peaks)."""
-    from conftest import write_synthetic_run
-    run = write_synthetic_run(tmp_path / "cpu", families=("vecadd", "matmul"), no_device=True,
-                              keep=lambda b: b.partition("/")[2].startswith("host"))
-    out = tmp_path / "r"
-    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    _, out = cpu_only
     names = {f["name"] for f in E.manifest(out)["figures"]}
     assert {"vecadd_gbps_vs_n", "matmul_tflops_vs_size", "matmul_ladder"} <= names
     assert "roofline" not in names

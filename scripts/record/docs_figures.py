@@ -357,15 +357,22 @@ def readme_with(text: str, new_table: str) -> str:
 IMAGES = {
     "h200-vecadd.png": ("h200-vecadd-defaults", "vecadd_gbps_vs_n"),
     "h200-matmul-ladder.png": ("h200-matmul-defaults", "matmul_ladder"),
+    "h200-matmul-tc-ladder.png": ("h200-matmul-tc", "matmul_tc_ladder"),
+    "h200-roofline.png": ("h200-defaults-r2", "roofline"),
     "h200-transfers-h2d.png": ("h200-transfers-defaults", "transfers_h2d"),
     "h200-tf32-telemetry.png": ("h200-tf32-telemetry", "telemetry_matmul"),
-    "h200-python-matmul-ladder.png": ("h200-python-mixed-matmul", "matmul_ladder"),
+    "h200-python-matmul-ladder.png": ("h200-python-mixed-matmul", "matmul_ladder_all"),
 }
 
 # docs screenshot -> recorded runs whose report page it shows
+# docs screenshot -> (recorded runs whose report page it shows, the section
+# the browser scrolls to: "" for the top of the page)
 SCREENSHOTS = {
-    "h200-report-vecadd.png": ["h200-vecadd-large"],
-    "h200-report-matmul.png": ["h200-matmul-defaults"],
+    "h200-report-suite.png": (["h200-defaults-r2"], ""),
+    "h200-report-tensor-cores.png": (["h200-defaults-r2"], "tensor-core-ladder"),
+    "h200-report-ab.png": (["h200-aa3-A", "h200-aa3-B"], "a-b-comparison"),
+    "h200-report-vecadd.png": (["h200-vecadd-large"], ""),
+    "h200-report-matmul.png": (["h200-matmul-defaults"], "matmul-the-fp32-ladder"),
 }
 
 
@@ -376,13 +383,21 @@ def sha256(data: bytes) -> str:
 def draw_images(out: Path) -> dict:
     """Draw every docs image into `out`; return the sidecar entries."""
     os.environ.setdefault("MPLBACKEND", "Agg")
-    from reports import figures_matmul, figures_transfers, figures_vecadd, telemetry
+    from reports import figures_matmul, figures_transfers, figures_vecadd, roofline, telemetry
     from reports.load import load_run
 
     makers = {
         "vecadd_gbps_vs_n": lambda run, d: next(
             f for f in figures_vecadd.figures(run, d, "") if f.name == "vecadd_gbps_vs_n"),
         "matmul_ladder": lambda run, d: figures_matmul.ladder_figure(run, d, "matmul_ladder"),
+        "matmul_tc_ladder": lambda run, d: figures_matmul.ladder_figure(
+            run, d, "matmul_tc_ladder", figures_matmul.tensor_rows(run),
+            figures_matmul.TC_SECTION, "Tensor-core ladder"),
+        # every precision in one figure: the frameworks' matmuls beside cuBLAS
+        "matmul_ladder_all": lambda run, d: figures_matmul.ladder_figure(
+            run, d, "matmul_ladder_all", figures_matmul.matmul_rows(run),
+            what="Matmul, every precision"),
+        "roofline": lambda run, d: roofline.figure(run, d, "roofline"),
         "transfers_h2d": lambda run, d: figures_transfers.bandwidth_figure(
             run, "h2d", d, "transfers_h2d"),
         "telemetry_matmul": lambda run, d: telemetry.timeline_figure(
@@ -412,14 +427,16 @@ def report_pages(out: Path) -> dict:
     makes it now (no browser needed)."""
     from reports.build import write_report
 
-    pages = {}
+    pages, drawn = {}, {}
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
-        for image, runs in SCREENSHOTS.items():
-            site = out / "pages" / image
-            write_report([str(DATA / r) for r in runs], site)
-            pages[image] = sha256((site / "index.html").read_bytes())
+        for image, (runs, _) in SCREENSHOTS.items():
+            if tuple(runs) not in drawn:  # two shots of one page: drawn once
+                site = out / "pages" / image
+                write_report([str(DATA / r) for r in runs], site)
+                drawn[tuple(runs)] = sha256((site / "index.html").read_bytes())
+            pages[image] = drawn[tuple(runs)]
     finally:
         os.chdir(cwd)
     shutil.rmtree(out / "pages")
@@ -437,11 +454,12 @@ def take_screenshots(out: Path) -> dict:
     os.chdir(REPO)
     try:
         with Chromium(width=1200, height=1500) as browser:
-            for image, runs in SCREENSHOTS.items():
+            for image, (runs, anchor) in SCREENSHOTS.items():
                 site = out / "site" / image
                 write_report([str(DATA / r) for r in runs], site)
                 with ReportServer(site) as server:
-                    page = browser.check(f"{server.base}index.html")
+                    page = browser.check(f"{server.base}index.html"
+                                         + (f"#{anchor}" if anchor else ""))
                 if page.console or page.failed:
                     raise SystemExit(f"docs_figures.py: {image}: the page has errors: "
                                      f"{page.console + page.failed}")
@@ -465,6 +483,9 @@ def main() -> int:
                         help="write nothing; exit 1 when README.md or docs/img is stale")
     parser.add_argument("--screenshots", action="store_true",
                         help="also take the report page screenshots (needs Chromium)")
+    parser.add_argument("--no-page-check", action="store_true",
+                        help="with --check: leave out the screenshots' pages (drawing them "
+                             "takes most of the check's time)")
     parser.add_argument("--docs-root", type=Path, default=REPO, metavar="DIR",
                         help="where README.md and docs/img are (default: this repository; "
                              "the staleness test checks a copy)")
@@ -492,7 +513,7 @@ def main() -> int:
                     stale.append(f"docs/img/{image} (sidecar)")
                 elif sha256((IMG / image).read_bytes()) != entry["png_sha256"]:
                     stale.append(f"docs/img/{image} (pixels)")
-            for image, page in report_pages(tmp).items():
+            for image, page in ({} if args.no_page_check else report_pages(tmp)).items():
                 if old_sidecar.get("screenshots", {}).get(image, {}).get("page_sha256") != page:
                     stale.append(f"docs/img/{image} (a screenshot of an older page: run "
                                  f"with --screenshots)")

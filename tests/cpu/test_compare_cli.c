@@ -4,8 +4,8 @@
  * side syntaxes, exit codes 0/1/2, the markdown and CSV, --calibrate and
  * --calibration, conditions that differ, throttled points, input errors
  * (meta.json through jansson included), and time bounds on hostile input. */
-/* test links: cubench_compare */
-#include "compare_cli.h"
+/* test links: cubench_cli */
+#include "cli.h"
 
 #include "cb_test_files.h"
 #include "csv_reader.h"
@@ -42,7 +42,7 @@ static int run_cli(const char *first, ...)
     va_start(ap, first);
     int argc = cb_test_argv(argv, 40, "compare", first, ap);
     va_end(ap);
-    return cb_compare_main(argc, argv);
+    return cb_cli_compare(argc, argv);
 }
 
 /* A schema 1 run directory as the first version wrote it: one unit per point. */

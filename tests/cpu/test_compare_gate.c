@@ -7,10 +7,10 @@
  * by the real cb_compare_main. Each call of `run` is logged to $CB_FAKE_LOG
  * so the test can check the A B B A order. Needs bash.
  */
-/* test links: cubench_compare */
+/* test links: cubench_cli */
 #include "cb_common.h"
 #include "cb_test_files.h"
-#include "compare_cli.h"
+#include "cli.h"
 
 #include "cb_test.h"
 
@@ -235,7 +235,7 @@ static void test_gate(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "run") == 0) return fake_run(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "compare") == 0) return cb_compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0) return cb_cli_compare(argc - 1, argv + 1);
 
     if (system("bash -c true") != 0) {
         printf("test_compare_gate: bash not found, skipped\n");

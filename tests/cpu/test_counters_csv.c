@@ -47,11 +47,12 @@ static cb_result base_row(const char *axes_text, int device)
     return r;
 }
 
-static cb_result collected_row(double *values, const char *axes_text)
+static cb_result collected_row(double *values, const char *axes_text, int kernels)
 {
     cb_result r = base_row(axes_text, 1);
     r.counters = (cb_point_counters){.asked = true,
                                      .status = CB_OK,
+                                     .kernels = kernels,
                                      .sol_dram_pct = 91.25,
                                      .sol_l2_pct = 40.5,
                                      .sol_l1_pct = NAN, /* not collected: an empty cell */
@@ -131,10 +132,12 @@ static void check_results_csv(const char *dir)
     CB_CHECK_STR(cell(r, 0, "metrics_status"), "ok");
     CB_CHECK_STR(cell(r, 0, "metrics_passes"), "14");
     CB_CHECK_STR(cell(r, 0, "metrics_wall_s"), "0.125");
+    CB_CHECK_STR(cell(r, 0, "metrics_kernels"), "2");
+    CB_CHECK_STR(cell(r, 0, "metrics_reason"), "");
     /* no metric pass asked: every counters cell empty */
-    static const char *const cols[] = {"sol_dram_pct",   "sol_sm_pct",     "dram_bytes",
-                                       "measured_flops", "metrics_status", "metrics_reason",
-                                       "metrics_passes", "metrics_wall_s"};
+    static const char *const cols[] = {"sol_dram_pct",   "sol_sm_pct",      "dram_bytes",
+                                       "measured_flops", "metrics_status",  "metrics_reason",
+                                       "metrics_passes", "metrics_kernels", "metrics_wall_s"};
     for (int i = 0; i < CB_ARRAY_LEN(cols); i++)
         CB_CHECK_STR(cell(r, 1, cols[i]), "");
     /* asked and skipped: status and reason, no figures */
@@ -142,8 +145,12 @@ static void check_results_csv(const char *dir)
     CB_CHECK(strstr(cell(r, 2, "metrics_reason"), "only administrators") != NULL);
     CB_CHECK_STR(cell(r, 2, "sol_dram_pct"), "");
     CB_CHECK_STR(cell(r, 2, "metrics_passes"), "0");
+    CB_CHECK_STR(cell(r, 2, "metrics_kernels"), "");
     CB_CHECK_STR(cell(r, 2, "status"), "ok"); /* the timing is the point's, untouched */
+    /* collected as one range around a run without kernels: 0, and why */
     CB_CHECK_STR(cell(r, 3, "metrics_status"), "ok");
+    CB_CHECK_STR(cell(r, 3, "metrics_kernels"), "0");
+    CB_CHECK(strstr(cell(r, 3, "metrics_reason"), "no kernel in one run") != NULL);
     cb_csv_free(r);
 }
 
@@ -157,7 +164,7 @@ static void test_files(void)
     CB_CHECK(!exists(dir, "metrics.csv")); /* not before a point has counters */
 
     double values[] = {91.25, 3.25e9, NAN};
-    cb_result a = collected_row(values, "n=1;block=256");
+    cb_result a = collected_row(values, "n=1;block=256", 2);
     CB_CHECK(cb_metrics_csv_has_rows(&a));
     CB_CHECK(cb_sink_write_point(&s, &a, NULL, NULL, 0, NULL, &err));
     CB_CHECK(exists(dir, "metrics.csv"));
@@ -175,7 +182,9 @@ static void test_files(void)
     CB_CHECK(cb_sink_write_point(&s, &skipped, NULL, NULL, 0, NULL, &err));
 
     double values2[] = {50, 1e6, 125000};
-    cb_result b = collected_row(values2, "n=4");
+    cb_result b = collected_row(values2, "n=4", 0);
+    snprintf(b.counters.reason, sizeof b.counters.reason,
+             "no kernel in one run: one range around the whole run, launch gaps included");
     CB_CHECK(cb_sink_write_point(&s, &b, NULL, NULL, 0, NULL, &err));
     cb_sink_close(&s);
     check_metrics_csv(dir);

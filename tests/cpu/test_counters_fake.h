@@ -12,8 +12,9 @@
  * RTLD_DEEPBIND), so the tests use this everywhere.
  *
  * The target stand-in plays a range profiler: a script says which call
- * fails with which result, how many passes CUPTI wants, and what each
- * metric evaluates to; counters record every call. */
+ * fails with which result, how many passes CUPTI wants, how many ranges
+ * each scope records (per kernel, whole run), and what each metric
+ * evaluates to in each range; counters record every call. */
 #ifndef CB_TEST_COUNTERS_FAKE_H
 #define CB_TEST_COUNTERS_FAKE_H
 
@@ -227,16 +228,20 @@ static CUptiResult fake_host_config(void *host, const char *const *names, size_t
     return CUPTI_SUCCESS;
 }
 
-/* What each metric evaluates to: a test sets fake_value. */
-static double (*fake_value)(const char *name);
+/* What each metric evaluates to in each range: a test sets fake_value.
+ * fake_evaluated records the ranges asked for, in order. */
+static double (*fake_value)(const char *name, size_t range);
+static size_t fake_evaluated[16];
+static int fake_n_evaluated;
 
-static CUptiResult fake_host_evaluate(void *host, const uint8_t *data, size_t size,
+static CUptiResult fake_host_evaluate(void *host, const uint8_t *data, size_t size, size_t range,
                                       const char *const *names, size_t n, double *values)
 {
     (void)host;
     if (!data || size == 0) return CUPTI_ERROR_INVALID_PARAMETER;
+    if (fake_n_evaluated < 16) fake_evaluated[fake_n_evaluated++] = range;
     for (size_t i = 0; i < n; i++)
-        values[i] = fake_value ? fake_value(names[i]) : 1.0;
+        values[i] = fake_value ? fake_value(names[i], range) : 1.0;
     return CUPTI_SUCCESS;
 }
 
@@ -292,17 +297,23 @@ typedef enum fake_call {
 } fake_call;
 
 typedef struct fake_script {
-    const char *chip;       /* what chip_name answers ("GH100")          */
-    fake_call fail_at;      /* FAKE_CALLS: nothing fails                 */
-    CUptiResult fail_with;  /* the result of the failing call            */
-    int fail_times;         /* how many times it fails (0: every time)   */
-    int passes;             /* stop says all submitted on this pass      */
-    int overall;            /* device_supported's isSupported (3: yes)   */
-    int architecture;       /* ... its architecture field                */
-    size_t dropped, ranges; /* what decode and ranges report (0, 1)      */
-    int calls[FAKE_CALLS];  /* counts, filled by the stand-in            */
-    int stops_in_pass;      /* internal: stops since set_config          */
-    int failed;             /* internal: failures handed out             */
+    const char *chip;      /* what chip_name answers ("GH100")          */
+    fake_call fail_at;     /* FAKE_CALLS: nothing fails                 */
+    CUptiResult fail_with; /* the result of the failing call            */
+    int fail_times;        /* how many times it fails (0: every time)   */
+    int passes;            /* stop says all submitted on this pass      */
+    int overall;           /* device_supported's isSupported (3: yes)   */
+    int architecture;      /* ... its architecture field                */
+    /* What decode and ranges report, per scope (cb_counters_scope):
+     * ranges[CB_COUNTERS_PER_KERNEL] kernels (1), [WHOLE_RUN] 1. */
+    size_t dropped[2], ranges[2];
+    int calls[FAKE_CALLS];   /* counts, filled by the stand-in                 */
+    int configs[2];          /* set_config calls per scope                     */
+    size_t max_ranges[2];    /* what counter_data and set_config were given    */
+    size_t data_ranges;      /* internal: counter_data's max_ranges            */
+    cb_counters_scope scope; /* internal: the scope set_config was given       */
+    int stops_in_pass;       /* internal: stops since set_config               */
+    int failed;              /* internal: failures handed out                  */
 } fake_script;
 
 static fake_script fake;
@@ -314,7 +325,8 @@ static void fake_reset(const char *chip)
     fake.fail_at = FAKE_CALLS;
     fake.passes = 3;
     fake.overall = fake.architecture = 3;
-    fake.ranges = 1;
+    fake.ranges[CB_COUNTERS_PER_KERNEL] = fake.ranges[CB_COUNTERS_WHOLE_RUN] = 1;
+    fake_n_evaluated = 0;
 }
 
 static CUptiResult fake_step(fake_call c)
@@ -372,11 +384,12 @@ static CUptiResult fake_t_disable(void *profiler)
     return fake_step(FAKE_DISABLE);
 }
 static CUptiResult fake_t_counter_data(void *profiler, const char *const *names, size_t n,
-                                       uint8_t **data, size_t *size)
+                                       size_t max_ranges, uint8_t **data, size_t *size)
 {
     (void)profiler;
     (void)names;
     (void)n;
+    fake.data_ranges = max_ranges;
     CUptiResult r = fake_step(FAKE_COUNTER_DATA);
     if (r != CUPTI_SUCCESS) return r;
     *data = calloc(1, 32);
@@ -384,7 +397,8 @@ static CUptiResult fake_t_counter_data(void *profiler, const char *const *names,
     return *data ? CUPTI_SUCCESS : CUPTI_ERROR_OUT_OF_MEMORY;
 }
 static CUptiResult fake_t_set_config(void *profiler, const uint8_t *config, size_t config_size,
-                                     uint8_t *data, size_t data_size)
+                                     uint8_t *data, size_t data_size, cb_counters_scope scope,
+                                     size_t max_ranges)
 {
     (void)profiler;
     (void)config;
@@ -392,6 +406,10 @@ static CUptiResult fake_t_set_config(void *profiler, const uint8_t *config, size
     (void)data;
     (void)data_size;
     fake.stops_in_pass = 0;
+    fake.scope = scope;
+    fake.configs[scope]++;
+    /* The image must hold what a pass may record. */
+    fake.max_ranges[scope] = max_ranges <= fake.data_ranges ? max_ranges : 0;
     return fake_step(FAKE_SET_CONFIG);
 }
 static CUptiResult fake_t_start(void *profiler)
@@ -399,16 +417,23 @@ static CUptiResult fake_t_start(void *profiler)
     (void)profiler;
     return fake_step(FAKE_START);
 }
+/* Push and pop belong to user ranges: refused with auto ranges. */
 static CUptiResult fake_t_push(void *profiler, const char *range)
 {
     (void)profiler;
     (void)range;
-    return fake_step(FAKE_PUSH);
+    CUptiResult r = fake_step(FAKE_PUSH);
+    return r == CUPTI_SUCCESS && fake.scope == CB_COUNTERS_PER_KERNEL
+               ? CUPTI_ERROR_INVALID_OPERATION
+               : r;
 }
 static CUptiResult fake_t_pop(void *profiler)
 {
     (void)profiler;
-    return fake_step(FAKE_POP);
+    CUptiResult r = fake_step(FAKE_POP);
+    return r == CUPTI_SUCCESS && fake.scope == CB_COUNTERS_PER_KERNEL
+               ? CUPTI_ERROR_INVALID_OPERATION
+               : r;
 }
 static CUptiResult fake_t_stop(void *profiler, bool *all)
 {
@@ -421,14 +446,14 @@ static CUptiResult fake_t_stop(void *profiler, bool *all)
 static CUptiResult fake_t_decode(void *profiler, size_t *dropped)
 {
     (void)profiler;
-    *dropped = fake.dropped;
+    *dropped = fake.dropped[fake.scope];
     return fake_step(FAKE_DECODE);
 }
 static CUptiResult fake_t_ranges(const uint8_t *data, size_t size, size_t *n)
 {
     (void)data;
     (void)size;
-    *n = fake.ranges;
+    *n = fake.ranges[fake.scope];
     return fake_step(FAKE_RANGES);
 }
 static bool fake_t_synchronize(cb_msg *why)

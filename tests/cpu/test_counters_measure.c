@@ -1,12 +1,15 @@
 /* test_counters_measure.c - one metric pass against a stand-in range
  * profiler (test_counters_fake.h): the replay loop (a pass per CUPTI pass,
- * the point's run inside the range, `before` outside it), the figures the
- * values give (SOL columns, DRAM bytes, FLOPs with 2 per FMA), the work
- * model's note, and every way counters can be unavailable: no permission,
- * MIG, an unsupported GPU, counters busy. An unavailable device is a skip
- * with the reason, remembered so later points do not ask again, and the
- * point's own run is never called; an error fails that pass only, and the
- * profiler is disabled on every path out. */
+ * the point's run between start and stop, `before` outside them), a range
+ * per kernel (auto ranges, no push/pop) and the kernels of a point combined
+ * into its row, the fallback to one range around the whole run for a run
+ * without kernels or with too many, the figures the values give (SOL
+ * columns, DRAM bytes, FLOPs with 2 per FMA), the work model's note, and
+ * every way counters can be unavailable: no permission, MIG, an
+ * unsupported GPU, counters busy. An unavailable device is a skip with the
+ * reason, remembered so later points do not ask again, and the point's own
+ * run is never called; an error fails that pass only, and the profiler is
+ * disabled on every path out. */
 /* test links: cubench_timing */
 #include "cb_test.h"
 #include "counters_session.h"
@@ -35,9 +38,10 @@ static cb_status run_cb(void *user, cb_msg *why)
     return pc->run_result;
 }
 
-/* Values a GH100 sol pass might read. */
-static double sol_value(const char *name)
+/* Values a GH100 sol pass might read, the same in every range. */
+static double sol_value(const char *name, size_t range)
 {
+    (void)range;
     static const struct {
         const char *name;
         double v;
@@ -53,17 +57,26 @@ static double sol_value(const char *name)
         {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 20},
         {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 4},
         {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 5000},
+        {"gpu__time_duration.sum", 728000},
     };
     for (int i = 0; i < CB_ARRAY_LEN(table); i++)
         if (strcmp(table[i].name, name) == 0) return table[i].v;
     return 0;
 }
 
-static double nan_flop_value(const char *name)
+static double nan_flop_value(const char *name, size_t range)
 {
     return strcmp(name, "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum") == 0
                ? NAN
-               : sol_value(name);
+               : sol_value(name, range);
+}
+
+/* The value of metric `name` in a pass's values; NAN when absent. */
+static double value_of(const cb_counters_values *v, const char *name)
+{
+    for (int i = 0; v->values && i < v->n; i++)
+        if (strcmp(v->names[i], name) == 0) return v->values[i];
+    return NAN;
 }
 
 static cb_counters *open_sol(const char *spec)
@@ -110,6 +123,15 @@ static void test_collects(void)
     CB_CHECK_EQ_INT(fake.calls[FAKE_AVAILABILITY], 1);
     CB_CHECK_EQ_INT(fake.calls[FAKE_DECODE], 1);
     check_balanced("collects");
+    /* A range per kernel: auto ranges (no push/pop), room for the limit. */
+    CB_CHECK_EQ_INT(fake.configs[CB_COUNTERS_PER_KERNEL], 1);
+    CB_CHECK_EQ_INT(fake.configs[CB_COUNTERS_WHOLE_RUN], 0);
+    CB_CHECK_EQ_INT(fake.calls[FAKE_PUSH], 0);
+    CB_CHECK_EQ_INT((int)fake.max_ranges[CB_COUNTERS_PER_KERNEL], CB_COUNTERS_MAX_KERNELS);
+    CB_CHECK_EQ_INT(v.kernels, 1);
+    CB_CHECK_STR(v.reason, "");
+    /* Every pass reads the ranges' GPU time (the weight of a kernel). */
+    CB_CHECK_NEAR(value_of(&v, "gpu__time_duration.sum"), 728000, 0);
     CB_CHECK(v.n == c->chips[0].n && v.values && v.names == c->chips[0].names);
     CB_CHECK_NEAR(v.sol_dram_pct, 91.5, 0);
     CB_CHECK_NEAR(v.sol_l2_pct, 40.25, 0);
@@ -153,7 +175,9 @@ static void test_named_metric_fills_column(void)
     CB_CHECK(measure(c, &pc, &v) == CB_OK);
     CB_CHECK_NEAR(v.dram_bytes, 3.25e9, 0);
     CB_CHECK(isnan(v.sol_dram_pct) && isnan(v.measured_flops));
-    CB_CHECK_EQ_INT(v.n, 2);
+    /* The two named, and the GPU time every pass reads to weigh kernels. */
+    CB_CHECK_EQ_INT(v.n, 3);
+    CB_CHECK_NEAR(value_of(&v, "gpu__time_duration.sum"), 728000, 0);
     cb_counters_values_free(&v);
     fake_value = NULL;
     cb_counters_close(c);
@@ -252,24 +276,122 @@ static void test_errors(void)
     CB_CHECK_EQ_INT(pc.run, (int)c->chips[0].passes + 8);
     check_balanced("endless");
 
-    /* The decoded data must hold exactly the one range. */
+    cb_counters_close(c);
+}
+
+/* Three kernels in one run: a range each, evaluated in order, combined
+ * into the point's values (counts summed, shares of peak weighted by each
+ * kernel's GPU time). */
+static double three_kernels(const char *name, size_t range)
+{
+    static const double time_ns[] = {100e3, 300e3, 600e3};
+    static const double dram_pct[] = {90, 50, 10};
+    static const double bytes[] = {1e9, 2e9, 3e9};
+    if (range > 2) return NAN;
+    if (strcmp(name, "gpu__time_duration.sum") == 0) return time_ns[range];
+    if (strcmp(name, "dram__throughput.avg.pct_of_peak_sustained_elapsed") == 0)
+        return dram_pct[range];
+    if (strcmp(name, "dram__bytes.sum") == 0) return bytes[range];
+    if (strcmp(name, "sm__ops_path_tensor_src_bf16_dst_fp32.sum") == 0) return 1000.0 * range;
+    if (strcmp(name, "sm__cycles_elapsed.avg.per_second") == 0) return range == 1 ? 1.6e9 : 2e9;
+    return 0;
+}
+
+static void test_kernels_combined(void)
+{
+    cb_counters *c = open_sol("sol");
+    if (!c) return;
+    fake.ranges[CB_COUNTERS_PER_KERNEL] = 3;
+    fake_value = three_kernels;
+    point_calls pc = {0};
+    cb_counters_values v;
+    CB_CHECK(measure(c, &pc, &v) == CB_OK);
+    CB_CHECK_EQ_INT(v.kernels, 3);
+    CB_CHECK_EQ_INT(fake_n_evaluated, 3);
+    CB_CHECK(fake_evaluated[0] == 0 && fake_evaluated[1] == 1 && fake_evaluated[2] == 2);
+    CB_CHECK_NEAR(v.dram_bytes, 6e9, 0);
+    CB_CHECK_NEAR(value_of(&v, "gpu__time_duration.sum"), 1000e3, 1e-9);
+    /* (100 x 90 + 300 x 50 + 600 x 10) / 1000 */
+    CB_CHECK_NEAR(v.sol_dram_pct, 30, 1e-12);
+    /* The clock: total cycles over total time. */
+    CB_CHECK_NEAR(value_of(&v, "sm__cycles_elapsed.avg.per_second"), 1.88e9, 1);
+    CB_CHECK_NEAR(v.measured_flops, 3000, 0); /* 0 + 1000 + 2000 tensor ops */
+    CB_CHECK_STR(v.reason, "");
+    CB_CHECK_EQ_INT(fake.configs[CB_COUNTERS_WHOLE_RUN], 0);
+    cb_counters_values_free(&v);
+    fake_value = NULL;
+    cb_counters_close(c);
+}
+
+/* Per-kernel ranges that cannot stand for the run: measured again as one
+ * user range around it, the row saying why. */
+static void test_whole_run_fallback(void)
+{
+    cb_counters *c = open_sol("sol");
+    if (!c) return;
+    fake_value = sol_value;
+    point_calls pc = {0};
+    cb_counters_values v;
+    /* No kernel (a copy alone). */
     fake_reset("GH100");
-    fake.dropped = 1;
-    CB_CHECK(measure(c, &pc, &v) == CB_FAIL);
-    CB_CHECK(strstr(v.reason, "1 dropped") != NULL);
+    fake.ranges[CB_COUNTERS_PER_KERNEL] = 0;
+    CB_CHECK(measure(c, &pc, &v) == CB_OK);
+    CB_CHECK_EQ_INT(v.kernels, 0);
+    CB_CHECK(strstr(v.reason, "no kernel in one run: one range around the whole run") != NULL);
+    CB_CHECK(strstr(v.reason, "lower bound") != NULL);
+    CB_CHECK(v.values != NULL);
+    CB_CHECK_NEAR(v.dram_bytes, 3.25e9, 0);
+    CB_CHECK_EQ_INT(fake.configs[CB_COUNTERS_PER_KERNEL], 1);
+    CB_CHECK_EQ_INT(fake.configs[CB_COUNTERS_WHOLE_RUN], 1);
+    CB_CHECK_EQ_INT((int)fake.max_ranges[CB_COUNTERS_WHOLE_RUN], 1);
+    /* Two attempts of 3 passes each; the range pushed in the second only. */
+    CB_CHECK_EQ_INT(v.passes, 6);
+    CB_CHECK_EQ_INT(fake.calls[FAKE_PUSH], 3);
+    check_balanced("no kernel");
+    cb_counters_values_free(&v);
+
+    /* Too many kernels for a range each (some dropped, or the limit met). */
     fake_reset("GH100");
-    fake.ranges = 2;
+    fake.dropped[CB_COUNTERS_PER_KERNEL] = 7;
+    CB_CHECK(measure(c, &pc, &v) == CB_OK);
+    CB_CHECK_EQ_INT(v.kernels, -1);
+    CB_CHECK(strstr(v.reason, "256 or more kernels") != NULL);
+    cb_counters_values_free(&v);
+    fake_reset("GH100");
+    fake.ranges[CB_COUNTERS_PER_KERNEL] = CB_COUNTERS_MAX_KERNELS;
+    CB_CHECK(measure(c, &pc, &v) == CB_OK);
+    CB_CHECK_EQ_INT(v.kernels, -1);
+    CB_CHECK_EQ_INT(fake.configs[CB_COUNTERS_WHOLE_RUN], 1);
+    CB_CHECK_EQ_INT(fake_n_evaluated, 1); /* the whole run's one range */
+    cb_counters_values_free(&v);
+    fake.ranges[CB_COUNTERS_PER_KERNEL] = CB_COUNTERS_MAX_KERNELS - 1;
+    CB_CHECK(measure(c, &pc, &v) == CB_OK);
+    CB_CHECK_EQ_INT(v.kernels, CB_COUNTERS_MAX_KERNELS - 1);
+    cb_counters_values_free(&v);
+
+    /* The whole run must then hold exactly its one range. */
+    fake_reset("GH100");
+    fake.ranges[CB_COUNTERS_PER_KERNEL] = 0;
+    fake.ranges[CB_COUNTERS_WHOLE_RUN] = 0;
+    CB_CHECK(measure(c, &pc, &v) == CB_SKIP);
+    CB_CHECK(strstr(v.reason, "no range") != NULL && v.values == NULL && v.kernels == -1);
+    fake.ranges[CB_COUNTERS_WHOLE_RUN] = 2;
     CB_CHECK(measure(c, &pc, &v) == CB_FAIL);
     CB_CHECK(strstr(v.reason, "holds 2 ranges") != NULL);
-    check_balanced("ranges");
-    /* No range at all (copies alone): a skip of this point, not of the device. */
+    fake.ranges[CB_COUNTERS_WHOLE_RUN] = 1;
+    fake.dropped[CB_COUNTERS_WHOLE_RUN] = 1;
+    CB_CHECK(measure(c, &pc, &v) == CB_FAIL);
+    CB_CHECK(strstr(v.reason, "1 dropped") != NULL);
+    check_balanced("whole run");
+    /* A failure of the second attempt is the pass's outcome. */
     fake_reset("GH100");
-    fake.ranges = 0;
-    CB_CHECK(measure(c, &pc, &v) == CB_SKIP);
-    CB_CHECK(strstr(v.reason, "no range") != NULL);
-    fake.ranges = 1;
-    CB_CHECK(measure(c, &pc, &v) == CB_OK);
-    cb_counters_values_free(&v);
+    fake.ranges[CB_COUNTERS_PER_KERNEL] = 0;
+    fake.fail_at = FAKE_PUSH;
+    fake.fail_with = CUPTI_ERROR_UNKNOWN;
+    CB_CHECK(measure(c, &pc, &v) == CB_FAIL);
+    CB_CHECK(strstr(v.reason, "push failed") != NULL && v.values == NULL);
+    CB_CHECK_EQ_INT(fake.calls[FAKE_DISABLE], 2);
+    fake_value = NULL;
     cb_counters_close(c);
 }
 
@@ -302,6 +424,8 @@ int main(void)
     test_named_metric_fills_column();
     test_unavailable();
     test_errors();
+    test_kernels_combined();
+    test_whole_run_fallback();
     test_model_note();
     CB_CHECK_EQ_INT(fake_host_opens, 0);
     return cb_test_finish("test_counters_measure");

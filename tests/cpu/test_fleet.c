@@ -6,8 +6,8 @@
  * figures declared by schema-3 rows, and for older runs by the map beside
  * the families (bench/legacy_key_figures.csv), checked against the recorded
  * H200 runs and a fleet made of them; the hostile task records. */
-/* test links: cubench_compare */
-#include "fleet_cli.h"
+/* test links: cubench_cli */
+#include "cli.h"
 
 #include "cb_test.h"
 #include "cb_test_files.h"
@@ -144,7 +144,7 @@ static int run_fleet(const char *out, const char *first, ...)
         dup2(fd, STDERR_FILENO);
         close(fd);
     }
-    int rc = cb_fleet_main(argc, argv);
+    int rc = cb_cli_fleet(argc, argv);
     fflush(stdout), fflush(stderr);
     dup2(saved, STDOUT_FILENO);
     dup2(saved_err, STDERR_FILENO);

@@ -1,13 +1,16 @@
 /* test_matmul_rungs.c - the FP32 ladder's rung list (bench/detail/
  * matmul_rungs.def) against the kernels' rung structs, on the CPU: every
- * listed rung has its code and name, and the variant axes map their values
- * to template instances (or refuse them with a reason) without a GPU. */
+ * listed rung has its code and name, states the FP32 peak and a byte
+ * model (the rows' pct_peak and GB/s), and the variant axes map their
+ * values to template instances (or refuse them with a reason) without a
+ * GPU; every registered benchmark with a FLOP model has a byte model. */
 /* test links: cubench_bench */
 #include "cb_test.h"
 #include "families.h"
 #include "matmul_kernels.h"
 #include "registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define CB_MATMUL_RUNG(rung, ...) extern const cb_matmul_rung cb_matmul_rung_##rung;
@@ -32,6 +35,14 @@ int main(void)
         CB_CHECK(b != NULL && b->param == r); /* the table line names its rung */
         CB_CHECK(r->launch && r->query && strcmp(r->name, listed[i].bench + 7) == 0);
         CB_CHECK(!r->variant_axis == !r->variant_of);
+        CB_CHECK(b && b->peak == CB_PEAK_FP32 && b->bytes != NULL);
+    }
+    const cb_bench *ref = cb_registry_find("matmul/cublas_fp32");
+    CB_CHECK(ref && ref->peak == CB_PEAK_FP32 && ref->bytes != NULL);
+    for (int i = 0; i < cb_registry_count(); i++) {
+        const cb_bench *b = cb_registry_get(i);
+        if (b->flops && !b->bytes) printf("%s: a FLOP model without a byte model\n", b->name);
+        CB_CHECK(!b->flops || b->bytes);
     }
     char why[128];
     const cb_matmul_rung *smem = &cb_matmul_rung_smem_tiled;

@@ -2,8 +2,13 @@
  * command line's own path (option table, session, runner, sink).
  *
  *   1. vecadd/float4_per_thread at n = 2^28 with --metrics sol: the metric
- *      pass collects; DRAM throughput is at least 85% of peak (a streaming
- *      kernel at HBM speed); the DRAM bytes and FLOPs the counters saw agree
+ *      pass collects, one range for its one kernel, and that range lasts as
+ *      long as the kernel did in the timed samples (its GPU time within 5%
+ *      of CUPTI's median kernel time: a range around the whole enqueue read
+ *      +10.8% on an H200 and diluted every "% of peak elapsed" figure);
+ *      DRAM throughput is then at least 85% of peak (a streaming kernel at
+ *      HBM speed; Nsight Compute reads 91.5% on an H200, the whole-enqueue
+ *      range read 82.6%); the DRAM bytes and FLOPs the counters saw agree
  *      with the work model (12 bytes and 1 add per element) within 10%;
  *      metrics.csv holds a row per collected metric, each with a value.
  *   2. The same point without --metrics: the medians agree within the runs'
@@ -12,6 +17,12 @@
  *   3. sol,memory,compute together on a library's point (cuBLAS FP32 GEMM
  *      at 256^3): every preset collects on this GPU, and the FLOPs the
  *      counters saw match the model's 2mnk within 10%.
+ *   4. A point of two kernels (matmul_tc/wgmma_tf32 at 2048^3: a transpose
+ *      of B, then the GEMM; sm_90a): two ranges, combined into one row
+ *      whose GPU time is both kernels' (within 10% of CUPTI's median).
+ *   5. A point without a kernel (transfers/d2d, a 256 MiB device copy): one
+ *      range around the whole run instead, the row says so, and the DRAM
+ *      bytes are the copy's read + write (within 10% of the model's).
  * Exits 77 (ctest's skip) without a CUDA device, or when this machine does
  * not allow counters (the reason printed: docs/counters.md says how to
  * allow them); any other pass that does not collect fails the test, after
@@ -127,11 +138,12 @@ static void check_collected(const cb_csv *r)
 
 static void print_counters(const cb_csv *r)
 {
-    static const char *const cols[] = {
-        "status",         "median_s",   "gbps",           "sol_dram_pct",   "sol_l2_pct",
-        "sol_l1_pct",     "sol_sm_pct", "sol_tensor_pct", "dram_bytes",     "bytes",
-        "measured_flops", "flops",      "metrics_status", "metrics_reason", "metrics_passes",
-        "metrics_wall_s", "note"};
+    static const char *const cols[] = {"status",         "median_s",       "gbps",
+                                       "sol_dram_pct",   "sol_l2_pct",     "sol_l1_pct",
+                                       "sol_sm_pct",     "sol_tensor_pct", "dram_bytes",
+                                       "bytes",          "measured_flops", "flops",
+                                       "metrics_status", "metrics_reason", "metrics_kernels",
+                                       "metrics_passes", "metrics_wall_s", "note"};
     for (int i = 0; i < CB_ARRAY_LEN(cols); i++)
         printf("    %-15s %s\n", cols[i], cell(r, 0, cols[i]));
 }
@@ -171,6 +183,20 @@ static double ratio(double measured, double model)
     return measured / model;
 }
 
+/* The GPU time of the metric pass's ranges (gpu__time_duration.sum, summed
+ * over the point's kernels) against the kernels' time in the timed samples
+ * (cupti_median_s; the event-timed median where CUPTI did not time them). */
+static double range_time_ratio(const char *run, const cb_csv *r)
+{
+    double ranges_s = 1e-9 * metric_value(run, "gpu__time_duration.sum");
+    double timed_s = num(r, 0, "cupti_median_s");
+    if (!isfinite(timed_s)) timed_s = num(r, 0, "median_s");
+    double q = ranges_s / timed_s;
+    printf("  GPU time of the ranges %.1f us, of the timed kernels %.1f us: %+.2f%%\n",
+           1e6 * ranges_s, 1e6 * timed_s, 100 * (q - 1));
+    return q;
+}
+
 static void test_vecadd_sol(double *median, double *ci)
 {
     const char *args[] = {
@@ -184,6 +210,10 @@ static void test_vecadd_sol(double *median, double *ci)
     check_collected(r);
     CB_CHECK_STR(cell(r, 0, "metrics_status"), "ok");
     CB_CHECK(strstr("ok noisy", cell(r, 0, "status")) != NULL);
+    CB_CHECK_STR(cell(r, 0, "metrics_kernels"), "1");
+    CB_CHECK_STR(cell(r, 0, "metrics_reason"), "");
+    /* The range is the kernel, not the enqueue around it. */
+    CB_CHECK(fabs(range_time_ratio("sol", r) - 1) <= 0.05);
     double dram = num(r, 0, "sol_dram_pct");
     if (!(dram >= 85)) printf("  DRAM throughput %.1f%% of peak: below the 85%% asked\n", dram);
     CB_CHECK(dram >= 85 && dram <= 100.5);
@@ -242,9 +272,49 @@ static void test_all_presets(void)
     check_metrics_file("all", 40);
 }
 
+static void test_two_kernels(void)
+{
+    const char *args[] = {"matmul_tc/wgmma_tf32", "--axis", "m=2048", "--metrics", "sol"};
+    printf("4. wgmma_tf32 at 2048^3 (a transpose, then the GEMM) with --metrics sol\n");
+    CB_CHECK_EQ_INT(run_cli("two", args, CB_ARRAY_LEN(args)), 0);
+    cb_csv *r = read_run("two", "results.csv");
+    if (!r) return;
+    print_counters(r);
+    printf("    kernels         %s\n", cell(r, 0, "kernels"));
+    if (strcmp(cell(r, 0, "status"), "skip") == 0) {
+        printf("  skipped on this GPU (%s): nothing to check\n", cell(r, 0, "reason"));
+        cb_csv_free(r);
+        return;
+    }
+    CB_CHECK_STR(cell(r, 0, "metrics_status"), "ok");
+    CB_CHECK_STR(cell(r, 0, "metrics_kernels"), "2");
+    CB_CHECK(fabs(range_time_ratio("two", r) - 1) <= 0.10);
+    CB_CHECK(num(r, 0, "sol_sm_pct") > 0 && num(r, 0, "sol_tensor_pct") > 0);
+    CB_CHECK(num(r, 0, "dram_bytes") > 0);
+    cb_csv_free(r);
+}
+
+static void test_copy_alone(void)
+{
+    const char *args[] = {"transfers/d2d", "--axis", "bytes=2^28", "--metrics", "sol"};
+    printf("5. a 256 MiB device-to-device copy (no kernel) with --metrics sol\n");
+    CB_CHECK_EQ_INT(run_cli("copy", args, CB_ARRAY_LEN(args)), 0);
+    cb_csv *r = read_run("copy", "results.csv");
+    if (!r) return;
+    print_counters(r);
+    CB_CHECK_STR(cell(r, 0, "metrics_status"), "ok");
+    CB_CHECK_STR(cell(r, 0, "metrics_kernels"), "0");
+    CB_CHECK(strstr(cell(r, 0, "metrics_reason"), "no kernel in one run") != NULL);
+    double bytes = ratio(num(r, 0, "dram_bytes"), num(r, 0, "bytes"));
+    printf("  counters / work model: DRAM bytes %.4f\n", bytes);
+    CB_CHECK(fabs(bytes - 1) <= 0.10);
+    cb_csv_free(r);
+}
+
 static void remove_run(const char *name)
 {
-    static const char *const files[] = {"results.csv", "samples.csv", "metrics.csv", "meta.json"};
+    static const char *const files[] = {"results.csv", "samples.csv", "metrics.csv",
+                                        "meta.json",   "fits.csv",    "overlap.csv"};
     char path[700];
     for (int i = 0; i < CB_ARRAY_LEN(files); i++) {
         snprintf(path, sizeof path, "%s/%s/%s", tmp_root, name, files[i]);
@@ -263,9 +333,13 @@ int main(void)
     test_vecadd_sol(&median, &ci);
     test_same_timing(median, ci);
     test_all_presets();
+    test_two_kernels();
+    test_copy_alone();
     remove_run("sol");
     remove_run("plain");
     remove_run("all");
+    remove_run("two");
+    remove_run("copy");
     remove_run("sol-no-cupti");
     remove_run("hardware-only");
     rmdir(tmp_root);

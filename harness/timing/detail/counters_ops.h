@@ -38,8 +38,10 @@ typedef struct cb_counters_host_ops {
      * *image) and the number of replay passes it needs. */
     CUptiResult (*config)(void *host, const char *const *names, size_t n, uint8_t **image,
                           size_t *size, size_t *passes);
-    CUptiResult (*evaluate)(void *host, const uint8_t *data, size_t size, const char *const *names,
-                            size_t n, double *values);
+    /* The metrics' values in one range (0-based, in launch order) of a
+     * decoded counter data image. */
+    CUptiResult (*evaluate)(void *host, const uint8_t *data, size_t size, size_t range,
+                            const char *const *names, size_t n, double *values);
     const char *(*result_name)(CUptiResult r);
 } cb_counters_host_ops;
 
@@ -48,6 +50,17 @@ typedef struct cb_counters_host_ops {
 typedef struct cb_counters_support {
     int overall, architecture, sli, vgpu, confidential_compute, cmp, wsl;
 } cb_counters_support;
+
+/* How a metric pass delimits its ranges. Per kernel: CUPTI's auto ranges,
+ * one around each kernel launched between start and stop, which is what
+ * Nsight Compute measures (the range lasts as long as the kernel). Whole
+ * run: one user range (push/pop) around the point's whole enqueue, which
+ * also sees copies but lasts from the push to the pop, launch gaps
+ * included. */
+typedef enum cb_counters_scope {
+    CB_COUNTERS_PER_KERNEL = 0,
+    CB_COUNTERS_WHOLE_RUN = 1,
+} cb_counters_scope;
 
 /* The target side (cupti_profiler_target.h, cupti_range_profiler.h,
  * cupti_target.h) and the two CUDA calls the pass needs. */
@@ -63,14 +76,17 @@ typedef struct cb_counters_target_ops {
     CUptiResult (*availability)(void *ctx);
     CUptiResult (*enable)(void *ctx, void **profiler);
     CUptiResult (*disable)(void *profiler);
-    /* Size, allocate (malloc) and initialize a counter data image for one
-     * range of `names`. */
-    CUptiResult (*counter_data)(void *profiler, const char *const *names, size_t n, uint8_t **data,
-                                size_t *size);
+    /* Size, allocate (malloc) and initialize a counter data image for up
+     * to `max_ranges` ranges of `names`. */
+    CUptiResult (*counter_data)(void *profiler, const char *const *names, size_t n,
+                                size_t max_ranges, uint8_t **data, size_t *size);
+    /* The config, the ranges (`scope`, at most `max_ranges` per pass) and
+     * user replay: cubench replays the point's enqueue pass after pass. */
     CUptiResult (*set_config)(void *profiler, const uint8_t *config, size_t config_size,
-                              uint8_t *data, size_t data_size);
+                              uint8_t *data, size_t data_size, cb_counters_scope scope,
+                              size_t max_ranges);
     CUptiResult (*start)(void *profiler);
-    CUptiResult (*push)(void *profiler, const char *range);
+    CUptiResult (*push)(void *profiler, const char *range); /* whole run only */
     CUptiResult (*pop)(void *profiler);
     CUptiResult (*stop)(void *profiler, bool *all_passes_submitted);
     CUptiResult (*decode)(void *profiler, size_t *ranges_dropped);

@@ -37,7 +37,8 @@ typedef struct cb_counters_chip {
     const char *units[CB_COUNTERS_MAX_METRICS]; /* -> unit_text */
     cb_counters_role role[CB_COUNTERS_MAX_METRICS];
     double weight[CB_COUNTERS_MAX_METRICS];
-    void *host; /* host object holding the config (evaluation) */
+    int time_index; /* gpu__time_duration.sum, which weighs the ranges; -1 none */
+    void *host;     /* host object holding the config (evaluation) */
     uint8_t *config;
     size_t config_size;
     size_t passes; /* what the config image needs */
@@ -89,6 +90,33 @@ void cb_counters_suggest(const cb_counters_host_ops *ops, void *host, const char
                          const char *name, char *buf, size_t len);
 /* Levenshtein distance, capped at `cap` (for the suggestions; tested). */
 int cb_counters_edit_distance(const char *a, const char *b, int cap);
+
+/* counters_aggregate.c: how a metric's per-range values (one range per
+ * kernel) make the point's value. Counts (a name ending in a rollup: .sum,
+ * .avg, .min, .max) add up: the run's kernels did all of it. Everything
+ * else (rates, ratios, shares of peak: .per_second, .pct, .ratio,
+ * .pct_of_peak_sustained_*, .peak_sustained, ...) is the mean weighted by
+ * each range's GPU time, which for `X.pct_of_peak_sustained_elapsed` is
+ * sum(X) over sum(peak x elapsed cycles) when the unit's clock is the same
+ * in every range. */
+typedef enum cb_counters_combine {
+    CB_COUNTERS_COMBINE_SUM = 0,
+    CB_COUNTERS_COMBINE_TIME_MEAN = 1,
+} cb_counters_combine;
+
+cb_counters_combine cb_counters_combine_of(const char *name);
+/* "sum" or "time-weighted mean" (meta.json). */
+const char *cb_counters_combine_name(cb_counters_combine how);
+
+/* The point's value of each of n metrics from `ranges` rows of per-range
+ * values (per_range[r * n + i]) into out[n]. time_index: the metric that
+ * holds each range's GPU time (the weight), or -1. One range: its values as
+ * they are. A sum with a non-finite term is NAN (not a sum that quietly
+ * lacks one); a mean leaves out ranges whose value or weight is not finite
+ * (a ratio of a kernel that made no such event reads NAN), and is NAN when
+ * none is left or no weight is known. */
+void cb_counters_aggregate(const char *const *names, int n, const double *per_range, int ranges,
+                           int time_index, double *out);
 
 /* counters_sol.c: the SOL figures, DRAM bytes and FLOPs of a pass's values. */
 void cb_counters_fill_figures(const cb_counters_chip *chip, cb_counters_values *v);
