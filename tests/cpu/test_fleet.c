@@ -44,18 +44,39 @@ typedef struct run_meta {
     int pcie_gen, pcie_max_gen, failed_points;
 } run_meta;
 
+/* Make the run directory fleet/NAME (its path in `dir`) and open its
+ * results.csv and samples.csv; false when either cannot be opened. */
+static bool open_run_files(const char *fleet, const char *name, char *dir, size_t len, FILE **r,
+                           FILE **s)
+{
+    char path[600];
+    snprintf(dir, len, "%s/%s", fleet, name);
+    CB_CHECK(mkdir(dir, 0700) == 0);
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    *r = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/samples.csv", dir);
+    *s = fopen(path, "w");
+    CB_CHECK(*r && *s);
+    if (*r && *s) return true;
+    if (*r) fclose(*r);
+    if (*s) fclose(*s);
+    return false;
+}
+
+/* The bytes and flops cells of a point: empty where it declares none. */
+static void write_work(FILE *r, const spec *p)
+{
+    if (p->bytes > 0) fprintf(r, "%.0f", p->bytes);
+    fputc(',', r);
+    if (p->flops > 0) fprintf(r, "%.0f", p->flops);
+}
+
 static void write_run(const char *fleet, const char *name, const run_meta *meta, const spec *pts,
                       int n_pts)
 {
     char dir[512], path[600];
-    snprintf(dir, sizeof dir, "%s/%s", fleet, name);
-    CB_CHECK(mkdir(dir, 0700) == 0);
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    FILE *r = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
-    FILE *s = fopen(path, "w");
-    CB_CHECK(r && s);
-    if (!r || !s) return;
+    FILE *r, *s;
+    if (!open_run_files(fleet, name, dir, sizeof dir, &r, &s)) return;
     fputs("schema_version,benchmark,family,axes,status,reason,samples,median_s,bytes,flops,"
           "sm_clock_min_mhz,sm_clock_median_mhz,sm_clock_max_mhz,mem_clock_median_mhz,"
           "power_mean_w,temp_max_c,throttle\n",
@@ -66,9 +87,7 @@ static void write_run(const char *fleet, const char *name, const run_meta *meta,
         bool timed = strcmp(p->status, "ok") == 0 || strcmp(p->status, "noisy") == 0;
         fprintf(r, "1,%s,x,%s,%s,\"%s\",%d,%.9g,", p->bench, p->axes, p->status,
                 timed ? "" : "no device, \"\"test\"\"", timed ? p->n : 0, p->median_s);
-        if (p->bytes > 0) fprintf(r, "%.0f", p->bytes);
-        fputc(',', r);
-        if (p->flops > 0) fprintf(r, "%.0f", p->flops);
+        write_work(r, p);
         fprintf(r, ",%s\n", p->telemetry ? p->telemetry : ",,,,,,");
         for (int k = 0; timed && k < p->n; k++)
             fprintf(s, "%s,%s,%d,%.9g,,1\n", p->bench, p->axes, k,
@@ -425,14 +444,8 @@ static void test_mixed_fleet(void)
 static void write_two_device_run(const char *fleet, const char *name, double slow, bool twice)
 {
     char dir[512], path[600];
-    snprintf(dir, sizeof dir, "%s/%s", fleet, name);
-    CB_CHECK(mkdir(dir, 0700) == 0);
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    FILE *r = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
-    FILE *s = fopen(path, "w");
-    CB_CHECK(r && s);
-    if (!r || !s) return;
+    FILE *r, *s;
+    if (!open_run_files(fleet, name, dir, sizeof dir, &r, &s)) return;
     fputs("schema_version,benchmark,family,axes,status,reason,bytes,flops,device,device_uuid,"
           "replicates,throttle\n",
           r);
@@ -444,9 +457,7 @@ static void write_two_device_run(const char *fleet, const char *name, double slo
             if (strcmp(p[i].bench, "vecadd/host") == 0) continue; /* the host row, below */
             double median = p[i].median_s * (dev == 1 && i == 0 ? slow : 1.0);
             fprintf(r, "2,%s,x,%s,ok,,", p[i].bench, p[i].axes);
-            if (p[i].bytes > 0) fprintf(r, "%.0f", p[i].bytes);
-            fputc(',', r);
-            if (p[i].flops > 0) fprintf(r, "%.0f", p[i].flops);
+            write_work(r, &p[i]);
             fprintf(r, ",%d,GPU-%s-%d,1,%s\n", dev, name, dev, dev == 1 ? "hw_slowdown" : "none");
             for (int k = 0; k < p[i].n; k++)
                 fprintf(s, "%s,%s,%d,%.9g,,1,%d,0,,\n", p[i].bench, p[i].axes, k,
