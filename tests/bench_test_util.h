@@ -32,32 +32,68 @@ static inline bool cb_test_point(const cb_bench *b, const cb_device_info *dev,
     return true;
 }
 
-/* setup -> [run] -> sync -> verify -> teardown; returns verify's status (or
- * the first failing step's). With run_first false the run is left out, so a
- * verify that does not catch the poisoned output shows up as CB_OK. */
+/* A point set up for a test and driven one step at a time: every test
+ * that drives points goes through these three calls. */
+typedef struct cb_point_under_test {
+    const cb_bench *b;
+    void *state;
+    cb_point_info info;
+    cudaStream_t stream;
+} cb_point_under_test;
+
+/* setup with the context the runner would give: `ctx` with the variant's
+ * param. CB_SKIP or CB_FAIL say why; the state is torn down by
+ * cb_test_teardown either way. */
+static inline cb_status cb_test_setup(const cb_bench *b, const cb_point *p, const cb_bench_ctx *ctx,
+                                      cb_point_under_test *tp, cb_msg *why)
+{
+    cb_bench_ctx variant = *ctx;
+    variant.param = b->param;
+    *tp = (cb_point_under_test){.b = b, .stream = ctx->stream, .info = {.occupancy = -1}};
+    return b->setup(p, &variant, &tp->state, &tp->info, why);
+}
+
+/* `runs` runs back to back (0: none, so a verify that does not catch the
+ * poisoned output shows up as CB_OK), a stream synchronize, then verify:
+ * its status (or the first failing step's) and its error. */
+static inline cb_status cb_test_run_verify(cb_point_under_test *tp, int runs, double *error,
+                                           cb_msg *why)
+{
+    cb_status st = CB_OK;
+    for (int i = 0; i < runs && st == CB_OK; i++)
+        st = tp->b->run(tp->state, tp->stream, why);
+    cudaError_t e = st == CB_OK && tp->stream ? cudaStreamSynchronize(tp->stream) : cudaSuccess;
+    if (e != cudaSuccess) {
+        cb_msg_set(why, "stream synchronize: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+        st = CB_FAIL;
+    }
+    return st == CB_OK ? tp->b->verify(tp->state, error, why) : st;
+}
+
+static inline void cb_test_teardown(cb_point_under_test *tp)
+{
+    if (tp->state) tp->b->teardown(tp->state);
+    tp->state = NULL;
+}
+
+/* setup -> [run] -> sync -> verify -> teardown in one call; returns
+ * verify's status (or the first failing step's). */
 static inline cb_status cb_test_run_point_threads(const cb_bench *b, const cb_point *p,
                                                   const cb_device_info *dev, cudaStream_t s,
                                                   bool run_first, int host_threads, double *error,
                                                   cb_msg *why)
 {
     const cb_device_info *devs[1] = {dev};
-    cb_bench_ctx ctx = {.param = b->param,
-                        .dev = b->target == CB_TARGET_CUDA ? dev : NULL,
+    cb_bench_ctx ctx = {.dev = b->target == CB_TARGET_CUDA ? dev : NULL,
                         .devs = b->target == CB_TARGET_CUDA ? devs : NULL,
                         .n_devs = b->target == CB_TARGET_CUDA && dev ? 1 : 0,
                         .stream = s,
                         .seed = 1234,
                         .host_threads = host_threads};
-    cb_point_info info = {.occupancy = -1};
-    void *state = NULL;
-    cb_status st = b->setup(p, &ctx, &state, &info, why);
-    if (st == CB_OK && run_first) st = b->run(state, s, why);
-    if (st == CB_OK && s && cudaStreamSynchronize(s) != cudaSuccess) {
-        cb_msg_set(why, "stream synchronize failed");
-        st = CB_FAIL;
-    }
-    if (st == CB_OK) st = b->verify(state, error, why);
-    if (state) b->teardown(state);
+    cb_point_under_test tp;
+    cb_status st = cb_test_setup(b, p, &ctx, &tp, why);
+    if (st == CB_OK) st = cb_test_run_verify(&tp, run_first ? 1 : 0, error, why);
+    cb_test_teardown(&tp);
     return st;
 }
 

@@ -2,7 +2,8 @@
  * small and awkward sizes: every direction x memory kind x mode, bidir,
  * zero-copy, d2d, and every overlap stage over 1, 3 and 8 streams.
  *
- * For each point: setup; verify BEFORE any run must fail (the destination
+ * Points are driven the one way the tests share (bench_test_util.h). For
+ * each point: setup; verify BEFORE any run must fail (the destination
  * is really poisoned); run, sync, verify must pass with error 0; three more
  * runs back to back, verify again; teardown. When CUPTI can be started, one
  * more run is recorded and the memcpy kinds CUPTI saw must match the kinds
@@ -10,6 +11,7 @@
  * Exits 77 (ctest's skip) without a CUDA device. `--no-cupti` skips the
  * CUPTI check (e.g. under a profiler). */
 /* test links: cubench_engine cubench_bench */
+#include "bench_test_util.h"
 #include "registry.h"
 #include "cupti_timer.h"
 #include "device.h"
@@ -126,19 +128,11 @@ typedef struct point_check {
     double error;
 } point_check;
 
-/* A failed CUDA call, as the point's reason; false. */
-static bool cuda_failed(cudaError_t e, point_check *pc)
-{
-    snprintf(pc->why.text, sizeof pc->why.text, "CUDA error: %s (%s)", cudaGetErrorName(e),
-             cudaGetErrorString(e));
-    return false;
-}
-
 /* Verify before any run must fail: the destination is really poisoned. */
-static bool check_poisoned(const cb_bench *b, void *state, point_check *pc)
+static bool check_poisoned(cb_point_under_test *tp, point_check *pc)
 {
     pc->stage = "verify before any run";
-    cb_status st = b->verify(state, &pc->error, &pc->why);
+    cb_status st = cb_test_run_verify(tp, 0, &pc->error, &pc->why);
     if (st != CB_FAIL || !(pc->error > 0)) {
         snprintf(pc->why.text, sizeof pc->why.text, "passed (error %g): the output is not poisoned",
                  pc->error);
@@ -147,24 +141,11 @@ static bool check_poisoned(const cb_bench *b, void *state, point_check *pc)
     return true;
 }
 
-/* `runs` runs back to back, a sync, and a verify that must pass. */
-static bool run_and_verify(const cb_bench *b, void *state, cudaStream_t stream, int runs,
-                           point_check *pc)
-{
-    cb_status st = CB_OK;
-    for (int i = 0; i < runs && st == CB_OK; i++)
-        st = b->run(state, stream, &pc->why);
-    if (st != CB_OK) return false;
-    cudaError_t e = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess) return cuda_failed(e, pc);
-    return b->verify(state, &pc->error, &pc->why) == CB_OK;
-}
-
 /* One run, then the result must be exact: error 0. */
-static bool check_first_run(const cb_bench *b, void *state, cudaStream_t stream, point_check *pc)
+static bool check_first_run(cb_point_under_test *tp, point_check *pc)
 {
     pc->stage = "first run";
-    if (!run_and_verify(b, state, stream, 1, pc)) return false;
+    if (cb_test_run_verify(tp, 1, &pc->error, &pc->why) != CB_OK) return false;
     if (pc->error != 0) {
         snprintf(pc->why.text, sizeof pc->why.text, "verify passed with error %g", pc->error);
         return false;
@@ -173,25 +154,29 @@ static bool check_first_run(const cb_bench *b, void *state, cudaStream_t stream,
 }
 
 /* Three more runs back to back, verified again. */
-static bool check_batched_runs(const cb_bench *b, void *state, cudaStream_t stream, point_check *pc)
+static bool check_batched_runs(cb_point_under_test *tp, point_check *pc)
 {
     pc->stage = "batched runs";
-    return run_and_verify(b, state, stream, 3, pc);
+    return cb_test_run_verify(tp, 3, &pc->error, &pc->why) == CB_OK;
 }
 
 /* The memcpy kinds CUPTI saw match the point's claim (when CUPTI is on),
  * and no CUDA error is pending. `detail` says what was seen. */
-static bool check_kinds(const cb_bench *b, void *state, cudaStream_t stream,
-                        const cb_point_info *info, char *detail, size_t len, point_check *pc)
+static bool check_kinds(cb_point_under_test *tp, char *detail, size_t len, point_check *pc)
 {
     pc->stage = "CUPTI kinds";
+    const cb_point_info *info = &tp->info;
     snprintf(detail, len, "claims src=%d dst=%d", info->memcpy_src_kind, info->memcpy_dst_kind);
-    if (use_cupti && !check_cupti_kinds(b, state, stream, info, detail, len)) {
+    if (use_cupti && !check_cupti_kinds(tp->b, tp->state, tp->stream, info, detail, len)) {
         snprintf(pc->why.text, sizeof pc->why.text, "%.200s", detail);
         return false;
     }
     cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return cuda_failed(e, pc);
+    if (e != cudaSuccess) {
+        snprintf(pc->why.text, sizeof pc->why.text, "CUDA error: %s (%s)", cudaGetErrorName(e),
+                 cudaGetErrorString(e));
+        return false;
+    }
     return true;
 }
 
@@ -209,29 +194,22 @@ static void report_point(const cb_bench *b, const char *axes, bool ok, const cha
     report("FAIL", b, axes, msg);
 }
 
-static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx *family_ctx)
+static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx *ctx)
 {
-    cb_bench_ctx variant_ctx = *family_ctx;
-    variant_ctx.param = b->param; /* the variant, as the runner hands it */
-    const cb_bench_ctx *ctx = &variant_ctx;
-    char axes[CB_POINT_TEXT], detail[512];
+    char axes[CB_POINT_TEXT], detail[512] = "";
     cb_point_format(p, axes, sizeof axes);
-    cb_point_info info = {.occupancy = NAN};
     point_check pc = {.stage = "setup", .why = {{0}}, .error = NAN};
-    void *state = NULL;
-
-    cb_status st = b->setup(p, ctx, &state, &info, &pc.why);
+    cb_point_under_test tp;
+    cb_status st = cb_test_setup(b, p, ctx, &tp, &pc.why);
     if (st == CB_SKIP) {
         skipped++;
         report("skip", b, axes, pc.why.text);
-        if (state) b->teardown(state);
+        cb_test_teardown(&tp);
         return;
     }
-    bool ok = st == CB_OK && check_poisoned(b, state, &pc) &&
-              check_first_run(b, state, ctx->stream, &pc) &&
-              check_batched_runs(b, state, ctx->stream, &pc) &&
-              check_kinds(b, state, ctx->stream, &info, detail, sizeof detail, &pc);
-    if (state) b->teardown(state);
+    bool ok = st == CB_OK && check_poisoned(&tp, &pc) && check_first_run(&tp, &pc) &&
+              check_batched_runs(&tp, &pc) && check_kinds(&tp, detail, sizeof detail, &pc);
+    cb_test_teardown(&tp);
     report_point(b, axes, ok, detail, &pc);
 }
 
