@@ -4,6 +4,7 @@
 
 #include "csv_writer.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *const header[] = {
@@ -69,6 +70,15 @@ static void csv_problem(FILE *f, const char *model, const char *run, const char 
     cb_csv_end(&r);
 }
 
+/* The reasons that count as throttling at the point; "none" when its
+ * telemetry was read and none counted; empty without telemetry. */
+static const char *throttle_words(const cb_cmp_point *p)
+{
+    if (!p) return NULL;
+    if (p->throttle) return p->throttle;
+    return isfinite(p->facts.sm_clock_median_mhz) ? "none" : NULL;
+}
+
 static void csv_cell(FILE *f, const cb_fleet *fl, const cb_fleet_group *grp,
                      const cb_fleet_member *m, int i)
 {
@@ -95,7 +105,7 @@ static void csv_cell(FILE *f, const cb_fleet *fl, const cb_fleet_group *grp,
     cb_csv_num(&r, in ? in->mem_clock_median_mhz : NAN);
     cb_csv_num(&r, in ? in->power_mean_w : NAN);
     cb_csv_num(&r, in ? in->temp_max_c : NAN);
-    cb_csv_str(&r, c->point ? c->point->throttle : NULL);
+    cb_csv_str(&r, throttle_words(c->point));
     cb_csv_str(&r, pcie);
     cb_fleet_evidence(m, c, ref, ev, sizeof ev);
     cb_csv_str(&r, ev);

@@ -110,8 +110,9 @@ header == 0 {
 
 {
     n = parse_csv($0, f)
-    if (f[col["schema_version"]] != "1" && f[col["schema_version"]] != "2") {
-        printf "prepare.awk: %s:%d: schema_version %s, expected 1 or 2\n", FILENAME, FNR, f[col["schema_version"]] > "/dev/stderr"
+    sv = f[col["schema_version"]]
+    if (sv != "1" && sv != "2" && sv != "3") {
+        printf "prepare.awk: %s:%d: schema_version %s, expected 1, 2 or 3\n", FILENAME, FNR, f[col["schema_version"]] > "/dev/stderr"
         bad = 1; exit 2
     }
     if (f[col["family"]] != family) next

@@ -49,9 +49,9 @@ BREAKS = {
     "missing meta.json": (lambda run: (run / "meta.json").unlink(), "meta.json: missing"),
     "meta.json not JSON": (lambda run: (run / "meta.json").write_text("{not json"),
                            "meta.json: not valid JSON"),
-    "meta.json schema_version 3": (
-        lambda run: (run / "meta.json").write_text(json.dumps({"schema_version": 3})),
-        "meta.json: schema_version 3"),
+    "meta.json schema_version 4": (
+        lambda run: (run / "meta.json").write_text(json.dumps({"schema_version": 4})),
+        "meta.json: schema_version 4"),
     "schema 2 meta.json over schema 1 columns": (
         lambda run: _replace_in(run / "meta.json", '"schema_version": 1', '"schema_version": 2'),
         "missing column(s) device, device_uuid"),

@@ -19,7 +19,7 @@ def test_there_are_recorded_runs():
 @pytest.mark.parametrize("run", RUNS, ids=lambda p: p.name)
 def test_run_is_consistent(run):
     meta = json.loads((run / "meta.json").read_text())
-    assert meta["schema_version"] in (1, 2) and meta["device"]["name"] == "NVIDIA H200"
+    assert meta["schema_version"] in (1, 2, 3) and meta["device"]["name"] == "NVIDIA H200"
     assert meta["complete"] is True
     with open(run / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
