@@ -13,6 +13,7 @@
  * directory) is refused before the first point runs. */
 #include "session.h"
 
+#include "buffer_pool.h"
 #include "counters.h"
 #include "cupti_timer.h"
 #include "device_set.h"
@@ -371,6 +372,7 @@ static void session_finish(session *s, int n_rows)
                    cb_registry_write_outputs(s->sink.dir, s->rows, n_rows, &why) == CB_OK;
     if (!written && !totals->write_failed) notice(s, "run: %s", why.text);
     if (cb_cupti_active()) cb_cupti_stop();
+    cb_buffer_pool_drain(); /* the buffers families kept across points */
     s->meta.finished = time(NULL);
     s->meta.complete = !totals->interrupted && !totals->context_lost && written;
     if (!write_metas(s, true, &why)) {
