@@ -80,7 +80,7 @@ static int current_device(void)
 static bool take_pooled(cb_xfer_host_buf *b)
 {
     if (b->bytes < CB_XFER_POOL_MIN) return false;
-    b->host = cb_buffer_pool_take(&pool_classes[b->kind], current_device(), b->bytes);
+    b->host = cb_buffer_pool_take(&pool_classes[b->kind], current_device(), b->bytes, 0);
     if (!b->host) return false;
     b->registered = b->kind == CB_XFER_REGISTERED;
     b->cuda_alloc = b->kind == CB_XFER_PINNED || b->kind == CB_XFER_WC;
@@ -96,7 +96,7 @@ static bool give_pooled(cb_xfer_host_buf *b)
         (b->kind == CB_XFER_PAGEABLE || (b->kind == CB_XFER_REGISTERED && b->registered) ||
          ((b->kind == CB_XFER_PINNED || b->kind == CB_XFER_WC) && b->cuda_alloc));
     if (!whole || b->bytes < CB_XFER_POOL_MIN) return false;
-    cb_buffer_pool_give(&pool_classes[b->kind], current_device(), b->bytes, b->host);
+    cb_buffer_pool_give(&pool_classes[b->kind], current_device(), b->bytes, 0, b->host);
     return true;
 }
 

@@ -11,6 +11,7 @@ typedef struct pool_entry {
     const cb_pool_class *cls;
     int device;
     size_t bytes;
+    uint64_t key;
     void *ptr;
 } pool_entry;
 
@@ -54,13 +55,14 @@ static void release_all(const pool_entry *e, int n)
         e[i].cls->release(e[i].ptr);
 }
 
-void *cb_buffer_pool_take(const cb_pool_class *cls, int device, size_t bytes)
+void *cb_buffer_pool_take(const cb_pool_class *cls, int device, size_t bytes, uint64_t key)
 {
     void *ptr = NULL;
     pthread_mutex_lock(&pool_lock);
     /* The most recently given back first: its pages are the warmest. */
     for (int i = pool_n - 1; i >= 0; i--) {
-        if (pool[i].cls == cls && pool[i].device == device && pool[i].bytes == bytes) {
+        const pool_entry *e = &pool[i];
+        if (e->cls == cls && e->device == device && e->bytes == bytes && e->key == key) {
             ptr = pool_remove(i).ptr;
             break;
         }
@@ -69,7 +71,8 @@ void *cb_buffer_pool_take(const cb_pool_class *cls, int device, size_t bytes)
     return ptr;
 }
 
-void cb_buffer_pool_give(const cb_pool_class *cls, int device, size_t bytes, void *ptr)
+void cb_buffer_pool_give(const cb_pool_class *cls, int device, size_t bytes, uint64_t key,
+                         void *ptr)
 {
     if (!ptr) return;
     pool_entry out[CB_POOL_SLOTS];
@@ -78,7 +81,7 @@ void cb_buffer_pool_give(const cb_pool_class *cls, int device, size_t bytes, voi
     pthread_mutex_lock(&pool_lock);
     if ((uint64_t)bytes <= cap_bytes && cap_buffers > 0) {
         n_out = pool_trim(bytes, 1, out);
-        pool[pool_n++] = (pool_entry){cls, device, bytes, ptr};
+        pool[pool_n++] = (pool_entry){cls, device, bytes, key, ptr};
         kept = true;
     }
     pthread_mutex_unlock(&pool_lock);

@@ -7,7 +7,8 @@
  * So a family gives its large buffers back here at teardown instead of
  * freeing them, and takes an idle one of the same class and size at the
  * next setup. Setup still writes every buffer it takes (patterns, poison):
- * nothing a point measures or checks depends on an earlier point's data.
+ * nothing a point measures or checks depends on an earlier point's data,
+ * unless the family keys the buffer by what it holds (see the key below).
  *
  * The pool does not know what a buffer is: the family describes each kind
  * of buffer it pools with a static cb_pool_class (a name, and the function
@@ -32,14 +33,18 @@ typedef struct cb_pool_class {
     void (*release)(void *ptr);
 } cb_pool_class;
 
-/* An idle buffer of `cls`, of `device` and of exactly `bytes`, now the
- * caller's, or NULL when there is none. */
-void *cb_buffer_pool_take(const cb_pool_class *cls, int device, size_t bytes);
+/* An idle buffer of `cls`, of `device`, of exactly `bytes` and given back
+ * with `key`, now the caller's, or NULL when there is none. The key is the
+ * family's: 0 for a buffer whose content does not matter, or a digest of
+ * what a buffer holds when the family keeps a result it can reuse (the
+ * matmul family's FP64 references, by shape and seeds). */
+void *cb_buffer_pool_take(const cb_pool_class *cls, int device, size_t bytes, uint64_t key);
 
 /* Keep `ptr` for a later take. When it cannot be kept (larger than the
  * byte cap) it is released now; older idle buffers are released to stay
  * within the caps. */
-void cb_buffer_pool_give(const cb_pool_class *cls, int device, size_t bytes, void *ptr);
+void cb_buffer_pool_give(const cb_pool_class *cls, int device, size_t bytes, uint64_t key,
+                         void *ptr);
 
 /* Release every idle buffer. */
 void cb_buffer_pool_drain(void);

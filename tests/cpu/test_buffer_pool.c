@@ -1,6 +1,6 @@
 /* test_buffer_pool.c - the pool of idle buffers (harness/toolkit/
- * buffer_pool.h): a buffer comes back only for its own class, device and
- * size; every buffer is released exactly once (taken ones never); the caps
+ * buffer_pool.h): a buffer comes back only for its own class, device,
+ * size and key; every buffer is released exactly once (taken ones never); the caps
  * release the oldest first; a buffer over the byte cap is released at
  * once; drain releases everything. */
 /* test links: cubench_toolkit */
@@ -32,14 +32,19 @@ static const cb_pool_class class_b = {"class b", release_b};
 static void test_matching(void)
 {
     void *p = malloc(64), *q = malloc(64);
-    cb_buffer_pool_give(&class_a, 0, 64, p);
-    cb_buffer_pool_give(&class_a, 1, 64, q);
-    CB_CHECK(cb_buffer_pool_take(&class_b, 0, 64) == NULL); /* another class */
-    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 32) == NULL); /* another size  */
-    CB_CHECK(cb_buffer_pool_take(&class_a, 2, 64) == NULL); /* another device */
-    CB_CHECK(cb_buffer_pool_take(&class_a, 1, 64) == q);
-    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 64) == p);
-    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 64) == NULL); /* taken: gone from the pool */
+    cb_buffer_pool_give(&class_a, 0, 64, 0, p);
+    cb_buffer_pool_give(&class_a, 1, 64, 0, q);
+    CB_CHECK(cb_buffer_pool_take(&class_b, 0, 64, 0) == NULL); /* another class */
+    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 32, 0) == NULL); /* another size  */
+    CB_CHECK(cb_buffer_pool_take(&class_a, 2, 64, 0) == NULL); /* another device */
+    CB_CHECK(cb_buffer_pool_take(&class_a, 1, 64, 0) == q);
+    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 64, 0) == p);
+    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 64, 0) == NULL); /* taken: gone from the pool */
+    /* Keys: a buffer kept for what it holds comes back for that key only. */
+    cb_buffer_pool_give(&class_a, 0, 64, 0xfeed, p);
+    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 64, 0) == NULL);
+    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 64, 0xbeef) == NULL);
+    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 64, 0xfeed) == p);
     int n;
     uint64_t bytes;
     cb_buffer_pool_idle(&n, &bytes);
@@ -57,13 +62,13 @@ static void test_caps_and_drain(void)
     for (int i = 0; i < 4; i++)
         p[i] = malloc(100);
     for (int i = 0; i < 3; i++)
-        cb_buffer_pool_give(&class_a, 0, 100, p[i]);
+        cb_buffer_pool_give(&class_a, 0, 100, 0, p[i]);
     /* A fourth buffer: the oldest (p[0]) goes. */
-    cb_buffer_pool_give(&class_b, 0, 100, p[3]);
+    cb_buffer_pool_give(&class_b, 0, 100, 0, p[3]);
     CB_CHECK(released_a == 1 && last_released == p[0]);
     /* Over the byte cap on its own: released at once, the pool unchanged. */
     void *big = malloc(2000);
-    cb_buffer_pool_give(&class_b, 0, 2000, big);
+    cb_buffer_pool_give(&class_b, 0, 2000, 0, big);
     CB_CHECK(released_b == 1 && last_released == big);
     int n;
     uint64_t bytes;
@@ -72,12 +77,12 @@ static void test_caps_and_drain(void)
     /* 950 bytes: the byte cap makes room by releasing the two oldest. */
     void *large = malloc(950);
     cb_buffer_pool_set_caps(16, 1100);
-    cb_buffer_pool_give(&class_a, 0, 950, large);
+    cb_buffer_pool_give(&class_a, 0, 950, 0, large);
     cb_buffer_pool_idle(&n, &bytes);
     CB_CHECK(n == 2 && bytes == 1050);
     CB_CHECK(released_a == 3 && released_b == 1);
     /* The most recently given back of a size comes out first. */
-    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 950) == large);
+    CB_CHECK(cb_buffer_pool_take(&class_a, 0, 950, 0) == large);
     free(large);
     cb_buffer_pool_drain();
     cb_buffer_pool_idle(&n, &bytes);
@@ -85,7 +90,7 @@ static void test_caps_and_drain(void)
     CB_CHECK(released_a == 3 && released_b == 2); /* p[3] */
     /* Caps of zero keep nothing. */
     cb_buffer_pool_set_caps(0, 1000);
-    cb_buffer_pool_give(&class_a, 0, 8, malloc(8));
+    cb_buffer_pool_give(&class_a, 0, 8, 0, malloc(8));
     CB_CHECK(released_a == 4);
     cb_buffer_pool_set_caps(16, (uint64_t)8 << 30);
 }
