@@ -20,7 +20,7 @@ import pytest
 
 from conftest import REPO
 
-SCRIPT = REPO / "scripts" / "docs_figures.py"
+SCRIPT = REPO / "scripts" / "record" / "docs_figures.py"
 
 
 @pytest.fixture(scope="module")
