@@ -1,6 +1,7 @@
 /* matmul_ref.c - inputs, FP64 references and the error metric (see
  * matmul_ref.h for the metric and why the tolerances are what they are). */
 #include "matmul_ref.h"
+#include "cb_random.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -17,12 +18,75 @@ static uint64_t cb_splitmix64(uint64_t *s)
 
 void cb_matmul_fill_uniform(float *x, size_t count, uint64_t seed)
 {
-    uint64_t s = seed;
-    for (size_t i = 0; i < count; i++) {
-        /* 24 random bits: every value is an exact float in [-1, 1). */
-        const int32_t r = (int32_t)(cb_splitmix64(&s) >> 40);
-        x[i] = (float)(r - (1 << 23)) * (1.0f / (float)(1 << 23));
+    for (size_t i = 0; i < count; i++)
+        x[i] = cb_random_value(seed, i);
+}
+
+double cb_matmul_gen_entry(const cb_matmul_gen *g, size_t e)
+{
+    const size_t n = (size_t)g->n, k = (size_t)g->k, i = e / n, j = e % n;
+    double acc = 0.0;
+    for (size_t q = 0; q < k; q++)
+        acc += (double)cb_random_value(g->seed_a, i * k + q) *
+               (double)cb_random_value(g->seed_b, q * n + j);
+    return g->alpha * acc;
+}
+
+typedef struct cb_gen_job {
+    const cb_matmul_gen *g;
+    const size_t *idx;
+    double *exact;
+    int from, to;
+} cb_gen_job;
+
+static void *cb_gen_job_run(void *arg)
+{
+    const cb_gen_job *job = arg;
+    for (int t = job->from; t < job->to; t++)
+        job->exact[t] = cb_matmul_gen_entry(job->g, job->idx[t]);
+    return NULL;
+}
+
+#define CB_GEN_MAX_THREADS 64
+
+void cb_matmul_gen_entries(const cb_matmul_gen *g, const size_t *idx, int count, double *exact,
+                           int threads)
+{
+    if (threads > CB_GEN_MAX_THREADS) threads = CB_GEN_MAX_THREADS;
+    if (threads > count) threads = count;
+    if (threads < 1) threads = 1;
+    cb_gen_job jobs[CB_GEN_MAX_THREADS];
+    pthread_t tids[CB_GEN_MAX_THREADS];
+    bool started[CB_GEN_MAX_THREADS] = {false};
+    for (int t = 0; t < threads; t++)
+        jobs[t] = (cb_gen_job){g, idx, exact, (int)((int64_t)count * t / threads),
+                               (int)((int64_t)count * (t + 1) / threads)};
+    /* As cb_matmul_ref_full: the caller takes job 0 and any job whose
+     * thread could not start, so every entry is computed. */
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&tids[t], NULL, cb_gen_job_run, &jobs[t]) == 0;
+    cb_gen_job_run(&jobs[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            cb_gen_job_run(&jobs[t]);
     }
+}
+
+/* The t-th entry a spot check looks at (see cb_matmul_spot_indices). */
+static size_t cb_spot_index(int t, size_t entries, uint64_t *state)
+{
+    if (t == 0) return 0;
+    if (t == 1) return entries - 1;
+    return cb_splitmix64(state) % entries;
+}
+
+void cb_matmul_spot_indices(size_t entries, int samples, uint64_t seed, size_t *idx)
+{
+    uint64_t s = seed ^ 0x5eed5eed5eed5eedull;
+    for (int t = 0; t < samples + 2; t++)
+        idx[t] = cb_spot_index(t, entries, &s);
 }
 
 uint16_t cb_matmul_float_to_bf16(float x)
@@ -178,6 +242,12 @@ double cb_matmul_error_scale(const cb_matmul_problem *p)
     return s > 0.0 ? s : 1.0; /* all-zero inputs: compare absolute errors */
 }
 
+double cb_matmul_error_scale_of(double alpha, int k, double max_a, double max_b)
+{
+    const double s = fabs(alpha) * (double)k * max_a * max_b;
+    return s > 0.0 ? s : 1.0;
+}
+
 double cb_matmul_tolerance(cb_matmul_precision prec, int k)
 {
     /* The accumulator's unit roundoff: FP32, or the ~14 bits reported for
@@ -197,23 +267,21 @@ static const char *cb_prec_name(cb_matmul_precision prec)
     return prec >= CB_MATMUL_FP32 && prec <= CB_MATMUL_FP8_DEQ ? names[prec] : "?";
 }
 
-/* The verdict once the worst entry is known. */
-static cb_status cb_judge(const cb_matmul_problem *p, size_t worst, double c_worst, double r_worst,
-                          double max_diff, size_t nonfinite, size_t first_bad, double c_bad,
-                          cb_matmul_precision prec, double scale, double *err, cb_msg *why)
+cb_status cb_matmul_judge(const cb_matmul_worst *w, cb_matmul_precision prec, double scale,
+                          double *err, cb_msg *why)
 {
-    const size_t n = (size_t)p->n;
-    if (nonfinite > 0) {
+    const size_t n = (size_t)w->n;
+    if (w->nonfinite > 0) {
         *err = INFINITY;
         cb_msg_set(why, "%zu non-finite entries in C, first C[%zu][%zu] = %g (unwritten?)",
-                   nonfinite, first_bad / n, first_bad % n, c_bad);
+                   w->nonfinite, w->first_bad / n, w->first_bad % n, w->c_bad);
         return CB_FAIL;
     }
-    *err = max_diff / scale;
-    const double tol = cb_matmul_tolerance(prec, p->k);
+    *err = w->max_diff / scale;
+    const double tol = cb_matmul_tolerance(prec, w->k);
     if (*err > tol) {
         cb_msg_set(why, "error %.3g > %s tolerance %.3g at C[%zu][%zu] = %.9g (exact %.9g)", *err,
-                   cb_prec_name(prec), tol, worst / n, worst % n, c_worst, r_worst);
+                   cb_prec_name(prec), tol, w->worst / n, w->worst % n, w->c_worst, w->r_worst);
         return CB_FAIL;
     }
     return CB_OK;
@@ -225,19 +293,19 @@ static cb_status cb_check(const cb_matmul_problem *p, const float *c, const doub
                           cb_msg *why)
 {
     const size_t count = (size_t)p->m * p->n;
-    size_t worst = 0, nonfinite = 0, first_bad = 0;
-    double max_diff = 0.0, c_bad = 0.0;
+    cb_matmul_worst w = {.n = p->n, .k = p->k};
     for (size_t e = 0; e < count; e++) {
         const double cv = c[e], rv = ref ? ref[e] : (double)ref32[e];
         if (!isfinite(cv)) {
-            if (nonfinite++ == 0) first_bad = e, c_bad = cv;
+            if (w.nonfinite++ == 0) w.first_bad = e, w.c_bad = cv;
             continue;
         }
         const double d = fabs(cv - rv);
-        if (d > max_diff) max_diff = d, worst = e;
+        if (d > w.max_diff) w.max_diff = d, w.worst = e;
     }
-    return cb_judge(p, worst, c[worst], ref ? ref[worst] : (double)ref32[worst], max_diff,
-                    nonfinite, first_bad, c_bad, prec, scale, err, why);
+    w.c_worst = c[w.worst];
+    w.r_worst = ref ? ref[w.worst] : (double)ref32[w.worst];
+    return cb_matmul_judge(&w, prec, scale, err, why);
 }
 
 cb_status cb_matmul_check_fp64(const cb_matmul_problem *p, const float *c, const double *ref,
@@ -252,25 +320,40 @@ cb_status cb_matmul_check_fp32(const cb_matmul_problem *p, const float *c, const
     return cb_check(p, c, NULL, ref32, prec, scale, err, why);
 }
 
+cb_status cb_matmul_check_entries(int n, int k, const size_t *idx, const float *vals,
+                                  const double *exact, int count, cb_matmul_precision prec,
+                                  double scale, double *err, cb_msg *why)
+{
+    cb_matmul_worst w = {.n = n, .k = k};
+    for (int t = 0; t < count; t++) {
+        const double cv = vals[t];
+        if (!isfinite(cv)) {
+            if (w.nonfinite++ == 0) w.first_bad = idx[t], w.c_bad = cv;
+            continue;
+        }
+        const double d = fabs(cv - exact[t]);
+        if (d >= w.max_diff) w.max_diff = d, w.worst = idx[t], w.c_worst = cv, w.r_worst = exact[t];
+    }
+    return cb_matmul_judge(&w, prec, scale, err, why);
+}
+
 cb_status cb_matmul_check_spot(const cb_matmul_problem *p, const float *c, int samples,
                                uint64_t seed, cb_matmul_precision prec, double scale, double *err,
                                cb_msg *why)
 {
     const size_t n = (size_t)p->n, count = (size_t)p->m * n;
     uint64_t s = seed ^ 0x5eed5eed5eed5eedull;
-    size_t worst = 0, nonfinite = 0, first_bad = 0;
-    double max_diff = 0.0, c_bad = 0.0, c_worst = 0.0, r_worst = 0.0;
+    cb_matmul_worst w = {.n = p->n, .k = p->k};
     for (int t = 0; t < samples + 2; t++) {
-        const size_t e = t == 0 ? 0 : t == 1 ? count - 1 : cb_splitmix64(&s) % count;
+        const size_t e = cb_spot_index(t, count, &s);
         const double cv = c[e];
         if (!isfinite(cv)) {
-            if (nonfinite++ == 0) first_bad = e, c_bad = cv;
+            if (w.nonfinite++ == 0) w.first_bad = e, w.c_bad = cv;
             continue;
         }
         const double rv = cb_matmul_ref_entry(p, (int)(e / n), (int)(e % n));
         const double d = fabs(cv - rv);
-        if (d >= max_diff) max_diff = d, worst = e, c_worst = cv, r_worst = rv;
+        if (d >= w.max_diff) w.max_diff = d, w.worst = e, w.c_worst = cv, w.r_worst = rv;
     }
-    return cb_judge(p, worst, c_worst, r_worst, max_diff, nonfinite, first_bad, c_bad, prec, scale,
-                    err, why);
+    return cb_matmul_judge(&w, prec, scale, err, why);
 }

@@ -1,13 +1,16 @@
 /* transfers_host.c - host memory kinds, the pattern fill and check on either
  * side of the bus, and the size limits of the transfers family. */
 #include "transfers.h"
+#include "buffer_pool.h"
 #include "mem_budget.h"
 #include "transfers_kernels.h"
 #include "transfers_pattern.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const mem_names[] = {"pageable", "pinned", "registered", "wc"};
 
@@ -39,11 +42,66 @@ static size_t round_to_page(size_t bytes)
     return (bytes + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
 }
 
-cb_status cb_xfer_host_alloc(cb_xfer_host_buf *b, cb_xfer_mem kind, size_t bytes, cb_msg *why)
+/* ---- buffers kept across points (harness/toolkit/buffer_pool.h) ----
+ * From 16 MiB up a host buffer goes back to the pool at teardown and the
+ * next point of the same kind and size takes it: page-locking 1 GiB costs
+ * ~0.5 s and unlocking it ~0.2 s, every point, and every lock and unlock
+ * leaves the host's free memory more scattered. Setup writes the whole
+ * buffer again (pattern or poison), so nothing carries over but the pages
+ * themselves, which is what a program that allocates once sees too. */
+#define CB_XFER_POOL_MIN ((size_t)16 << 20)
+
+static void release_cuda_host(void *p)
 {
-    memset(b, 0, sizeof *b);
-    b->kind = kind;
-    b->bytes = bytes;
+    (void)cudaFreeHost(p);
+}
+
+static void release_registered(void *p)
+{
+    (void)cudaHostUnregister(p);
+    free(p);
+}
+
+static const cb_pool_class pool_classes[] = {
+    [CB_XFER_PAGEABLE] = {"pageable host memory", free},
+    [CB_XFER_PINNED] = {"pinned host memory", release_cuda_host},
+    [CB_XFER_REGISTERED] = {"registered host memory", release_registered},
+    [CB_XFER_WC] = {"write-combined pinned host memory", release_cuda_host},
+};
+
+static int current_device(void)
+{
+    int dev = 0;
+    return cudaGetDevice(&dev) == cudaSuccess ? dev : -1;
+}
+
+/* A pooled buffer of the kind and size, its flags as cb_xfer_host_alloc
+ * would have set them; false when the pool has none. */
+static bool take_pooled(cb_xfer_host_buf *b)
+{
+    if (b->bytes < CB_XFER_POOL_MIN) return false;
+    b->host = cb_buffer_pool_take(&pool_classes[b->kind], current_device(), b->bytes, 0);
+    if (!b->host) return false;
+    b->registered = b->kind == CB_XFER_REGISTERED;
+    b->cuda_alloc = b->kind == CB_XFER_PINNED || b->kind == CB_XFER_WC;
+    return true;
+}
+
+/* Give a whole buffer (made as its kind says) to the pool; false when it
+ * is not one the pool keeps. */
+static bool give_pooled(cb_xfer_host_buf *b)
+{
+    const bool whole =
+        b->host &&
+        (b->kind == CB_XFER_PAGEABLE || (b->kind == CB_XFER_REGISTERED && b->registered) ||
+         ((b->kind == CB_XFER_PINNED || b->kind == CB_XFER_WC) && b->cuda_alloc));
+    if (!whole || b->bytes < CB_XFER_POOL_MIN) return false;
+    cb_buffer_pool_give(&pool_classes[b->kind], current_device(), b->bytes, 0, b->host);
+    return true;
+}
+
+static cb_status host_alloc_new(cb_xfer_host_buf *b, cb_xfer_mem kind, size_t bytes, cb_msg *why)
+{
     switch (kind) {
     case CB_XFER_PAGEABLE:
     case CB_XFER_REGISTERED:
@@ -72,6 +130,18 @@ cb_status cb_xfer_host_alloc(cb_xfer_host_buf *b, cb_xfer_mem kind, size_t bytes
         break;
     }
     }
+    return CB_OK;
+}
+
+cb_status cb_xfer_host_alloc(cb_xfer_host_buf *b, cb_xfer_mem kind, size_t bytes, cb_msg *why)
+{
+    memset(b, 0, sizeof *b);
+    b->kind = kind;
+    b->bytes = bytes;
+    if (!take_pooled(b)) {
+        cb_status s = host_alloc_new(b, kind, bytes, why);
+        if (s != CB_OK) return s;
+    }
     if (kind != CB_XFER_PAGEABLE) CB_CUDA(cudaHostGetDevicePointer(&b->dev, b->host, 0));
     return CB_OK;
 }
@@ -80,13 +150,74 @@ void cb_xfer_host_free(cb_xfer_host_buf *b)
 {
     /* Teardown cannot report: errors here only follow an earlier failure
      * that the point's row already carries. */
-    if (b->registered) (void)cudaHostUnregister(b->host);
-    if (b->cuda_alloc)
-        (void)cudaFreeHost(b->host);
-    else
-        free(b->host);
+    if (!give_pooled(b)) {
+        if (b->registered) (void)cudaHostUnregister(b->host);
+        if (b->cuda_alloc)
+            (void)cudaFreeHost(b->host);
+        else
+            free(b->host);
+    }
     b->host = b->dev = NULL;
     b->registered = b->cuda_alloc = false;
+}
+
+/* ---- the pattern on the CPU: large buffers on every core ----
+ * Filling or checking a GiB of pageable memory on one thread takes ~0.3 s
+ * per pass; the pattern is counter-based, so slices are independent. */
+#define CB_XFER_SLICE_MIN   ((size_t)8 << 20)
+#define CB_XFER_MAX_THREADS 16
+
+typedef struct pattern_job {
+    uint8_t *buf;
+    size_t word0, word1; /* words [word0, word1) */
+    uint64_t seed, flip;
+    bool count;
+    uint64_t bad;
+} pattern_job;
+
+static void *pattern_job_run(void *arg)
+{
+    pattern_job *job = arg;
+    for (size_t i = job->word0; i < job->word1; i++) {
+        uint64_t w;
+        if (job->count) {
+            memcpy(&w, job->buf + 8 * i, 8);
+            job->bad += cb_xfer_bytes_differ(w, cb_xfer_word(job->seed, i));
+        } else {
+            w = cb_xfer_word(job->seed, i) ^ job->flip;
+            memcpy(job->buf + 8 * i, &w, 8); /* little-endian, like the GPU's stores */
+        }
+    }
+    return NULL;
+}
+
+/* Fill (count false) or count over the whole 8-byte words of the buffer. */
+static uint64_t pattern_words(uint8_t *buf, size_t words, uint64_t seed, uint64_t flip, bool count)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t threads = words * 8 / CB_XFER_SLICE_MIN;
+    if (threads > (size_t)(cores > 0 ? cores : 1)) threads = (size_t)(cores > 0 ? cores : 1);
+    if (threads > CB_XFER_MAX_THREADS) threads = CB_XFER_MAX_THREADS;
+    if (threads < 1) threads = 1;
+    pattern_job jobs[CB_XFER_MAX_THREADS];
+    pthread_t tids[CB_XFER_MAX_THREADS];
+    bool started[CB_XFER_MAX_THREADS] = {false};
+    for (size_t t = 0; t < threads; t++)
+        jobs[t] = (pattern_job){
+            buf, words * t / threads, words * (t + 1) / threads, seed, flip, count, 0};
+    /* The caller does slice 0, and any slice whose thread did not start. */
+    for (size_t t = 1; t < threads; t++)
+        started[t] = pthread_create(&tids[t], NULL, pattern_job_run, &jobs[t]) == 0;
+    pattern_job_run(&jobs[0]);
+    uint64_t bad = jobs[0].bad;
+    for (size_t t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            pattern_job_run(&jobs[t]);
+        bad += jobs[t].bad;
+    }
+    return bad;
 }
 
 void cb_xfer_pattern_fill_cpu(void *buf, size_t bytes, uint64_t seed, bool complement)
@@ -94,10 +225,7 @@ void cb_xfer_pattern_fill_cpu(void *buf, size_t bytes, uint64_t seed, bool compl
     uint8_t *p = buf;
     uint64_t flip = complement ? ~0ull : 0ull;
     size_t words = bytes / 8;
-    for (size_t i = 0; i < words; i++) {
-        uint64_t w = cb_xfer_word(seed, i) ^ flip;
-        memcpy(p + 8 * i, &w, 8); /* little-endian, like the GPU's stores */
-    }
+    pattern_words(p, words, seed, flip, false);
     for (size_t b = words * 8; b < bytes; b++)
         p[b] = (uint8_t)(cb_xfer_byte(seed, b) ^ flip);
 }
@@ -105,13 +233,9 @@ void cb_xfer_pattern_fill_cpu(void *buf, size_t bytes, uint64_t seed, bool compl
 uint64_t cb_xfer_pattern_count_cpu(const void *buf, size_t bytes, uint64_t seed)
 {
     const uint8_t *p = buf;
-    uint64_t bad = 0;
     size_t words = bytes / 8;
-    for (size_t i = 0; i < words; i++) {
-        uint64_t w;
-        memcpy(&w, p + 8 * i, 8);
-        bad += cb_xfer_bytes_differ(w, cb_xfer_word(seed, i));
-    }
+    /* Counting only reads: the job's buffer is not written. */
+    uint64_t bad = pattern_words((uint8_t *)(uintptr_t)p, words, seed, 0, true);
     for (size_t b = words * 8; b < bytes; b++)
         bad += p[b] != cb_xfer_byte(seed, b);
     return bad;
@@ -181,9 +305,18 @@ cb_status cb_xfer_check_fit(uint64_t host_bytes, uint64_t dev_bytes, cb_msg *why
 {
     /* Half the available host memory: page-locking or filling the rest
      * could push the host into swap or the OOM killer, which costs far
-     * more than a skipped point. */
-    cb_status s =
-        host_bytes ? cb_mem_check_host(host_bytes, CB_MEM_PINNED_SHARE, "host memory", why) : CB_OK;
+     * more than a skipped point. Idle pooled buffers count as used; when
+     * the point does not fit beside them, they go first. */
+    cb_status s = CB_OK;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        s = host_bytes ? cb_mem_check_host(host_bytes, CB_MEM_PINNED_SHARE, "host memory", why)
+                       : CB_OK;
+        int idle = 0;
+        uint64_t idle_bytes = 0;
+        cb_buffer_pool_idle(&idle, &idle_bytes);
+        if (s == CB_OK || idle == 0) break;
+        cb_buffer_pool_drain();
+    }
     if (s == CB_OK) s = cb_mem_check_device(dev_bytes, why);
     return s;
 }

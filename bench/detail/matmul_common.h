@@ -12,8 +12,10 @@
 #include <cublas_api.h>
 
 /* Full FP64 verification on the CPU up to this many multiply-adds (about a
- * second on a few cores); larger points are checked against cuBLAS
- * pedantic FP32 plus an FP64 spot check of CB_MATMUL_SPOT_SAMPLES entries. */
+ * second on a few cores); larger points are compared on the device with
+ * cuBLAS pedantic FP32 over every entry, and both C and that reference
+ * with FP64 at 2 x CB_MATMUL_SPOT_SAMPLES + 2 sampled entries recomputed
+ * on the host from the generator (matmul_common.c argues the bound). */
 #define CB_MATMUL_FULL_REF_MAX_FMA   (1ull << 30)
 #define CB_MATMUL_FULL_REF_MAX_ELEMS (1ull << 25) /* doubles held for C */
 #define CB_MATMUL_SPOT_SAMPLES       512
@@ -72,9 +74,15 @@ typedef struct cb_matmul_state {
     cb_matmul_precision precision;
     cb_matmul_engine engine;
     uint64_t seed;
+    uint64_t seed_a, seed_b; /* A and B: the generator's (cb_matmul_gen)  */
     cudaStream_t stream;
-    float *h_a, *h_b, *h_c; /* inputs (kept for the reference), C read back */
+    /* Host copies, only where the host needs them: A and B generated on the
+     * host and C read back for a point verified against the full FP64
+     * reference; NULL for a point verified on the device, unless a rung
+     * asked for the inputs with cb_matmul_state_host_inputs. */
+    float *h_a, *h_b, *h_c;
     float *d_a, *d_b, *d_c;
+    void *d_check; /* device scratch of the large points' comparison   */
     /* kernel rungs */
     cb_matmul_plan plan; /* hand-written rungs: the rung, its instance, the launch */
     /* cuBLAS: the rung itself, and the reference of large points */
@@ -94,14 +102,16 @@ typedef struct cb_matmul_state {
     float scale_a, scale_b;
 } cb_matmul_state;
 
-/* Allocate and fill everything a GPU rung needs (inputs uniform in
- * [-1, 1), C poisoned with NaN bytes, cuBLAS for the reference of large
- * points). On failure everything is freed and *out is NULL. */
+/* Allocate and fill everything a GPU rung needs: A and B filled on the
+ * device by the counter-based generator (uniform in (-1, 1), seeds
+ * seed_a / seed_b), C poisoned with NaN bytes, cuBLAS and the comparison's
+ * scratch for the reference of large points. On failure everything is
+ * freed and *out is NULL. */
 cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_matmul_precision prec,
                               cb_matmul_engine engine, cb_matmul_state **out, cb_msg *why);
 
 /* st->d_a16 and st->d_b16: A and B rounded to BF16 (nearest even) on the
- * host, untimed; the BF16 rungs (cuBLAS and the tensor-core ladder) read
+ * device, untimed; the BF16 rungs (cuBLAS and the tensor-core ladder) read
  * them. */
 cb_status cb_matmul_state_bf16(cb_matmul_state *st, cb_msg *why);
 
@@ -118,6 +128,18 @@ cb_status cb_matmul_fp8_verify(void *state, double *error, cb_msg *why);
 
 /* FP8 rungs: 1-byte A and B, FP32 C read and written. */
 double cb_matmul_bytes_fp8(const cb_point *p);
+
+/* st->h_a and st->h_b (when NULL): the FP32 inputs as the device holds
+ * them, copied to the host, for a rung that prepares its inputs on the
+ * host. Untimed. */
+cb_status cb_matmul_state_host_inputs(cb_matmul_state *st, cb_msg *why);
+
+/* Whether a point's check computes all of C in FP64 on the CPU (small
+ * shapes), rather than comparing with cuBLAS and sampled FP64 entries. */
+bool cb_matmul_full_ref_shape(int m, int n, int k);
+
+/* Threads of the host references: the online cores, 1..64. */
+int cb_matmul_cpu_threads(void);
 
 /* Create st->blas on st->stream with a workspace (once). */
 cb_status cb_matmul_blas_init(cb_matmul_state *st, cb_msg *why);

@@ -67,9 +67,37 @@ typedef struct cb_matmul_problem {
     const float *a, *b, *c0;
 } cb_matmul_problem;
 
-/* Fill x[0..count) uniform in [-1, 1) from a splitmix64 stream of `seed`
- * (the same seed gives the same matrix on every machine). */
+/* Fill x[0..count) with x[i] = cb_random_value(seed, i): uniform in
+ * (-1, 1) on a 2^-23 grid, never zero, from the counter-based generator of
+ * kernels/cb_random.h, so the device fills the same matrix
+ * (cb_launch_fill_random) and the host can recompute any one element
+ * without the others (the same seed gives the same matrix everywhere). */
 void cb_matmul_fill_uniform(float *x, size_t count, uint64_t seed);
+
+/* A problem alpha A B (beta = 0) whose inputs come from the generator:
+ * A[i][q] = cb_random_value(seed_a, i k + q), B[q][j] = cb_random_value(
+ * seed_b, q n + j), both row-major. The GPU rungs fill A and B on the
+ * device; the checks below recompute what they need on the host. */
+typedef struct cb_matmul_gen {
+    int m, n, k;
+    double alpha;
+    uint64_t seed_a, seed_b;
+} cb_matmul_gen;
+
+/* The exact (FP64) entry e = i n + j of alpha A B, from the generator
+ * alone (2k generator values, k FMAs; the same order of summation as
+ * cb_matmul_ref_entry on filled matrices). */
+double cb_matmul_gen_entry(const cb_matmul_gen *g, size_t e);
+
+/* exact[t] = cb_matmul_gen_entry(g, idx[t]) for t < count, on up to
+ * `threads` POSIX threads. */
+void cb_matmul_gen_entries(const cb_matmul_gen *g, const size_t *idx, int count, double *exact,
+                           int threads);
+
+/* The entries a spot check of an `entries`-entry C looks at: idx[0] = 0,
+ * idx[1] = entries - 1 (a wrong corner is always seen), then `samples`
+ * indices drawn by `seed`. idx holds samples + 2. */
+void cb_matmul_spot_indices(size_t entries, int samples, uint64_t seed, size_t *idx);
 
 /* Round to the nearest bfloat16, ties to even (NaN stays NaN), and back. */
 uint16_t cb_matmul_float_to_bf16(float x);
@@ -97,6 +125,9 @@ double cb_matmul_ref_entry(const cb_matmul_problem *p, int i, int j);
 
 /* The denominator of the metric: |alpha| K max|A| max|B| + |beta| max|C0|. */
 double cb_matmul_error_scale(const cb_matmul_problem *p);
+/* The same from the magnitudes (beta = 0): |alpha| K max_a max_b, or 1
+ * when that is 0 (all-zero inputs: absolute errors). */
+double cb_matmul_error_scale_of(double alpha, int k, double max_a, double max_b);
 
 /* The tolerance on err for inputs of precision `prec` and depth k. */
 double cb_matmul_tolerance(cb_matmul_precision prec, int k);
@@ -109,6 +140,31 @@ cb_status cb_matmul_check_fp64(const cb_matmul_problem *p, const float *c, const
                                cb_matmul_precision prec, double scale, double *err, cb_msg *why);
 cb_status cb_matmul_check_fp32(const cb_matmul_problem *p, const float *c, const float *ref32,
                                cb_matmul_precision prec, double scale, double *err, cb_msg *why);
+
+/* A comparison of C (m x n, depth k) with a reference over every entry,
+ * already reduced (on the device by kernels/matmul_check.cu, or by the
+ * host checks above): the largest |C - R| where C is finite, its first
+ * index and values, and the non-finite entries of C. */
+typedef struct cb_matmul_worst {
+    int n, k;
+    double max_diff;
+    size_t worst;
+    double c_worst, r_worst;
+    size_t nonfinite, first_bad;
+    double c_bad;
+} cb_matmul_worst;
+
+/* The verdict every check of C ends in: CB_FAIL when C has a non-finite
+ * entry (*err = INFINITY) or max_diff / scale exceeds the tolerance of
+ * `prec` at depth k, with the entry in `why`; *err = max_diff / scale. */
+cb_status cb_matmul_judge(const cb_matmul_worst *w, cb_matmul_precision prec, double scale,
+                          double *err, cb_msg *why);
+
+/* Values of C at the entries idx[0..count) against their exact values
+ * (cb_matmul_gen_entries): the verdict of cb_matmul_judge. */
+cb_status cb_matmul_check_entries(int n, int k, const size_t *idx, const float *vals,
+                                  const double *exact, int count, cb_matmul_precision prec,
+                                  double scale, double *err, cb_msg *why);
 
 /* Compare `samples` entries of c, chosen by `seed`, with their exact
  * values (for matrices too large for cb_matmul_ref_full). The first and

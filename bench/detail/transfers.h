@@ -18,6 +18,11 @@ typedef enum cb_xfer_mem {
     CB_XFER_WC,         /* cudaHostAlloc(WriteCombined | Mapped)           */
 } cb_xfer_mem;
 
+/* The precision a copy from or to pageable memory declares (the 95% CI of
+ * its median, relative): what the driver's staging lets it reach
+ * (transfers_copy.c, docs/methodology.md). */
+#define CB_XFER_PAGEABLE_TARGET_CI 0.03
+
 /* "pageable", "pinned", "registered", "wc"; false for another word. */
 bool cb_xfer_mem_parse(const char *word, cb_xfer_mem *out);
 const char *cb_xfer_mem_name(cb_xfer_mem m);

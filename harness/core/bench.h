@@ -128,6 +128,13 @@ typedef struct cb_point_info {
     /* The point's kind when it is not the benchmark's (a copy family whose
      * device-to-device points are device kernels); AUTO keeps it. */
     cb_point_kind kind;
+    /* The precision this point's own path can reach, as a relative half-
+     * width of the 95% CI of the median, when it is coarser than the run's
+     * --target-ci (a copy the driver stages through its pageable bounce
+     * buffer, host-timed; CPU threads on a shared host): the stopping rule
+     * stops at the larger of the two, and the row's note names the target
+     * it used. 0 keeps the run's target. */
+    double target_ci_rel;
 } cb_point_info;
 
 /* The hooks, as types, so that families can declare shared ones. */

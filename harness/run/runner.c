@@ -200,10 +200,10 @@ static void note_budget_end(const cb_run_config *cfg, point_run *pr, int round, 
     cb_summary s;
     cb_stats_summarise(pr->samples.time_s + start, n, &s);
     pr->noisy_rounds++;
+    const cb_stop_rule rule = cb_round_rule(cfg, pr, round);
     snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
              "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
-             100 * s.ci_rel_half, n, 100 * cfg->stop.target_rel,
-             cb_round_rule(cfg, pr, round).max_time_s);
+             100 * s.ci_rel_half, n, 100 * rule.target_rel, rule.max_time_s);
 }
 
 /* The timed part of one round: settle, sample, CUPTI. False on interrupt. */

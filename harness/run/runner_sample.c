@@ -66,6 +66,8 @@ cb_status cb_point_samples_reserve(point_samples *ps, int more, cb_msg *why)
 cb_stop_rule cb_round_rule(const cb_run_config *cfg, const point_run *pr, int round)
 {
     cb_stop_rule rule = cfg->stop;
+    /* A path that cannot reach the run's precision says so (target_ci_rel). */
+    if (pr->info.target_ci_rel > rule.target_rel) rule.target_rel = pr->info.target_ci_rel;
     /* Fixed rounds share the budget; auto rounds give the first round the
      * whole budget (most points stop there) and each extra round a third. */
     int share = cfg->replicates > 1 ? cfg->replicates : (round > 0 ? pr->rounds : 1);

@@ -13,6 +13,7 @@
  * directory) is refused before the first point runs. */
 #include "session.h"
 
+#include "buffer_pool.h"
 #include "counters.h"
 #include "cupti_timer.h"
 #include "device_set.h"
@@ -312,6 +313,65 @@ static int session_passes(session *s)
     return n_all;
 }
 
+/* Where the run's time went, by family and phase, from the rows' phase
+ * columns (summed over rounds): the first thing to read when a suite is
+ * slow. The last line sets the run's wall time against the points' phases
+ * (the rest: plans, meta.json, CUPTI start-up, metric passes, writing
+ * rows). A run of more families than the table holds counts the rest in
+ * "all" only. */
+static void notice_where_time_went(const session *s, int n_rows)
+{
+    enum { MAX_FAMILIES = 48, PHASES = 5 };
+    typedef struct {
+        char name[32];
+        int points, noisy;
+        double t[PHASES + 1]; /* the phases, then their sum */
+    } family_time;
+    family_time fam[MAX_FAMILIES + 1], *all = &fam[MAX_FAMILIES];
+    memset(fam, 0, sizeof fam);
+    int n_fam = 0;
+    double throttle_s = 0;
+    snprintf(all->name, sizeof all->name, "all");
+    for (int i = 0; i < n_rows; i++) {
+        const cb_result *r = &s->rows[i];
+        char key[sizeof fam[0].name]; /* the family: the name up to its '/' */
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(r->bench->name, "/"), r->bench->name);
+        int f = 0;
+        while (f < n_fam && strcmp(fam[f].name, key) != 0)
+            f++;
+        if (f == n_fam && n_fam < MAX_FAMILIES) snprintf(fam[n_fam++].name, sizeof key, "%s", key);
+        const double t[PHASES] = {r->phases.setup_s, r->phases.verify_s, r->phases.warmup_s,
+                                  r->phases.sampling_s, r->phases.teardown_s};
+        family_time *into[2] = {f < n_fam ? &fam[f] : NULL, all};
+        for (int g = 0; g < 2; g++) {
+            if (!into[g]) continue;
+            into[g]->points++;
+            into[g]->noisy += r->status == CB_NOISY;
+            for (int c = 0; c < PHASES; c++)
+                into[g]->t[c] += t[c], into[g]->t[PHASES] += t[c];
+        }
+        throttle_s += r->throttle_wait_s;
+    }
+    char text[4096];
+    int used = snprintf(
+        text, sizeof text, "where the time went (s):\n  %-12s %6s %5s %8s %8s %8s %8s %8s %8s",
+        "family", "points", "noisy", "setup", "verify", "warm-up", "sampling", "teardown", "total");
+    for (int f = 0; f <= MAX_FAMILIES && used < (int)sizeof text - 160; f++) {
+        if (f == n_fam) f = MAX_FAMILIES; /* the totals last */
+        const family_time *ft = &fam[f];
+        used +=
+            snprintf(text + used, sizeof text - (size_t)used,
+                     "\n  %-12s %6d %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f", ft->name, ft->points,
+                     ft->noisy, ft->t[0], ft->t[1], ft->t[2], ft->t[3], ft->t[4], ft->t[5]);
+    }
+    const double wall = difftime(time(NULL), s->meta.started);
+    snprintf(text + used, sizeof text - (size_t)used,
+             "\n  run %.0f s: %.0f s outside the points (plans, start-up, metric passes, rows); "
+             "waits for a throttled GPU %.1f s (in sampling, and before rounds)",
+             wall, wall > all->t[PHASES] ? wall - all->t[PHASES] : 0.0, throttle_s);
+    notice(s, "%s", text);
+}
+
 static void session_finish(session *s, int n_rows)
 {
     cb_run_totals *totals = &s->meta.totals;
@@ -325,6 +385,7 @@ static void session_finish(session *s, int n_rows)
                    cb_registry_write_outputs(s->sink.dir, s->rows, n_rows, &why) == CB_OK;
     if (!written && !totals->write_failed) notice(s, "run: %s", why.text);
     if (cb_cupti_active()) cb_cupti_stop();
+    cb_buffer_pool_drain(); /* the buffers families kept across points */
     s->meta.finished = time(NULL);
     s->meta.complete = !totals->interrupted && !totals->context_lost && written;
     if (!write_metas(s, true, &why)) {
@@ -334,6 +395,7 @@ static void session_finish(session *s, int n_rows)
     s->res->complete = s->meta.complete;
     s->res->written = written;
     s->res->totals = *totals;
+    if (n_rows > 0) notice_where_time_went(s, n_rows);
     notice(s, "%d ok, %d noisy, %d skip, %d fail%s; %s %s/results.csv", totals->ok, totals->noisy,
            totals->skip, totals->fail, totals->interrupted ? " (interrupted)" : "",
            written ? "wrote" : "COULD NOT FINISH WRITING", s->sink.dir);

@@ -1,0 +1,126 @@
+/* test_runner_target.c - a point that declares its own precision
+ * (cb_point_info.target_ci_rel): the stopping rule stops at the larger of
+ * that and the run's --target-ci, the row's note names the target it used,
+ * a noisy row's reason names the same target, and a point without one keeps
+ * the run's target. Fake host benchmarks that alternate two run times 4%
+ * apart, so the median's CI cannot get under ~2% however many samples. */
+/* test links: cubench_engine */
+#include "cb_test.h"
+#include "cb_common.h"
+#include "plan.h"
+#include "registry.h"
+#include "runner.h"
+#include "sink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+typedef struct alt_param {
+    double target;  /* what setup declares (0: nothing)        */
+    double high_us; /* every other run's time; the rest 100 us */
+} alt_param;
+
+typedef struct alt_state {
+    double high_us;
+    long runs;
+} alt_state;
+
+static cb_status alt_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                           cb_point_info *info, cb_msg *why)
+{
+    (void)p, (void)why;
+    const alt_param *param = ctx->param;
+    alt_state *st = calloc(1, sizeof *st);
+    if (!st) return CB_FAIL;
+    st->high_us = param->high_us;
+    info->target_ci_rel = param->target;
+    *state = st;
+    return CB_OK;
+}
+
+static cb_status alt_run(void *state, cudaStream_t stream, cb_msg *why)
+{
+    (void)stream, (void)why;
+    alt_state *st = state;
+    const double until = cb_now_s() + 1e-6 * (++st->runs % 2 ? st->high_us : 100.0);
+    while (cb_now_s() < until) {
+    }
+    return CB_OK;
+}
+
+static cb_status alt_verify(void *state, double *error, cb_msg *why)
+{
+    (void)state, (void)why;
+    *error = 0;
+    return CB_OK;
+}
+
+static void alt_teardown(void *state)
+{
+    free(state);
+}
+
+static const cb_axis_def alt_axes[] = {
+    {.name = "n", .kind = CB_AXIS_INT, .defaults = "1", .min_value = 1, .help = "unused"}};
+
+static const alt_param declared = {0.25, 104}, plain = {0, 104}, erratic = {0.25, 1000};
+
+#define ALT(nm, prm)                                                                               \
+    {                                                                                              \
+        .name = "alt/" nm, .summary = "test", .target = CB_TARGET_HOST, CB_AXES(alt_axes),         \
+        .param = &prm, .setup = alt_setup, .run = alt_run, .verify = alt_verify,                   \
+        .teardown = alt_teardown                                                                   \
+    }
+
+static const cb_bench alt_benches[] = {ALT("declared", declared), ALT("plain", plain),
+                                       ALT("erratic", erratic)};
+static const cb_family alt_family = {
+    .name = "alt", .benches = alt_benches, .count = CB_ARRAY_LEN(alt_benches)};
+
+int main(void)
+{
+    cb_msg err = {{0}};
+    CB_CHECK(cb_registry_add_family(&alt_family, &err) == CB_OK);
+    char dir[] = "/tmp/cb_test_runner_target_XXXXXX";
+    CB_CHECK(mkdtemp(dir) != NULL);
+    const char *globs[] = {"alt/*"};
+    cb_plan_request req = {.globs = globs, .n_globs = 1, .max_points = 10};
+    cb_plan plan;
+    CB_CHECK(cb_plan_build(&req, &plan, &err));
+    cb_run_config cfg;
+    cb_run_config_defaults(&cfg);
+    cfg.quiet = true;
+    cfg.use_cupti = cfg.nvtx = false;
+    cfg.stop.max_time_s = 0.2;
+    cfg.replicates = 1;
+    char out[sizeof dir + 8];
+    snprintf(out, sizeof out, "%s/run", dir);
+    cb_sink sink;
+    CB_CHECK(cb_sink_open(&sink, out, &err));
+    cb_result *rows = NULL;
+    cb_run_totals t;
+    CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, &rows, &t, &err) == CB_OK);
+    cb_sink_close(&sink);
+    CB_CHECK_EQ_INT(plan.n, 3);
+    /* Declared +-25%: converges, says so in its note. */
+    CB_CHECK_EQ_INT(rows[0].status, CB_OK);
+    CB_CHECK(rows[0].summary.ci_rel_half <= 0.25);
+    CB_CHECK(strstr(rows[0].note, "CI target +-25%") != NULL);
+    /* The same path without a declaration: the run's +-0.5% is out of reach. */
+    CB_CHECK_EQ_INT(rows[1].status, CB_NOISY);
+    CB_CHECK(strstr(rows[1].reason, "target +-0.50%") != NULL);
+    CB_CHECK(strstr(rows[1].note, "CI target") == NULL);
+    /* Declared, and still out of reach: noisy against its own target. */
+    CB_CHECK_EQ_INT(rows[2].status, CB_NOISY);
+    CB_CHECK(strstr(rows[2].reason, "target +-25.00%") != NULL);
+    printf("declared: %s ci %.3g, note '%s'\nplain: %s\nerratic: %s\n",
+           cb_status_name(rows[0].status), rows[0].summary.ci_rel_half, rows[0].note,
+           rows[1].reason, rows[2].reason);
+    free(rows);
+    cb_plan_free(&plan);
+    char cmd[sizeof dir + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CB_CHECK(system(cmd) == 0);
+    return cb_test_finish("test_runner_target");
+}
