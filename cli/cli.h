@@ -11,6 +11,8 @@ int cb_cli_main(int argc, char **argv);
 int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv);
 int cb_cli_list(int argc, char **argv);
 int cb_cli_env(int argc, char **argv);
+/* `cubench history SUBCOMMAND ...` (cli_history.c). */
+int cb_cli_history(int argc, char **argv);
 
 /* Strict number parsing for option values: the whole text must be a number
  * within [lo, hi]. On failure print "cubench <cmd>: --opt: ..." and return false. */

@@ -174,6 +174,8 @@ cb_cmp_point *cb_cmp_run_add_point(cb_cmp_run *run, const char *benchmark, const
         goto oom;
     }
     snprintf(p->status, sizeof p->status, "%s", status);
+    p->median_s = p->ci_lo_s = p->ci_hi_s = NAN;
+    p->sm_clock_mhz = p->power_w = p->temp_c = NAN;
     p->timed = timed;
     p->last_dir = dir;
     p->last_timed = timed;
@@ -258,6 +260,30 @@ static const char *optional(const cb_csv *csv, int r, int col)
     return col >= 0 ? cb_csv_get(csv, r, col) : "";
 }
 
+/* results.csv's own summary columns, all optional (docs/schema.md). */
+static const char *const summary_cols[] = {
+    "median_s", "ci_lo_s", "ci_hi_s", "sm_clock_median_mhz", "power_mean_w", "temp_max_c"};
+#define CB_SUMMARY_COLS 6
+
+/* The summary figures of a timed row into the point that has none yet (the
+ * first directory that timed it): NAN for an absent column or empty cell;
+ * a cell that is not a number is an error. */
+static bool note_row_summary(cb_cmp_point *p, const cb_csv *csv, int r, const int *cols,
+                             int kind_col, cb_msg *err)
+{
+    if (!isnan(p->median_s)) return true;
+    double *dst[CB_SUMMARY_COLS] = {&p->median_s,     &p->ci_lo_s, &p->ci_hi_s,
+                                    &p->sm_clock_mhz, &p->power_w, &p->temp_c};
+    for (int i = 0; i < CB_SUMMARY_COLS; i++) {
+        *dst[i] = NAN;
+        if (cols[i] >= 0 && *cb_csv_get(csv, r, cols[i]) &&
+            !cb_csv_get_double(csv, r, cols[i], dst[i], err))
+            return false;
+    }
+    snprintf(p->kind, sizeof p->kind, "%s", optional(csv, r, kind_col));
+    return true;
+}
+
 static bool load_results(cb_cmp_run *run, const char *path, cb_msg *err)
 {
     cb_csv *csv = cb_csv_read_file(path, err);
@@ -267,6 +293,9 @@ static bool load_results(cb_cmp_run *run, const char *path, cb_msg *err)
     bool ok = cb_csv_require(csv, need, 4, col, err);
     int reason_col = cb_csv_col(csv, "reason"), timer_col = cb_csv_col(csv, "timer");
     int batch_col = cb_csv_col(csv, "batch"), throttle_col = cb_csv_col(csv, "throttle");
+    int summary[CB_SUMMARY_COLS], kind_col = cb_csv_col(csv, "kind");
+    for (int i = 0; i < CB_SUMMARY_COLS; i++)
+        summary[i] = cb_csv_col(csv, summary_cols[i]);
     cb_cmp_dir *dir = &run->dirs[run->n_dirs - 1];
     dir->has_throttle = throttle_col >= 0;
     for (int r = 0; ok && r < cb_csv_rows(csv); r++) {
@@ -301,7 +330,8 @@ static bool load_results(cb_cmp_run *run, const char *path, cb_msg *err)
             ok = false;
         } else if (p->last_timed) {
             ok = note_row_facts(p, optional(csv, r, timer_col), optional(csv, r, batch_col),
-                                optional(csv, r, throttle_col), err);
+                                optional(csv, r, throttle_col), err) &&
+                 note_row_summary(p, csv, r, summary, kind_col, err);
         }
     }
     cb_csv_free(csv);
@@ -396,7 +426,10 @@ bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err)
     snprintf(path, sizeof path, "%s/results.csv", dir);
     if (!load_results(run, path, err)) return false;
     snprintf(path, sizeof path, "%s/samples.csv", dir);
-    if (!load_samples(run, path, err)) return false;
+    struct stat sst;
+    bool skip_samples = run->samples_optional && stat(path, &sst) != 0 && errno == ENOENT;
+    if (!skip_samples && !load_samples(run, path, err)) return false;
+    run->dirs[run->n_dirs - 1].has_samples = !skip_samples;
     snprintf(path, sizeof path, "%s/meta.json", dir);
     cb_cmp_meta *meta = &run->dirs[run->n_dirs - 1].meta;
     if (!cb_cmp_meta_read(path, meta, err)) return false;

@@ -35,6 +35,13 @@ typedef struct cb_cmp_point {
     double *times;
     int *dir, *replicate;
     int n, cap;
+    /* results.csv's own figures of the first directory that timed it (the
+     * run's summary as written; NAN where the column is absent or empty):
+     * median and 95% CI in seconds, SM clock median (MHz), mean power (W),
+     * highest temperature (C); `kind` the column's text ("" before it). */
+    double median_s, ci_lo_s, ci_hi_s;
+    double sm_clock_mhz, power_w, temp_c;
+    char kind[16];
     int last_dir;    /* loader bookkeeping: last directory that listed it */
     bool last_timed; /* ... and whether that directory timed it           */
 } cb_cmp_point;
@@ -46,6 +53,7 @@ typedef struct cb_cmp_dir {
     bool has_replicates; /* samples.csv has a `replicate` column           */
     int rounds;          /* 1 + the largest replicate seen, at least 1     */
     bool has_throttle;   /* results.csv has a `throttle` column            */
+    bool has_samples;    /* a samples.csv was read (see samples_optional)  */
     cb_cmp_meta meta;
 } cb_cmp_dir;
 
@@ -58,10 +66,15 @@ typedef struct cb_cmp_run {
     int index_cap;
     cb_cmp_dir *dirs; /* one per directory loaded (n_dirs)                */
     int n_dirs;
-    char label[512];     /* the first directory loaded                     */
-    char git_sha[64];    /* from the first meta.json that has one, or ""   */
-    char device[128];    /* device name from the first meta.json, or ""    */
-    long orphan_samples; /* samples.csv rows whose point results.csv lacks */
+    char label[512];       /* the first directory loaded                     */
+    char git_sha[64];      /* from the first meta.json that has one, or ""   */
+    char device[128];      /* device name from the first meta.json, or ""    */
+    long orphan_samples;   /* samples.csv rows whose point results.csv lacks */
+    bool samples_optional; /* set before loading: a directory without a
+                            * samples.csv is read from results.csv alone
+                            * (its points have no times); compare leaves it
+                            * false, the history (whose series are the runs'
+                            * medians) sets it */
 } cb_cmp_run;
 
 /* An empty run; cb_cmp_run_free releases what the others add. */
@@ -95,11 +108,14 @@ bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, int replicate, cb_msg *e
 
 /* Read the run directory `dir` into `run` as one more directory of the side.
  * Errors (false, `err` says which file and line): a missing or unreadable
- * results.csv or samples.csv, a CSV syntax error, a missing column, a
+ * results.csv or samples.csv (a missing samples.csv is no error when
+ * run->samples_optional), a CSV syntax error, a missing column, a
  * schema_version other than 1 or 2, an unknown status, a point listed twice
  * in one results.csv, a time_s that is not a positive finite number, a
- * replicate that is not a whole number in [0, 1e6], a meta.json that is not
- * valid JSON (compare_meta.h). */
+ * replicate that is not a whole number in [0, 1e6], a summary figure
+ * (median_s, ci_lo_s, ci_hi_s, sm_clock_median_mhz, power_mean_w,
+ * temp_max_c) that is not a number, a meta.json that is not valid JSON
+ * (compare_meta.h). */
 bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err);
 
 #endif

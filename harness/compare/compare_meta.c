@@ -248,6 +248,11 @@ static bool collect(cb_cmp_meta *m, const json_t *root)
     if (json_is_string(v)) snprintf(m->git_sha, sizeof m->git_sha, "%s", json_string_value(v));
     v = at_path(root, "device.name");
     if (json_is_string(v)) snprintf(m->device, sizeof m->device, "%s", json_string_value(v));
+    v = json_object_get(root, "started");
+    if (json_is_string(v)) snprintf(m->started, sizeof m->started, "%s", json_string_value(v));
+    v = at_path(root, "host.hostname");
+    if (json_is_string(v)) snprintf(m->hostname, sizeof m->hostname, "%s", json_string_value(v));
+    m->complete = json_is_true(json_object_get(root, "complete"));
     char text[208];
     if (json_is_null(json_object_get(root, "device")) && !add_condition(m, "device", "none"))
         return false;

@@ -32,6 +32,9 @@ typedef struct cb_cmp_meta {
     int schema_version; /* 0 when absent                        */
     char git_sha[64];
     char device[128];   /* device.name, "" without one          */
+    char started[40];   /* `started` (UTC, ISO 8601), "" without */
+    char hostname[128]; /* host.hostname, "" without one        */
+    bool complete;      /* `complete` is true                   */
     bool has_telemetry; /* a `telemetry` object was there       */
     cb_cmp_kv *conditions;
     int n_conditions;
