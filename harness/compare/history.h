@@ -156,17 +156,18 @@ bool cb_hist_axes_match(const char *axes, const char *const *items, int n);
 /* ---- change points ---- */
 
 typedef enum cb_hist_method {
-    CB_HIST_METHOD_CUBENCH, /* E-divisive + the floored Welch test (below)   */
+    CB_HIST_METHOD_CUBENCH, /* E-divisive + Student's t with the series'
+                             * own spread as a floor (history_detect.c)     */
     CB_HIST_METHOD_HUNTER,  /* E-divisive + Student's t as hunter does it    */
 } cb_hist_method;
 
 typedef struct cb_hist_check_opts {
     double delta;   /* an open slowdown whose CI lies above 1 + delta fails (0.03) */
     double alpha;   /* CIs at 1 - alpha (0.01)                              */
-    double p_split; /* a candidate split is kept at p <= p_split (0.02)      */
-    double p_merge; /* every change point finally has p <= p_merge (0.003)   */
+    double p_split; /* a candidate split is kept at p <= p_split (0.01)      */
+    double p_merge; /* every change point finally has p <= p_merge (0.001)   */
     int window;     /* E-divisive runs on windows of this many runs (50)     */
-    int min_runs;   /* runs on each side of a change point (2)               */
+    int min_runs;   /* runs on each side of a change point at least (1)      */
     int recent;     /* open regressions whose first bad run is among the
                      * machine's newest `recent` runs set the exit code (5)  */
     cb_hist_method method;

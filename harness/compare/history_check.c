@@ -25,10 +25,10 @@ void cb_hist_check_opts_default(cb_hist_check_opts *o)
 {
     o->delta = 0.03;
     o->alpha = 0.01;
-    o->p_split = 0.03;
-    o->p_merge = 0.003;
+    o->p_split = 0.01;
+    o->p_merge = 0.001;
     o->window = 50;
-    o->min_runs = 2;
+    o->min_runs = 1;
     o->recent = 5;
     o->method = CB_HIST_METHOD_CUBENCH;
 }
@@ -143,7 +143,7 @@ static void detect_opts(const cb_hist_check_opts *o, cb_cpd_opts *c)
     c->p_split = o->p_split;
     c->p_merge = o->p_merge;
     c->window = o->window;
-    c->min_seg = hunter ? 1 : (o->min_runs > 1 ? o->min_runs : 1);
+    c->min_seg = o->min_runs > 1 ? o->min_runs : 1;
     c->student = hunter;
     c->floor_rel = CB_HIST_SPREAD_FLOOR;
 }

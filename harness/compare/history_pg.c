@@ -67,13 +67,19 @@ bool cb_hdb_pg_built(void)
     return true;
 }
 
-/* libpq's message without its trailing newline. */
+/* libpq's message on one line: its line breaks and tabs as single spaces,
+ * no trailing blank. */
 static const char *pg_message(const char *text, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s", text ? text : "");
-    size_t n = strlen(buf);
-    while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-        buf[--n] = '\0';
+    size_t n = 0;
+    for (const char *c = text ? text : ""; *c && n + 1 < len; c++) {
+        bool blank = *c == '\n' || *c == '\t' || *c == ' ';
+        if (blank && (n == 0 || buf[n - 1] == ' ')) continue;
+        buf[n++] = blank ? ' ' : *c;
+    }
+    while (n && buf[n - 1] == ' ')
+        n--;
+    buf[n] = '\0';
     return buf;
 }
 

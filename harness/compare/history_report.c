@@ -109,7 +109,7 @@ static void summary(FILE *f, const cb_hist_data *d, const cb_hist_check *c,
             "(p <= %g), delta %g%%, CIs at %g%%.\n\n",
             d->n_runs, c->series,
             o->method == CB_HIST_METHOD_HUNTER ? "Student's t (hunter)"
-                                               : "Welch's t on the series' own spread",
+                                               : "Student's t floored by the series' own spread",
             o->p_merge, o->delta * 100.0, (1.0 - o->alpha) * 100.0);
     if (c->regressions)
         fprintf(f,

@@ -53,7 +53,7 @@ void cb_hist_json_string(FILE *f, const char *s);
 typedef struct cb_cpd_opts {
     double p_split, p_merge;
     int window, min_seg;
-    bool student;     /* Student's t with no floor (hunter), else floored Welch */
+    bool student;     /* hunter's Student's t, no floor; else ours, floored */
     double floor_rel; /* the smallest spread per run the test assumes         */
 } cb_cpd_opts;
 
