@@ -209,12 +209,20 @@ typedef struct cb_hist_event {
     char what[200]; /* e.g. "driver 580.95.05 -> 580.159.04"             */
 } cb_hist_event;
 
+/* A run set aside as an outlier (cubench's method): value `value` of series
+ * `series`, far off the runs on both sides of it with no throttle word. */
+typedef struct cb_hist_outlier {
+    int series, value;
+} cb_hist_outlier;
+
 typedef struct cb_hist_check {
     cb_hist_change *changes; /* regressions, other open changes, then the
                               * rest; newest first within each           */
     int n_changes;
     cb_hist_event *events;
     int n_events;
+    cb_hist_outlier *outliers;
+    int n_outliers;
     int series;      /* series with enough runs to test                  */
     int regressions; /* changes with `regression` set                    */
 } cb_hist_check;

@@ -9,9 +9,11 @@
  *      p > p_merge, drop the weakest and re-test its neighbours (each change
  *      point is tested between the change points beside it);
  *   3. (cubench) move each change point to the least-squares split within
- *      5 runs of it, between its neighbours, and merge again: E-divisive's
- *      statistic weighs balance as well as the jump, and a mean shift's
- *      best location is the least-squares one.
+ *      5 runs of it, between its neighbours (E-divisive's statistic weighs
+ *      balance as well as the jump; a mean shift's best location is the
+ *      least-squares one); drop the two change points around a single run
+ *      whose two sides do not differ (an outlier run, not a regression
+ *      fixed by the next commit); merge again.
  * The test is Student's t on the two sides (hunter: numpy's std, ddof 0,
  * pooled; cubench: the pooled variance with ddof 1), and for cubench that
  * variance is at least the series' own spread per run, estimated robustly
@@ -270,6 +272,32 @@ static void refine(const double *x, int n, int *cps, int k, int min_seg)
     }
 }
 
+/* A single run between two change points whose sides do not differ is an
+ * outlier, not two changes: both change points go. `buf` has room for n. */
+static int drop_outliers(const double *x, int n, int *cps, int k, const cb_cpd_opts *o,
+                         double floor_sd, double *buf)
+{
+    for (int i = 0; i + 1 < k;) {
+        if (cps[i + 1] - cps[i] != 1) {
+            i++;
+            continue;
+        }
+        int lo = i > 0 ? cps[i - 1] : 0, hi = i + 2 < k ? cps[i + 2] : n;
+        int left = cps[i] - lo, right = hi - cps[i + 1];
+        memcpy(buf, x + lo, (size_t)left * sizeof *buf);
+        memcpy(buf + left, x + cps[i + 1], (size_t)right * sizeof *buf);
+        cb_cpd_step st;
+        cb_cpd_test(buf, 0, left, left + right, floor_sd, false, &st);
+        if (st.p <= o->p_merge) {
+            i++;
+            continue;
+        }
+        memmove(cps + i, cps + i + 2, (size_t)(k - i - 2) * sizeof *cps);
+        k -= 2;
+    }
+    return k;
+}
+
 int cb_cpd_detect(const double *x, int n, const cb_cpd_opts *o, cb_cpd_step *out)
 {
     if (n < 2 * (o->min_seg > 1 ? o->min_seg : 1)) return 0;
@@ -281,16 +309,18 @@ int cb_cpd_detect(const double *x, int n, const cb_cpd_opts *o, cb_cpd_step *out
     int room = 2 * n + (o->window > 4 ? o->window : 4);
     int *cps = malloc((size_t)room * sizeof *cps);
     cb_cpd_step *st = malloc((size_t)room * sizeof *st);
-    bool oom = !cps || !st;
+    double *buf = malloc((size_t)n * sizeof *buf);
+    bool oom = !cps || !st || !buf;
     int k = oom ? 0 : candidates(x, n, o, floor_sd, cps, &oom);
     if (!oom) k = merge(x, n, cps, k, o, floor_sd, st);
     if (!oom && !o->student && k > 0) {
         /* the moved change points are tested again, between their new
          * neighbours, and the weak ones dropped as before */
         refine(x, n, cps, k, o->min_seg);
+        k = drop_outliers(x, n, cps, k, o, floor_sd, buf);
         k = merge(x, n, cps, k, o, floor_sd, st);
     }
     if (!oom) memcpy(out, st, (size_t)k * sizeof *out);
-    free(cps), free(st);
+    free(cps), free(st), free(buf);
     return oom ? -1 : k;
 }

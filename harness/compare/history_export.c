@@ -144,6 +144,9 @@ bool cb_history_write_json(FILE *f, const cb_hist_data *d, const cb_hist_check *
         fputs(i ? ",\n" : "\n", f);
         if (!write_series(f, d, i, o, &err)) return false;
     }
+    fputs("],\n\"outliers\":[", f);
+    for (int i = 0; i < c->n_outliers; i++)
+        fprintf(f, "%s[%d,%d]", i ? "," : "", c->outliers[i].series, c->outliers[i].value);
     fputs("],\n\"changes\":[", f);
     for (int i = 0; i < c->n_changes; i++) {
         fputs(i ? ",\n" : "\n", f);

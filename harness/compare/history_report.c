@@ -111,6 +111,11 @@ static void summary(FILE *f, const cb_hist_data *d, const cb_hist_check *c,
             o->method == CB_HIST_METHOD_HUNTER ? "Student's t (hunter)"
                                                : "Student's t floored by the series' own spread",
             o->p_merge, o->delta * 100.0, (1.0 - o->alpha) * 100.0);
+    if (c->n_outliers)
+        fprintf(f,
+                "%d outlier runs set aside (far off the runs on both sides, no throttle "
+                "word).\n\n",
+                c->n_outliers);
     if (c->regressions)
         fprintf(f,
                 "**%d regression%s**: open, slower by more than %g%% with %g%% confidence, "

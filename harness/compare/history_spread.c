@@ -4,7 +4,8 @@
  *
  * The spread per run is measured around the series' own levels: the
  * newest CB_HIST_SPREAD_RUNS usable runs are cut at every change point and
- * change of conditions that history_check finds in them, and the squared
+ * change of conditions that history_check finds in them (its outliers left
+ * out), and the squared
  * deviations from each piece's mean are pooled (df: runs - pieces). A run's
  * median carries its own sampling noise, which compare counts separately
  * (the side's variance), so the mean of the runs' own variance (from
@@ -53,8 +54,17 @@ bool cb_hist_series_spread(const cb_hist_data *d, int series, const cb_hist_chec
         cb_msg_set(err, "history: out of memory");
         return false;
     }
+    bool *outlier = calloc((size_t)tail.n + 1, sizeof *outlier);
+    if (!outlier) {
+        free(starts);
+        cb_hist_check_free(&c);
+        cb_msg_set(err, "history: out of memory");
+        return false;
+    }
     for (int i = 0; i < c.n_changes; i++)
         starts[c.changes[i].after] = true;
+    for (int i = 0; i < c.n_outliers; i++)
+        outlier[c.outliers[i].value] = true;
     cb_hist_check_free(&c);
     double ss = 0.0, own = 0.0;
     int runs = 0, pieces = 0, in_piece = 0;
@@ -66,13 +76,13 @@ bool cb_hist_series_spread(const cb_hist_data *d, int series, const cb_hist_chec
             pieces++;
             in_piece = 0, piece_sum = piece_sq = 0.0;
         }
-        if (i == tail.n || !usable(&tail.v[i])) continue;
+        if (i == tail.n || !usable(&tail.v[i]) || outlier[i]) continue;
         double x = log(tail.v[i].median_s);
         piece_sum += x, piece_sq += x * x, in_piece++;
         own += own_variance(&tail.v[i]);
         runs++;
     }
-    free(starts);
+    free(starts), free(outlier);
     out->runs = runs;
     out->df = runs - pieces;
     if (out->df < 1.0 || runs < 3) {

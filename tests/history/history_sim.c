@@ -21,7 +21,8 @@
  * for the "late" rows). Throttled runs (3%) are 3-15% slower and carry a
  * throttle word; missing runs (5%) lack the point; a machine or driver
  * change multiplies the runs after it by 3-10% either way and changes the
- * run's GPU UUID or driver. A planted step counts as found when a change of
+ * run's GPU UUID or driver; outlier runs (2%, in their own rows) are 10-30%
+ * slower with no throttle word to tell. A planted step counts as found when a change of
  * cause `code` has its first bad run within 2 runs of the step; every other
  * code change is a false change point. Each series is generated once and
  * given to every method:
@@ -167,6 +168,7 @@ typedef struct scenario {
     bool late;           /* the step among the last 5 runs     */
     env_kind env;
     double p_throttle, p_missing;
+    double p_outlier; /* runs 10-30% slower with no throttle word */
 } scenario;
 
 typedef enum method { M_CUBENCH, M_HUNTER, M_HUNTER_ALONE, M_COUNT } method;
@@ -218,6 +220,7 @@ static void generate(const scenario *sc, const sim_point *p, gen *g)
         snprintf(v->status, sizeof v->status, "ok");
         v->median_s = t;
         v->ci_lo_s = v->ci_hi_s = v->sm_clock_mhz = v->power_w = v->temp_c = NAN;
+        if (uniform() < sc->p_outlier) v->median_s *= 1.1 + 0.2 * uniform();
         if (uniform() < sc->p_throttle) {
             v->median_s *= 1.03 + 0.12 * uniform();
             v->throttle = "sw_power_cap";
@@ -357,20 +360,24 @@ int main(int argc, char **argv)
     noise_classes(pts, n);
     const double T = 0.03, M = 0.05; /* throttled, missing */
     const scenario scenarios[] = {
-        {"no step, sigma <= 1%", 0.0, 0.01, 0.0, false, ENV_NONE, T, M},
-        {"no step, sigma 1-2%", 0.01, 0.02, 0.0, false, ENV_NONE, T, M},
-        {"no step, sigma > 2%", 0.02, INFINITY, 0.0, false, ENV_NONE, T, M},
-        {"+3%, sigma <= 1%", 0.0, 0.01, 0.03, false, ENV_NONE, T, M},
-        {"+3%, sigma 1-1.5%", 0.01, 0.015, 0.03, false, ENV_NONE, T, M},
-        {"+5%, sigma 1-1.5%", 0.01, 0.015, 0.05, false, ENV_NONE, T, M},
-        {"+5%, sigma 1.5-2%", 0.015, 0.02, 0.05, false, ENV_NONE, T, M},
-        {"+5%, sigma 2-3%", 0.02, 0.03, 0.05, false, ENV_NONE, T, M},
-        {"+5%, sigma > 3%", 0.03, INFINITY, 0.05, false, ENV_NONE, T, M},
-        {"+3%, sigma <= 1%, no throttled or missing runs", 0.0, 0.01, 0.03, false, ENV_NONE, 0, 0},
-        {"+5%, sigma <= 1%, among the last 5 runs", 0.0, 0.01, 0.05, true, ENV_NONE, T, M},
-        {"machine change, no step, sigma <= 2%", 0.0, 0.02, 0.0, false, ENV_MACHINE, T, M},
-        {"driver change, no step, sigma <= 2%", 0.0, 0.02, 0.0, false, ENV_DRIVER, T, M},
-        {"driver change and +3%, sigma <= 1%", 0.0, 0.01, 0.03, false, ENV_DRIVER, T, M},
+        {"no step, sigma <= 1%", 0.0, 0.01, 0.0, false, ENV_NONE, T, M, 0},
+        {"no step, sigma 1-2%", 0.01, 0.02, 0.0, false, ENV_NONE, T, M, 0},
+        {"no step, sigma > 2%", 0.02, INFINITY, 0.0, false, ENV_NONE, T, M, 0},
+        {"+3%, sigma <= 1%", 0.0, 0.01, 0.03, false, ENV_NONE, T, M, 0},
+        {"+3%, sigma 1-1.5%", 0.01, 0.015, 0.03, false, ENV_NONE, T, M, 0},
+        {"+5%, sigma 1-1.5%", 0.01, 0.015, 0.05, false, ENV_NONE, T, M, 0},
+        {"+5%, sigma 1.5-2%", 0.015, 0.02, 0.05, false, ENV_NONE, T, M, 0},
+        {"+5%, sigma 2-3%", 0.02, 0.03, 0.05, false, ENV_NONE, T, M, 0},
+        {"+5%, sigma > 3%", 0.03, INFINITY, 0.05, false, ENV_NONE, T, M, 0},
+        {"+3%, sigma <= 1%, no throttled or missing runs", 0.0, 0.01, 0.03, false, ENV_NONE, 0, 0,
+         0},
+        {"+5%, sigma <= 1%, among the last 5 runs", 0.0, 0.01, 0.05, true, ENV_NONE, T, M, 0},
+        {"machine change, no step, sigma <= 2%", 0.0, 0.02, 0.0, false, ENV_MACHINE, T, M, 0},
+        {"driver change, no step, sigma <= 2%", 0.0, 0.02, 0.0, false, ENV_DRIVER, T, M, 0},
+        {"driver change and +3%, sigma <= 1%", 0.0, 0.01, 0.03, false, ENV_DRIVER, T, M, 0},
+        {"no step, 2% outlier runs (10-30% slower, no throttle word), sigma <= 2%", 0.0, 0.02, 0.0,
+         false, ENV_NONE, T, M, 0.02},
+        {"+3%, 2% outlier runs, sigma <= 1%", 0.0, 0.01, 0.03, false, ENV_NONE, T, M, 0.02},
     };
     printf("| series | method | points | series | runs | step found (+-2 runs) | false change "
            "points per 1000 runs | condition change reported | code changes at it | flagged "
