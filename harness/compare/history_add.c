@@ -313,9 +313,10 @@ typedef struct stored_run {
     bool found;
 } stored_run;
 
-static bool keep_stored(void *ctx, int n_cols, const char *const *vals, cb_msg *err)
+static bool keep_stored(void *ctx, int n_cols, const char *const *vals, const double *nums,
+                        cb_msg *err)
 {
-    (void)err;
+    (void)err, (void)nums;
     stored_run *s = ctx;
     if (n_cols < 3) return true;
     snprintf(s->id, sizeof s->id, "%s", vals[0] ? vals[0] : "");
@@ -349,9 +350,8 @@ static bool find_stored(cb_hdb *db, const char *dir, const run_facts *f, long lo
     return true;
 }
 
-/* Store one loaded run (inside the caller's transaction). */
-static bool store_run(cb_hdb *db, const cb_cmp_run *run, const char *dir, const cb_hist_add_opts *o,
-                      cb_hist_added *out, cb_msg *err)
+bool cb_hist_store_run(cb_hdb *db, const cb_cmp_run *run, const char *dir,
+                       const cb_hist_add_opts *o, cb_hist_added *out, cb_msg *err)
 {
     run_facts f;
     memset(&f, 0, sizeof f);
@@ -389,7 +389,7 @@ bool cb_history_add_many(cb_history *h, const char *const *dirs, int n, const cb
         cb_msg why;
         ok = cb_cmp_run_load(&run, dirs[i], &why);
         if (!ok) cb_msg_set(err, "%s", why.text);
-        if (ok) ok = store_run(db, &run, dirs[i], o, &out[i], err);
+        if (ok) ok = cb_hist_store_run(db, &run, dirs[i], o, &out[i], err);
         cb_cmp_run_free(&run);
     }
     if (ok) return db->ops->exec(db, "COMMIT", err);

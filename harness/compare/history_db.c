@@ -81,9 +81,10 @@ typedef struct first_text {
     bool found;
 } first_text;
 
-static bool keep_first(void *ctx, int n_cols, const char *const *vals, cb_msg *err)
+static bool keep_first(void *ctx, int n_cols, const char *const *vals, const double *nums,
+                       cb_msg *err)
 {
-    (void)err;
+    (void)err, (void)nums;
     first_text *t = ctx;
     if (!t->found && n_cols > 0) snprintf(t->out, t->len, "%s", vals[0] ? vals[0] : "");
     t->found = true;
@@ -124,4 +125,10 @@ const char *cb_hdb_num(double v, char buf[32])
     if (!isfinite(v)) return NULL;
     snprintf(buf, 32, "%.17g", v);
     return buf;
+}
+
+double cb_hdb_number(const char *const *vals, const double *nums, int i)
+{
+    if (!isnan(nums[i])) return nums[i];
+    return vals[i] && *vals[i] ? strtod(vals[i], NULL) : NAN;
 }

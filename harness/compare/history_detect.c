@@ -7,7 +7,8 @@
  *      p <= p_split;
  *   2. merge bottom-up over the whole segment: while a change point has
  *      p > p_merge, drop the weakest and re-test its neighbours (each change
- *      point is tested between the change points beside it);
+ *      point is tested between the change points beside it); cubench
+ *      scales p_merge by window / n for a segment of n > window runs;
  *   3. (cubench) move each change point to the least-squares split within
  *      5 runs of it, between its neighbours (E-divisive's statistic weighs
  *      balance as well as the jump; a mean shift's best location is the
@@ -241,11 +242,16 @@ static int merge(const double *x, int n, int *cps, int k, const cb_cpd_opts *o, 
 {
     for (int i = 0; i < k; i++)
         test_between(x, n, cps, k, i, floor_sd, o->student, &st[i]);
+    /* (cubench) a series longer than a window offers a candidate per half
+     * window: the bar rises with its length, so the false change points per
+     * run of a 1,000-run history stay at those of a 50-run one */
+    double p_keep = o->p_merge;
+    if (!o->student && n > o->window) p_keep *= (double)o->window / n;
     while (k > 0) {
         int worst = 0;
         for (int i = 1; i < k; i++)
             if (st[i].p > st[worst].p) worst = i;
-        if (st[worst].p <= o->p_merge) break;
+        if (st[worst].p <= p_keep) break;
         memmove(cps + worst, cps + worst + 1, (size_t)(k - worst - 1) * sizeof *cps);
         memmove(st + worst, st + worst + 1, (size_t)(k - worst - 1) * sizeof *st);
         k--;

@@ -56,8 +56,10 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
-static bool add_run_row(void *ctx, int n_cols, const char *const *v, cb_msg *err)
+static bool add_run_row(void *ctx, int n_cols, const char *const *v, const double *nums,
+                        cb_msg *err)
 {
+    (void)nums;
     run_rows *r = ctx;
     cb_hist_data *d = r->d;
     if (n_cols < 11) return true;
@@ -117,8 +119,10 @@ typedef struct point_rows {
     int total; /* before the filter */
 } point_rows;
 
-static bool add_point_row(void *ctx, int n_cols, const char *const *v, cb_msg *err)
+static bool add_point_row(void *ctx, int n_cols, const char *const *v, const double *nums,
+                          cb_msg *err)
 {
+    (void)nums;
     point_rows *p = ctx;
     if (n_cols < 4 || !v[0] || !v[1] || !v[2]) return true;
     p->total++;
@@ -190,12 +194,8 @@ static int cmp_run_index(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static double number(const char *text)
-{
-    return text && *text ? strtod(text, NULL) : NAN;
-}
-
-static bool add_result_row(void *ctx, int n_cols, const char *const *v, cb_msg *err)
+static bool add_result_row(void *ctx, int n_cols, const char *const *v, const double *nums,
+                           cb_msg *err)
 {
     result_rows *r = ctx;
     if (n_cols < 10 || !v[0] || !v[1]) return true;
@@ -216,12 +216,12 @@ static bool add_result_row(void *ctx, int n_cols, const char *const *v, cb_msg *
     x->run = ri->at;
     x->v.run = ri->at;
     copy(x->v.status, sizeof x->v.status, v[2]);
-    x->v.median_s = number(v[3]);
-    x->v.ci_lo_s = number(v[4]);
-    x->v.ci_hi_s = number(v[5]);
-    x->v.sm_clock_mhz = number(v[6]);
-    x->v.power_w = number(v[7]);
-    x->v.temp_c = number(v[8]);
+    x->v.median_s = cb_hdb_number(v, nums, 3);
+    x->v.ci_lo_s = cb_hdb_number(v, nums, 4);
+    x->v.ci_hi_s = cb_hdb_number(v, nums, 5);
+    x->v.sm_clock_mhz = cb_hdb_number(v, nums, 6);
+    x->v.power_w = cb_hdb_number(v, nums, 7);
+    x->v.temp_c = cb_hdb_number(v, nums, 8);
     x->v.throttle = v[9] && *v[9] ? strdup(v[9]) : NULL;
     if (v[9] && *v[9] && !x->v.throttle) goto oom;
     r->n++;

@@ -9,6 +9,7 @@
  * bounds the wait as SQLite's busy timeout does. */
 #include "history_db.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,11 +146,14 @@ static bool send(pg_db *p, cb_hdb_stmt slot, const char *sql, int n, const char 
 static bool hand_row(const PGresult *r, cb_hdb_row_fn row, void *ctx, cb_msg *err)
 {
     const char *vals[CB_PG_MAX_COLS];
+    double nums[CB_PG_MAX_COLS];
     int n = PQnfields(r);
     if (n > CB_PG_MAX_COLS) n = CB_PG_MAX_COLS;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         vals[i] = PQgetisnull(r, 0, i) ? NULL : PQgetvalue(r, 0, i);
-    return row(ctx, n, vals, err);
+        nums[i] = NAN; /* libpq's text protocol: the readers parse */
+    }
+    return row(ctx, n, vals, nums, err);
 }
 
 static bool pq_query(cb_hdb *db, cb_hdb_stmt slot, const char *sql, int n,

@@ -108,8 +108,10 @@ typedef struct kind_rows {
     int n, cap;
 } kind_rows;
 
-static bool collect_kind_row(void *ctx, int n_cols, const char *const *vals, cb_msg *err)
+static bool collect_kind_row(void *ctx, int n_cols, const char *const *vals, const double *nums,
+                             cb_msg *err)
 {
+    (void)nums;
     kind_rows *k = ctx;
     if (n_cols < 3 || !vals[0] || !vals[1]) return true;
     if (k->n == k->cap) {

@@ -9,6 +9,7 @@
 #include "history_db.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,7 @@ static bool bind_all(sqlite_db *s, sqlite3_stmt *st, int n, const char *const *p
 static bool step_rows(sqlite_db *s, sqlite3_stmt *st, cb_hdb_row_fn row, void *ctx, cb_msg *err)
 {
     const char *vals[CB_SQLITE_MAX_COLS];
+    double nums[CB_SQLITE_MAX_COLS];
     for (;;) {
         int rc = sqlite3_step(st);
         if (rc == SQLITE_DONE) return true;
@@ -108,9 +110,12 @@ static bool step_rows(sqlite_db *s, sqlite3_stmt *st, cb_hdb_row_fn row, void *c
         if (!row) continue;
         int n = sqlite3_column_count(st);
         if (n > CB_SQLITE_MAX_COLS) n = CB_SQLITE_MAX_COLS;
-        for (int i = 0; i < n; i++)
-            vals[i] = (const char *)sqlite3_column_text(st, i);
-        if (!row(ctx, n, vals, err)) return false;
+        for (int i = 0; i < n; i++) {
+            bool real = sqlite3_column_type(st, i) == SQLITE_FLOAT;
+            nums[i] = real ? sqlite3_column_double(st, i) : NAN;
+            vals[i] = real ? NULL : (const char *)sqlite3_column_text(st, i);
+        }
+        if (!row(ctx, n, vals, nums, err)) return false;
     }
 }
 

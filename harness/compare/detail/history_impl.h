@@ -26,6 +26,12 @@ extern const char *const cb_hist_schema_steps[CB_HIST_SCHEMA];
 /* Apply steps `from` + 1 .. `to` (one transaction each). */
 bool cb_hist_schema_migrate(cb_history *h, int from, int to, cb_msg *err);
 
+/* Store one loaded run (its first directory's meta.json gives the
+ * identity; `dir` is the path recorded) inside the caller's write
+ * transaction: cb_history_add's work without the loading. */
+bool cb_hist_store_run(cb_hdb *db, const cb_cmp_run *run, const char *dir,
+                       const cb_hist_add_opts *o, cb_hist_added *out, cb_msg *err);
+
 /* The kind of a point: the column's text when it names a kind, else
  * inferred from the family, the benchmark and the timer (docs/history.md):
  * multi_gpu (p2p, nccl), python (the Python framework families), host_copy
