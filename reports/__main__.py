@@ -1,5 +1,7 @@
 """Command line: python3 -m reports RESULT_DIR... -o OUT_DIR
-(the fleet page: python3 -m reports --fleet DIR -o OUT_DIR, reports/fleet.py)
+(the fleet page: python3 -m reports --fleet DIR -o OUT_DIR, reports/fleet.py;
+the history dashboard: python3 -m reports --history DB -o OUT_DIR,
+reports/history.py)
 
 Exit codes: 0 report written; 2 bad input (a directory that breaks the
 schema), bad arguments, an output that cannot be written, or a Python
@@ -40,6 +42,12 @@ def main(argv: list[str] | None = None) -> int:
         except ModuleNotFoundError as exc:
             return _no_package(exc)
         return fleet_main(args_list)
+    if "--history" in args_list:  # the history dashboard (reports/history.py)
+        try:
+            from .history import main as history_main
+        except ModuleNotFoundError as exc:
+            return _no_package(exc)
+        return history_main(args_list)
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Make an HTML report (PNG/SVG figures + their data) from cubench "
