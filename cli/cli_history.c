@@ -46,7 +46,7 @@ static void usage(FILE *f)
             "  --alpha X           check: CIs at 1 - X (0.01)\n"
             "  --recent N          check: regressions whose first bad run is among the machine's\n"
             "                      newest N runs set the exit code (5)\n"
-            "  --min-runs N        check: runs on each side of a change point (1)\n"
+            "  --min-runs N        check: runs on each side of a change point (2)\n"
             "  --method M          check: cubench (default) or hunter (Student's t, for\n"
             "                      comparison)\n"
             "  --markdown FILE     check: the report to FILE (default: stdout)\n"

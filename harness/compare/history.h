@@ -167,7 +167,8 @@ typedef struct cb_hist_check_opts {
     double p_split; /* a candidate split is kept at p <= p_split (0.01)      */
     double p_merge; /* every change point finally has p <= p_merge (0.001)   */
     int window;     /* E-divisive runs on windows of this many runs (50)     */
-    int min_runs;   /* runs on each side of a change point at least (1)      */
+    int min_runs;   /* runs on each side of a change point at least (2): one
+                     * run alone cannot tell a change from an outlier   */
     int recent;     /* open regressions whose first bad run is among the
                      * machine's newest `recent` runs set the exit code (5)  */
     cb_hist_method method;

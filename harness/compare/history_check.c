@@ -30,7 +30,7 @@ void cb_hist_check_opts_default(cb_hist_check_opts *o)
     o->p_split = 0.01;
     o->p_merge = 0.001;
     o->window = 50;
-    o->min_runs = 1;
+    o->min_runs = 2;
     o->recent = 5;
     o->method = CB_HIST_METHOD_CUBENCH;
 }
@@ -214,7 +214,7 @@ static void detect_opts(const cb_hist_check_opts *o, cb_cpd_opts *c)
     c->p_split = o->p_split;
     c->p_merge = o->p_merge;
     c->window = o->window;
-    c->min_seg = o->min_runs > 1 ? o->min_runs : 1;
+    c->min_seg = hunter ? 1 : o->min_runs > 1 ? o->min_runs : 1; /* hunter: any */
     c->student = hunter;
     c->floor_rel = CB_HIST_SPREAD_FLOOR;
 }
