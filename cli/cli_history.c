@@ -44,7 +44,7 @@ static void usage(FILE *f)
             "  --axis NAME=VALUE   show: only points whose axes hold it (repeatable)\n"
             "  --delta X           check: an open slowdown whose CI lies above 1 + X fails (0.03)\n"
             "  --alpha X           check: CIs at 1 - X (0.01)\n"
-            "  --recent N          check: regressions whose first bad run is among the machine's\n"
+            "  --recent N          check: regressions whose first bad run is among the point's\n"
             "                      newest N runs set the exit code (5)\n"
             "  --min-runs N        check: runs on each side of a change point (2)\n"
             "  --method M          check: cubench (default) or hunter (Student's t, for\n"

@@ -293,7 +293,7 @@ def index_html(m: Model, title: str) -> str:
             f'<p class="legend">Change points: E-divisive means with {test}, '
             f"p &le; {opts['p_merge']:g}; a <b>regression</b> is open, slower by more than "
             f"{opts['delta'] * 100:g}% with {(1 - opts['alpha']) * 100:g}% confidence and "
-            f"began among the machine's newest {opts['recent']} runs (the exit code of "
+            f"began among the point's newest {opts['recent']} runs (the exit code of "
             f"<code>cubench history check</code>). A change of GPU, driver or runtime is "
             f"reported as such, never as a regression. docs/history.md.</p>",
             filter_labels(m),

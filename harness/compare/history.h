@@ -170,7 +170,7 @@ typedef struct cb_hist_check_opts {
     int min_runs;   /* runs on each side of a change point at least (2): one
                      * run alone cannot tell a change from an outlier   */
     int recent;     /* open regressions whose first bad run is among the
-                     * machine's newest `recent` runs set the exit code (5)  */
+                     * point's newest `recent` runs set the exit code (5)    */
     cb_hist_method method;
 } cb_hist_check_opts;
 
@@ -200,7 +200,7 @@ typedef struct cb_hist_change {
     cb_hist_cause cause;
     bool open;       /* the last change of its series                       */
     bool regression; /* open, slower with its CI above 1 + delta, and its
-                      * first bad run among the machine's newest runs       */
+                      * first bad run among the point's newest runs         */
 } cb_hist_change;
 
 /* A change of conditions between two consecutive runs of a machine. */

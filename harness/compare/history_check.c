@@ -15,7 +15,8 @@
  *   5. a change is open when it is the last of its series; a regression
  *      when it is open, a code change, slower with its whole 1 - alpha CI
  *      above 1 + delta (compare's minimum-effect rule), and its first bad
- *      run is among the machine's newest `recent` runs. */
+ *      run is among the point's newest `recent` runs (its own runs: a
+ *      commit measured as several run directories counts once per point). */
 #include "compare_stats.h"
 #include "history_impl.h"
 
@@ -293,25 +294,8 @@ static bool test_cuts(const cb_hist_series *s, const prepared *p, int series,
     return true;
 }
 
-/* The position of each run among its machine's runs, counted from the
- * newest (0: the newest). Runs are sorted by machine, then start. */
-static int *rank_from_newest(const cb_hist_data *d)
-{
-    int *rank = malloc((size_t)(d->n_runs + 1) * sizeof *rank);
-    if (!rank) return NULL;
-    for (int i = 0; i < d->n_runs;) {
-        int j = i;
-        while (j < d->n_runs && strcmp(d->runs[j].machine, d->runs[i].machine) == 0)
-            j++;
-        for (int k = i; k < j; k++)
-            rank[k] = j - 1 - k;
-        i = j;
-    }
-    return rank;
-}
-
 /* Mark each series' last change open, and the regressions among them. */
-static void judge_open(const cb_hist_data *d, cb_hist_change *v, int n, int first, const int *rank,
+static void judge_open(const cb_hist_data *d, cb_hist_change *v, int n, int first,
                        const cb_hist_check_opts *o)
 {
     int last = -1;
@@ -322,11 +306,11 @@ static void judge_open(const cb_hist_data *d, cb_hist_change *v, int n, int firs
     ch->open = true;
     const cb_hist_series *s = &d->series[ch->series];
     ch->regression = ch->cause == CB_HIST_CAUSE_CODE && ch->ci_lo > 1.0 + o->delta &&
-                     rank[s->v[ch->after].run] < o->recent;
+                     s->n - ch->after <= o->recent;
 }
 
 static bool check_series(const cb_hist_data *d, int series, const cb_hist_check_opts *o,
-                         const int *rank, changes *out, cb_hist_check *check)
+                         changes *out, cb_hist_check *check)
 {
     const cb_hist_series *s = &d->series[series];
     prepared p = {0};
@@ -339,7 +323,7 @@ static bool check_series(const cb_hist_data *d, int series, const cb_hist_check_
         ok = detect_segments(s, &p, series, o, steps, &n_steps, out) &&
              test_cuts(s, &p, series, o, steps, n_steps, out);
     }
-    if (ok) judge_open(d, out->v, out->n, first, rank, o);
+    if (ok) judge_open(d, out->v, out->n, first, o);
     prepared_free(&p);
     free(steps);
     return ok;
@@ -382,12 +366,10 @@ bool cb_history_check(const cb_hist_data *d, const cb_hist_check_opts *o, cb_his
 {
     memset(out, 0, sizeof *out);
     changes all = {0};
-    int *rank = rank_from_newest(d);
-    bool ok = rank != NULL;
+    bool ok = true;
     for (int i = 0; ok && i < d->n_series; i++)
-        ok = check_series(d, i, o, rank, &all, out);
+        ok = check_series(d, i, o, &all, out);
     ok = ok && machine_events(d, out);
-    free(rank);
     if (!ok) {
         free(all.v);
         cb_hist_check_free(out);

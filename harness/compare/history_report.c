@@ -119,7 +119,7 @@ static void summary(FILE *f, const cb_hist_data *d, const cb_hist_check *c,
     if (c->regressions)
         fprintf(f,
                 "**%d regression%s**: open, slower by more than %g%% with %g%% confidence, "
-                "first bad run among the machine's newest %d.\n\n",
+                "first bad run among the point's newest %d runs.\n\n",
                 c->regressions, c->regressions == 1 ? "" : "s", o->delta * 100.0,
                 (1.0 - o->alpha) * 100.0, o->recent);
     else
