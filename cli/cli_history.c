@@ -323,18 +323,26 @@ static bool close_out(FILE *f, const char *path)
     return ok;
 }
 
-/* The report(s) of a check: markdown (check: stdout unless the JSON goes
- * there) and the JSON (export: stdout by default). */
-static bool write_check(const hist_args *a, const cb_hist_data *d, const cb_hist_check *c)
+/* Where the reports go: markdown (check: stdout unless the JSON goes
+ * there) and JSON (export: stdout by default); NULL for none. */
+static bool report_targets(const hist_args *a, const char **md, const char **js)
 {
     bool export = strcmp(a->cmd, "export") == 0;
-    const char *js = a->json ? a->json : export ? "-" : NULL;
-    const char *md = export ? NULL : a->markdown;
-    if (!export && !md && !(js && strcmp(js, "-") == 0)) md = "-";
-    if (md && js && strcmp(md, "-") == 0 && strcmp(js, "-") == 0) {
+    bool js_stdout = a->json && strcmp(a->json, "-") == 0;
+    *js = a->json ? a->json : export ? "-" : NULL;
+    *md = export ? NULL : a->markdown ? a->markdown : js_stdout ? NULL : "-";
+    if (*md && *js && strcmp(*md, "-") == 0 && strcmp(*js, "-") == 0) {
         fputs("cubench history check: --markdown - and --json - cannot both use stdout\n", stderr);
         return false;
     }
+    return true;
+}
+
+/* The report(s) of a check. */
+static bool write_check(const hist_args *a, const cb_hist_data *d, const cb_hist_check *c)
+{
+    const char *md, *js;
+    if (!report_targets(a, &md, &js)) return false;
     if (md) {
         FILE *f = open_out(md);
         if (!f) return false;

@@ -16,7 +16,8 @@ says and its exit code acts on; this module only lays them out:
                     95% CIs, change points, changes of conditions, throttled
                     runs, outliers; hover a run for its commit and
                     conditions), the change points and the newest runs
-  history.json      the export itself (every value of every run)
+The export itself (every value of every run) stays out of the site: a
+1,000-run history's is tens of megabytes; keep it beside the site.
 
 Options: --machine M (one machine), --cubench BIN, --title TEXT.
 Exit codes: 0 site written; 2 bad input (no cubench binary, a database
@@ -30,7 +31,6 @@ import argparse
 import hashlib
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,12 +40,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from . import history_svg as S
-from .fleet import find_cubench
 from .load import InputError
 
 PROG = "python3 -m reports --history"
 EXPORT_VERSION = 1
-NEWEST_ROWS = 100  # runs listed per point page (every one is in history.json)
+NEWEST_ROWS = 50  # runs listed per point page (`cubench history show` lists all)
 
 STYLE = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2em auto;
@@ -90,6 +89,8 @@ def load_export(source: str, machine: str | None, cubench_bin: str | None) -> di
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError(f"{source}: not a readable JSON file ({exc})") from None
     else:
+        from .fleet import find_cubench  # (matplotlib with it: only when needed)
+
         cubench = find_cubench(cubench_bin)
         with tempfile.TemporaryDirectory(prefix="cubench-history-") as tmp:
             out = Path(tmp) / "export.json"
@@ -288,8 +289,8 @@ def index_html(m: Model, title: str) -> str:
     body = [f"<h1>{escape(title)}</h1>",
             f'<p class="subtitle">{len(m.runs)} runs on {len(m.span)} machine(s), '
             f"{len(m.series)} points, {escape(first)} to {escape(last)}; generated "
-            f"{escape(e['generated'])} by <code>cubench history export</code> "
-            f'(<a href="history.json">every value</a>)</p>',
+            f"{escape(e['generated'])} from <code>cubench history export</code>, whose "
+            f"JSON holds every value</p>",
             f'<p class="legend">Change points: E-divisive means with {test}, '
             f"p &le; {opts['p_merge']:g}; a <b>regression</b> is open, slower by more than "
             f"{opts['delta'] * 100:g}% with {(1 - opts['alpha']) * 100:g}% confidence and "
@@ -310,7 +311,8 @@ def index_html(m: Model, title: str) -> str:
     body.append(f"<h2>Points ({len(m.series)})</h2>{points_table(m)}")
     if earlier:
         shown = earlier[:500]
-        note = f" (the newest {len(shown)}; history.json has all)" if len(earlier) > 500 else ""
+        note = (f" (the newest {len(shown)}; `cubench history check` lists all)"
+                if len(earlier) > 500 else "")
         body.append(f"<h2>Earlier change points ({len(earlier)}){note}</h2>"
                     f"<details><summary>show</summary>{change_table(m, shown)}</details>")
     return page(title, "\n".join(body), filter_css(m), filter_inputs(m))
@@ -340,7 +342,7 @@ def chart(m: Model, i: int) -> str:
     for k, v in enumerate(s["values"]):
         values.append({"x": m.position[v[0]], "median": v[2], "lo": v[3], "hi": v[4],
                        "throttled": bool(v[8]), "outlier": (i, k) in m.outliers,
-                       "title": run_title(m, s, v, k, i)})
+                       "title": lambda v=v, k=k: run_title(m, s, v, k, i)})
     ch = S.TrendChart(values, m.span[s["machine"]])
     mine = [r for r in m.runs if r["machine"] == s["machine"]]
     marks = [ch.ends(when(mine[0]["started"]), when(mine[-1]["started"]))] if mine else []
@@ -384,9 +386,8 @@ def point_html(m: Model, i: int) -> str:
                     f'{num(v[6], ".0f")}</td><td class="num">{num(v[7], ".0f")}</td>'
                     f"<td>{escape(v[8] or '')}</td><td>{escape(run['driver'])}</td>"
                     f"<td>{escape('; '.join(note))}</td></tr>")
-    more = (f" (the newest {NEWEST_ROWS} of {len(s['values'])}; "
-            f'<a href="../history.json">history.json</a> has every one)'
-            if len(s["values"]) > NEWEST_ROWS else "")
+    more = (f" (the newest {NEWEST_ROWS} of {len(s['values'])}; <code>cubench history show"
+            f"</code> lists every one)" if len(s["values"]) > NEWEST_ROWS else "")
     body = [f'<p><a href="../index.html">&larr; all points</a></p>',
             f"<h1>{escape(s['benchmark'])} [{escape(s['axes'])}]</h1>",
             f'<p class="subtitle">{escape(s["machine"])} · kind {escape(s["kind"])} · '
@@ -406,15 +407,11 @@ def point_html(m: Model, i: int) -> str:
     return page(f"{s['benchmark']} [{s['axes']}] - cubench history", "\n".join(body))
 
 
-def write_site(m: Model, out: Path, title: str, export_path: Path | None) -> None:
+def write_site(m: Model, out: Path, title: str) -> None:
     (out / "points").mkdir(parents=True, exist_ok=True)
     for i, s in enumerate(m.series):
         (out / "points" / f"{slug(s)}.html").write_text(point_html(m, i), encoding="utf-8")
     (out / "index.html").write_text(index_html(m, title), encoding="utf-8")
-    if export_path:
-        shutil.copyfile(export_path, out / "history.json")
-    else:
-        (out / "history.json").write_text(json.dumps(m.export), encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:
@@ -432,8 +429,7 @@ def main(argv: list[str]) -> int:
     try:
         export = load_export(args.history, args.machine, args.cubench)
         model = build_model(export, args.machine)
-        source = Path(args.history) if args.history.endswith(".json") else None
-        write_site(model, out, args.title, source)
+        write_site(model, out, args.title)
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2

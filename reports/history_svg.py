@@ -30,8 +30,10 @@ def time_unit(seconds: list[float]) -> tuple[float, str]:
 def fmt_time(seconds: float | None) -> str:
     if seconds is None or not math.isfinite(seconds) or seconds <= 0:
         return "-"
-    scale, unit = time_unit([seconds])
-    return f"{seconds / scale:.4g} {unit}"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.4g} {unit}"
+    return "-"
 
 
 def fmt_pct(ratio: float | None) -> str:
@@ -84,7 +86,7 @@ class TrendChart:
     W, H, LEFT, RIGHT, TOP, BOTTOM = 960, 340, 70, 20, 24, 40
 
     def __init__(self, values: list[dict], span: int):
-        self.values = values  # {x, median, lo, hi, throttled, outlier, title}
+        self.values = values  # {x, median, lo, hi, throttled, outlier, title()}
         self.span = max(span, 2)
         timed = [v for v in values if v["median"]]
         self.scale, self.unit = time_unit([v["median"] for v in timed])
@@ -99,6 +101,16 @@ class TrendChart:
     def py(self, y: float) -> float:
         y = min(max(y, self.lo), self.hi)  # an outlier sits on the edge, marked
         return self.TOP + (self.hi - y) / (self.hi - self.lo) * (self.H - self.TOP - self.BOTTOM)
+
+    def _xy_text(self, points: list[tuple[float, float]]) -> list[str]:
+        """\"x,y\" of each (run position, seconds): the maps inlined, as a
+        1,000-run chart has 3,000 of them."""
+        kx = (self.W - self.LEFT - self.RIGHT) / (self.span - 1)
+        ky = (self.H - self.TOP - self.BOTTOM) / (self.hi - self.lo) / self.scale
+        lo, hi, top = self.lo * self.scale, self.hi * self.scale, self.TOP
+        ys_top = self.hi * self.scale
+        return [f"{self.LEFT + x * kx:.0f},{top + (ys_top - min(max(y, lo), hi)) * ky:.0f}"
+                for x, y in points]
 
     def _axes(self) -> list[str]:
         out = [f'<rect x="{self.LEFT}" y="{self.TOP}" width="{self.W - self.LEFT - self.RIGHT}" '
@@ -123,17 +135,15 @@ class TrendChart:
         out = []
         band = [v for v in timed if v["lo"] and v["hi"]]
         if band:
-            upper = " ".join(f"{self.px(v['x']):.1f},{self.py(v['hi'] / self.scale):.1f}"
-                             for v in band)
-            lower = " ".join(f"{self.px(v['x']):.1f},{self.py(v['lo'] / self.scale):.1f}"
-                             for v in reversed(band))
-            out.append(f'<polygon points="{upper} {lower}" fill="{BAND}" stroke="none">'
-                       f'<title>95% CI of each run\'s median (results.csv)</title></polygon>')
+            upper = self._xy_text([(v["x"], v["hi"]) for v in band])
+            lower = self._xy_text([(v["x"], v["lo"]) for v in reversed(band)])
+            out.append(f'<polygon points="{" ".join(upper)} {" ".join(lower)}" fill="{BAND}" '
+                       f'stroke="none"><title>95% CI of each run\'s median (results.csv)'
+                       f"</title></polygon>")
         if timed:
-            path = " ".join(f"{'M' if i == 0 else 'L'}{self.px(v['x']):.1f},"
-                            f"{self.py(v['median'] / self.scale):.1f}"
-                            for i, v in enumerate(timed))
-            out.append(f'<path d="{path}" fill="none" stroke="{DOT}" stroke-width="1"/>')
+            line = self._xy_text([(v["x"], v["median"]) for v in timed])
+            out.append(f'<path d="M{" L".join(line)}" fill="none" stroke="{DOT}" '
+                       f'stroke-width="1"/>')
         return out
 
     def _markers(self, newest: int) -> list[str]:
@@ -145,7 +155,7 @@ class TrendChart:
             if not special and id(v) not in recent:
                 continue
             x, y = self.px(v["x"]), self.py(v["median"] / self.scale)
-            title = f"<title>{escape(v['title'])}</title>"
+            title = f"<title>{escape(v['title']())}</title>"
             if v["outlier"]:
                 out.append(f'<g class="outlier"><path d="M{x - 4:.1f},{y - 4:.1f}l8,8m0,-8l-8,8" '
                            f'stroke="{OUTLIER}" stroke-width="2"/>{title}</g>')
@@ -183,7 +193,7 @@ class TrendChart:
                 f'<text x="{self.W - self.RIGHT}" y="{y}" font-size="10" fill="#666" '
                 f'text-anchor="end">{escape(last)}</text>')
 
-    def svg(self, marks: list[str], newest: int = 200) -> str:
+    def svg(self, marks: list[str], newest: int = 60) -> str:
         parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.W}" height="{self.H}" '
                  f'viewBox="0 0 {self.W} {self.H}" role="img">']
         parts += self._axes()

@@ -376,7 +376,7 @@ bool cb_history_check(const cb_hist_data *d, const cb_hist_check_opts *o, cb_his
         cb_msg_set(err, "history: out of memory");
         return false;
     }
-    qsort(all.v, (size_t)all.n, sizeof *all.v, cmp_change);
+    if (all.n > 1) qsort(all.v, (size_t)all.n, sizeof *all.v, cmp_change);
     out->changes = all.v;
     out->n_changes = all.n;
     for (int i = 0; i < all.n; i++)

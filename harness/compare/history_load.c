@@ -119,6 +119,15 @@ typedef struct point_rows {
     int total; /* before the filter */
 } point_rows;
 
+static bool point_wanted(const cb_hist_filter *f, const char *benchmark, const char *axes)
+{
+    if (!f) return true;
+    if (f->point_benchmark && f->point_axes)
+        return strcmp(f->point_benchmark, benchmark) == 0 && strcmp(f->point_axes, axes) == 0;
+    if (f->benchmark && fnmatch(f->benchmark, benchmark, 0) != 0) return false;
+    return cb_hist_axes_match(axes, f->axes, f->n_axes);
+}
+
 static bool add_point_row(void *ctx, int n_cols, const char *const *v, const double *nums,
                           cb_msg *err)
 {
@@ -126,12 +135,7 @@ static bool add_point_row(void *ctx, int n_cols, const char *const *v, const dou
     point_rows *p = ctx;
     if (n_cols < 4 || !v[0] || !v[1] || !v[2]) return true;
     p->total++;
-    const cb_hist_filter *f = p->f;
-    if (f && f->point_benchmark && f->point_axes &&
-        (strcmp(f->point_benchmark, v[1]) != 0 || strcmp(f->point_axes, v[2]) != 0))
-        return true;
-    if (f && f->benchmark && fnmatch(f->benchmark, v[1], 0) != 0) return true;
-    if (f && !cb_hist_axes_match(v[2], f->axes, f->n_axes)) return true;
+    if (!point_wanted(p->f, v[1], v[2])) return true;
     if (p->n == p->cap) {
         int cap = p->cap ? 2 * p->cap : 256;
         point_row *pts = realloc(p->v, (size_t)cap * sizeof *pts);
@@ -308,7 +312,7 @@ static bool load_all(cb_hdb *db, const cb_hist_filter *f, cb_hist_data *out, cb_
         db->ops->query(db, CB_STMT_ONCE, "SELECT id, benchmark, axes, kind FROM cubench_point", 0,
                        NULL, add_point_row, &pts, err);
     if (ok) {
-        qsort(pts.v, (size_t)pts.n, sizeof *pts.v, cmp_point_id);
+        if (pts.n > 1) qsort(pts.v, (size_t)pts.n, sizeof *pts.v, cmp_point_id);
         ri = malloc((size_t)(out->n_runs + 1) * sizeof *ri);
         ok = ri != NULL;
         if (!ok) cb_msg_set(err, "history: out of memory");
@@ -321,7 +325,7 @@ static bool load_all(cb_hdb *db, const cb_hist_filter *f, cb_hist_data *out, cb_
         ok = load_results(db, &pts, &rr, err);
     }
     if (ok) {
-        qsort(rr.v, (size_t)rr.n, sizeof *rr.v, cmp_raw);
+        if (rr.n > 1) qsort(rr.v, (size_t)rr.n, sizeof *rr.v, cmp_raw);
         ok = group(&pts, rr.v, rr.n, out, err);
     }
     for (int i = 0; i < rr.n; i++)

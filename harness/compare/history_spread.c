@@ -30,6 +30,53 @@ static bool usable(const cb_hist_value *v)
            v->median_s > 0.0 && isfinite(v->median_s);
 }
 
+/* The pieces of a series' tail: where each starts (a change's first bad
+ * value) and which values are outliers, as history_check finds them. */
+static bool pieces_of(const cb_hist_data *d, const cb_hist_series *tail,
+                      const cb_hist_check_opts *o, bool *starts, bool *outlier, cb_msg *err)
+{
+    cb_hist_data one = *d;
+    one.series = (cb_hist_series *)tail;
+    one.n_series = 1;
+    cb_hist_check c;
+    if (!cb_history_check(&one, o, &c, err)) return false;
+    for (int i = 0; i < c.n_changes; i++)
+        starts[c.changes[i].after] = true;
+    for (int i = 0; i < c.n_outliers; i++)
+        outlier[c.outliers[i].value] = true;
+    cb_hist_check_free(&c);
+    return true;
+}
+
+/* Pool the squared deviations from each piece's mean into out. */
+static void pool(const cb_hist_series *tail, const bool *starts, const bool *outlier,
+                 cb_hist_spread *out)
+{
+    double ss = 0.0, own = 0.0, sum = 0.0, sq = 0.0;
+    int runs = 0, pieces = 0, in_piece = 0;
+    for (int i = 0; i <= tail->n; i++) {
+        if ((i == tail->n || starts[i]) && in_piece > 0) {
+            ss += sq - sum * sum / in_piece;
+            pieces++;
+            in_piece = 0, sum = sq = 0.0;
+        }
+        if (i == tail->n || !usable(&tail->v[i]) || outlier[i]) continue;
+        double x = log(tail->v[i].median_s);
+        sum += x, sq += x * x, in_piece++;
+        own += own_variance(&tail->v[i]);
+        runs++;
+    }
+    out->runs = runs;
+    out->df = runs - pieces;
+    if (out->df < 1.0 || runs < 3) {
+        out->df = 0.0;
+        return;
+    }
+    double var = ss / out->df - own / runs;
+    double floor = CB_HIST_SPREAD_FLOOR * CB_HIST_SPREAD_FLOOR;
+    out->sd = sqrt(var > floor ? var : floor);
+}
+
 bool cb_hist_series_spread(const cb_hist_data *d, int series, const cb_hist_check_opts *o,
                            cb_hist_spread *out, cb_msg *err)
 {
@@ -42,57 +89,14 @@ bool cb_hist_series_spread(const cb_hist_data *d, int series, const cb_hist_chec
     cb_hist_series tail = *s;
     tail.v = s->v + first;
     tail.n = s->n - first;
-    cb_hist_data one = *d;
-    one.series = &tail;
-    one.n_series = 1;
-    cb_hist_check c;
-    if (!cb_history_check(&one, o, &c, err)) return false;
-    /* piece boundaries: the first bad value of each change */
     bool *starts = calloc((size_t)tail.n + 1, sizeof *starts);
-    if (!starts) {
-        cb_hist_check_free(&c);
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
     bool *outlier = calloc((size_t)tail.n + 1, sizeof *outlier);
-    if (!outlier) {
-        free(starts);
-        cb_hist_check_free(&c);
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
-    for (int i = 0; i < c.n_changes; i++)
-        starts[c.changes[i].after] = true;
-    for (int i = 0; i < c.n_outliers; i++)
-        outlier[c.outliers[i].value] = true;
-    cb_hist_check_free(&c);
-    double ss = 0.0, own = 0.0;
-    int runs = 0, pieces = 0, in_piece = 0;
-    double piece_sum = 0.0, piece_sq = 0.0;
-    for (int i = 0; i <= tail.n; i++) {
-        bool end = i == tail.n || (starts[i] && in_piece > 0);
-        if (end && in_piece > 0) {
-            ss += piece_sq - piece_sum * piece_sum / in_piece;
-            pieces++;
-            in_piece = 0, piece_sum = piece_sq = 0.0;
-        }
-        if (i == tail.n || !usable(&tail.v[i]) || outlier[i]) continue;
-        double x = log(tail.v[i].median_s);
-        piece_sum += x, piece_sq += x * x, in_piece++;
-        own += own_variance(&tail.v[i]);
-        runs++;
-    }
+    bool ok = starts && outlier;
+    if (!ok) cb_msg_set(err, "history: out of memory");
+    ok = ok && pieces_of(d, &tail, o, starts, outlier, err);
+    if (ok) pool(&tail, starts, outlier, out);
     free(starts), free(outlier);
-    out->runs = runs;
-    out->df = runs - pieces;
-    if (out->df < 1.0 || runs < 3) {
-        out->df = 0.0;
-        return true;
-    }
-    double var = ss / out->df - own / runs;
-    double floor = CB_HIST_SPREAD_FLOOR * CB_HIST_SPREAD_FLOOR;
-    out->sd = sqrt(var > floor ? var : floor);
-    return true;
+    return ok;
 }
 
 bool cb_history_point_spread(cb_history *h, const char *machine, const char *benchmark,

@@ -224,6 +224,14 @@ static void test_conditions(void)
     c = check(&m, &o);
     CHECK(c.n_changes == 1 && c.n_changes && c.changes[0].cause == CB_HIST_CAUSE_MACHINE);
     cb_hist_check_free(&c);
+}
+
+static void test_set_aside(void)
+{
+    cb_hist_check_opts o;
+    cb_hist_check_opts_default(&o);
+    mem_history m;
+    cb_hist_check c;
     /* four throttled runs 12% slow, and a missing run: nothing */
     make_history(&m, 1.0, RUNS);
     for (int r = 25; r < 29; r++)
@@ -297,6 +305,7 @@ int main(void)
     test_detector();
     test_check_rules();
     test_conditions();
+    test_set_aside();
     test_spread();
     test_kinds();
     return cb_t_finish("test_history_detect");

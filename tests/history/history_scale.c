@@ -80,6 +80,23 @@ static bool make_run(cb_cmp_run *run, int r, int runs, int points, const double 
     return true;
 }
 
+/* Store `runs` runs, 50 per transaction. */
+static bool store_all(cb_history *h, int runs, int points, const double *base, cb_msg *err)
+{
+    bool ok = true;
+    cb_hist_add_opts ao = {"scale/NVIDIA H200", false};
+    for (int r = 0; ok && r < runs; r++) {
+        if (r % 50 == 0) ok = h->db->ops->begin_write(h->db, err);
+        cb_cmp_run run;
+        cb_hist_added out;
+        ok = ok && make_run(&run, r, runs, points, base, err) &&
+             cb_hist_store_run(h->db, &run, run.dirs[0].path, &ao, &out, err);
+        cb_cmp_run_free(&run);
+        if (ok && (r % 50 == 49 || r == runs - 1)) ok = h->db->ops->exec(h->db, "COMMIT", err);
+    }
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -100,22 +117,9 @@ int main(int argc, char **argv)
     oo.write = true;
     cb_history *h = NULL;
     cb_msg err = {{0}};
-    if (!cb_history_open(argv[1], &oo, &h, &err)) {
-        fprintf(stderr, "history_scale: %s\n", err.text);
-        return 2;
-    }
+    bool ok = cb_history_open(argv[1], &oo, &h, &err);
     double t0 = cb_now_s();
-    bool ok = true;
-    cb_hist_add_opts ao = {"scale/NVIDIA H200", false};
-    for (int r = 0; ok && r < runs; r++) {
-        if (r % 50 == 0) ok = h->db->ops->begin_write(h->db, &err);
-        cb_cmp_run run;
-        cb_hist_added out;
-        ok = ok && make_run(&run, r, runs, points, base, &err) &&
-             cb_hist_store_run(h->db, &run, run.dirs[0].path, &ao, &out, &err);
-        cb_cmp_run_free(&run);
-        if (ok && (r % 50 == 49 || r == runs - 1)) ok = h->db->ops->exec(h->db, "COMMIT", &err);
-    }
+    ok = ok && store_all(h, runs, points, base, &err);
     double t = cb_now_s() - t0;
     if (!ok)
         fprintf(stderr, "history_scale: %s\n", err.text);

@@ -117,6 +117,17 @@ static void fill_pool(const cb_cmp_point *p, double *pool)
     free(buf);
 }
 
+/* The point's log median in each of the ten runs; false when one lacks it. */
+static bool point_logs(const cb_cmp_run *runs, const cb_cmp_point *p0, double *logs)
+{
+    for (int r = 0; r < N_AA; r++) {
+        const cb_cmp_point *p = cb_cmp_run_find(&runs[r], p0->benchmark, p0->axes);
+        if (!p || !p->timed || !(p->median_s > 0.0)) return false;
+        logs[r] = log(p->median_s);
+    }
+    return true;
+}
+
 static int load_points(const char *aa_dir, const char *samples_dir, sim_point *pts,
                        cb_cmp_run *runs, cb_cmp_run *samples)
 {
@@ -132,13 +143,9 @@ static int load_points(const char *aa_dir, const char *samples_dir, sim_point *p
         const cb_cmp_point *ps = cb_cmp_run_find(samples, p0->benchmark, p0->axes);
         if (!p0->timed || !ps || ps->n < 10) continue;
         double logs[N_AA], mean = 0.0;
-        bool all = true;
-        for (int r = 0; r < N_AA && all; r++) {
-            const cb_cmp_point *p = cb_cmp_run_find(&runs[r], p0->benchmark, p0->axes);
-            all = p && p->timed && p->median_s > 0.0;
-            if (all) logs[r] = log(p->median_s), mean += logs[r] / N_AA;
-        }
-        if (!all) continue;
+        if (!point_logs(runs, p0, logs)) continue;
+        for (int r = 0; r < N_AA; r++)
+            mean += logs[r] / N_AA;
         sim_point *s = &pts[n++];
         s->benchmark = p0->benchmark;
         s->axes = p0->axes;
@@ -187,6 +194,18 @@ typedef struct gen {
     int n_values;
 } gen;
 
+/* Run r of a generated machine; `env` says what has changed by then. */
+static void describe_run(cb_hist_run *run, int r, env_kind env)
+{
+    run->id = r + 1;
+    snprintf(run->started, sizeof run->started, "2027-01-01T00:%02d:00Z", r);
+    snprintf(run->git_sha, sizeof run->git_sha, "c%04d", r);
+    snprintf(run->machine, sizeof run->machine, "sim/H200");
+    snprintf(run->gpu_name, sizeof run->gpu_name, "NVIDIA H200");
+    snprintf(run->gpu_uuid, sizeof run->gpu_uuid, "GPU-%s", env == ENV_MACHINE ? "b" : "a");
+    snprintf(run->driver, sizeof run->driver, "%s", env == ENV_DRIVER ? "580.200" : "580.159");
+}
+
 static void generate(const scenario *sc, const sim_point *p, gen *g)
 {
     memset(g, 0, sizeof *g);
@@ -195,17 +214,8 @@ static void generate(const scenario *sc, const sim_point *p, gen *g)
     g->env_at = sc->env == ENV_NONE ? -1 : 5 + below(g->n - 9);
     double env_factor = (0.03 + 0.07 * uniform()) * (below(2) ? 1.0 : -1.0);
     for (int r = 0; r < g->n; r++) {
-        cb_hist_run *run = &g->runs[r];
-        run->id = r + 1;
-        snprintf(run->started, sizeof run->started, "2027-01-01T00:%02d:00Z", r);
-        snprintf(run->git_sha, sizeof run->git_sha, "c%04d", r);
-        snprintf(run->machine, sizeof run->machine, "sim/H200");
-        snprintf(run->gpu_name, sizeof run->gpu_name, "NVIDIA H200");
         bool after_env = g->env_at >= 0 && r >= g->env_at;
-        snprintf(run->gpu_uuid, sizeof run->gpu_uuid, "GPU-%s",
-                 after_env && sc->env == ENV_MACHINE ? "b" : "a");
-        snprintf(run->driver, sizeof run->driver, "%s",
-                 after_env && sc->env == ENV_DRIVER ? "580.200" : "580.159");
+        describe_run(&g->runs[r], r, after_env ? sc->env : ENV_NONE);
         if (uniform() < sc->p_missing) continue;
         double j = 0.3;
         double x = sqrt(1.0 - j * j) * p->dev[below(N_AA)] + j * p->sd * normal();
