@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from html import escape
 
+import numpy as np
+
 SLOWER, FASTER, CONDITIONS = "#c0392b", "#1e8449", "#7d3c98"
 DOT, THROTTLED, OUTLIER, BAND = "#1f5fa8", "#e67e22", "#c0392b", "#cfe0f3"
 
@@ -103,14 +105,17 @@ class TrendChart:
         return self.TOP + (self.hi - y) / (self.hi - self.lo) * (self.H - self.TOP - self.BOTTOM)
 
     def _xy_text(self, points: list[tuple[float, float]]) -> list[str]:
-        """\"x,y\" of each (run position, seconds): the maps inlined, as a
-        1,000-run chart has 3,000 of them."""
+        """\"x,y\" of each (run position, seconds), in whole pixels, mapped
+        with numpy: a 1,000-run chart has 3,000 of them, 700 charts 2 million."""
+        if not points:
+            return []
+        xs, ys = np.array(points, dtype=float).T
         kx = (self.W - self.LEFT - self.RIGHT) / (self.span - 1)
-        ky = (self.H - self.TOP - self.BOTTOM) / (self.hi - self.lo) / self.scale
-        lo, hi, top = self.lo * self.scale, self.hi * self.scale, self.TOP
-        ys_top = self.hi * self.scale
-        return [f"{self.LEFT + x * kx:.0f},{top + (ys_top - min(max(y, lo), hi)) * ky:.0f}"
-                for x, y in points]
+        ky = (self.H - self.TOP - self.BOTTOM) / (self.hi - self.lo)
+        px = np.rint(self.LEFT + xs * kx).astype(int).tolist()
+        yv = np.clip(ys / self.scale, self.lo, self.hi)  # an outlier sits on the edge
+        py = np.rint(self.TOP + (self.hi - yv) * ky).astype(int).tolist()
+        return [f"{a},{b}" for a, b in zip(px, py)]
 
     def _axes(self) -> list[str]:
         out = [f'<rect x="{self.LEFT}" y="{self.TOP}" width="{self.W - self.LEFT - self.RIGHT}" '
