@@ -1,17 +1,15 @@
 /* history_add.c - store run directories: read with compare's loader, then
- * the machine, the run and each point's result, in one transaction for
- * every directory given (so `history add A B` stores both or neither).
+ * the machine, the run and its points and results (history_store.c), in one
+ * transaction for every directory given (so `history add A B` stores both
+ * or neither).
  *
  * Test hook: CUBENCH_HISTORY_FAULT=kill-after-points:N makes the process
- * kill itself (SIGKILL, as a CI job's time limit would) after writing N
- * results of a run and before the commit; the tests use it to show that a
- * killed add leaves nothing behind. */
-#include "compare_stats.h"
-#include "compare_units.h"
+ * kill itself (SIGKILL, as a CI job's time limit would) once the results
+ * written hold the N-th point of a run, before the commit; the tests use it
+ * to show that a killed add leaves nothing behind. */
 #include "history_impl.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,44 +108,6 @@ static void conditions_json(const cb_cmp_meta *m, cb_hist_text *t)
     cb_hist_text_add(t, "}");
 }
 
-static int cmp_rep_time(const void *a, const void *b)
-{
-    const double *x = a, *y = b; /* {replicate, time} */
-    if (x[0] != y[0]) return (x[0] > y[0]) - (x[0] < y[0]);
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
-/* The median of each replicate (round), in round order: "m0 m1 ...". */
-static bool unit_medians(const cb_cmp_point *p, cb_hist_text *t, cb_msg *err)
-{
-    double *pairs = malloc((size_t)p->n * 2 * sizeof *pairs);
-    double *times = malloc((size_t)p->n * sizeof *times);
-    if (!pairs || !times) {
-        free(pairs), free(times);
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
-    for (int i = 0; i < p->n; i++)
-        pairs[2 * i] = p->replicate[i], pairs[2 * i + 1] = p->times[i];
-    qsort(pairs, (size_t)p->n, 2 * sizeof *pairs, cmp_rep_time);
-    for (int start = 0; start < p->n;) {
-        int end = start, k = 0;
-        while (end < p->n && pairs[2 * end] == pairs[2 * start])
-            times[k++] = pairs[2 * end + 1], end++;
-        cb_hist_text_add(t, "%s%.9g", start ? " " : "", cb_cmp_quantile(times, k, 0.5));
-        start = end;
-    }
-    free(pairs), free(times);
-    return true;
-}
-
-/* Every sample as "replicate:time", in the order taken. */
-static void sample_times(const cb_cmp_point *p, cb_hist_text *t)
-{
-    for (int i = 0; i < p->n; i++)
-        cb_hist_text_add(t, "%s%d:%.9g", i ? " " : "", p->replicate[i], p->times[i]);
-}
-
 static long long parse_id(const char *text)
 {
     return text && *text ? strtoll(text, NULL, 10) : -1;
@@ -223,81 +183,6 @@ static bool insert_run(cb_hdb *db, const cb_cmp_run *run, const char *dir, const
     return ok;
 }
 
-/* The texts of one result row's optional parts. */
-typedef struct result_texts {
-    cb_hist_text units, samples;
-    cb_side_est est;
-} result_texts;
-
-static bool result_parts(const cb_cmp_point *p, bool with_samples, result_texts *r, cb_msg *err)
-{
-    memset(r, 0, sizeof *r);
-    if (!cb_side_estimate(p, &r->est, err)) return false;
-    if (p->n > 0 && !unit_medians(p, &r->units, err)) return false;
-    if (with_samples) sample_times(p, &r->samples);
-    if (r->units.failed || r->samples.failed) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
-    return true;
-}
-
-static bool insert_result(cb_hdb *db, const char *run_id, const cb_cmp_point *p, bool with_samples,
-                          cb_msg *err)
-{
-    long long point_id;
-    const char *kind = cb_hist_kind(p->benchmark, p->timer, p->kind);
-    const char *declared = p->kind[0] && strcmp(kind, p->kind) == 0 ? "1" : "0";
-    const char *pp[] = {p->benchmark, p->axes, kind, declared};
-    if (!insert_returning(db, CB_STMT_POINT_UPSERT,
-                          "INSERT INTO cubench_point (benchmark, axes, kind) VALUES ($1, $2, $3)"
-                          " ON CONFLICT (benchmark, axes) DO UPDATE SET kind = CASE WHEN $4 = "
-                          "'1' THEN excluded.kind ELSE COALESCE(cubench_point.kind, "
-                          "excluded.kind) END RETURNING id",
-                          4, pp, &point_id, err))
-        return false;
-    result_texts r;
-    bool ok = result_parts(p, with_samples, &r, err);
-    if (ok) {
-        char pid[32], batch[16], n[16], b[9][32];
-        snprintf(pid, sizeof pid, "%lld", point_id);
-        snprintf(batch, sizeof batch, "%d", p->batch);
-        snprintf(n, sizeof n, "%d", p->n);
-        const cb_side_est *e = &r.est;
-        const char *params[] = {run_id,
-                                pid,
-                                p->status,
-                                p->reason,
-                                p->timer,
-                                p->batch ? batch : NULL,
-                                cb_hdb_num(p->median_s, b[0]),
-                                cb_hdb_num(p->ci_lo_s, b[1]),
-                                cb_hdb_num(p->ci_hi_s, b[2]),
-                                n,
-                                cb_hdb_num(e->center, b[3]),
-                                cb_hdb_num(e->var, b[4]),
-                                cb_hdb_num(e->df, b[5]),
-                                p->n ? cb_basis_name(e->basis) : NULL,
-                                p->throttle,
-                                cb_hdb_num(p->sm_clock_mhz, b[6]),
-                                cb_hdb_num(p->power_w, b[7]),
-                                cb_hdb_num(p->temp_c, b[8]),
-                                r.units.s,
-                                r.samples.s};
-        ok = db->ops->query(
-            db, CB_STMT_RESULT_INSERT,
-            "INSERT INTO cubench_result (run_id, point_id, status, reason, timer, batch,"
-            " median_s, ci_lo_s, ci_hi_s, n_samples, est_center, est_var, est_df, est_basis,"
-            " throttle, sm_clock_mhz, power_w, temp_c, unit_medians, sample_times) VALUES ($1,"
-            " $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,"
-            " $20)",
-            20, params, NULL, NULL, err);
-    }
-    cb_hist_text_free(&r.units);
-    cb_hist_text_free(&r.samples);
-    return ok;
-}
-
 /* The test hook (see the top of the file): results to write before dying. */
 static long fault_kill_after(void)
 {
@@ -368,12 +253,15 @@ bool cb_hist_store_run(cb_hdb *db, const cb_cmp_run *run, const char *dir,
     if (!insert_run(db, run, dir, &f, &out->run_id, err)) return false;
     char rid[32];
     snprintf(rid, sizeof rid, "%lld", out->run_id);
-    long kill_after = fault_kill_after();
-    for (int i = 0; i < run->n_points; i++) {
-        if (!insert_result(db, rid, &run->points[i], o->samples, err)) return false;
-        if (kill_after >= 0 && i + 1 >= kill_after) raise(SIGKILL);
+    long long *ids = malloc((size_t)(run->n_points + 1) * sizeof *ids);
+    if (!ids) {
+        cb_msg_set(err, "history: out of memory");
+        return false;
     }
-    return true;
+    bool ok = cb_hist_store_points(db, run, ids, err) &&
+              cb_hist_store_results(db, rid, run, ids, o->samples, fault_kill_after(), err);
+    free(ids);
+    return ok;
 }
 
 bool cb_history_add_many(cb_history *h, const char *const *dirs, int n, const cb_hist_add_opts *o,

@@ -247,7 +247,7 @@ static bool load_results(cb_hdb *db, const point_rows *pts, result_rows *rr, cb_
         char id[32];
         snprintf(id, sizeof id, "%lld", pts->v[i].id);
         const char *params[] = {id};
-        if (!db->ops->query(db, CB_STMT_SPREAD_SERIES, RESULT_COLUMNS " WHERE point_id = $1", 1,
+        if (!db->ops->query(db, CB_STMT_POINT_RESULTS, RESULT_COLUMNS " WHERE point_id = $1", 1,
                             params, add_result_row, rr, err))
             return false;
     }

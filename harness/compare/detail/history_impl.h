@@ -32,6 +32,13 @@ bool cb_hist_schema_migrate(cb_history *h, int from, int to, cb_msg *err);
 bool cb_hist_store_run(cb_hdb *db, const cb_cmp_run *run, const char *dir,
                        const cb_hist_add_opts *o, cb_hist_added *out, cb_msg *err);
 
+/* A run's points (upserted; ids[i] receives point i's id) and its results
+ * (history_store.c), inside the caller's write transaction. kill_after >= 0:
+ * the test hook of history_add.c. */
+bool cb_hist_store_points(cb_hdb *db, const cb_cmp_run *run, long long *ids, cb_msg *err);
+bool cb_hist_store_results(cb_hdb *db, const char *run_id, const cb_cmp_run *run,
+                           const long long *ids, bool with_samples, long kill_after, cb_msg *err);
+
 /* The kind of a point: the column's text when it names a kind, else
  * inferred from the family, the benchmark and the timer (docs/history.md):
  * multi_gpu (p2p, nccl), python (the Python framework families), host_copy
