@@ -197,37 +197,40 @@ def filter_labels(m: Model) -> str:
             + group("Family", "ff", m.families) + "</div>")
 
 
-def change_cells(m: Model, c: dict, link_prefix: str) -> str:
+def change_cells(m: Model, c: dict, link_prefix: str, spark: bool) -> str:
     s = m.series[c["series"]]
     good = m.runs[s["values"][c["before"]][0]]
     bad = m.runs[c["run"]]
     css = "slower" if c["ratio"] > 1 else "faster"
-    label = "regression" if c["regression"] else "open" if c["open"] else ""
+    label = ' <b class="slower">regression</b>' if c["regression"] else ""
     point = (f'<a href="{link_prefix}points/{slug(s)}.html">{escape(s["benchmark"])} '
-             f'[{escape(s["axes"])}]</a>')
+             f'[{escape(s["axes"])}]</a><br><small>{escape(s["machine"])}</small>')
+    trend = (f'<td><img class="spark" src="{spark_uri(m, c["series"])}" alt="trend" '
+             f'width="160" height="28"></td>' if spark else "")
     cause = c["cause"] if c["cause"] == "code" else f'<span class="cause">{c["cause"]}</span>'
-    return (f"<td>{point}</td><td>{escape(s['machine'])}</td>"
-            f'<td class="num {css}">{S.fmt_pct(c["ratio"])}</td>'
-            f'<td class="num">{S.fmt_pct(c["ci_lo"])} to {S.fmt_pct(c["ci_hi"])}</td>'
+    return (f"<td>{point}</td>{trend}"
+            f'<td class="num"><span class="{css}">{S.fmt_pct(c["ratio"])}</span>{label}<br>'
+            f'<small>{S.fmt_pct(c["ci_lo"])} to {S.fmt_pct(c["ci_hi"])}</small></td>'
             f'<td class="num">{c["n_before"]} / {c["n_after"]}</td>'
             f'<td class="when">{escape(when(bad["started"]))}</td>'
-            f"<td>{escape(good['git_sha'][:12])}..{escape(bad['git_sha'][:12])}</td>"
-            f'<td class="num">{c["throttled_near"]}</td><td>{cause}</td><td>{label}</td>')
-
-
-CHANGE_HEAD = ("<tr><th>point</th><th>machine</th><th>change</th><th>{level} CI</th>"
-               "<th>runs before / after</th><th>first bad run</th><th>commits</th>"
-               "<th>throttled runs near</th><th>cause</th><th></th></tr>")
+            f"<td>{escape(good['git_sha'][:12])}..<br>{escape(bad['git_sha'][:12])}</td>"
+            f'<td class="num">{c["throttled_near"]}</td><td>{cause}</td>')
 
 
 def change_table(m: Model, changes: list, link_prefix: str = "", classes: bool = True) -> str:
+    """Change points, one row each; on the index (classes: filterable rows)
+    with the point's sparkline."""
     level = f"{(1 - m.export['options']['alpha']) * 100:g}%"
+    head = ("<tr><th>point, machine</th>" + ("<th>trend</th>" if classes else "")
+            + f"<th>change, {level} CI</th><th>runs before / after</th><th>first bad run</th>"
+            "<th>commits (last good.. first bad)</th><th>throttled runs near</th>"
+            "<th>cause</th></tr>")
     rows = []
     for c in changes:
         extra = "regression" if c["regression"] else "open" if c["open"] else ""
         cls = row_classes(m, m.series[c["series"]], extra) if classes else extra
-        rows.append(f'<tr class="{cls}">{change_cells(m, c, link_prefix)}</tr>')
-    return f"<table>{CHANGE_HEAD.format(level=level)}{''.join(rows)}</table>"
+        rows.append(f'<tr class="{cls}">{change_cells(m, c, link_prefix, classes)}</tr>')
+    return f"<table>{head}{''.join(rows)}</table>"
 
 
 def spark_uri(m: Model, i: int) -> str:

@@ -73,7 +73,7 @@ def screenshots(site: Path) -> None:
 
     page = next(p for p in (site / "points").iterdir() if p.name.startswith(
         slug({"machine": "vm/NVIDIA H200", "benchmark": POINT[0], "axes": POINT[1]})))
-    shots = {"history-dashboard.png": ("index.html", 1300, 1500),
+    shots = {"history-dashboard.png": ("index.html", 1300, 1900),
              "history-point.png": (f"points/{page.name}", 1300, 1150)}
     with ReportServer(site) as server:
         for name, (path, width, height) in shots.items():
