@@ -80,7 +80,11 @@ static bool upsert_points(cb_hdb *db, const cb_cmp_point *const *chunk, int n, b
         ids[i] = -1;
     }
     point_ids ctx = {chunk, n, ids};
-    ok = ok && db->ops->query(db, CB_STMT_ONCE, sql, 3 * n, params, take_point_id, &ctx, err);
+    /* a full batch is always the same text: prepared once per connection */
+    cb_hdb_stmt slot = n < CB_HIST_BATCH ? CB_STMT_ONCE
+                       : declared        ? CB_STMT_POINTS_DECLARED
+                                         : CB_STMT_POINTS_INFERRED;
+    ok = ok && db->ops->query(db, slot, sql, 3 * n, params, take_point_id, &ctx, err);
     for (int i = 0; ok && i < n; i++)
         if (ids[i] < 0) {
             cb_msg_set(err, "%s: no id came back for point %.60s [%.60s]", db->where,

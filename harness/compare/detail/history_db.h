@@ -23,6 +23,9 @@ typedef enum cb_hdb_stmt {
     CB_STMT_MACHINE_UPSERT,
     CB_STMT_RUN_INSERT,
     CB_STMT_POINT_RESULTS,
+    CB_STMT_POINTS_DECLARED, /* a full batch of points (history_store.c) */
+    CB_STMT_POINTS_INFERRED,
+    CB_STMT_RESULTS,
     CB_STMT_COUNT
 } cb_hdb_stmt;
 
