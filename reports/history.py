@@ -77,6 +77,7 @@ class Model:
     span: dict = field(default_factory=dict)  # machine -> runs
     machines: list = field(default_factory=list)
     families: list = field(default_factory=list)
+    sparks: dict = field(default_factory=dict)  # series index -> its sparkline URI
 
 
 def load_export(source: str, machine: str | None, cubench_bin: str | None) -> dict:
@@ -236,12 +237,14 @@ def change_table(m: Model, changes: list, link_prefix: str = "", classes: bool =
 def spark_uri(m: Model, i: int) -> str:
     """The sparkline as a data: URI: an image that needs no request (a
     700-point index of image files took minutes to load on a busy machine)."""
-    s = m.series[i]
-    pts = [(m.position[v[0]], v[2]) for k, v in enumerate(s["values"])
-           if v[2] and not v[8] and (i, k) not in m.outliers]
-    change_x = [m.position[c["run"]] for c in m.changes.get(i, [])]
-    svg = S.sparkline(pts, m.span[s["machine"]], change_x)
-    return "data:image/svg+xml," + quote(svg, safe=" =:/,.-")
+    if i not in m.sparks:
+        s = m.series[i]
+        pts = [(m.position[v[0]], v[2]) for k, v in enumerate(s["values"])
+               if v[2] and not v[8] and (i, k) not in m.outliers]
+        change_x = [m.position[c["run"]] for c in m.changes.get(i, [])]
+        svg = S.sparkline(pts, m.span[s["machine"]], change_x)
+        m.sparks[i] = "data:image/svg+xml," + quote(svg, safe=" =:/,.-")
+    return m.sparks[i]
 
 
 def points_table(m: Model) -> str:

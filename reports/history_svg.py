@@ -67,8 +67,18 @@ def sparkline(points: list[tuple[int, float]], span: int, changes: list[int],
     def xy(x: int, y: float) -> tuple[float, float]:
         return 2 + x * step, height - 2 - (y - lo) / (hi - lo) * (height - 4)
 
+    # a pixel column holds at most its lowest and highest run: 1,000 runs
+    # drawn in 160 pixels need no more than 320 vertices
+    per_px: dict[int, list] = {}
+    for x, y in points:
+        col = per_px.setdefault(int(x * step), [(x, y), (x, y)])
+        if y < col[0][1]:
+            col[0] = (x, y)
+        if y > col[1][1]:
+            col[1] = (x, y)
+    kept = sorted({p for col in per_px.values() for p in col})
     path = " ".join(f"{'M' if i == 0 else 'L'}{px:.1f},{py:.1f}"
-                    for i, (px, py) in enumerate(xy(x, y) for x, y in points))
+                    for i, (px, py) in enumerate(xy(x, y) for x, y in kept))
     dots = []
     by_x = dict(points)
     for x in changes:
