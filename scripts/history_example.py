@@ -2,12 +2,12 @@
 docs/history.md, built from the H200 runs recorded in tests/data:
 
   2026-11-29  h200-vecadd-defaults, -run2, h200-aa1-A/B, h200-aa2-A/B,
-              h200-aa3-A/B (three lent machines, three GPUs)
+              h200-aa3-A/B (three machines, three GPUs)
   2026-12-01  h200-defaults-r2, the ten processes of h200-aa-r2 (one GPU, one
               build), h200-ptx75-suite (another GPU, the PTX-only build)
 
-20 runs of one machine name (`vm/NVIDIA H200`: every lent machine is host
-`vm`), so every new GPU behind it is a change of conditions. Writes
+20 runs of one machine name (`vm/NVIDIA H200`: each of these machines is
+host `vm`), so every new GPU behind it is a change of conditions. Writes
 OUT_DIR/history.db (`cubench history add` of each run, samples.csv.xz
 decompressed first), check.md (`cubench history check`), site/ (the
 dashboard); --screenshots also writes docs/img/history-dashboard.png and
