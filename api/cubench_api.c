@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "families.h"
 #include "registry.h"
+#include "signals.h"
 
 #include <math.h>
 #include <signal.h>
@@ -93,6 +94,7 @@ typedef struct api_point_view {
     const char *names[CB_MAX_AXES];
     int64_t ints[CB_MAX_AXES];
     const char *texts[CB_MAX_AXES];
+    double floats[CB_MAX_AXES];
     char text[CB_POINT_TEXT];
 } api_point_view;
 
@@ -103,11 +105,16 @@ static void view_point(const cb_point *p, api_point_view *v)
         v->names[i] = p->defs[i].name;
         v->ints[i] = p->values[i].i;
         v->texts[i] = p->values[i].text;
+        v->floats[i] = p->values[i].f;
     }
     v->text[0] = '\0';
     if (n > 0) cb_point_format(p, v->text, sizeof v->text);
-    v->view = (cb_api_point){
-        .n_axes = n, .names = v->names, .ints = v->ints, .texts = v->texts, .text = v->text};
+    v->view = (cb_api_point){.n_axes = n,
+                             .names = v->names,
+                             .ints = v->ints,
+                             .texts = v->texts,
+                             .text = v->text,
+                             .floats = v->floats};
 }
 
 /* A hook's return value as a status; a fail or skip always has a reason. */
@@ -122,6 +129,13 @@ static cb_status api_status(int32_t rc, const char *hook, const api_bench_rec *r
         return CB_SKIP;
     case CB_API_FAIL:
         if (!why->text[0]) cb_msg_set(why, "%s: the %s hook failed", rec->name, hook);
+        return CB_FAIL;
+    case CB_API_INTERRUPTED:
+        /* The runner abandons a point whose hook failed while a stop is
+         * requested: nothing is written for it, and the run ends as after
+         * Ctrl-C. */
+        cb_request_stop();
+        cb_msg_set(why, "%s: interrupted in the %s hook", rec->name, hook);
         return CB_FAIL;
     default:
         cb_msg_set(why,
@@ -261,6 +275,13 @@ static const char *family_strdup(api_family *f, const char *s, bool *ok)
     return copy;
 }
 
+static cb_axis_kind axis_kind_of(int32_t api_kind)
+{
+    return api_kind == CB_API_AXIS_ENUM    ? CB_AXIS_ENUM
+           : api_kind == CB_API_AXIS_FLOAT ? CB_AXIS_FLOAT
+                                           : CB_AXIS_INT;
+}
+
 /* Check one described axis; the defaults must expand (with a stand-in SM
  * count, so `4sm` is accepted here and resolved on the device). */
 static bool check_axis(const char *bench, const cb_api_axis *a, char *err, size_t len)
@@ -270,8 +291,9 @@ static bool check_axis(const char *bench, const cb_api_axis *a, char *err, size_
         api_err(err, len, "%s: an axis needs a name of 1 to 31 characters", bench);
         return false;
     }
-    if (a->kind != CB_API_AXIS_INT && a->kind != CB_API_AXIS_ENUM) {
-        api_err(err, len, "%s: axis '%s' has a kind that is neither int nor enum", bench, a->name);
+    if (a->kind != CB_API_AXIS_INT && a->kind != CB_API_AXIS_ENUM && a->kind != CB_API_AXIS_FLOAT) {
+        api_err(err, len, "%s: axis '%s' has a kind that is not int, enum or float", bench,
+                a->name);
         return false;
     }
     if (!a->defaults || !a->defaults[0]) {
@@ -279,7 +301,7 @@ static bool check_axis(const char *bench, const cb_api_axis *a, char *err, size_
         return false;
     }
     const cb_axis_def def = {.name = a->name,
-                             .kind = a->kind == CB_API_AXIS_ENUM ? CB_AXIS_ENUM : CB_AXIS_INT,
+                             .kind = axis_kind_of(a->kind),
                              .defaults = a->defaults,
                              .choices = a->choices && a->choices[0] ? a->choices : NULL,
                              .min_value = a->min_value,
@@ -307,8 +329,8 @@ static bool check_bench(const char *family, const cb_api_bench *d, char *err, si
                 d->name ? d->name : "(null)", family);
         return false;
     }
-    if (d->n_axes < 1 || d->n_axes > CB_MAX_AXES || !d->axes) {
-        api_err(err, len, "%s: needs 1 to %d axes, has %d", d->name, CB_MAX_AXES, (int)d->n_axes);
+    if (d->n_axes < 0 || d->n_axes > CB_MAX_AXES || (d->n_axes > 0 && !d->axes)) {
+        api_err(err, len, "%s: needs 0 to %d axes, has %d", d->name, CB_MAX_AXES, (int)d->n_axes);
         return false;
     }
     if (d->target < CB_API_TARGET_CUDA || d->target > CB_API_TARGET_HOST ||
@@ -338,7 +360,7 @@ static bool family_copy(api_family *f, const char *name, const cb_api_bench *d, 
             const cb_api_axis *s = &d[i].axes[a];
             axes[a] = (cb_axis_def){
                 .name = family_strdup(f, s->name, &ok),
-                .kind = s->kind == CB_API_AXIS_ENUM ? CB_AXIS_ENUM : CB_AXIS_INT,
+                .kind = axis_kind_of(s->kind),
                 .defaults = family_strdup(f, s->defaults, &ok),
                 .choices = s->choices && s->choices[0] ? family_strdup(f, s->choices, &ok) : NULL,
                 .min_value = s->min_value,
@@ -352,6 +374,7 @@ static bool family_copy(api_family *f, const char *name, const cb_api_bench *d, 
             .name = f->recs[i].name,
             .summary = family_strdup(f, d[i].summary ? d[i].summary : "", &ok),
             .target = d[i].target == CB_API_TARGET_HOST ? CB_TARGET_HOST : CB_TARGET_CUDA,
+            .kind = d[i].target == CB_API_TARGET_HOST ? CB_KIND_HOST : CB_KIND_PYTHON,
             .timer = (cb_timer_kind)d[i].timer,
             .axes = axes,
             .n_axes = d[i].n_axes,
@@ -408,6 +431,59 @@ int32_t cb_api_add_family(const char *name, const cb_api_bench *benches, int32_t
     f->next = g_families;
     g_families = f;
     return 0;
+}
+
+static cb_api_meta_hook g_meta_hook;
+
+void cb_api_set_meta_hook(cb_api_meta_hook hook)
+{
+    g_meta_hook = hook;
+}
+
+static cb_status api_write_meta(void *ctx, const char *dir, bool final, cb_msg *why)
+{
+    (void)ctx;
+    if (!g_meta_hook) return CB_OK;
+    why->text[0] = '\0';
+    if (g_meta_hook(dir, final ? 1 : 0, why->text, sizeof why->text) == 0) return CB_OK;
+    why->text[CB_MSG_LEN - 1] = '\0';
+    if (!why->text[0]) cb_msg_set(why, "the front end's meta file could not be written");
+    return CB_FAIL;
+}
+
+int32_t cb_api_run(int32_t argc, char **argv, cb_api_run_result *result)
+{
+    cb_api_run_result blank;
+    if (!result) result = &blank;
+    memset(result, 0, sizeof *result);
+    if (argc < 1 || !argv || !argv[0] || strcmp(argv[0], "run") != 0) {
+        fprintf(stderr, "cubench: cb_api_run needs argv[0] = \"run\"\n");
+        result->exit_code = CB_EXIT_USAGE;
+        return CB_EXIT_USAGE;
+    }
+    /* meta.json records the command as `libcubench run ...`. */
+    char **full = malloc(sizeof *full * (size_t)(argc + 2));
+    if (!full) {
+        result->exit_code = CB_EXIT_FAILURES;
+        return CB_EXIT_FAILURES;
+    }
+    full[0] = "libcubench";
+    memcpy(full + 1, argv, sizeof *full * (size_t)argc);
+    full[argc + 1] = NULL;
+    const cb_cli_run_hooks hooks = {.write_meta = api_write_meta, .chain_signals = true};
+    cb_session_result res;
+    int rc = cb_cli_run_with(argc, argv, argc + 1, full, &hooks, &res);
+    free(full);
+    fflush(stdout);
+    fflush(stderr);
+    snprintf(result->dir, sizeof result->dir, "%s", res.dir);
+    result->exit_code = rc;
+    result->ok = res.totals.ok;
+    result->noisy = res.totals.noisy;
+    result->skip = res.totals.skip;
+    result->fail = res.totals.fail;
+    result->interrupted = res.totals.interrupted ? 1 : 0;
+    return rc;
 }
 
 int32_t cb_api_main(int32_t argc, char **argv)

@@ -10,10 +10,14 @@
  * CUPTI and NVTX and writes the run directory exactly as for the C families.
  *
  * Order of calls:
- *   cb_api_abi_version()               must equal CB_API_ABI_VERSION
+ *   cb_api_sizeof / cb_api_offsetof    a binding checks its copies of the
+ *                                      structs below against the library's
  *   cb_api_init(&hooks, err, len)      hooks + the C families (once)
  *   cb_api_add_family(...)             every front-end family (repeatable)
- *   cb_api_main(argc, argv)            `cubench <command> ...` in-process
+ *   cb_api_set_meta_hook(hook)         optional: the front end's own meta file
+ *   cb_api_run(argc, argv, &result)    `cubench run ...`: the run directory
+ *                                      and totals come back
+ *   cb_api_main(argc, argv)            any other `cubench <command> ...`
  *   cb_api_reset()                     forget every family (tests)
  */
 #ifndef CB_API_H
@@ -26,9 +30,9 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a struct or signature below changes; the Python package
- * refuses a library of another version with a message naming both. */
-#define CB_API_ABI_VERSION 1
+/* Bumped whenever a signature below changes; struct layouts are checked
+ * field by field (cb_api_sizeof, cb_api_offsetof), not through this. */
+#define CB_API_ABI_VERSION 2
 
 /* What a hook returns. 0 is reserved: ctypes makes a callback whose Python
  * code raised past its own handler return 0, and that must never read as
@@ -38,6 +42,9 @@ enum {
     CB_API_OK = 1,
     CB_API_SKIP = 2, /* the point cannot run here; `why` says why      */
     CB_API_FAIL = 3, /* an error or a wrong result; `why` says which  */
+    /* The user interrupted the front end's code (KeyboardInterrupt): the
+     * run stops as after Ctrl-C (exit 130); the point is not written. */
+    CB_API_INTERRUPTED = 4,
 };
 
 /* Values of cb_api_bench.target / timer / peak and cb_api_axis.kind: the
@@ -45,7 +52,7 @@ enum {
 enum { CB_API_TARGET_CUDA = 0, CB_API_TARGET_HOST = 1 };
 enum { CB_API_TIMER_DEFAULT = 0, CB_API_TIMER_EVENT = 1, CB_API_TIMER_HOST = 2 };
 enum { CB_API_PEAK_NONE = 0, CB_API_PEAK_DRAM = 1, CB_API_PEAK_PCIE = 2, CB_API_PEAK_FP32 = 3 };
-enum { CB_API_AXIS_INT = 0, CB_API_AXIS_ENUM = 1 };
+enum { CB_API_AXIS_INT = 0, CB_API_AXIS_ENUM = 1, CB_API_AXIS_FLOAT = 2 };
 enum { CB_API_WORK_BYTES = 0, CB_API_WORK_FLOPS = 1 };
 
 /* One axis, in the grammar of axis.h. */
@@ -65,7 +72,7 @@ typedef struct cb_api_bench {
     int32_t target;      /* CB_API_TARGET_*                            */
     int32_t timer;       /* CB_API_TIMER_*                             */
     int32_t peak;        /* CB_API_PEAK_*                              */
-    int32_t n_axes;      /* 1 .. 8                                     */
+    int32_t n_axes;      /* 0 .. 8 (0: one point, no axes)              */
     const cb_api_axis *axes;
     const char *ref_bench; /* same-axes reference for pct_ref, or NULL   */
     int32_t has_bytes;     /* the work hook answers CB_API_WORK_BYTES    */
@@ -80,6 +87,7 @@ typedef struct cb_api_point {
     const int64_t *ints;      /* the integer, or -1 for a word (`auto`)   */
     const char *const *texts; /* canonical text: "1024", "auto", "pinned" */
     const char *text;         /* "n=1024;block=256": the row's `axes`     */
+    const double *floats;     /* the number (FLOAT axes; INT axes: the integer) */
 } cb_api_point;
 
 /* What the runner gives setup. */
@@ -135,6 +143,34 @@ int32_t cb_api_init(const cb_api_hooks *hooks, char *err, size_t err_len);
  * axis the grammar refuses, no axes, a missing hook set). */
 int32_t cb_api_add_family(const char *name, const cb_api_bench *benches, int32_t count, char *err,
                           size_t err_len);
+
+/* What cb_api_run reports. */
+typedef struct cb_api_run_result {
+    char dir[4096];    /* the run directory; "" when none was made        */
+    int32_t exit_code; /* as `cubench run` exits (README: exit codes)     */
+    int32_t ok, noisy, skip, fail;
+    int32_t interrupted; /* 1 when Ctrl-C (or a hook's INTERRUPTED) stopped it */
+} cb_api_run_result;
+
+/* `cubench run ARGS...` in this process: argv[0] is "run", the rest are its
+ * options and globs. The run directory and totals land in *result; the
+ * first Ctrl-C stops the run between samples and also reaches the host's
+ * own SIGINT handler (Python raises KeyboardInterrupt in its next bytecode:
+ * a hook that sees it returns CB_API_INTERRUPTED). Returns the exit code. */
+int32_t cb_api_run(int32_t argc, char **argv, cb_api_run_result *result);
+
+/* A front end's own meta file: called with the run directory after
+ * meta.json is first written (final 0) and again at the end (final 1).
+ * Nonzero (with a reason in why) is a failed write: the run stops with
+ * exit 1. NULL removes it. */
+typedef int32_t (*cb_api_meta_hook)(const char *dir, int32_t final, char *why, size_t why_len);
+void cb_api_set_meta_hook(cb_api_meta_hook hook);
+
+/* The size of an API struct ("cb_api_bench", ...) and the offset of one of
+ * its fields, as this library was compiled; -1 when the name is unknown.
+ * A binding compares its own layout with these at load time. */
+int64_t cb_api_sizeof(const char *type);
+int64_t cb_api_offsetof(const char *type, const char *field);
 
 /* Run `cubench ARGS...` in this process: argv[0] is the program name as the
  * run should record it, argv[1] the command (run, list, env, compare...).

@@ -64,14 +64,18 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
     const uint64_t abc = cb_mem_bytes(cb_mem_sum(cb_mem_sum(mk, kn), mn), sizeof(float));
     const bool full_ref = cb_matmul_full_ref_shape(m, n, k);
     const bool bf16 = prec == CB_MATMUL_BF16;
+    const bool fp8 = prec == CB_MATMUL_FP8 || prec == CB_MATMUL_FP8_DEQ;
     /* Host: A, B and C; the FP64 reference of C (full check), or on the GPU
-     * the cuBLAS reference read back as floats; BF16 staging of A or B. */
+     * the cuBLAS reference read back as floats; BF16 staging of A or B;
+     * FP8: the FP32 originals beside the dequantised inputs, and the E4M3
+     * bytes of A and B. */
     uint64_t host = abc;
     if (full_ref)
         host = cb_mem_sum(host, cb_mem_bytes(mn, sizeof(double)));
     else if (on_gpu)
         host = cb_mem_sum(host, cb_mem_bytes(mn, sizeof(float)));
     if (on_gpu && bf16) host = cb_mem_sum(host, cb_mem_bytes(mk > kn ? mk : kn, 2));
+    if (on_gpu && fp8) host = cb_mem_sum(host, cb_mem_bytes(cb_mem_sum(mk, kn), 4 + 2));
     cb_status s = cb_mem_check_host(host, CB_MEM_HOST_SHARE, "host memory", why);
     if (s != CB_OK || !on_gpu) return s;
     /* Device: A, B and C; the cuBLAS reference of C and its workspace;
@@ -79,6 +83,7 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
     uint64_t dev = cb_mem_sum(abc, CB_MATMUL_WORKSPACE_BYTES);
     if (!full_ref) dev = cb_mem_sum(dev, cb_mem_bytes(mn, sizeof(float)));
     if (bf16) dev = cb_mem_sum(dev, cb_mem_bytes(cb_mem_sum(mk, kn), 2));
+    if (fp8) dev = cb_mem_sum(dev, cb_mem_sum(mk, kn));
     return cb_mem_check_device(dev, why);
 }
 
@@ -185,19 +190,24 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
     return CB_OK;
 }
 
-cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                 cb_point_info *info, cb_msg *why)
+/* The rung's instance for this point, from its variant axis (a skip with
+ * the kernel's reason when the rung has no such instance). */
+static cb_status cb_matmul_variant(const cb_matmul_rung *rung, const cb_point *p,
+                                   const cb_bench_ctx *ctx, int m, int n, int *variant, cb_msg *why)
 {
-    const cb_matmul_kernel_rung *rung = ctx->param;
-    *state = NULL;
-    int m, n, k, variant = 0;
-    cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
-    if (s == CB_OK) s = rung->variant(p, ctx, m, n, &variant, why);
-    /* Sizes first: m = n = k = 2^31 - 1 is a skip, before any CUDA call. */
-    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, CB_MATMUL_FP32, why);
-    if (s != CB_OK) return s;
-    /* Ask about the launch before allocating: a launch the device cannot
-     * make is a skip with its reason, not a failed run. */
+    *variant = 0;
+    if (!rung->variant_axis) return CB_OK;
+    const char *text = cb_point_str(p, rung->variant_axis);
+    *variant = rung->variant_of(text, m, n, ctx->dev ? ctx->dev->sm_count : 0, why->text,
+                                sizeof why->text);
+    return *variant < 0 ? CB_SKIP : CB_OK;
+}
+
+/* Ask the kernel about the launch before allocating: a launch the device
+ * cannot make is a skip with its reason, not a failed run. */
+static cb_status cb_matmul_check_launch(const cb_matmul_rung *rung, int variant, int m, int n,
+                                        int k, cb_msg *why)
+{
     const cb_matmul_args shape = {m, n, k, 1.0f, 0.0f, NULL, NULL, NULL};
     cb_matmul_launch_info li;
     memset(&li, 0, sizeof li);
@@ -212,15 +222,30 @@ cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
                    li.grid_y);
         return CB_SKIP;
     }
+    return CB_OK;
+}
+
+cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                 cb_point_info *info, cb_msg *why)
+{
+    const cb_matmul_rung *rung = ctx->param;
+    *state = NULL;
+    int m, n, k, variant = 0;
+    cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
+    if (s == CB_OK) s = cb_matmul_variant(rung, p, ctx, m, n, &variant, why);
+    /* Sizes first: m = n = k = 2^31 - 1 is a skip, before any CUDA call. */
+    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, CB_MATMUL_FP32, why);
+    if (s == CB_OK) s = cb_matmul_check_launch(rung, variant, m, n, k, why);
+    if (s != CB_OK) return s;
     cb_matmul_state *st;
     s = cb_matmul_state_new(p, ctx, CB_MATMUL_FP32, CB_MATMUL_ENGINE_KERNEL, &st, why);
     if (s != CB_OK) return s;
-    st->rung = rung;
-    st->variant = variant;
-    /* Query again with the real pointers: their alignment picks the
+    /* Planned with the real pointers: their alignment picks the
      * edge-handling path the note reports. */
     const cb_matmul_args args = {m, n, k, st->alpha, st->beta, st->d_a, st->d_b, st->d_c};
-    err = rung->query(&args, variant, &li);
+    cb_matmul_launch_info li;
+    memset(&li, 0, sizeof li);
+    cudaError_t err = cb_matmul_plan_make(rung, variant, &args, &st->plan, &li);
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
     if (err != cudaSuccess) {
         cb_msg_set(why, "setup failed: %s (%s)", cudaGetErrorName(err), cudaGetErrorString(err));
@@ -239,9 +264,7 @@ cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
 cb_status cb_matmul_kernel_run(void *state, cudaStream_t stream, cb_msg *why)
 {
     cb_matmul_state *st = state;
-    const cb_matmul_args args = {st->m,    st->n,   st->k,   st->alpha,
-                                 st->beta, st->d_a, st->d_b, st->d_c};
-    CB_CUDA(st->rung->launch(&args, st->variant, stream));
+    CB_CUDA(cb_matmul_plan_run(&st->plan, stream));
     return CB_OK;
 }
 
@@ -323,6 +346,11 @@ void cb_matmul_teardown(void *state)
     cudaFree(st->d_ref);
     cudaFree(st->d_a16);
     cudaFree(st->d_b16);
+    cudaFree(st->d_a8);
+    cudaFree(st->d_b8t);
+    cudaFree(st->d_scales);
+    free(st->h_a32);
+    free(st->h_b32);
     cudaFree(st->d_a);
     cudaFree(st->d_b);
     cudaFree(st->d_c);

@@ -24,10 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef CB_HAVE_CBLAS
-#include <cblas.h>
-#endif
-
 /* A k-block of 128 rows by a column block of 256 of B is 128 KiB: it
  * stays in L2 while every row of the thread's band sweeps it. */
 #define CB_HOST_KC 128
@@ -113,20 +109,21 @@ cb_status cb_matmul_host_blocked_run(void *state, cudaStream_t stream, cb_msg *w
     return CB_OK;
 }
 
+/* CBLAS's enum values (cblas.h): the BLAS is opened at run time. */
+enum { CB_CBLAS_ROW_MAJOR = 101, CB_CBLAS_NO_TRANS = 111 };
+
 cb_status cb_matmul_host_cblas_run(void *state, cudaStream_t stream, cb_msg *why)
 {
     (void)stream;
-#ifdef CB_HAVE_CBLAS
     const cb_matmul_host_state *st = state;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, st->m, st->n, st->k, st->alpha, st->a,
-                st->k, st->b, st->n, st->beta, st->c, st->n);
-    (void)why;
+    cb_cblas_sgemm_fn sgemm = cb_blas_sgemm();
+    if (!sgemm) {
+        cb_msg_set(why, "cblas_sgemm is not loaded");
+        return CB_FAIL;
+    }
+    sgemm(CB_CBLAS_ROW_MAJOR, CB_CBLAS_NO_TRANS, CB_CBLAS_NO_TRANS, st->m, st->n, st->k, st->alpha,
+          st->a, st->k, st->b, st->n, st->beta, st->c, st->n);
     return CB_OK;
-#else
-    (void)state;
-    cb_msg_set(why, "built without CBLAS");
-    return CB_FAIL;
-#endif
 }
 
 void cb_matmul_host_teardown(void *state)
@@ -184,7 +181,11 @@ cb_status cb_matmul_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
 cb_status cb_matmul_host_cblas_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
                                      cb_point_info *info, cb_msg *why)
 {
-#ifdef CB_HAVE_CBLAS
+    *state = NULL;
+    if (!cb_blas_load(why->text, sizeof why->text) || !cb_blas_sgemm()) {
+        if (!why->text[0]) cb_msg_set(why, "the BLAS loaded has no cblas_sgemm");
+        return CB_SKIP;
+    }
     cb_status s = cb_matmul_host_setup(p, ctx, state, info, why);
     if (s != CB_OK) return s;
     /* As many threads as host_blocked gets, so pct_ref compares like with
@@ -198,12 +199,6 @@ cb_status cb_matmul_host_cblas_setup(const cb_point *p, const cb_bench_ctx *ctx,
     snprintf(info->note, sizeof info->note, "cblas_sgemm of %.100s%s, %ld cores", what,
              set ? "" : " (its own thread count)", sysconf(_SC_NPROCESSORS_ONLN));
     return CB_OK;
-#else
-    (void)p, (void)ctx, (void)info;
-    *state = NULL;
-    cb_msg_set(why, "built without CBLAS");
-    return CB_SKIP;
-#endif
 }
 
 cb_status cb_matmul_host_verify(void *state, double *error, cb_msg *why)

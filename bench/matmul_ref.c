@@ -43,6 +43,53 @@ float cb_matmul_bf16_to_float(uint16_t bits)
     return x;
 }
 
+uint8_t cb_matmul_float_to_e4m3(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    const uint8_t sign = (uint8_t)(u >> 24 & 0x80u);
+    u &= 0x7fffffffu;
+    if (u > 0x7f800000u) return 0x7f; /* NaN */
+    float a;
+    memcpy(&a, &u, sizeof a);
+    /* 448 = 1.75 x 2^8 is the largest finite E4M3; everything from there on
+     * rounds to it or beyond (the next step, 480, does not exist). */
+    if (a >= CB_MATMUL_E4M3_MAX) return sign | 0x7e;
+    /* Below 2^-6, the subnormals m x 2^-9 (m = 0..7; m = 8 is 2^-6, whose
+     * code 0x08 follows on): round to the grid, ties to even. */
+    if (a < 0x1p-6f) return sign | (uint8_t)rintf(a * 512.0f);
+    /* Normal: round the 23-bit mantissa to 3 bits at bit 20, ties to even;
+     * a carry moves into the exponent by itself. */
+    u += 0x7ffffu + (u >> 20 & 1u);
+    const uint32_t exp_field = (u >> 23) - 127u + 7u;
+    return sign | (uint8_t)(exp_field << 3) | (uint8_t)(u >> 20 & 7u);
+}
+
+float cb_matmul_e4m3_to_float(uint8_t bits)
+{
+    const int exp_field = bits >> 3 & 0xf, mant = bits & 7;
+    const double sign = bits & 0x80 ? -1.0 : 1.0;
+    if (exp_field == 0xf && mant == 7) return NAN;
+    if (exp_field == 0) return (float)(sign * ldexp(mant, -9));
+    return (float)(sign * ldexp(8 + mant, exp_field - 7 - 3));
+}
+
+float cb_matmul_quantize_e4m3(const float *x, size_t count, uint8_t *q, float *deq)
+{
+    float amax = 0.0f;
+    for (size_t i = 0; i < count; i++)
+        if (fabsf(x[i]) > amax) amax = fabsf(x[i]);
+    const float scale = amax > 0.0f ? amax / CB_MATMUL_E4M3_MAX : 1.0f;
+    float value[256]; /* every code's value, decoded once */
+    for (int b = 0; b < 256; b++)
+        value[b] = cb_matmul_e4m3_to_float((uint8_t)b);
+    for (size_t i = 0; i < count; i++) {
+        q[i] = cb_matmul_float_to_e4m3(x[i] / scale);
+        if (deq) deq[i] = scale * value[q[i]];
+    }
+    return scale;
+}
+
 /* Rows [row0, row1) of the reference: i-k-j order so the inner loop runs
  * over contiguous rows of B and of the accumulator (and vectorizes). */
 typedef struct cb_ref_job {
@@ -133,16 +180,21 @@ double cb_matmul_error_scale(const cb_matmul_problem *p)
 
 double cb_matmul_tolerance(cb_matmul_precision prec, int k)
 {
-    const double u32 = ldexp(1.0, -24);
+    /* The accumulator's unit roundoff: FP32, or the ~14 bits reported for
+     * Hopper's FP8 tensor cores (matmul_ref.h). */
+    const bool fp8 = prec == CB_MATMUL_FP8 || prec == CB_MATMUL_FP8_DEQ;
+    const double u_acc = fp8 ? ldexp(1.0, -14) : ldexp(1.0, -24);
     double u_in = 0.0;
     if (prec == CB_MATMUL_TF32) u_in = ldexp(1.0, -11);
     if (prec == CB_MATMUL_BF16) u_in = ldexp(1.0, -8);
-    return 16.0 * u_in / sqrt((double)(k > 0 ? k : 1)) + 16.0 * u32;
+    if (prec == CB_MATMUL_FP8) u_in = ldexp(1.0, -4);
+    return 16.0 * u_in / sqrt((double)(k > 0 ? k : 1)) + 16.0 * u_acc;
 }
 
 static const char *cb_prec_name(cb_matmul_precision prec)
 {
-    return prec == CB_MATMUL_TF32 ? "TF32" : prec == CB_MATMUL_BF16 ? "BF16" : "FP32";
+    static const char *const names[] = {"FP32", "TF32", "BF16", "FP8", "FP8 (dequantised inputs)"};
+    return prec >= CB_MATMUL_FP32 && prec <= CB_MATMUL_FP8_DEQ ? names[prec] : "?";
 }
 
 /* The verdict once the worst entry is known. */

@@ -9,15 +9,20 @@
  *   wgmma_*      Hopper: wgmma on TMA-loaded shared memory, mbarriers
  *   wgmma_ws_*   + producer/consumer warpgroups, 128x256 tiles, persistent
  *   wgmma_cluster_*  + 2-CTA clusters sharing B through TMA multicast
- * Each names the cuBLAS ceiling of its precision (matmul/cublas_bf16 or
- * matmul/cublas_tf32, which run first: families.def puts matmul before
- * matmul_tc) as ref_bench, so pct_ref is "% of cuBLAS" at the same point.
+ *   wgmma_fp8    wgmma_ws on FP8 E4M3 inputs with per-tensor scales
+ * Each names the cuBLAS ceiling of its precision (matmul/cublas_bf16,
+ * matmul/cublas_tf32 or matmul/cublaslt_fp8, which run first: families.def
+ * puts matmul before matmul_tc) as ref_bench, so pct_ref is "% of cuBLAS"
+ * at the same point. From wgmma_ws on, every shape runs (operands whose
+ * rows TMA cannot address are staged inside the timed run; the note says
+ * "staged").
  *
  * State, inputs, poisoning and verification are the matmul family's
  * (matmul_common.c): BF16 copies of A and B are made once in setup,
- * untimed, like cublas_bf16's; the verify error is the normwise error
- * against the FP64 product of the FP32 inputs, with the tolerance of the
- * rung's input precision. A shape or device a rung cannot handle is a skip
+ * untimed, like cublas_bf16's, and so are FP8 ones (matmul_fp8.c); the
+ * verify error is the normwise error against the FP64 product of the FP32
+ * inputs, with the tolerance of the rung's input precision (FP8: against
+ * the dequantised inputs, see matmul_ref.h). A shape or device a rung cannot handle is a skip
  * with the reason (cb_tc_supported). */
 #include "matmul_common.h"
 #include "matmul_tc_kernels.h"
@@ -26,14 +31,13 @@
 #include <stdlib.h>
 
 typedef struct cb_tc_variant {
-    cb_tc_rung rung;
+    const cb_tc_rung *rung; /* its facts and code (kernels/matmul_tc_kernels.h) */
     cb_tc_precision prec;
 } cb_tc_variant;
 
 typedef struct cb_tc_state {
     cb_matmul_state *mm; /* inputs, C and the reference: the matmul family's */
     cb_tc_plan *plan;
-    void *d_work;
 } cb_tc_state;
 
 static void cb_tc_teardown(void *state)
@@ -41,34 +45,50 @@ static void cb_tc_teardown(void *state)
     cb_tc_state *ts = state;
     if (!ts) return;
     cb_tc_plan_destroy(ts->plan);
-    cudaFree(ts->d_work); /* errors ignored, as in cb_matmul_teardown */
     cb_matmul_teardown(ts->mm);
     free(ts);
+}
+
+/* The matmul family's precision of a tensor-core variant's verification:
+ * FP8 is checked against its dequantised inputs (and, in
+ * cb_matmul_fp8_verify, against the FP32 ones). */
+static cb_matmul_precision cb_tc_check_precision(cb_tc_precision prec)
+{
+    return prec == CB_TC_BF16   ? CB_MATMUL_BF16
+           : prec == CB_TC_TF32 ? CB_MATMUL_TF32
+                                : CB_MATMUL_FP8_DEQ;
+}
+
+/* The inputs in the variant's precision: BF16 or E4M3 copies made once in
+ * setup (untimed, the same the cuBLAS references use), or the FP32 ones. */
+static cb_status cb_tc_inputs(cb_matmul_state *st, cb_tc_precision prec, cb_tc_args *args,
+                              cb_msg *why)
+{
+    *args = (cb_tc_args){
+        .m = st->m, .n = st->n, .k = st->k, .alpha = st->alpha, .beta = st->beta, .c = st->d_c};
+    cb_status s = CB_OK;
+    if (prec == CB_TC_BF16) {
+        s = cb_matmul_state_bf16(st, why);
+        args->a = st->d_a16, args->b = st->d_b16;
+    } else if (prec == CB_TC_FP8) {
+        s = cb_matmul_state_fp8(st, why);
+        args->a = st->d_a8, args->b = st->d_b8t;
+        args->scale_a = st->d_scales, args->scale_b = st->d_scales + 1;
+    } else {
+        args->a = st->d_a, args->b = st->d_b;
+    }
+    return s;
 }
 
 static cb_status cb_tc_setup_state(cb_tc_state *ts, const cb_point *p, const cb_bench_ctx *ctx,
                                    const cb_tc_variant *v, cb_point_info *info, cb_msg *why)
 {
-    const bool bf16 = v->prec == CB_TC_BF16;
-    cb_status s = cb_matmul_state_new(p, ctx, bf16 ? CB_MATMUL_BF16 : CB_MATMUL_TF32,
+    cb_status s = cb_matmul_state_new(p, ctx, cb_tc_check_precision(v->prec),
                                       CB_MATMUL_ENGINE_KERNEL, &ts->mm, why);
     if (s != CB_OK) return s;
-    cb_matmul_state *st = ts->mm;
-    if (bf16) {
-        s = cb_matmul_state_bf16(st, why);
-        if (s != CB_OK) return s;
-    }
-    const size_t work = cb_tc_workspace_bytes(v->rung, v->prec, st->m, st->n, st->k);
-    if (work > 0) CB_CUDA(cudaMalloc(&ts->d_work, work));
-    const cb_tc_args args = {st->m,
-                             st->n,
-                             st->k,
-                             st->alpha,
-                             st->beta,
-                             bf16 ? st->d_a16 : (const void *)st->d_a,
-                             bf16 ? st->d_b16 : (const void *)st->d_b,
-                             st->d_c,
-                             ts->d_work};
+    cb_tc_args args;
+    s = cb_tc_inputs(ts->mm, v->prec, &args, why);
+    if (s != CB_OK) return s;
     cb_matmul_launch_info li = {0};
     CB_CUDA(cb_tc_plan_create(v->rung, v->prec, &args, &ts->plan, &li));
     CB_CUDA(cudaDeviceSynchronize());
@@ -122,6 +142,7 @@ static cb_status cb_tc_run(void *state, cudaStream_t stream, cb_msg *why)
 static cb_status cb_tc_verify(void *state, double *error, cb_msg *why)
 {
     cb_tc_state *ts = state;
+    if (ts->mm->precision == CB_MATMUL_FP8_DEQ) return cb_matmul_fp8_verify(ts->mm, error, why);
     return cb_matmul_verify(ts->mm, error, why);
 }
 
@@ -131,60 +152,89 @@ static cb_status cb_tc_verify(void *state, double *error, cb_msg *why)
 static const cb_axis_def cb_tc_axes[] = {CB_MATMUL_M_AXIS("1024,4096,8192"), CB_MATMUL_N_AXIS,
                                          CB_MATMUL_K_AXIS};
 
-#define CB_TC_VARIANT(rung_enum, prec_enum, id)                                                    \
-    static const cb_tc_variant cb_tc_##id = {rung_enum, prec_enum};
-CB_TC_VARIANT(CB_TC_MMA, CB_TC_BF16, mma_bf16)
-CB_TC_VARIANT(CB_TC_MMA, CB_TC_TF32, mma_tf32)
-CB_TC_VARIANT(CB_TC_LDMATRIX, CB_TC_BF16, ldmatrix_bf16)
-CB_TC_VARIANT(CB_TC_LDMATRIX, CB_TC_TF32, ldmatrix_tf32)
-CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_BF16, wgmma_bf16)
-CB_TC_VARIANT(CB_TC_WGMMA, CB_TC_TF32, wgmma_tf32)
-CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_BF16, wgmma_ws_bf16)
-CB_TC_VARIANT(CB_TC_WGMMA_WS, CB_TC_TF32, wgmma_ws_tf32)
-CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_BF16, wgmma_cluster_bf16)
-CB_TC_VARIANT(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, wgmma_cluster_tf32)
+/* The runner's capability check reads each rung's own facts (what its
+ * instructions need), so they are written once, in the rung's .cu. */
+static void cb_tc_needs(const void *param, int *min_cc, int *max_cc, const char **feature)
+{
+    const cb_tc_rung *rung = ((const cb_tc_variant *)param)->rung;
+    *min_cc = rung->min_cc;
+    *max_cc = rung->max_cc;
+    *feature = rung->feature;
+}
 
-/* No pct_peak: a percentage of the FP32 (SIMT) peak would pass 100, and
- * the tensor-core peak has no device attribute to derive it from. */
-#define CB_TC_BENCH(id, text, ref, bytes_fn, min_cc_, max_cc_, feature_)                           \
+/* The family defaults, spliced into every entry. No pct_peak: a
+ * percentage of the FP32 (SIMT) peak would pass 100, and the tensor-core
+ * peak has no device attribute to derive it from; pct_ref is "% of cuBLAS"
+ * of the same precision at the same point instead. */
+#define CB_TC_FAMILY                                                                               \
+    .target = CB_TARGET_CUDA, .needs = {.from_param = cb_tc_needs}, CB_AXES(cb_tc_axes),           \
+    .peak = CB_PEAK_NONE, .flops = cb_matmul_flops, .setup = cb_tc_setup, .run = cb_tc_run,        \
+    .verify = cb_tc_verify, .teardown = cb_tc_teardown
+#define CB_TC_BF16_DEFAULTS                                                                        \
+    .ref_bench = "matmul/cublas_bf16", .bytes = cb_matmul_bytes_bf16, CB_TC_FAMILY
+#define CB_TC_TF32_DEFAULTS                                                                        \
+    .ref_bench = "matmul/cublas_tf32", .bytes = cb_matmul_bytes, CB_TC_FAMILY
+#define CB_TC_FP8_DEFAULTS                                                                         \
+    .ref_bench = "matmul/cublaslt_fp8", .bytes = cb_matmul_bytes_fp8, CB_TC_FAMILY
+#define CB_TC_VARIANT(r, p)                                                                        \
+    .param = &(const cb_tc_variant)                                                                \
     {                                                                                              \
-        .name = "matmul_tc/" #id, .summary = text, .target = CB_TARGET_CUDA,                       \
-        .needs = {.min_cc = min_cc_, .max_cc = max_cc_, .feature = feature_}, .axes = cb_tc_axes,  \
-        .n_axes = CB_ARRAY_LEN(cb_tc_axes), .peak = CB_PEAK_NONE, .ref_bench = ref,                \
-        .bytes = bytes_fn, .flops = cb_matmul_flops, .setup = cb_tc_setup, .param = &cb_tc_##id,   \
-        .run = cb_tc_run, .verify = cb_tc_verify, .teardown = cb_tc_teardown                       \
+        .rung = &cb_tc_rung_##r, .prec = p                                                         \
     }
-/* Needs (bench.h), checked before setup and by `cubench env`: mma.sync with
- * BF16/TF32 and cp.async from sm_80; wgmma and TMA in sm_90a code, which
- * runs on 9.0 alone. cb_tc_supported still refuses shapes in setup. */
-#define CB_TC_SM80  80, 0
-#define CB_TC_SM90A 90, 90
-#define CB_TC_BF16_BENCH(id, text, needs_cc, feature)                                              \
-    CB_TC_BENCH(id, text, "matmul/cublas_bf16", cb_matmul_bytes_bf16, needs_cc, feature)
-#define CB_TC_TF32_BENCH(id, text, needs_cc, feature)                                              \
-    CB_TC_BENCH(id, text, "matmul/cublas_tf32", cb_matmul_bytes, needs_cc, feature)
 
 static const cb_bench matmul_tc_benches[] = {
-    CB_TC_BF16_BENCH(mma_bf16, "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)",
-                     CB_TC_SM80, "BF16 mma.sync"),
-    CB_TC_TF32_BENCH(mma_tf32, "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)", CB_TC_SM80,
-                     "TF32 mma.sync"),
-    CB_TC_BF16_BENCH(ldmatrix_bf16, "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
-                     CB_TC_SM80, "cp.async, BF16 mma.sync"),
-    CB_TC_TF32_BENCH(ldmatrix_tf32, "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
-                     CB_TC_SM80, "cp.async, TF32 mma.sync"),
-    CB_TC_BF16_BENCH(wgmma_bf16, "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_TF32_BENCH(wgmma_tf32, "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_BF16_BENCH(wgmma_ws_bf16, "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_TF32_BENCH(wgmma_ws_tf32, "TF32 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA, sm_90a code"),
-    CB_TC_BF16_BENCH(wgmma_cluster_bf16, "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA multicast, sm_90a code"),
-    CB_TC_TF32_BENCH(wgmma_cluster_tf32, "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
-                     CB_TC_SM90A, "wgmma + TMA multicast, sm_90a code"),
+    {.name = "matmul_tc/mma_bf16",
+     .summary = "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)",
+     CB_TC_VARIANT(mma, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS},
+    {.name = "matmul_tc/mma_tf32",
+     .summary = "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)",
+     CB_TC_VARIANT(mma, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/ldmatrix_bf16",
+     .summary = "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
+     CB_TC_VARIANT(ldmatrix, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS},
+    {.name = "matmul_tc/ldmatrix_tf32",
+     .summary = "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
+     CB_TC_VARIANT(ldmatrix, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_bf16",
+     .summary = "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)",
+     CB_TC_VARIANT(wgmma, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS},
+    {.name = "matmul_tc/wgmma_tf32",
+     .summary = "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)",
+     CB_TC_VARIANT(wgmma, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_ws_bf16",
+     .summary = "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
+     CB_TC_VARIANT(wgmma_ws, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core BF16"}, {0}}},
+    {.name = "matmul_tc/wgmma_ws_tf32",
+     .summary = "TF32 wgmma_ws, operands swapped so B is read as it lies (sm_90a)",
+     CB_TC_VARIANT(wgmma_ws, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_cluster_bf16",
+     .summary = "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
+     CB_TC_VARIANT(wgmma_cluster, CB_TC_BF16),
+     CB_TC_BF16_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core BF16"}, {0}}},
+    {.name = "matmul_tc/wgmma_cluster_tf32",
+     .summary = "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
+     CB_TC_VARIANT(wgmma_cluster, CB_TC_TF32),
+     CB_TC_TF32_DEFAULTS},
+    {.name = "matmul_tc/wgmma_fp8",
+     .summary = "FP8 E4M3 wgmma_ws, per-tensor scales, B K-major (sm_90a)",
+     CB_TC_VARIANT(wgmma_fp8, CB_TC_FP8),
+     CB_TC_FP8_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
+    {.name = "matmul_tc/wgmma_cluster_fp8",
+     .summary = "FP8 E4M3 wgmma_cluster: 2-CTA clusters, B multicast (sm_90a)",
+     CB_TC_VARIANT(wgmma_cluster, CB_TC_FP8),
+     CB_TC_FP8_DEFAULTS,
+     .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
 };
 
 const cb_family cb_family_matmul_tc = {

@@ -16,7 +16,7 @@
  * NCCL is optional at build time: without nccl.h the family still
  * registers and every point is a skip row saying so. NVLink SHARP (NVLS) is
  * switched off (NCCL_NVLS_ENABLE=0) unless the user set the variable: the
- * lent machines ask for it, and its buffers cost memory at init. */
+ * a machine asks for it, and its buffers cost memory at init. */
 #include "nccl_model.h"
 #include "transfers.h"
 
@@ -337,23 +337,29 @@ static const cb_axis_def coll_axes[] = {
              "(all-gather), each input (reduce-scatter)"},
 };
 
-static const cb_coll_op coll_ops[] = {CB_COLL_ALL_REDUCE, CB_COLL_ALL_GATHER,
-                                      CB_COLL_REDUCE_SCATTER, CB_COLL_BROADCAST};
-
-#define COLL_BENCH(nm, text, op)                                                                   \
-    {                                                                                              \
-        .name = "nccl/" nm, .summary = text, .target = CB_TARGET_CUDA, .devices = 2,               \
-        .axes = coll_axes, .n_axes = CB_ARRAY_LEN(coll_axes), .peak = CB_PEAK_NONE,                \
-        .bytes = coll_bytes, .param = &coll_ops[op], .setup = coll_setup, .run = coll_run,         \
-        .verify = coll_verify, .teardown = coll_teardown                                           \
-    }
+/* The family defaults: one process driving every GPU of the run. */
+#define CB_NCCL_FAMILY                                                                             \
+    .target = CB_TARGET_CUDA, .devices = 2, CB_AXES(coll_axes), .peak = CB_PEAK_NONE,              \
+    .bytes = coll_bytes, .setup = coll_setup, .run = coll_run, .verify = coll_verify,              \
+    .teardown = coll_teardown
 
 static const cb_bench nccl_benches[] = {
-    COLL_BENCH("all_reduce", "ncclAllReduce (sum), one process driving every GPU",
-               CB_COLL_ALL_REDUCE),
-    COLL_BENCH("all_gather", "ncclAllGather", CB_COLL_ALL_GATHER),
-    COLL_BENCH("reduce_scatter", "ncclReduceScatter (sum)", CB_COLL_REDUCE_SCATTER),
-    COLL_BENCH("broadcast", "ncclBroadcast from rank 0", CB_COLL_BROADCAST),
+    {.name = "nccl/all_reduce",
+     .summary = "ncclAllReduce (sum), one process driving every GPU",
+     .param = &(const cb_coll_op){CB_COLL_ALL_REDUCE},
+     CB_NCCL_FAMILY},
+    {.name = "nccl/all_gather",
+     .summary = "ncclAllGather",
+     .param = &(const cb_coll_op){CB_COLL_ALL_GATHER},
+     CB_NCCL_FAMILY},
+    {.name = "nccl/reduce_scatter",
+     .summary = "ncclReduceScatter (sum)",
+     .param = &(const cb_coll_op){CB_COLL_REDUCE_SCATTER},
+     CB_NCCL_FAMILY},
+    {.name = "nccl/broadcast",
+     .summary = "ncclBroadcast from rank 0",
+     .param = &(const cb_coll_op){CB_COLL_BROADCAST},
+     CB_NCCL_FAMILY},
 };
 
 const cb_family cb_family_nccl = {.name = "nccl",

@@ -52,7 +52,7 @@ double cb_xfer_flops_overlap(const cb_point *p)
 /* 1 KiB to 1 GiB in x16 steps plus 256 MiB: 7 sizes. The small ones pin the
  * fit's latency, the large ones its bandwidth, and 256 MiB and 1 GiB are the
  * two sizes where a copy runs at its asymptotic rate (the figure people
- * quote). Round 1's x4 steps (11 sizes) added points on the straight parts
+ * quote). An earlier default of x4 steps (11 sizes) added points on the straight parts
  * of the curve only, and cost a fifth of the default suite's time. */
 #define SIZES_1K_1G "2^10,2^14,2^18,2^22,2^26,2^28,2^30"
 
@@ -155,99 +155,104 @@ static const cb_axis_def d2d_axes[] = {
      .help = "bytes per copy (the work model counts read + write: 2 x bytes)"},
 };
 
-static const cb_xfer_copy_op copy_ops[] = {CB_XFER_OP_SYNC, CB_XFER_OP_ASYNC, CB_XFER_OP_BIDIR,
-                                           CB_XFER_OP_D2D};
+/* The copies, as facts (transfers.h): legs, sync or async, side streams. */
+static const cb_xfer_copy copy_sync = {
+    .sync = true, .by_direction = true, .note = "cudaMemcpy, host-timed to completion"};
+static const cb_xfer_copy copy_async = {.by_direction = true,
+                                        .note = "cudaMemcpyAsync on the runner's stream"};
+static const cb_xfer_copy copy_bidir = {
+    .n_legs = 2,
+    .legs = {{.src = {CB_XFER_HOST, 0}, .dst = {CB_XFER_DEV, 0}},
+             {.src = {CB_XFER_DEV, 1}, .dst = {CB_XFER_HOST, 1}}},
+    .side_streams = true,
+    .note = "H2D and D2H of `bytes` each at once on two streams; bytes = 2 x size"};
+static const cb_xfer_copy copy_d2d = {
+    .n_legs = 1,
+    .legs = {{.src = {CB_XFER_DEV, 0}, .dst = {CB_XFER_DEV, 1}}},
+    .note = "cudaMemcpyAsync device to device; bytes = 2 x size (read + write), as BabelStream "
+            "and nvbandwidth count"};
+
+/* The family defaults: every transfer runs on the GPU. */
+#define CB_XFER_GPU .target = CB_TARGET_CUDA
+#define CB_XFER_COPY_HOOKS                                                                         \
+    .setup = cb_xfer_copy_setup, .run = cb_xfer_copy_run, .verify = cb_xfer_copy_verify,           \
+    .teardown = cb_xfer_copy_teardown
+
+/* The key figures: pinned copies at their asymptotic rate (the figure
+ * people quote), the best of each direction. */
+static const cb_key_figure async_keys[] = {
+    {.name = "pinned H2D", .where = "memory=pinned;direction=h2d"},
+    {.name = "pinned D2H", .where = "memory=pinned;direction=d2h"},
+    {0}};
 
 static const cb_bench transfers_benches[] = {
-    {
-        .name = "transfers/memcpy_sync",
-        .summary = "cudaMemcpy host<->device by host memory kind (host-timed)",
-        .target = CB_TARGET_CUDA,
-        /* cudaMemcpy blocks the host, and its cost to the caller (call,
-         * staging, completion) is the point of this step; events would see
-         * only the GPU side, and from pageable memory miss the staging. */
-        .timer = CB_TIMER_HOST,
-        .axes = sync_axes,
-        .n_axes = CB_ARRAY_LEN(sync_axes),
-        .peak = CB_PEAK_PCIE,
-        .bytes = cb_xfer_bytes_copy,
-        .setup = cb_xfer_copy_setup,
-        .param = &copy_ops[CB_XFER_OP_SYNC],
-        .run = cb_xfer_copy_run,
-        .verify = cb_xfer_copy_verify,
-        .teardown = cb_xfer_copy_teardown,
-    },
-    {
-        .name = "transfers/memcpy_async",
-        .summary = "cudaMemcpyAsync host<->device by host memory kind",
-        .target = CB_TARGET_CUDA,
-        .axes = async_axes,
-        .n_axes = CB_ARRAY_LEN(async_axes),
-        .peak = CB_PEAK_PCIE,
-        .bytes = cb_xfer_bytes_copy,
-        .setup = cb_xfer_copy_setup,
-        .param = &copy_ops[CB_XFER_OP_ASYNC],
-        .run = cb_xfer_copy_run,
-        .verify = cb_xfer_copy_verify,
-        .teardown = cb_xfer_copy_teardown,
-    },
-    {
-        .name = "transfers/bidir",
-        .summary = "H2D and D2H at once on two streams (bytes: both directions)",
-        .target = CB_TARGET_CUDA,
-        /* No peak: the PCIe peak is per direction, and a combined figure
-         * against it would read as up to 200%. */
-        .peak = CB_PEAK_NONE,
-        .axes = bidir_axes,
-        .n_axes = CB_ARRAY_LEN(bidir_axes),
-        .bytes = cb_xfer_bytes_two_way,
-        .setup = cb_xfer_copy_setup,
-        .param = &copy_ops[CB_XFER_OP_BIDIR],
-        .run = cb_xfer_copy_run,
-        .verify = cb_xfer_copy_verify,
-        .teardown = cb_xfer_copy_teardown,
-    },
-    {
-        .name = "transfers/zero_copy",
-        .summary = "a kernel reading/writing mapped pinned host memory",
-        .target = CB_TARGET_CUDA,
-        .axes = zero_copy_axes,
-        .n_axes = CB_ARRAY_LEN(zero_copy_axes),
-        .peak = CB_PEAK_PCIE,
-        .bytes = cb_xfer_bytes_copy,
-        .setup = cb_xfer_zero_copy_setup,
-        .run = cb_xfer_zero_copy_run,
-        .verify = cb_xfer_zero_copy_verify,
-        .teardown = cb_xfer_zero_copy_teardown,
-    },
-    {
-        .name = "transfers/overlap",
-        .summary = "H2D -> kernel -> D2H in chunks over streams, and each stage alone",
-        .target = CB_TARGET_CUDA,
-        .axes = overlap_axes,
-        .n_axes = CB_ARRAY_LEN(overlap_axes),
-        .peak = CB_PEAK_NONE,
-        .bytes = cb_xfer_bytes_overlap,
-        .flops = cb_xfer_flops_overlap,
-        .setup = cb_xfer_overlap_setup,
-        .run = cb_xfer_overlap_run,
-        .verify = cb_xfer_overlap_verify,
-        .teardown = cb_xfer_overlap_teardown,
-    },
-    {
-        .name = "transfers/d2d",
-        .summary = "cudaMemcpyAsync device to device (bytes: read + write)",
-        .target = CB_TARGET_CUDA,
-        .axes = d2d_axes,
-        .n_axes = CB_ARRAY_LEN(d2d_axes),
-        .peak = CB_PEAK_DRAM,
-        .bytes = cb_xfer_bytes_two_way,
-        .setup = cb_xfer_copy_setup,
-        .param = &copy_ops[CB_XFER_OP_D2D],
-        .run = cb_xfer_copy_run,
-        .verify = cb_xfer_copy_verify,
-        .teardown = cb_xfer_copy_teardown,
-    },
+    {.name = "transfers/memcpy_sync",
+     .summary = "cudaMemcpy host<->device by host memory kind (host-timed)",
+     /* cudaMemcpy blocks the host, and its cost to the caller (call,
+      * staging, completion) is the point of this step; events would see
+      * only the GPU side, and from pageable memory miss the staging. */
+     .timer = CB_TIMER_HOST,
+     CB_AXES(sync_axes),
+     .peak = CB_PEAK_PCIE,
+     .bytes = cb_xfer_bytes_copy,
+     .param = &copy_sync,
+     CB_XFER_COPY_HOOKS,
+     CB_XFER_GPU},
+    {.name = "transfers/memcpy_async",
+     .summary = "cudaMemcpyAsync host<->device by host memory kind",
+     .kind = CB_KIND_HOST_COPY,
+     CB_AXES(async_axes),
+     .peak = CB_PEAK_PCIE,
+     .bytes = cb_xfer_bytes_copy,
+     .param = &copy_async,
+     .key_figures = async_keys,
+     CB_XFER_COPY_HOOKS,
+     CB_XFER_GPU},
+    /* No peak: the PCIe peak is per direction, and a combined figure
+     * against it would read as up to 200%. */
+    {.name = "transfers/bidir",
+     .summary = "H2D and D2H at once on two streams (bytes: both directions)",
+     .kind = CB_KIND_HOST_COPY,
+     CB_AXES(bidir_axes),
+     .peak = CB_PEAK_NONE,
+     .bytes = cb_xfer_bytes_two_way,
+     .param = &copy_bidir,
+     .key_figures =
+         (const cb_key_figure[]){{.name = "pinned bidirectional", .where = "memory=pinned"}, {0}},
+     CB_XFER_COPY_HOOKS,
+     CB_XFER_GPU},
+    {.name = "transfers/zero_copy",
+     .summary = "a kernel reading/writing mapped pinned host memory",
+     .kind = CB_KIND_HOST_COPY,
+     CB_AXES(zero_copy_axes),
+     .peak = CB_PEAK_PCIE,
+     .bytes = cb_xfer_bytes_copy,
+     .setup = cb_xfer_zero_copy_setup,
+     .run = cb_xfer_zero_copy_run,
+     .verify = cb_xfer_zero_copy_verify,
+     .teardown = cb_xfer_zero_copy_teardown,
+     CB_XFER_GPU},
+    {.name = "transfers/overlap",
+     .summary = "H2D -> kernel -> D2H in chunks over streams, and each stage alone",
+     .kind = CB_KIND_HOST_COPY,
+     CB_AXES(overlap_axes),
+     .peak = CB_PEAK_NONE,
+     .bytes = cb_xfer_bytes_overlap,
+     .flops = cb_xfer_flops_overlap,
+     .setup = cb_xfer_overlap_setup,
+     .run = cb_xfer_overlap_run,
+     .verify = cb_xfer_overlap_verify,
+     .teardown = cb_xfer_overlap_teardown,
+     CB_XFER_GPU},
+    {.name = "transfers/d2d",
+     .summary = "cudaMemcpyAsync device to device (bytes: read + write)",
+     CB_AXES(d2d_axes),
+     .peak = CB_PEAK_DRAM,
+     .bytes = cb_xfer_bytes_two_way,
+     .param = &copy_d2d,
+     .key_figures = (const cb_key_figure[]){{.name = "D2D copy"}, {0}},
+     CB_XFER_COPY_HOOKS,
+     CB_XFER_GPU},
 };
 
 const cb_family cb_family_transfers = {.name = "transfers",

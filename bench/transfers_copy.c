@@ -1,11 +1,12 @@
 /* transfers_copy.c - the copy-engine benchmarks: cudaMemcpy (sync),
  * cudaMemcpyAsync (async), both directions at once (bidir) and device to
- * device (d2d).
+ * device (d2d), all one model: a copy is one or two legs (transfers.h),
+ * each a buffer of `bytes` from a source end to a destination end.
  *
- * Every copy moves the pattern of transfers_pattern.h into a destination
+ * Every leg moves the pattern of transfers_pattern.h into a destination
  * poisoned with its complement, and verify counts every destination byte
- * that differs. Buffers are made and filled in setup; `run` is the one API
- * call being measured (plus the fork/join events of bidir). */
+ * that differs. Buffers are made and filled in setup; `run` is the API
+ * calls being measured (plus the fork/join events of side streams). */
 #include "transfers.h"
 #include "mem_budget.h"
 #include "transfers_kernels.h"
@@ -15,21 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef cb_xfer_copy_op copy_op;
-
 typedef struct copy_state {
-    copy_op op;
-    bool h2d; /* direction of CB_XFER_OP_SYNC / CB_XFER_OP_ASYNC                         */
+    const cb_xfer_copy *copy;
+    cb_xfer_leg legs[2];
+    int n_legs;
     size_t bytes;
-    /* CB_XFER_OP_SYNC/CB_XFER_OP_ASYNC: host[0] is the H2D source or the D2H destination,
-     * dev[0] the other end. CB_XFER_OP_BIDIR: host[0] -> dev[0] and dev[1] -> host[1].
-     * CB_XFER_OP_D2D: dev[0] -> dev[1]. seed[k] is the pattern of pair k. */
     cb_xfer_host_buf host[2];
     void *dev[2];
-    uint64_t seed[2];
-    unsigned long long *counter; /* device scratch for the checks       */
+    uint64_t seed[2];            /* the pattern of leg k                 */
+    unsigned long long *counter; /* device scratch for the checks        */
     cudaStream_t stream;         /* the runner's: setup and verify work  */
-    cudaStream_t side[2];        /* bidir: one stream per direction      */
+    cudaStream_t side[2];        /* side streams: one per leg            */
     cudaEvent_t fork, join[2];
 } copy_state;
 
@@ -37,7 +34,8 @@ static const char *mem_note(cb_xfer_mem m)
 {
     switch (m) {
     case CB_XFER_PAGEABLE:
-        return "pageable memory is staged through a driver bounce buffer";
+        return "pageable memory is staged through a driver bounce buffer (the call blocks the "
+               "host: H2D until staged, D2H until done)";
     case CB_XFER_PINNED:
         return "pinned memory (cudaMallocHost): direct DMA";
     case CB_XFER_REGISTERED:
@@ -48,64 +46,110 @@ static const char *mem_note(cb_xfer_mem m)
     return "";
 }
 
-static void fill_info(const copy_state *st, cb_xfer_mem mem, cb_point_info *info)
+/* The legs of this point: the copy's own, or one by the direction axis. */
+static int legs_of(const cb_xfer_copy *c, const cb_point *p, cb_xfer_leg *legs)
 {
-    const int device_kind = 3;
-    int host_kind = cb_xfer_mem_cupti_kind(mem);
-    switch (st->op) {
-    case CB_XFER_OP_SYNC:
-    case CB_XFER_OP_ASYNC:
-        info->memcpy_src_kind = st->h2d ? host_kind : device_kind;
-        info->memcpy_dst_kind = st->h2d ? device_kind : host_kind;
-        if (st->op == CB_XFER_OP_SYNC)
-            snprintf(info->note, sizeof info->note, "cudaMemcpy, host-timed to completion; %s",
-                     mem_note(mem));
-        else if (mem == CB_XFER_PAGEABLE)
-            snprintf(info->note, sizeof info->note,
-                     "cudaMemcpyAsync: %s; the call blocks the host (H2D until staged, D2H until "
-                     "done)",
-                     mem_note(mem));
-        else
-            snprintf(info->note, sizeof info->note, "cudaMemcpyAsync on the runner's stream; %s",
-                     mem_note(mem));
-        break;
-    case CB_XFER_OP_BIDIR:
-        /* Two memcpys of different kinds per run: nothing single to check. */
-        info->memcpy_src_kind = info->memcpy_dst_kind = 0;
-        snprintf(info->note, sizeof info->note,
-                 "H2D and D2H of `bytes` each at once on two streams; bytes = 2 x size; %s",
-                 mem_note(mem));
-        break;
-    case CB_XFER_OP_D2D:
-        info->memcpy_src_kind = info->memcpy_dst_kind = device_kind;
-        snprintf(info->note, sizeof info->note,
-                 "cudaMemcpyAsync device to device; bytes = 2 x size (read + write), as "
-                 "BabelStream and nvbandwidth count");
-        break;
+    if (!c->by_direction) {
+        memcpy(legs, c->legs, sizeof c->legs);
+        return c->n_legs;
     }
+    const cb_xfer_end host = {CB_XFER_HOST, 0}, dev = {CB_XFER_DEV, 0};
+    bool h2d = cb_point_is(p, "direction", "h2d");
+    legs[0] = (cb_xfer_leg){.src = h2d ? host : dev, .dst = h2d ? dev : host};
+    return 1;
+}
+
+/* Buffers of each kind the legs use (the highest index + 1). */
+static int buffers_of(const cb_xfer_leg *legs, int n, cb_xfer_end_kind kind)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        if (legs[i].src.kind == kind && legs[i].src.buf + 1 > count) count = legs[i].src.buf + 1;
+        if (legs[i].dst.kind == kind && legs[i].dst.buf + 1 > count) count = legs[i].dst.buf + 1;
+    }
+    return count;
+}
+
+/* The CUPTI memory kind of an end (1 pageable, 2 pinned, 3 device). */
+static int cupti_kind(cb_xfer_end e, cb_xfer_mem mem)
+{
+    return e.kind == CB_XFER_DEV ? 3 : cb_xfer_mem_cupti_kind(mem);
+}
+
+static void fill_info(const copy_state *st, bool host_legs, cb_xfer_mem mem, cb_point_info *info)
+{
+    /* One leg: every copy of a run shows its kinds; two: nothing single. */
+    if (st->n_legs == 1) {
+        info->memcpy_src_kind = cupti_kind(st->legs[0].src, mem);
+        info->memcpy_dst_kind = cupti_kind(st->legs[0].dst, mem);
+    }
+    /* A copy that does not touch host memory is a device measurement. */
+    if (!host_legs) info->kind = CB_KIND_DEVICE;
+    snprintf(info->note, sizeof info->note, "%s%s%s", st->copy->note, host_legs ? "; " : "",
+             host_legs ? mem_note(mem) : "");
+}
+
+static void *dev_ptr(const copy_state *st, cb_xfer_end e)
+{
+    return e.kind == CB_XFER_DEV ? st->dev[e.buf] : st->host[e.buf].host;
+}
+
+/* One end filled with the pattern of `seed` (its complement for a
+ * destination). */
+static cb_status fill_end(copy_state *st, cb_xfer_end e, uint64_t seed, bool complement,
+                          cb_msg *why)
+{
+    if (e.kind == CB_XFER_HOST)
+        return cb_xfer_host_fill(&st->host[e.buf], seed, complement, st->stream, why);
+    return cb_xfer_dev_fill(st->dev[e.buf], st->bytes, seed, complement, st->stream, why);
+}
+
+static cb_status count_end(copy_state *st, cb_xfer_end e, uint64_t seed, uint64_t *bad, cb_msg *why)
+{
+    if (e.kind == CB_XFER_HOST)
+        return cb_xfer_host_count(&st->host[e.buf], seed, st->counter, st->stream, bad, why);
+    return cb_xfer_dev_count(st->dev[e.buf], st->bytes, seed, st->counter, st->stream, bad, why);
+}
+
+/* Buffers, patterns, and the side streams of a two-stream copy. */
+static cb_status make_buffers(copy_state *st, cb_xfer_mem mem, cb_msg *why)
+{
+    CB_CUDA(cudaMalloc((void **)&st->counter, sizeof *st->counter));
+    for (int k = 0; k < buffers_of(st->legs, st->n_legs, CB_XFER_DEV); k++)
+        CB_CUDA(cudaMalloc(&st->dev[k], st->bytes));
+    cb_status s = CB_OK;
+    for (int k = 0; k < buffers_of(st->legs, st->n_legs, CB_XFER_HOST) && s == CB_OK; k++)
+        s = cb_xfer_host_alloc(&st->host[k], mem, st->bytes, why);
+    for (int i = 0; i < st->n_legs && s == CB_OK; i++) {
+        s = fill_end(st, st->legs[i].src, st->seed[i], false, why);
+        if (s == CB_OK) s = fill_end(st, st->legs[i].dst, st->seed[i], true, why);
+    }
+    if (s != CB_OK || !st->copy->side_streams) return s;
+    for (int k = 0; k < st->n_legs; k++) {
+        CB_CUDA(cudaStreamCreateWithFlags(&st->side[k], cudaStreamNonBlocking));
+        CB_CUDA(cudaEventCreateWithFlags(&st->join[k], cudaEventDisableTiming));
+    }
+    CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
+    return CB_OK;
 }
 
 cb_status cb_xfer_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
                              cb_point_info *info, cb_msg *why)
 {
-    const copy_op op = *(const cb_xfer_copy_op *)ctx->param;
-    size_t bytes = (size_t)cb_point_int(p, "bytes");
-    bool h2d = (op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC)
-                   ? cb_point_is(p, "direction", "h2d")
-                   : true;
+    const cb_xfer_copy *copy = ctx->param;
+    cb_xfer_leg legs[2];
+    const int n_legs = legs_of(copy, p, legs);
+    const size_t bytes = (size_t)cb_point_int(p, "bytes");
+    const int n_host = buffers_of(legs, n_legs, CB_XFER_HOST);
     cb_xfer_mem mem = CB_XFER_PINNED;
-    if (op != CB_XFER_OP_D2D && !cb_xfer_mem_parse(cb_point_str(p, "memory"), &mem)) {
+    if (n_host && !cb_xfer_mem_parse(cb_point_str(p, "memory"), &mem)) {
         cb_msg_set(why, "unknown memory kind '%s'", cb_point_str(p, "memory"));
         return CB_FAIL;
     }
-    uint64_t host_need = op == CB_XFER_OP_D2D     ? 0
-                         : op == CB_XFER_OP_BIDIR ? cb_mem_bytes(bytes, 2)
-                                                  : bytes;
-    uint64_t dev_need =
-        op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC ? bytes : cb_mem_bytes(bytes, 2);
-    cb_status fit = cb_xfer_check_fit(host_need, dev_need, why);
+    cb_status fit = cb_xfer_check_fit(
+        cb_mem_bytes(bytes, (uint64_t)n_host),
+        cb_mem_bytes(bytes, (uint64_t)buffers_of(legs, n_legs, CB_XFER_DEV)), why);
     if (fit != CB_OK) return fit;
-
     copy_state *st = calloc(1, sizeof *st);
     if (!st) {
         cb_msg_set(why, "out of host memory");
@@ -113,145 +157,91 @@ cb_status cb_xfer_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **
     }
     /* From here on the runner calls teardown, which frees what was made. */
     *state = st;
-    st->op = op;
-    st->h2d = h2d;
+    st->copy = copy;
+    memcpy(st->legs, legs, sizeof legs);
+    st->n_legs = n_legs;
     st->bytes = bytes;
     st->stream = ctx->stream;
     st->seed[0] = cb_mix64(ctx->seed ^ 0x7a05f3e5u);
     st->seed[1] = cb_mix64(ctx->seed ^ 0x5eedb1d1u);
-    fill_info(st, mem, info);
-    CB_CUDA(cudaMalloc((void **)&st->counter, sizeof *st->counter));
+    fill_info(st, n_host > 0, mem, info);
+    return make_buffers(st, mem, why);
+}
 
-    cb_status s = CB_OK;
-    int n_dev = op == CB_XFER_OP_SYNC || op == CB_XFER_OP_ASYNC ? 1 : 2;
-    for (int k = 0; k < n_dev; k++)
-        CB_CUDA(cudaMalloc(&st->dev[k], bytes));
-    int n_host = op == CB_XFER_OP_D2D ? 0 : op == CB_XFER_OP_BIDIR ? 2 : 1;
-    for (int k = 0; k < n_host && s == CB_OK; k++)
-        s = cb_xfer_host_alloc(&st->host[k], mem, bytes, why);
-    if (s != CB_OK) return s;
+static enum cudaMemcpyKind memcpy_kind(const cb_xfer_leg *leg)
+{
+    if (leg->src.kind == CB_XFER_HOST) return cudaMemcpyHostToDevice;
+    return leg->dst.kind == CB_XFER_HOST ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+}
 
-    /* Sources get the pattern, destinations its complement. */
-    switch (op) {
-    case CB_XFER_OP_SYNC:
-    case CB_XFER_OP_ASYNC:
-        if (h2d) {
-            s = cb_xfer_host_fill(&st->host[0], st->seed[0], false, st->stream, why);
-            if (s == CB_OK)
-                s = cb_xfer_dev_fill(st->dev[0], bytes, st->seed[0], true, st->stream, why);
-        } else {
-            s = cb_xfer_dev_fill(st->dev[0], bytes, st->seed[0], false, st->stream, why);
-            if (s == CB_OK) s = cb_xfer_host_fill(&st->host[0], st->seed[0], true, st->stream, why);
-        }
-        break;
-    case CB_XFER_OP_BIDIR:
-        s = cb_xfer_host_fill(&st->host[0], st->seed[0], false, st->stream, why);
-        if (s == CB_OK) s = cb_xfer_dev_fill(st->dev[0], bytes, st->seed[0], true, st->stream, why);
-        if (s == CB_OK)
-            s = cb_xfer_dev_fill(st->dev[1], bytes, st->seed[1], false, st->stream, why);
-        if (s == CB_OK) s = cb_xfer_host_fill(&st->host[1], st->seed[1], true, st->stream, why);
-        if (s != CB_OK) return s;
-        for (int k = 0; k < 2; k++) {
-            CB_CUDA(cudaStreamCreateWithFlags(&st->side[k], cudaStreamNonBlocking));
-            CB_CUDA(cudaEventCreateWithFlags(&st->join[k], cudaEventDisableTiming));
-        }
-        CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
-        break;
-    case CB_XFER_OP_D2D:
-        s = cb_xfer_dev_fill(st->dev[0], bytes, st->seed[0], false, st->stream, why);
-        if (s == CB_OK) s = cb_xfer_dev_fill(st->dev[1], bytes, st->seed[0], true, st->stream, why);
-        break;
+static cb_status run_sync(const copy_state *st, const cb_xfer_leg *leg, cb_msg *why)
+{
+    CB_CUDA(cudaMemcpy(dev_ptr(st, leg->dst), dev_ptr(st, leg->src), st->bytes, memcpy_kind(leg)));
+    /* From pageable memory cudaMemcpy may return once the last chunk is
+     * staged, before its DMA lands; the copy went to the legacy stream,
+     * which the runner's stream sync does not cover. Wait for it so the
+     * host timer measures the data's arrival. */
+    if (leg->src.kind == CB_XFER_HOST && st->host[leg->src.buf].kind == CB_XFER_PAGEABLE)
+        CB_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    return CB_OK;
+}
+
+/* Side streams: fork from the runner's stream and join back, so its events
+ * bracket every leg and batched runs stay in order. Legs are issued in
+ * table order: H2D first, since from pageable memory a D2H call blocks
+ * until it is done. */
+static cb_status run_side_streams(copy_state *st, cudaStream_t s, cb_msg *why)
+{
+    CB_CUDA(cudaEventRecord(st->fork, s));
+    for (int k = 0; k < st->n_legs; k++)
+        CB_CUDA(cudaStreamWaitEvent(st->side[k], st->fork, 0));
+    for (int k = 0; k < st->n_legs; k++)
+        CB_CUDA(cudaMemcpyAsync(dev_ptr(st, st->legs[k].dst), dev_ptr(st, st->legs[k].src),
+                                st->bytes, memcpy_kind(&st->legs[k]), st->side[k]));
+    for (int k = 0; k < st->n_legs; k++) {
+        CB_CUDA(cudaEventRecord(st->join[k], st->side[k]));
+        CB_CUDA(cudaStreamWaitEvent(s, st->join[k], 0));
     }
-    return s;
+    return CB_OK;
 }
 
 cb_status cb_xfer_copy_run(void *state, cudaStream_t s, cb_msg *why)
 {
     copy_state *st = state;
-    size_t n = st->bytes;
-    switch (st->op) {
-    case CB_XFER_OP_SYNC:
-        if (st->h2d) {
-            CB_CUDA(cudaMemcpy(st->dev[0], st->host[0].host, n, cudaMemcpyHostToDevice));
-            /* From pageable memory cudaMemcpy may return once the last chunk
-             * is staged, before its DMA lands; the copy went to the legacy
-             * stream, which the runner's stream sync does not cover. Wait
-             * for it so the host timer measures the data's arrival. */
-            if (st->host[0].kind == CB_XFER_PAGEABLE)
-                CB_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+    if (st->copy->side_streams) return run_side_streams(st, s, why);
+    for (int k = 0; k < st->n_legs; k++) {
+        const cb_xfer_leg *leg = &st->legs[k];
+        if (st->copy->sync) {
+            cb_status r = run_sync(st, leg, why);
+            if (r != CB_OK) return r;
         } else {
-            CB_CUDA(cudaMemcpy(st->host[0].host, st->dev[0], n, cudaMemcpyDeviceToHost));
+            CB_CUDA(cudaMemcpyAsync(dev_ptr(st, leg->dst), dev_ptr(st, leg->src), st->bytes,
+                                    memcpy_kind(leg), s));
         }
-        break;
-    case CB_XFER_OP_ASYNC:
-        if (st->h2d)
-            CB_CUDA(cudaMemcpyAsync(st->dev[0], st->host[0].host, n, cudaMemcpyHostToDevice, s));
-        else
-            CB_CUDA(cudaMemcpyAsync(st->host[0].host, st->dev[0], n, cudaMemcpyDeviceToHost, s));
-        break;
-    case CB_XFER_OP_D2D:
-        CB_CUDA(cudaMemcpyAsync(st->dev[1], st->dev[0], n, cudaMemcpyDeviceToDevice, s));
-        break;
-    case CB_XFER_OP_BIDIR:
-        /* Fork from the runner's stream and join back, so its events
-         * bracket both copies and batched runs stay in order. H2D first:
-         * from pageable memory the D2H call blocks until it is done. */
-        CB_CUDA(cudaEventRecord(st->fork, s));
-        for (int k = 0; k < 2; k++)
-            CB_CUDA(cudaStreamWaitEvent(st->side[k], st->fork, 0));
-        CB_CUDA(
-            cudaMemcpyAsync(st->dev[0], st->host[0].host, n, cudaMemcpyHostToDevice, st->side[0]));
-        CB_CUDA(
-            cudaMemcpyAsync(st->host[1].host, st->dev[1], n, cudaMemcpyDeviceToHost, st->side[1]));
-        for (int k = 0; k < 2; k++) {
-            CB_CUDA(cudaEventRecord(st->join[k], st->side[k]));
-            CB_CUDA(cudaStreamWaitEvent(s, st->join[k], 0));
-        }
-        break;
     }
     return CB_OK;
+}
+
+static const char *end_name(const copy_state *st, int leg)
+{
+    bool host = st->legs[leg].dst.kind == CB_XFER_HOST;
+    if (st->n_legs == 1) return host ? "host destination" : "device destination";
+    return host ? "D2H destination" : "H2D destination";
 }
 
 cb_status cb_xfer_copy_verify(void *state, double *error, cb_msg *why)
 {
     copy_state *st = state;
     uint64_t bad[2] = {0, 0};
-    const char *what[2] = {"", ""};
-    cb_status s = CB_OK;
-    switch (st->op) {
-    case CB_XFER_OP_SYNC:
-    case CB_XFER_OP_ASYNC:
-        if (st->h2d) {
-            what[0] = "device destination";
-            s = cb_xfer_dev_count(st->dev[0], st->bytes, st->seed[0], st->counter, st->stream,
-                                  &bad[0], why);
-        } else {
-            what[0] = "host destination";
-            s = cb_xfer_host_count(&st->host[0], st->seed[0], st->counter, st->stream, &bad[0],
-                                   why);
-        }
-        break;
-    case CB_XFER_OP_D2D:
-        what[0] = "device destination";
-        s = cb_xfer_dev_count(st->dev[1], st->bytes, st->seed[0], st->counter, st->stream, &bad[0],
-                              why);
-        break;
-    case CB_XFER_OP_BIDIR:
-        what[0] = "H2D destination";
-        what[1] = "D2H destination";
-        s = cb_xfer_dev_count(st->dev[0], st->bytes, st->seed[0], st->counter, st->stream, &bad[0],
-                              why);
-        if (s == CB_OK)
-            s = cb_xfer_host_count(&st->host[1], st->seed[1], st->counter, st->stream, &bad[1],
-                                   why);
-        break;
+    for (int k = 0; k < st->n_legs; k++) {
+        cb_status s = count_end(st, st->legs[k].dst, st->seed[k], &bad[k], why);
+        if (s != CB_OK) return s;
     }
-    if (s != CB_OK) return s;
     *error = (double)(bad[0] + bad[1]);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < st->n_legs; k++) {
         if (bad[k]) {
             cb_msg_set(why, "%llu of %zu bytes of the %s differ from the source",
-                       (unsigned long long)bad[k], st->bytes, what[k]);
+                       (unsigned long long)bad[k], st->bytes, end_name(st, k));
             return CB_FAIL;
         }
     }

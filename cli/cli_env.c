@@ -8,25 +8,48 @@
 #include "device.h"
 #include "host_info.h"
 #include "library_versions.h"
+#include "options.h"
 #include "registry.h"
 #include "telemetry.h"
 
 #include <cuda_runtime_api.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-static void env_usage(FILE *f)
-{
-    fprintf(f, "usage: cubench env [--no-cupti]\n"
-               "  Prints the host, the CUDA driver and runtime, every device (name, compute\n"
-               "  capability, SMs, memory, L2, clocks, PCIe link, theoretical peaks, the\n"
-               "  build's code for it and which benchmarks can run there and why the others\n"
-               "  cannot), the GPU code in the build, the CPU baselines' ISA and BLAS,\n"
-               "  whether CUPTI activity tracing works, and what NVML (telemetry) sees: power\n"
-               "  limits, clocks, persistence, ECC, MIG, PCIe. Exits 3 when no CUDA device is\n"
-               "  usable.\n");
-}
+typedef struct env_args {
+    bool no_cupti;
+} env_args;
+
+static const cb_option env_options[] = {
+    {.name = "no-cupti",
+     .kind = CB_OPT_FLAG,
+     .offset = offsetof(env_args, no_cupti),
+     .help = "do not try CUPTI activity tracing"},
+};
+
+static const cb_env_var env_env[] = {
+    {"CUBENCH_NVML_LIBRARY", "the NVML library to load (default libnvidia-ml.so.1)"},
+    {"CUDA_VISIBLE_DEVICES", "which GPUs the CUDA runtime shows"},
+};
+
+static const cb_command env_command = {
+    .name = "env",
+    .synopsis = "[--no-cupti]",
+    .about = "Prints the host, the CUDA driver and runtime, every device (name, compute\n"
+             "capability, SMs, memory, L2, clocks, PCIe link, theoretical peaks, the\n"
+             "build's code for it and which benchmarks can run there and why the others\n"
+             "cannot), the GPU code in the build, the CPU baselines' ISA and BLAS,\n"
+             "whether CUPTI activity tracing works, and what NVML (telemetry) sees: power\n"
+             "limits, clocks, persistence, ECC, MIG, PCIe.",
+    .options = env_options,
+    .n_options = CB_ARRAY_LEN(env_options),
+    .env = env_env,
+    .n_env = CB_ARRAY_LEN(env_env),
+    .epilogue = "exit codes: 0 a CUDA device is usable; 2 bad usage; 3 no usable CUDA device",
+    .min_args = 0,
+    .max_args = 0,
+};
 
 static void print_device(const cb_device_info *d)
 {
@@ -136,28 +159,13 @@ static void print_runnable(const cb_device_info *d)
     }
 }
 
-int cb_cli_env(int argc, char **argv)
+int cb_cli_env(const char *program, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"no-cupti", no_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    bool try_cupti = true;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'c')
-            try_cupti = false;
-        else if (c == 'h') {
-            env_usage(stdout);
-            return CB_EXIT_OK;
-        } else {
-            env_usage(stderr);
-            return CB_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "cubench env: unexpected argument '%s'\n", argv[optind]);
-        return CB_EXIT_USAGE;
-    }
+    env_args args = {0};
+    cb_parsed parsed;
+    int rc = cb_options_parse(&env_command, argc, argv, &args, NULL, &parsed);
+    if (rc >= 0) return rc;
+    bool try_cupti = !args.no_cupti;
     cb_host_info h;
     cb_host_info_read(&h);
     printf("host: %s, %s, %s\n", h.hostname, h.os, h.kernel);
@@ -187,7 +195,7 @@ int cb_cli_env(int argc, char **argv)
     int n = cb_device_count(&why);
     if (n == 0) {
         printf("devices: none - %s\n", why.text);
-        printf("cubench can still run the CPU baseline: cubench run 'vecadd/host'\n");
+        printf("cubench can still run the CPU baseline: %s run 'vecadd/host'\n", program);
         return CB_EXIT_NO_DEVICE;
     }
     for (int i = 0; i < n; i++) {

@@ -1,42 +1,43 @@
 /* cli_list.c - `cubench list [GLOB]`: benchmarks, summaries, axes. */
 #include "cli.h"
+#include "options.h"
 #include "registry.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-static void list_usage(FILE *f)
-{
-    fprintf(f, "usage: cubench list [GLOB] [--names]\n"
-               "  Lists every benchmark (or those matching GLOB, e.g. 'vecadd*') with its\n"
-               "  summary and axes (name, defaults, meaning).\n"
-               "  --names   only the names, one per line\n");
-}
+typedef struct list_args {
+    bool names;
+} list_args;
+
+static const cb_option list_options[] = {
+    {.name = "names",
+     .kind = CB_OPT_FLAG,
+     .offset = offsetof(list_args, names),
+     .help = "only the names, one per line"},
+};
+
+static const cb_command list_command = {
+    .name = "list",
+    .synopsis = "[GLOB] [--names]",
+    .about = "Lists every benchmark (or those matching GLOB, e.g. 'vecadd*') with its\n"
+             "summary and axes (name, defaults, meaning).",
+    .options = list_options,
+    .n_options = CB_ARRAY_LEN(list_options),
+    .epilogue = "exit codes: 0 listed; 2 bad usage or no benchmark matches",
+    .min_args = 0,
+    .max_args = 1,
+};
 
 int cb_cli_list(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"names", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    bool names_only = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'n')
-            names_only = true;
-        else if (c == 'h') {
-            list_usage(stdout);
-            return CB_EXIT_OK;
-        } else {
-            list_usage(stderr);
-            return CB_EXIT_USAGE;
-        }
-    }
-    if (argc - optind > 1) {
-        fprintf(stderr, "cubench list: at most one GLOB\n");
-        return CB_EXIT_USAGE;
-    }
-    const char *glob = optind < argc ? argv[optind] : NULL;
+    list_args args = {0};
+    cb_parsed parsed;
+    int rc = cb_options_parse(&list_command, argc, argv, &args, NULL, &parsed);
+    if (rc >= 0) return rc;
+    const bool names_only = args.names;
+    const char *glob = parsed.n_args ? parsed.args[0] : NULL;
     int shown = 0;
     for (int i = 0; i < cb_registry_count(); i++) {
         const cb_bench *b = cb_registry_get(i);

@@ -4,8 +4,6 @@
  * registered the families before it calls cb_cli_main. */
 #include "build_info.h"
 #include "cli.h"
-#include "compare_cli.h"
-#include "fleet_cli.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -45,9 +43,9 @@ int cb_cli_main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0) return cb_cli_run(argc - 1, argv + 1, argc, argv);
     if (strcmp(cmd, "list") == 0) return cb_cli_list(argc - 1, argv + 1);
-    if (strcmp(cmd, "env") == 0) return cb_cli_env(argc - 1, argv + 1);
-    if (strcmp(cmd, "compare") == 0) return cb_compare_main(argc - 1, argv + 1);
-    if (strcmp(cmd, "fleet") == 0) return cb_fleet_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "env") == 0) return cb_cli_env(argv[0], argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0) return cb_cli_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "fleet") == 0) return cb_cli_fleet(argc - 1, argv + 1);
     if (strcmp(cmd, "history") == 0) return cb_cli_history(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);

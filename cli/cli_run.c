@@ -1,30 +1,21 @@
-/* cli_run.c - `cubench run`: parse, plan, open the output, run, finalise.
+/* cli_run.c - `cubench run`: the option table, then the engine's session.
  *
  * Everything that can be wrong with the command line (options, globs, axis
- * values, the output directory) is checked before the first point runs, and
- * answered with a message and exit code 2. */
+ * values, devices, the output directory) is refused before the first point
+ * runs, with one line and exit code 2. The run itself is cb_session_run's. */
 #include "cli.h"
-#include "cupti_timer.h"
-#include "meta.h"
-#include "nvtx_ranges.h"
-#include "fit.h"
-#include "plan.h"
-#include "runner.h"
-#include "profile_point.h"
-#include "registry.h"
-#include "signals.h"
-#include "telemetry.h"
 
-#include <cuda_runtime_api.h>
-#include <errno.h>
-#include <getopt.h>
+#include "options.h"
+#include "parse_number.h"
+#include "session.h"
+#include "stats.h"
+
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_OVERRIDES 32
-#define MAX_POINTS    200000
 
 /* The confidence level of the stopping rule's interval (stats.c). */
 #define CI_LEVEL 0.95
@@ -42,588 +33,351 @@ static int ci_min_samples(void)
     return n;
 }
 
-static void run_usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: cubench run [GLOB...] [options]\n"
-        "  Runs every benchmark matching a GLOB ('vecadd*', 'matmul/smem_tiled', or a family\n"
-        "  name); with none, the whole default suite. Without a GPU, CUDA benchmarks are\n"
-        "  skipped (left out of the default suite) and the CPU baseline runs.\n"
-        "\n"
-        "options:\n"
-        "  --axis NAME=VALUES      override an axis of every selected benchmark that has it;\n"
-        "                          repeatable. VALUES: lists 32,64,128; ranges START:STOP[:STEP]\n"
-        "                          with STEP xK (multiply) or +K; powers 2^20; units k M G,\n"
-        "                          Ki Mi Gi (KiB MiB GiB); SM multiples 4sm; words like auto\n"
-        "  --out DIR               write here (new or empty directory; default\n"
-        "                          results/<UTC time>-<host>); a run never overwrites another\n"
-        "  --device N|all|N,M,...  CUDA device(s): every single-GPU point runs on each, in\n"
-        "                          turn, into one run directory (rows say `device`);\n"
-        "                          multi-GPU points (p2p, nccl) run once over them all\n"
-        "                          (an ordinal the machine lacks is refused; without a GPU,\n"
-        "                          only the default: GPU points are then skipped)\n"
-        "                          (default 0)\n"
-        "  --cache cold|hot        cold: flush L2 before every sample, one run per sample\n"
-        "                          (default); hot: batch runs into samples >= 100 us\n"
-        "  --max-time-per-point S  sampling budget per point in seconds (default 1)\n"
-        "  --min-samples N         samples before the stopping rule may stop (default 10;\n"
-        "                          at least %d, the fewest that can give a 95%% CI)\n"
-        "  --target-ci PCT         stop when the 95%% CI of the median is within +-PCT %%\n"
-        "                          of it (default 0.5)\n"
-        "  --quick                 smoke run: %d samples, +-2%% target, 0.05 s per point\n"
-        "  --replicates R          run the point list R times (default 1), each point set\n"
-        "                          up afresh per round, rounds interleaved over the points;\n"
-        "                          each round gets 1/R of the time budget. samples.csv\n"
-        "                          says which round each sample is from (docs/methodology.md)\n"
-        "  --seed N                seed of the random inputs (default fixed)\n"
-        "  --threads N             threads for host benchmarks (default: all cores)\n"
-        "  --timer event|cupti     what the statistics use (default event; CUPTI times\n"
-        "                          are recorded next to events whenever CUPTI is on)\n"
-        "  --no-cupti              no CUPTI subscriber (use under nsys or ncu)\n"
-        "  --no-nvtx               no NVTX ranges\n"
-        "  --telemetry-period MS   NVML readings (SM/memory clock, power, temperature,\n"
-        "                          throttle reasons) every MS ms while a point samples\n"
-        "                          (default 10; docs/telemetry.md)\n"
-        "  --no-telemetry          no NVML sampler (the telemetry columns stay empty)\n"
-        "  --profile               bracket the sampling with cudaProfilerStart/Stop; needs\n"
-        "                          exactly one point. Prints the ncu/nsys command lines\n"
-        "  --dry-run               print the points and exit (GPU points too, without a\n"
-        "                          GPU: values that need the device, like 4sm, unresolved)\n"
-        "  --quiet                 no progress line\n"
-        "\n"
-        "exit codes: 0 all points ran (ok, noisy or skip); 1 at least one point failed;\n"
-        "            2 bad usage or input; 130 interrupted (files hold every finished point)\n",
-        ci_min_samples(), ci_min_samples());
-}
-
+/* What the options fill; numbers as the option layer stores them. */
 typedef struct run_args {
-    cb_run_config cfg;
-    const char *out_dir;
-    const char *device_spec; /* "0" (default), "all", or "0,2,..."   */
-    bool device_given;
     cb_axis_override overrides[MAX_OVERRIDES];
     int n_overrides;
-    bool dry_run;
-    const char **globs;
-    int n_globs;
-    cb_telemetry_options telemetry;
+    const char *out_dir;
+    const char *device;
+    int cache; /* index in "cold,hot" */
+    double max_time_s;
+    long long min_samples;
+    double target_rel;
+    bool quick;
+    long long replicates; /* 0: auto */
+    bool keep_throttled;
+    long long seed;
+    long long threads;
+    int timer; /* index in "event,cupti" */
+    bool no_cupti, no_nvtx, no_telemetry;
+    double telemetry_period_s;
+    long long lock_mhz;
+    bool profile, dry_run, quiet;
+    const char *metrics;
 } run_args;
 
-/* Parse options into `a`; returns -1 to go on, else an exit code. */
-static int parse_run_args(int argc, char **argv, run_args *a)
+static bool take_replicates(void *args, const char *value, cb_msg *why)
 {
-    enum {
-        O_AXIS = 256,
-        O_OUT,
-        O_DEVICE,
-        O_CACHE,
-        O_MAXT,
-        O_MINS,
-        O_CI,
-        O_QUICK,
-        O_SEED,
-        O_THREADS,
-        O_TIMER,
-        O_NOCUPTI,
-        O_NONVTX,
-        O_PROFILE,
-        O_DRY,
-        O_QUIET,
-        O_REPLICATES,
-        O_TPERIOD,
-        O_NOTELEM
-    };
-    static const struct option opts[] = {{"axis", required_argument, NULL, O_AXIS},
-                                         {"out", required_argument, NULL, O_OUT},
-                                         {"device", required_argument, NULL, O_DEVICE},
-                                         {"cache", required_argument, NULL, O_CACHE},
-                                         {"max-time-per-point", required_argument, NULL, O_MAXT},
-                                         {"min-samples", required_argument, NULL, O_MINS},
-                                         {"target-ci", required_argument, NULL, O_CI},
-                                         {"quick", no_argument, NULL, O_QUICK},
-                                         {"seed", required_argument, NULL, O_SEED},
-                                         {"threads", required_argument, NULL, O_THREADS},
-                                         {"timer", required_argument, NULL, O_TIMER},
-                                         {"no-cupti", no_argument, NULL, O_NOCUPTI},
-                                         {"no-nvtx", no_argument, NULL, O_NONVTX},
-                                         {"profile", no_argument, NULL, O_PROFILE},
-                                         {"dry-run", no_argument, NULL, O_DRY},
-                                         {"quiet", no_argument, NULL, O_QUIET},
-                                         {"replicates", required_argument, NULL, O_REPLICATES},
-                                         {"telemetry-period", required_argument, NULL, O_TPERIOD},
-                                         {"no-telemetry", no_argument, NULL, O_NOTELEM},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    cb_run_config_defaults(&a->cfg);
-    cb_telemetry_options_defaults(&a->telemetry);
-    bool quick = false, set_time = false, set_min = false, set_ci = false;
-    long long iv;
-    double dv;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_AXIS: {
-            if (a->n_overrides == MAX_OVERRIDES) {
-                fprintf(stderr, "cubench run: at most %d --axis options\n", MAX_OVERRIDES);
-                return CB_EXIT_USAGE;
-            }
-            cb_msg err;
-            if (!cb_axis_override_parse(optarg, &a->overrides[a->n_overrides], &err)) {
-                fprintf(stderr, "cubench run: %s\n", err.text);
-                return CB_EXIT_USAGE;
-            }
-            a->n_overrides++;
-            break;
-        }
-        case O_OUT:
-            a->out_dir = optarg;
-            break;
-        case O_DEVICE:
-            a->device_spec = optarg;
-            a->device_given = true;
-            break;
-        case O_CACHE:
-            if (strcmp(optarg, "cold") == 0)
-                a->cfg.cache = CB_CACHE_COLD;
-            else if (strcmp(optarg, "hot") == 0)
-                a->cfg.cache = CB_CACHE_HOT;
-            else {
-                fprintf(stderr, "cubench run: --cache: '%s' is not cold or hot\n", optarg);
-                return CB_EXIT_USAGE;
-            }
-            break;
-        case O_MAXT:
-            if (!cb_cli_parse_double("run", "--max-time-per-point", optarg, 0, 86400, &dv))
-                return CB_EXIT_USAGE;
-            a->cfg.stop.max_time_s = dv;
-            set_time = true;
-            break;
-        case O_MINS:
-            if (!cb_cli_parse_int("run", "--min-samples", optarg, 1, 10000, &iv))
-                return CB_EXIT_USAGE;
-            if (iv < ci_min_samples()) {
-                fprintf(
-                    stderr,
-                    "cubench run: --min-samples %lld: a 95%% CI of the median needs at least %d "
-                    "samples (with %d, the widest interval [min, max] covers only %.2f%%)\n",
-                    iv, ci_min_samples(), ci_min_samples() - 1,
-                    100.0 * (1.0 - 2.0 / (double)(1LL << (ci_min_samples() - 1))));
-                return CB_EXIT_USAGE;
-            }
-            a->cfg.stop.min_samples = (int)iv;
-            set_min = true;
-            break;
-        case O_CI:
-            if (!cb_cli_parse_double("run", "--target-ci", optarg, 0.001, 100, &dv))
-                return CB_EXIT_USAGE;
-            a->cfg.stop.target_rel = dv / 100.0;
-            set_ci = true;
-            break;
-        case O_QUICK:
-            quick = true;
-            break;
-        case O_SEED:
-            if (!cb_cli_parse_int("run", "--seed", optarg, 0, (long long)1 << 62, &iv))
-                return CB_EXIT_USAGE;
-            a->cfg.seed = (uint64_t)iv;
-            break;
-        case O_THREADS:
-            if (!cb_cli_parse_int("run", "--threads", optarg, 1, 256, &iv)) return CB_EXIT_USAGE;
-            a->cfg.host_threads = (int)iv;
-            break;
-        case O_TIMER:
-            if (strcmp(optarg, "event") == 0)
-                a->cfg.cupti_primary = false;
-            else if (strcmp(optarg, "cupti") == 0)
-                a->cfg.cupti_primary = true;
-            else {
-                fprintf(stderr, "cubench run: --timer: '%s' is not event or cupti\n", optarg);
-                return CB_EXIT_USAGE;
-            }
-            break;
-        case O_NOCUPTI:
-            a->cfg.use_cupti = false;
-            break;
-        case O_NONVTX:
-            a->cfg.nvtx = false;
-            break;
-        case O_PROFILE:
-            a->cfg.profile = true;
-            break;
-        case O_DRY:
-            a->dry_run = true;
-            break;
-        case O_QUIET:
-            a->cfg.quiet = true;
-            break;
-        case O_REPLICATES:
-            if (!cb_cli_parse_int("run", "--replicates", optarg, 1, 1000, &iv))
-                return CB_EXIT_USAGE;
-            a->cfg.replicates = (int)iv;
-            break;
-        case O_TPERIOD:
-            /* From 1 ms: one reading is five NVML calls of tens of microseconds each. */
-            if (!cb_cli_parse_double("run", "--telemetry-period", optarg, 1, 10000, &dv))
-                return CB_EXIT_USAGE;
-            a->telemetry.period_s = dv / 1e3;
-            break;
-        case O_NOTELEM:
-            a->telemetry.off = true;
-            break;
-        case 'h':
-            run_usage(stdout);
-            return CB_EXIT_OK;
-        default:
-            run_usage(stderr);
-            return CB_EXIT_USAGE;
-        }
+    run_args *a = args;
+    if (strcmp(value, "auto") == 0) {
+        a->replicates = 0;
+        return true;
     }
-    if (a->cfg.cupti_primary && !a->cfg.use_cupti) {
-        fprintf(stderr, "cubench run: --timer cupti and --no-cupti contradict each other\n");
-        return CB_EXIT_USAGE;
+    if (!cb_parse_int(value, 1, 1000, &a->replicates, why)) {
+        cb_msg_set(why, "'%.60s' is not auto or a whole number in [1, 1000]", value);
+        return false;
     }
-    if (quick) {
-        if (!set_min) a->cfg.stop.min_samples = ci_min_samples();
-        if (!set_time) a->cfg.stop.max_time_s = 0.05;
-        if (!set_ci) a->cfg.stop.target_rel = 0.02;
-        a->cfg.warmup_runs = 1;
+    return true;
+}
+
+static bool take_axis(void *args, const char *value, cb_msg *why)
+{
+    run_args *a = args;
+    if (a->n_overrides == MAX_OVERRIDES) {
+        cb_msg_set(why, "at most %d --axis options", MAX_OVERRIDES);
+        return false;
     }
-    a->globs = (const char **)argv + optind;
-    a->n_globs = argc - optind;
+    if (!cb_axis_override_parse(value, &a->overrides[a->n_overrides], why)) return false;
+    a->n_overrides++;
+    return true;
+}
+
+#define OFF(field) offsetof(run_args, field)
+
+static const cb_option run_options[] = {
+    {.name = "axis",
+     .kind = CB_OPT_HANDLER,
+     .metavar = "NAME=VALUES",
+     .handle = take_axis,
+     .repeats = true,
+     .help = "override an axis of every selected benchmark that has it; repeatable.\n"
+             "VALUES: lists 32,64,128; ranges START:STOP[:STEP] with STEP xK\n"
+             "(multiply) or +K; powers 2^20; units k M G, Ki Mi Gi (KiB MiB GiB);\n"
+             "SM multiples 4sm; words like auto"},
+    {.name = "out",
+     .kind = CB_OPT_STRING,
+     .metavar = "DIR",
+     .offset = OFF(out_dir),
+     .help = "write here (a new or empty directory; default results/<UTC time>-<host>);\n"
+             "a run never overwrites another"},
+    {.name = "device",
+     .kind = CB_OPT_STRING,
+     .metavar = "N|all|N,M",
+     .offset = OFF(device),
+     .help = "CUDA device(s): every single-GPU point runs on each, in turn, into one\n"
+             "run directory (rows say `device`); multi-GPU points (p2p, nccl) run once\n"
+             "over them all. An ordinal the machine lacks is refused; without a GPU,\n"
+             "leave it out and GPU points are skipped (default 0)"},
+    {.name = "cache",
+     .kind = CB_OPT_CHOICE,
+     .metavar = "cold|hot",
+     .choices = "cold,hot",
+     .offset = OFF(cache),
+     .show_default = true,
+     .help = "cold: flush L2 before every sample, one run per sample;\n"
+             "hot: batch runs into samples >= 100 us"},
+    {.name = "max-time-per-point",
+     .kind = CB_OPT_DOUBLE,
+     .metavar = "S",
+     .offset = OFF(max_time_s),
+     .lo = 0,
+     .hi = 86400,
+     .show_default = true,
+     .help = "sampling budget per point in seconds; a point that runs out is `noisy`"},
+    {.name = "min-samples",
+     .kind = CB_OPT_INT,
+     .metavar = "N",
+     .offset = OFF(min_samples),
+     .lo = 1,
+     .hi = 10000,
+     .show_default = true,
+     .help = "samples before the stopping rule may stop (at least the fewest that can\n"
+             "give a 95% CI of the median: 6)"},
+    {.name = "target-ci",
+     .kind = CB_OPT_DOUBLE,
+     .metavar = "PCT",
+     .offset = OFF(target_rel),
+     .lo = 0.001,
+     .hi = 100,
+     .scale = 0.01,
+     .show_default = true,
+     .help = "stop when the 95% CI of the median is within +-PCT % of it"},
+    {.name = "quick",
+     .kind = CB_OPT_FLAG,
+     .offset = OFF(quick),
+     .help = "smoke run: 6 samples, +-2% target, 0.05 s per point, 1 warm-up run"},
+    {.name = "replicates",
+     .kind = CB_OPT_HANDLER,
+     .metavar = "auto|R",
+     .handle = take_replicates,
+     .help = "rounds: run the point list R times, each point set up afresh per round,\n"
+             "rounds interleaved over the points; each round gets 1/R of the time\n"
+             "budget. auto (default): 3 rounds for points under 65 us per run, 1 for\n"
+             "the rest (the first round with the whole budget). samples.csv says which\n"
+             "round each sample is from (docs/methodology.md)"},
+    {.name = "keep-throttled",
+     .kind = CB_OPT_FLAG,
+     .offset = OFF(keep_throttled),
+     .help = "keep samples taken while the GPU throttles (studies of sustained power);\n"
+             "by default they are set aside and the runner waits for the clock to\n"
+             "recover"},
+    {.name = "seed",
+     .kind = CB_OPT_INT,
+     .metavar = "N",
+     .offset = OFF(seed),
+     .lo = 0,
+     .hi = 4611686018427387904.0,
+     .show_default = true,
+     .help = "seed of the random inputs"},
+    {.name = "threads",
+     .kind = CB_OPT_INT,
+     .metavar = "N",
+     .offset = OFF(threads),
+     .lo = 1,
+     .hi = 256,
+     .help = "threads for host benchmarks (default: all cores)"},
+    {.name = "timer",
+     .kind = CB_OPT_CHOICE,
+     .metavar = "event|cupti",
+     .choices = "event,cupti",
+     .offset = OFF(timer),
+     .show_default = true,
+     .help = "what the statistics use (CUPTI times are recorded next to events\n"
+             "whenever CUPTI is on)"},
+    {.name = "no-cupti",
+     .kind = CB_OPT_FLAG,
+     .offset = OFF(no_cupti),
+     .help = "no CUPTI subscriber (use under nsys or ncu)"},
+    {.name = "no-nvtx", .kind = CB_OPT_FLAG, .offset = OFF(no_nvtx), .help = "no NVTX ranges"},
+    {.name = "telemetry-period",
+     .kind = CB_OPT_DOUBLE,
+     .metavar = "MS",
+     .offset = OFF(telemetry_period_s),
+     .lo = 1, /* one reading is five NVML calls of tens of microseconds each */
+     .hi = 10000,
+     .scale = 1e-3,
+     .show_default = true,
+     .help = "NVML readings (SM/memory clock, power, temperature, throttle reasons)\n"
+             "every MS ms while a point samples (docs/telemetry.md)"},
+    {.name = "lock-clocks",
+     .kind = CB_OPT_INT,
+     .metavar = "MHZ",
+     .offset = OFF(lock_mhz),
+     .lo = 100,
+     .hi = 5000,
+     .help = "lock every sampled GPU's SM clock at MHZ for the run through NVML (needs\n"
+             "root or `nvidia-smi -acp UNRESTRICTED`); reset at the end, on exit and on\n"
+             "a second Ctrl-C; recorded in meta.json. Off by default: a shared machine's\n"
+             "clocks are not cubench's to change"},
+    {.name = "no-telemetry",
+     .kind = CB_OPT_FLAG,
+     .offset = OFF(no_telemetry),
+     .help = "no NVML sampler (the telemetry columns stay empty)"},
+    {.name = "metrics",
+     .kind = CB_OPT_STRING,
+     .metavar = "PRESET|LIST",
+     .offset = OFF(metrics),
+     .help = "hardware counters of each GPU point in a replay pass after its samples:\n"
+             "sol, memory, compute, or CUPTI metric names, comma-separated\n"
+             "(sol,dram__bytes_read.sum); results.csv gains the sol_* columns,\n"
+             "metrics.csv every metric (docs/counters.md)"},
+    {.name = "profile",
+     .kind = CB_OPT_FLAG,
+     .offset = OFF(profile),
+     .help = "bracket the sampling with cudaProfilerStart/Stop; needs exactly one\n"
+             "point. Prints the ncu/nsys command lines"},
+    {.name = "dry-run",
+     .kind = CB_OPT_FLAG,
+     .offset = OFF(dry_run),
+     .help = "print the points and exit (GPU points too, without a GPU: values that\n"
+             "need the device, like 4sm, unresolved)"},
+    {.name = "quiet", .kind = CB_OPT_FLAG, .offset = OFF(quiet), .help = "no progress line"},
+};
+
+static const cb_env_var run_env[] = {
+    {"CUBENCH_NVML_LIBRARY", "the NVML library to load (default libnvidia-ml.so.1)"},
+    {"CUDA_VISIBLE_DEVICES", "which GPUs the CUDA runtime shows (and so --device numbers)"},
+    {"NVTX_INJECTION64_PATH", "an NVTX tool to load instead of CUPTI's (nsys, ncu set it)"},
+    {"OPENBLAS_NUM_THREADS", "OpenBLAS threads of the CPU baselines (default: --threads)"},
+};
+
+static const cb_command run_command = {
+    .name = "run",
+    .synopsis = "[GLOB...] [options]",
+    .about = "Runs every benchmark matching a GLOB ('vecadd*', 'matmul/smem_tiled', or a\n"
+             "family name); with none, the whole default suite. Without a GPU, CUDA\n"
+             "benchmarks are skipped (left out of the default suite) and the CPU\n"
+             "baselines run.",
+    .options = run_options,
+    .n_options = CB_ARRAY_LEN(run_options),
+    .env = run_env,
+    .n_env = CB_ARRAY_LEN(run_env),
+    .epilogue = "exit codes: 0 all points ran (ok, noisy or skip); 1 at least one point\n"
+                "failed or a file could not be written; 2 bad usage or input;\n"
+                "130 interrupted (the files hold every finished point)",
+    .min_args = 0,
+    .max_args = -1,
+};
+
+/* The option defaults, from the engine's run defaults. */
+static void run_defaults(run_args *a)
+{
+    cb_run_config cfg;
+    cb_run_config_defaults(&cfg);
+    cb_telemetry_options t;
+    cb_telemetry_options_defaults(&t);
+    memset(a, 0, sizeof *a);
+    a->max_time_s = cfg.stop.max_time_s;
+    a->min_samples = cfg.stop.min_samples;
+    a->target_rel = cfg.stop.target_rel;
+    a->replicates = cfg.replicates;
+    a->seed = (long long)cfg.seed;
+    a->threads = cfg.host_threads;
+    a->telemetry_period_s = t.period_s;
+}
+
+/* Options into the session's settings; -1 to go on, else an exit code. */
+static int settings_of(const run_args *a, const cb_parsed *p, cb_session_request *req)
+{
+    cb_run_config *cfg = &req->cfg;
+    cb_run_config_defaults(cfg);
+    cb_telemetry_options_defaults(&req->telemetry);
+    if (a->min_samples < ci_min_samples())
+        return cb_options_refuse(
+            &run_command,
+            "--min-samples %lld: a 95%% CI of the median needs at least %d samples (with %d, "
+            "the widest interval [min, max] covers only %.2f%%)",
+            a->min_samples, ci_min_samples(), ci_min_samples() - 1,
+            100.0 * (1.0 - 2.0 / (double)(1LL << (ci_min_samples() - 1))));
+    if (a->timer == 1 && a->no_cupti)
+        return cb_options_refuse(&run_command,
+                                 "--timer cupti and --no-cupti contradict each other");
+    cfg->cache = a->cache == 1 ? CB_CACHE_HOT : CB_CACHE_COLD;
+    cfg->stop.max_time_s = a->max_time_s;
+    cfg->stop.min_samples = (int)a->min_samples;
+    cfg->stop.target_rel = a->target_rel;
+    cfg->replicates = (int)a->replicates;
+    cfg->keep_throttled = a->keep_throttled;
+    cfg->seed = (uint64_t)a->seed;
+    cfg->host_threads = (int)a->threads;
+    cfg->cupti_primary = a->timer == 1;
+    cfg->use_cupti = !a->no_cupti;
+    cfg->nvtx = !a->no_nvtx;
+    cfg->profile = a->profile;
+    cfg->quiet = a->quiet;
+    req->telemetry.off = a->no_telemetry;
+    req->telemetry.period_s = a->telemetry_period_s;
+    req->telemetry.lock_mhz = (unsigned)a->lock_mhz;
+    if (a->quick) {
+        /* --quick sets what the user did not set. */
+        if (!cb_options_seen(&run_command, p, "min-samples"))
+            cfg->stop.min_samples = ci_min_samples();
+        if (!cb_options_seen(&run_command, p, "max-time-per-point")) cfg->stop.max_time_s = 0.05;
+        if (!cb_options_seen(&run_command, p, "target-ci")) cfg->stop.target_rel = 0.02;
+        cfg->warmup_runs = 1;
+    }
+    req->globs = (const char *const *)p->args;
+    req->n_globs = p->n_args;
+    req->overrides = a->overrides;
+    req->n_overrides = a->n_overrides;
+    req->out_dir = a->out_dir;
+    req->device_spec = a->device;
+    req->dry_run = a->dry_run;
+    req->metrics = a->metrics;
     return -1;
 }
 
-/* The points of one pass; `device` >= 0 prefixes them when the run has
- * several devices. */
-static void print_points(const cb_plan *plan, int device, const char *no_device_reason)
+static void print_notice(void *ctx, const char *text)
 {
-    for (int i = 0; i < plan->n; i++) {
-        const cb_planned_point *pp = &plan->points[i];
-        char axes[CB_POINT_TEXT] = "";
-        if (pp->point.n_axes) cb_point_format(&pp->point, axes, sizeof axes);
-        if (device >= 0) printf("[device %d] ", device);
-        /* The no-device reason is on stderr in full once, not on every line. */
-        const char *why =
-            strcmp(pp->skip_reason, no_device_reason) == 0 ? "no CUDA device" : pp->skip_reason;
-        if (pp->skip_reason[0])
-            printf("%s %s (skip: %s)\n", pp->bench->name, axes, why);
-        else
-            printf("%s %s\n", pp->bench->name, axes);
-    }
+    (void)ctx;
+    fprintf(stderr, "cubench: %s\n", text);
 }
 
-/* ---- devices: --device N|all|N,M and one pass per device ---- */
-
-#define CB_MAX_RUN_DEVICES 64
-
-typedef struct device_set {
-    int n;
-    cb_device_info info[CB_MAX_RUN_DEVICES];
-    const cb_device_info *ptr[CB_MAX_RUN_DEVICES];
-} device_set;
-
-/* Resolve the --device text against the machine. Returns -1 to go on (ds
- * filled; ds->n == 0 without a usable device, the reason in *why), or an
- * exit code after a message. An ordinal the user named must exist. */
-static int resolve_devices(const char *spec, bool given, device_set *ds, cb_msg *why)
+static void print_point(void *ctx, int device, const cb_planned_point *pp, const char *skip_why)
 {
-    ds->n = 0;
-    int count = cb_device_count(why);
-    int want[CB_MAX_RUN_DEVICES], n_want = 0;
-    if (strcmp(spec, "all") == 0) {
-        for (int d = 0; d < count && d < CB_MAX_RUN_DEVICES; d++)
-            want[n_want++] = d;
-    } else {
-        const char *p = spec;
-        while (*p) {
-            char *end = NULL;
-            errno = 0;
-            long v = strtol(p, &end, 10);
-            if (end == p || errno || v < 0 || v > 4096 || (*end && *end != ',')) {
-                fprintf(stderr,
-                        "cubench run: --device: '%s' is not all or a list of ordinals "
-                        "(0, or 0,2)\n",
-                        spec);
-                return CB_EXIT_USAGE;
-            }
-            if (n_want == CB_MAX_RUN_DEVICES) {
-                fprintf(stderr, "cubench run: --device: at most %d devices\n", CB_MAX_RUN_DEVICES);
-                return CB_EXIT_USAGE;
-            }
-            for (int k = 0; k < n_want; k++)
-                if (want[k] == (int)v) {
-                    fprintf(stderr, "cubench run: --device: %ld is listed twice\n", v);
-                    return CB_EXIT_USAGE;
-                }
-            want[n_want++] = (int)v;
-            p = *end ? end + 1 : end;
-            if (*end && !*p) {
-                fprintf(stderr, "cubench run: --device: '%s' ends with a comma\n", spec);
-                return CB_EXIT_USAGE;
-            }
-        }
-        if (n_want == 0) {
-            fprintf(stderr, "cubench run: --device: empty\n");
-            return CB_EXIT_USAGE;
-        }
-    }
-    for (int k = 0; k < n_want; k++) {
-        if (want[k] >= count) {
-            if (count == 0 && !given) return -1; /* the default, on a machine without one */
-            if (count == 0)
-                fprintf(stderr, "cubench run: no CUDA device; --device %d cannot be used (%s)\n",
-                        want[k], why->text);
-            else
-                fprintf(stderr, "cubench run: --device %d: only %d device(s) (0..%d)\n", want[k],
-                        count, count - 1);
-            return CB_EXIT_USAGE;
-        }
-    }
-    for (int k = 0; k < n_want; k++) {
-        if (cb_device_query(want[k], &ds->info[ds->n], why) != CB_OK) {
-            fprintf(stderr, "cubench run: cannot query device %d: %s\n", want[k], why->text);
-            return CB_EXIT_FAILURES;
-        }
-        ds->ptr[ds->n] = &ds->info[ds->n];
-        ds->n++;
-    }
-    return -1;
+    (void)ctx;
+    char axes[CB_POINT_TEXT] = "";
+    if (pp->point.expanded) cb_point_format(&pp->point, axes, sizeof axes);
+    if (device >= 0) printf("[device %d] ", device);
+    if (pp->skip_reason[0])
+        printf("%s %s (skip: %s)\n", pp->bench->name, axes, skip_why);
+    else
+        printf("%s %s\n", pp->bench->name, axes);
 }
 
-/* A pass after the first runs only what runs per device: single-GPU CUDA
- * points. Host points and multi-GPU points ran in the first pass. */
-static void keep_per_device_points(cb_plan *plan)
+int cb_cli_run_with(int argc, char **argv, int full_argc, char **full_argv,
+                    const cb_cli_run_hooks *hooks, cb_session_result *result)
 {
-    int kept = 0;
-    for (int i = 0; i < plan->n; i++) {
-        const cb_bench *b = plan->points[i].bench;
-        if (b->target == CB_TARGET_CUDA && b->devices <= 1) plan->points[kept++] = plan->points[i];
+    static run_args args, defaults; /* the overrides are large: not on the stack */
+    run_defaults(&defaults);
+    args = defaults;
+    cb_parsed parsed;
+    memset(result, 0, sizeof *result);
+    int rc = cb_options_parse(&run_command, argc, argv, &args, &defaults, &parsed);
+    if (rc >= 0) return rc;
+    cb_session_request req;
+    memset(&req, 0, sizeof req);
+    rc = settings_of(&args, &parsed, &req);
+    if (rc >= 0) return rc;
+    req.argc = full_argc;
+    req.argv = full_argv;
+    req.notice = print_notice;
+    req.list_point = print_point;
+    if (hooks) {
+        req.write_meta = hooks->write_meta;
+        req.ctx = hooks->ctx;
+        req.chain_signals = hooks->chain_signals;
     }
-    plan->n = kept;
-}
-
-static void free_plans(cb_plan *plans, int n)
-{
-    for (int d = 0; d < n; d++)
-        cb_plan_free(&plans[d]);
-}
-
-/* Run every pass into the one sink; the rows of all passes end in *rows. */
-static cb_status run_passes(cb_run_config *cfg, const device_set *ds, cb_plan *plans, int n_passes,
-                            cb_sink *sink, cb_result **rows, cb_run_totals *totals, cb_msg *why)
-{
-    cb_result *all = NULL;
-    int n_all = 0;
-    memset(totals, 0, sizeof *totals);
-    for (int d = 0; d < n_passes; d++) {
-        if (ds->n > 0) cfg->dev = ds->ptr[d];
-        if (ds->n > 1)
-            fprintf(stderr, "cubench: device %d (%s): %d points\n", ds->ptr[d]->ordinal,
-                    ds->ptr[d]->name, plans[d].n);
-        cb_result *part = NULL;
-        cb_run_totals t;
-        cb_status st = cb_runner_run(cfg, plans[d].points, plans[d].n, sink, &part, &t, why);
-        int n_part = t.ok + t.noisy + t.skip + t.fail;
-        cb_result *grown = n_part ? realloc(all, sizeof *all * (size_t)(n_all + n_part)) : all;
-        if (st != CB_OK || (n_part && !grown)) {
-            free(part);
-            *rows = all;
-            if (st == CB_OK) cb_msg_set(why, "out of host memory for %d rows", n_all + n_part);
-            return CB_FAIL;
-        }
-        all = grown;
-        if (n_part) memcpy(all + n_all, part, sizeof *all * (size_t)n_part);
-        n_all += n_part;
-        free(part);
-        totals->ok += t.ok, totals->noisy += t.noisy, totals->skip += t.skip,
-            totals->fail += t.fail;
-        totals->interrupted |= t.interrupted;
-        totals->context_lost |= t.context_lost;
-        totals->write_failed |= t.write_failed;
-        if (t.stop_reason[0])
-            snprintf(totals->stop_reason, sizeof totals->stop_reason, "%s", t.stop_reason);
-        if (t.interrupted || t.write_failed || t.context_lost) break;
-    }
-    *rows = all;
-    return CB_OK;
-}
-
-static int run_command(int argc, char **argv, int full_argc, char **full_argv);
-
-int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv)
-{
-    /* getopt_long permutes argv in place; meta.json records the command line
-     * as typed, so keep a copy of the original order first. */
-    char **typed = malloc(sizeof(char *) * (size_t)(full_argc + 1));
-    if (!typed) return CB_EXIT_FAILURES;
-    memcpy(typed, full_argv, sizeof(char *) * (size_t)full_argc);
-    typed[full_argc] = NULL;
-    full_argv = typed;
-    int rc = run_command(argc, argv, full_argc, full_argv);
-    free(typed);
+    cb_msg why = {{0}};
+    rc = cb_session_run(&req, result, &why);
+    if (rc == CB_EXIT_USAGE || (rc != CB_EXIT_OK && why.text[0]))
+        fprintf(stderr, "cubench run: %s\n", why.text);
+    if (req.dry_run && rc == CB_EXIT_OK) fprintf(stderr, "%d points\n", result->n_points);
     return rc;
 }
 
-static int run_command(int argc, char **argv, int full_argc, char **full_argv)
+int cb_cli_run(int argc, char **argv, int full_argc, char **full_argv)
 {
-    run_args a;
-    memset(&a, 0, sizeof a);
-    int rc = parse_run_args(argc, argv, &a);
-    if (rc >= 0) return rc;
-
-    /* The devices, so that `sm` axis values and device limits can be used. */
-    static device_set ds;
-    cb_msg why = {{0}};
-    rc = resolve_devices(a.device_given ? a.device_spec : "0", a.device_given, &ds, &why);
-    if (rc >= 0) return rc;
-    if (ds.n == 0) {
-        snprintf(a.cfg.no_device_reason, sizeof a.cfg.no_device_reason, "%s", why.text);
-    } else {
-        a.cfg.devs = ds.ptr;
-        a.cfg.n_devs = ds.n;
-        a.cfg.dev = ds.ptr[0];
-    }
-
-    /* One plan per device (its `sm` values and limits are its own). */
-    static cb_plan plans[CB_MAX_RUN_DEVICES];
-    int n_passes = ds.n > 0 ? ds.n : 1, total = 0;
-    bool has_cuda = false;
-    for (int d = 0; d < n_passes; d++) {
-        cb_plan_request req = {.globs = a.globs,
-                               .n_globs = a.n_globs,
-                               .overrides = a.overrides,
-                               .n_overrides = a.n_overrides,
-                               .dev = ds.n > 0 ? ds.ptr[d] : NULL,
-                               .no_device_reason = a.cfg.no_device_reason,
-                               .omit_cuda_without_device = a.n_globs == 0,
-                               .expand_skipped = a.dry_run,
-                               .max_points = MAX_POINTS};
-        if (!cb_plan_build(&req, &plans[d], &why)) {
-            fprintf(stderr, "cubench run: %s\n", why.text);
-            free_plans(plans, d);
-            return CB_EXIT_USAGE;
-        }
-        if (d > 0) keep_per_device_points(&plans[d]);
-        total += plans[d].n;
-        for (int i = 0; i < plans[d].n; i++)
-            has_cuda |= plans[d].points[i].bench->target == CB_TARGET_CUDA;
-    }
-    if (ds.n == 0 && has_cuda)
-        fprintf(stderr, "cubench: no CUDA device (%s); GPU points are skipped\n", why.text);
-    else if (ds.n == 0 && a.n_globs == 0)
-        fprintf(stderr, "cubench: no CUDA device (%s); running the CPU baseline only\n", why.text);
-    if (a.dry_run) {
-        for (int d = 0; d < n_passes; d++)
-            print_points(&plans[d], ds.n > 1 ? ds.ptr[d]->ordinal : -1, a.cfg.no_device_reason);
-        fprintf(stderr, "%d points\n", total);
-        free_plans(plans, n_passes);
-        return CB_EXIT_OK;
-    }
-    if (a.cfg.profile && total != 1) {
-        fprintf(stderr,
-                "cubench run: --profile needs exactly one point, the selection has %d; narrow it "
-                "with a benchmark name, one value per --axis and one --device (see --dry-run)\n",
-                total);
-        free_plans(plans, n_passes);
-        return CB_EXIT_USAGE;
-    }
-    cb_plan plan = plans[0]; /* the first device's: --profile and the banner */
-
-    cb_sink sink;
-    if (!cb_sink_open(&sink, a.out_dir, &why)) {
-        fprintf(stderr, "cubench run: %s\n", why.text);
-        free_plans(plans, n_passes);
-        return CB_EXIT_USAGE;
-    }
-    /* NVML for the run's devices (matched by UUID); without it the telemetry
-     * columns stay empty and meta.json says why. */
-    const char *uuids[CB_MAX_RUN_DEVICES];
-    for (int d = 0; d < ds.n; d++)
-        uuids[d] = ds.ptr[d]->uuid;
-    a.cfg.telemetry = cb_telemetry_open(&a.telemetry, uuids, ds.n);
-    if (a.cfg.dev && !cb_telemetry_sampling(a.cfg.telemetry))
-        fprintf(stderr, "cubench: no telemetry: %s\n",
-                cb_telemetry_unavailable_reason(a.cfg.telemetry));
-    cb_meta meta = {.argc = full_argc, .argv = full_argv, .started = time(NULL), .cfg = &a.cfg};
-    snprintf(meta.cupti_state, sizeof meta.cupti_state, "%s",
-             a.cfg.use_cupti ? "not started" : "off (--no-cupti)");
-    if (!a.cfg.use_cupti) cb_cupti_set_off("--no-cupti");
-    if (a.cfg.dev && a.cfg.use_cupti) {
-        /* NVTX injection must be configured before the first NVTX call. */
-        if (a.cfg.nvtx) cb_nvtx_init(true);
-        (void)cudaSetDevice(a.cfg.dev->ordinal);
-        if (cb_cupti_start(&why)) {
-            snprintf(meta.cupti_state, sizeof meta.cupti_state, "active");
-        } else {
-            snprintf(meta.cupti_state, sizeof meta.cupti_state, "%s", cb_cupti_state());
-            fprintf(stderr, "cubench: %s; timing with CUDA events only\n", why.text);
-            if (a.cfg.cupti_primary) {
-                fprintf(stderr, "cubench: --timer cupti falls back to events\n");
-                a.cfg.cupti_primary = false;
-            }
-        }
-    } else if (a.cfg.nvtx) {
-        cb_nvtx_init(false);
-    }
-    if (!cb_meta_write(sink.dir, &meta, &why)) {
-        /* Nothing ran: leave nothing behind, so a retry into --out works. */
-        fprintf(stderr, "cubench run: %s\n", why.text);
-        cb_sink_discard(&sink);
-        cb_telemetry_close(a.cfg.telemetry);
-        free_plans(plans, n_passes);
-        return CB_EXIT_FAILURES;
-    }
-    fprintf(stderr, "cubench: %d points%s -> %s/\n", total, ds.n > 1 ? " over the devices" : "",
-            sink.dir);
-    if (a.cfg.profile) {
-        char axes[CB_POINT_TEXT];
-        cb_point_format(&plan.points[0].point, axes, sizeof axes);
-        const char *cache_args[] = {"--cache", "hot"};
-        cb_profile_target target = {.program = full_argv[0],
-                                    .bench = plan.points[0].bench->name,
-                                    .axes = axes,
-                                    .hot = a.cfg.cache == CB_CACHE_HOT,
-                                    .n_extra = a.cfg.cache == CB_CACHE_HOT ? 2 : 0,
-                                    .extra = cache_args};
-        cb_profile_print_commands(stderr, &target);
-    }
-
-    cb_install_signal_handlers();
-    cb_result *results = NULL;
-    if (run_passes(&a.cfg, &ds, plans, n_passes, &sink, &results, &meta.totals, &why) != CB_OK) {
-        fprintf(stderr, "cubench run: %s\n", why.text);
-        meta.totals.write_failed = true;
-    }
-    a.cfg.dev = ds.n > 0 ? ds.ptr[0] : NULL; /* meta.json's "device" is the first */
-    if (meta.totals.stop_reason[0])
-        fprintf(stderr, "cubench run: stopped early: %s (every finished point is on disk)\n",
-                meta.totals.stop_reason);
-    int n_results = meta.totals.ok + meta.totals.noisy + meta.totals.skip + meta.totals.fail;
-    /* The per-run files (fits.csv, and each family's own, e.g. overlap.csv)
-     * are derived from the rows: a failure to write them is a write error. */
-    bool written = !meta.totals.write_failed &&
-                   cb_fits_write(sink.dir, results, n_results, &why) == CB_OK &&
-                   cb_registry_write_outputs(sink.dir, results, n_results, &why) == CB_OK;
-    if (!written && !meta.totals.write_failed) fprintf(stderr, "cubench run: %s\n", why.text);
-    if (cb_cupti_active()) cb_cupti_stop();
-
-    meta.finished = time(NULL);
-    meta.complete = !meta.totals.interrupted && !meta.totals.context_lost && written;
-    if (!cb_meta_write(sink.dir, &meta, &why)) {
-        fprintf(stderr, "cubench run: %s\n", why.text);
-        written = false;
-    }
-    cb_sink_close(&sink);
-    cb_telemetry_close(a.cfg.telemetry);
-    fprintf(stderr, "cubench: %d ok, %d noisy, %d skip, %d fail%s; %s %s/results.csv\n",
-            meta.totals.ok, meta.totals.noisy, meta.totals.skip, meta.totals.fail,
-            meta.totals.interrupted ? " (interrupted)" : "",
-            written ? "wrote" : "COULD NOT FINISH WRITING", sink.dir);
-    free(results);
-    free_plans(plans, n_passes);
-    if (meta.totals.interrupted) return CB_EXIT_INTERRUPTED;
-    if (!written) return CB_EXIT_FAILURES;
-    return (meta.totals.fail || meta.totals.context_lost) ? CB_EXIT_FAILURES : CB_EXIT_OK;
+    cb_session_result result;
+    return cb_cli_run_with(argc, argv, full_argc, full_argv, NULL, &result);
 }

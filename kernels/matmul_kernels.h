@@ -6,15 +6,18 @@
  * read zero, stores outside are skipped). When beta == 0, C is never read,
  * as in BLAS, so a NaN-poisoned C is fully overwritten.
  *
- * Each rung has one launcher and one query with the same signatures, so the
- * benchmark table (bench/matmul.c) holds them as data:
+ * Each rung is one cb_matmul_rung in its own kernels/matmul_<file>.cu,
+ * its launcher and query with the same signatures, so the benchmark table
+ * (bench/matmul_rungs.def) holds rungs as data:
  *   launch - enqueue the kernel on `stream`; returns the launch error
  *            (cudaErrorInvalidValue for a variant the rung does not have).
  *   query  - what that launch would be: block size, static shared memory,
  *            registers, resident blocks per SM and a one-line description;
  *            never launches.
- * `variant` selects a rung's template instance: the tile edge for
- * smem_tiled (8, 16, 32), a cb_matmul_config for pipelined, 0 otherwise.
+ * `variant` selects a rung's template instance (the tile edge for
+ * smem_tiled, a cb_matmul_config for pipelined, 0 otherwise), from the
+ * point's value on the rung's `variant_axis`. A plan (as the tensor-core
+ * ladder's) checks the launch once and then runs it any number of times.
  * Launchers never synchronize, time or print.
  */
 #ifndef CB_MATMUL_KERNELS_H
@@ -69,32 +72,33 @@ typedef enum cb_matmul_config {
  * whose grid still fills every SM once (small matrices get smaller tiles). */
 cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count);
 
-/* The rungs (kernels/matmul_<file>.cu). */
-cudaError_t cb_matmul_naive_uncoalesced(const cb_matmul_args *args, int variant,
-                                        cudaStream_t stream);
-cudaError_t cb_matmul_naive_uncoalesced_query(const cb_matmul_args *args, int variant,
-                                              cb_matmul_launch_info *info);
-cudaError_t cb_matmul_naive_coalesced(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_naive_coalesced_query(const cb_matmul_args *args, int variant,
-                                            cb_matmul_launch_info *info);
-cudaError_t cb_matmul_smem_tiled(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_smem_tiled_query(const cb_matmul_args *args, int variant,
-                                       cb_matmul_launch_info *info);
-cudaError_t cb_matmul_regblock_1d(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_regblock_1d_query(const cb_matmul_args *args, int variant,
-                                        cb_matmul_launch_info *info);
-cudaError_t cb_matmul_regblock_2d(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_regblock_2d_query(const cb_matmul_args *args, int variant,
-                                        cb_matmul_launch_info *info);
-cudaError_t cb_matmul_vectorized(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_vectorized_query(const cb_matmul_args *args, int variant,
-                                       cb_matmul_launch_info *info);
-cudaError_t cb_matmul_warptiled(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_warptiled_query(const cb_matmul_args *args, int variant,
-                                      cb_matmul_launch_info *info);
-cudaError_t cb_matmul_pipelined(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_pipelined_query(const cb_matmul_args *args, int variant,
-                                      cb_matmul_launch_info *info);
+/* One rung of the ladder: its code and how a point picks its instance. */
+typedef struct cb_matmul_rung {
+    const char *name; /* "pipelined" */
+    cb_matmul_launch_fn launch;
+    cb_matmul_query_fn query;
+    /* The axis naming the template instance ("tile", "config"); NULL: one. */
+    const char *variant_axis;
+    /* The instance the axis value `text` names for an m x n product on
+     * sm_count SMs (`auto` may depend on them); -1 with a reason in `why`
+     * when the rung has no such instance. */
+    int (*variant_of)(const char *text, int m, int n, int sm_count, char *why, size_t len);
+} cb_matmul_rung;
+
+/* A planned product: the rung, its instance and the checked launch. */
+typedef struct cb_matmul_plan {
+    const cb_matmul_rung *rung;
+    int variant;
+    cb_matmul_args args;
+} cb_matmul_plan;
+
+/* Plan `rung`'s instance `variant` for `args`: the query (a variant the
+ * rung lacks is cudaErrorInvalidValue) fills `info`; nothing launches. */
+cudaError_t cb_matmul_plan_make(const cb_matmul_rung *rung, int variant, const cb_matmul_args *args,
+                                cb_matmul_plan *plan, cb_matmul_launch_info *info);
+
+/* Enqueue the planned product on `stream`. */
+cudaError_t cb_matmul_plan_run(const cb_matmul_plan *plan, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

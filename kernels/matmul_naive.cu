@@ -60,8 +60,8 @@ static dim3 cb_naive_grid_cols(const cb_matmul_args *g)
     return dim3(cb_cdiv(g->n, CB_NAIVE_BX), cb_cdiv(g->m, CB_NAIVE_BY));
 }
 
-extern "C" cudaError_t cb_matmul_naive_uncoalesced(const cb_matmul_args *g, int variant,
-                                                   cudaStream_t stream)
+static cudaError_t cb_matmul_naive_uncoalesced(const cb_matmul_args *g, int variant,
+                                               cudaStream_t stream)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     dim3 grid = cb_naive_grid_rows(g);
@@ -71,16 +71,16 @@ extern "C" cudaError_t cb_matmul_naive_uncoalesced(const cb_matmul_args *g, int 
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cb_matmul_naive_uncoalesced_query(const cb_matmul_args *g, int variant,
-                                                         cb_matmul_launch_info *info)
+static cudaError_t cb_matmul_naive_uncoalesced_query(const cb_matmul_args *g, int variant,
+                                                     cb_matmul_launch_info *info)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     return cb_matmul_fill_info(cb_matmul_naive_uncoalesced_kernel, CB_NAIVE_BX * CB_NAIVE_BY,
                                cb_naive_grid_rows(g), "32x16 threads, threadIdx.x -> row", info);
 }
 
-extern "C" cudaError_t cb_matmul_naive_coalesced(const cb_matmul_args *g, int variant,
-                                                 cudaStream_t stream)
+static cudaError_t cb_matmul_naive_coalesced(const cb_matmul_args *g, int variant,
+                                             cudaStream_t stream)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     dim3 grid = cb_naive_grid_cols(g);
@@ -90,10 +90,26 @@ extern "C" cudaError_t cb_matmul_naive_coalesced(const cb_matmul_args *g, int va
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cb_matmul_naive_coalesced_query(const cb_matmul_args *g, int variant,
-                                                       cb_matmul_launch_info *info)
+static cudaError_t cb_matmul_naive_coalesced_query(const cb_matmul_args *g, int variant,
+                                                   cb_matmul_launch_info *info)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     return cb_matmul_fill_info(cb_matmul_naive_coalesced_kernel, CB_NAIVE_BX * CB_NAIVE_BY,
                                cb_naive_grid_cols(g), "32x16 threads, threadIdx.x -> column", info);
 }
+
+extern "C" const cb_matmul_rung cb_matmul_rung_naive_uncoalesced = {
+    .name = "naive_uncoalesced",
+    .launch = cb_matmul_naive_uncoalesced,
+    .query = cb_matmul_naive_uncoalesced_query,
+    .variant_axis = NULL,
+    .variant_of = NULL,
+};
+
+extern "C" const cb_matmul_rung cb_matmul_rung_naive_coalesced = {
+    .name = "naive_coalesced",
+    .launch = cb_matmul_naive_coalesced,
+    .query = cb_matmul_naive_coalesced_query,
+    .variant_axis = NULL,
+    .variant_of = NULL,
+};

@@ -132,8 +132,7 @@ static dim3 cb_r2_grid(const cb_matmul_args *g)
     return dim3(cb_cdiv(g->n, CB_R2_BN), cb_cdiv(g->m, CB_R2_BM));
 }
 
-extern "C" cudaError_t cb_matmul_regblock_1d(const cb_matmul_args *g, int variant,
-                                             cudaStream_t stream)
+static cudaError_t cb_matmul_regblock_1d(const cb_matmul_args *g, int variant, cudaStream_t stream)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     cb_matmul_regblock_1d_kernel<<<cb_r1_grid(g), CB_R1_THREADS, 0, stream>>>(
@@ -141,16 +140,15 @@ extern "C" cudaError_t cb_matmul_regblock_1d(const cb_matmul_args *g, int varian
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cb_matmul_regblock_1d_query(const cb_matmul_args *g, int variant,
-                                                   cb_matmul_launch_info *info)
+static cudaError_t cb_matmul_regblock_1d_query(const cb_matmul_args *g, int variant,
+                                               cb_matmul_launch_info *info)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     return cb_matmul_fill_info(cb_matmul_regblock_1d_kernel, CB_R1_THREADS, cb_r1_grid(g),
                                "64x64x8 tile, 8x1 per thread", info);
 }
 
-extern "C" cudaError_t cb_matmul_regblock_2d(const cb_matmul_args *g, int variant,
-                                             cudaStream_t stream)
+static cudaError_t cb_matmul_regblock_2d(const cb_matmul_args *g, int variant, cudaStream_t stream)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     cb_matmul_regblock_2d_kernel<<<cb_r2_grid(g), CB_R2_THREADS, 0, stream>>>(
@@ -158,10 +156,26 @@ extern "C" cudaError_t cb_matmul_regblock_2d(const cb_matmul_args *g, int varian
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cb_matmul_regblock_2d_query(const cb_matmul_args *g, int variant,
-                                                   cb_matmul_launch_info *info)
+static cudaError_t cb_matmul_regblock_2d_query(const cb_matmul_args *g, int variant,
+                                               cb_matmul_launch_info *info)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     return cb_matmul_fill_info(cb_matmul_regblock_2d_kernel, CB_R2_THREADS, cb_r2_grid(g),
                                "128x128x8 tile, 8x8 per thread", info);
 }
+
+extern "C" const cb_matmul_rung cb_matmul_rung_regblock_1d = {
+    .name = "regblock_1d",
+    .launch = cb_matmul_regblock_1d,
+    .query = cb_matmul_regblock_1d_query,
+    .variant_axis = NULL,
+    .variant_of = NULL,
+};
+
+extern "C" const cb_matmul_rung cb_matmul_rung_regblock_2d = {
+    .name = "regblock_2d",
+    .launch = cb_matmul_regblock_2d,
+    .query = cb_matmul_regblock_2d_query,
+    .variant_axis = NULL,
+    .variant_of = NULL,
+};

@@ -12,6 +12,9 @@
  * and too little reuse), 16 and 32 show the trade-off. */
 #include "matmul_cuda.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 template <int TILE>
 __global__ void __launch_bounds__(TILE *TILE)
     cb_matmul_smem_tiled_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
@@ -104,7 +107,7 @@ static cudaError_t cb_smem_query(const cb_matmul_args *g, cb_matmul_launch_info 
     return cb_matmul_fill_info(cb_matmul_smem_tiled_kernel<TILE>, TILE * TILE, grid, desc, info);
 }
 
-extern "C" cudaError_t cb_matmul_smem_tiled(const cb_matmul_args *g, int tile, cudaStream_t stream)
+static cudaError_t cb_matmul_smem_tiled(const cb_matmul_args *g, int tile, cudaStream_t stream)
 {
     switch (tile) {
     case 8:
@@ -118,8 +121,8 @@ extern "C" cudaError_t cb_matmul_smem_tiled(const cb_matmul_args *g, int tile, c
     }
 }
 
-extern "C" cudaError_t cb_matmul_smem_tiled_query(const cb_matmul_args *g, int tile,
-                                                  cb_matmul_launch_info *info)
+static cudaError_t cb_matmul_smem_tiled_query(const cb_matmul_args *g, int tile,
+                                              cb_matmul_launch_info *info)
 {
     switch (tile) {
     case 8:
@@ -132,3 +135,21 @@ extern "C" cudaError_t cb_matmul_smem_tiled_query(const cb_matmul_args *g, int t
         return cudaErrorInvalidValue;
     }
 }
+
+/* The `tile` axis: the edge of the square tile, one of the compiled 8, 16, 32. */
+static int cb_smem_variant_of(const char *text, int m, int n, int sm_count, char *why, size_t len)
+{
+    (void)m, (void)n, (void)sm_count;
+    if (strcmp(text, "8") == 0 || strcmp(text, "16") == 0 || strcmp(text, "32") == 0)
+        return atoi(text);
+    snprintf(why, len, "tile=%s: smem_tiled is built for tiles 8, 16 and 32", text);
+    return -1;
+}
+
+extern "C" const cb_matmul_rung cb_matmul_rung_smem_tiled = {
+    .name = "smem_tiled",
+    .launch = cb_matmul_smem_tiled,
+    .query = cb_matmul_smem_tiled_query,
+    .variant_axis = "tile",
+    .variant_of = cb_smem_variant_of,
+};

@@ -182,14 +182,14 @@ __global__ void __launch_bounds__(kThreads, 2) cb_tc_ldmatrix_kernel(cb_tc_args 
     }
     cb_tc_cp_async_wait<0>(); /* nothing may be left writing shared memory at exit */
 
-    const bool even_n = g.n % 2 == 0;
+    const bool pairs = cb_tc_pairs(g);
 #pragma unroll
     for (int i = 0; i < kMT; i++)
 #pragma unroll
         for (int j = 0; j < kNT; j++) {
             const int row = bm + wm * 64 + i * 16 + gq, col = bn + wn * 32 + j * 8 + 2 * q;
-            cb_tc_store_pair(g, even_n, row, col, acc[i][j][0], acc[i][j][1]);
-            cb_tc_store_pair(g, even_n, row + 8, col, acc[i][j][2], acc[i][j][3]);
+            cb_tc_store_pair(g, pairs, row, col, acc[i][j][0], acc[i][j][1]);
+            cb_tc_store_pair(g, pairs, row + 8, col, acc[i][j][2], acc[i][j][3]);
         }
 #endif
 }
@@ -209,7 +209,7 @@ int cb_ldm_smem(cb_tc_precision prec)
 
 } // namespace
 
-cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     const cb_tc_args &g = p->args;
     p->variant = 0;
@@ -225,8 +225,22 @@ cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     return cb_tc_fill_info(cb_ldm_pick(p->prec), p, desc, info);
 }
 
-cudaError_t cb_tc_ldmatrix_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_ldmatrix_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
     cb_ldm_pick(p->prec)<<<p->grid, p->block, p->smem_bytes, stream>>>(p->args);
     return cudaGetLastError();
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_ldmatrix = {
+    .name = "ldmatrix",
+    .min_cc = 80,
+    .max_cc = 0,
+    .feature = "cp.async and mma.sync with BF16/TF32",
+    .sm90a = false,
+    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+    .rows = CB_TC_ROWS_CP_ASYNC,
+    .tf32_bt = false,
+    .persistent = false,
+    .prepare = cb_tc_ldmatrix_prepare,
+    .launch = cb_tc_ldmatrix_launch,
+};

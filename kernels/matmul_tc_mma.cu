@@ -162,14 +162,14 @@ __global__ void __launch_bounds__(kThreads) cb_tc_mma_kernel(cb_tc_args g)
         }
     }
 
-    const bool even_n = g.n % 2 == 0;
+    const bool pairs = cb_tc_pairs(g);
 #pragma unroll
     for (int i = 0; i < kMT; i++)
 #pragma unroll
         for (int j = 0; j < kNT; j++) {
             const int row = bm + wm * 64 + i * 16 + gq, col = bn + wn * 32 + j * 8 + 2 * q;
-            cb_tc_store_pair(g, even_n, row, col, acc[i][j][0], acc[i][j][1]);
-            cb_tc_store_pair(g, even_n, row + 8, col, acc[i][j][2], acc[i][j][3]);
+            cb_tc_store_pair(g, pairs, row, col, acc[i][j][0], acc[i][j][1]);
+            cb_tc_store_pair(g, pairs, row + 8, col, acc[i][j][2], acc[i][j][3]);
         }
 #endif
 }
@@ -190,7 +190,7 @@ bool cb_aligned16(const void *p)
 
 } // namespace
 
-cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     const cb_tc_args &g = p->args;
     const int vec = p->prec == CB_TC_BF16 ? 8 : 4;
@@ -206,8 +206,22 @@ cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     return cb_tc_fill_info(cb_mma_pick(p->prec, v), p, desc, info);
 }
 
-cudaError_t cb_tc_mma_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_mma_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
     cb_mma_pick(p->prec, p->variant != 0)<<<p->grid, p->block, 0, stream>>>(p->args);
     return cudaGetLastError();
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_mma = {
+    .name = "mma",
+    .min_cc = 80,
+    .max_cc = 0,
+    .feature = "mma.sync with BF16/TF32",
+    .sm90a = false,
+    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+    .rows = CB_TC_ROWS_ANY,
+    .tf32_bt = false,
+    .persistent = false,
+    .prepare = cb_tc_mma_prepare,
+    .launch = cb_tc_mma_launch,
+};

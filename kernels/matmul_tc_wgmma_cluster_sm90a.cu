@@ -26,7 +26,15 @@
  * (TMA fills it; the stores are guarded) so that its half of B still
  * reaches the first.
  *
- * Same constraints as rung 3. */
+ * FP8 runs here too (rung 4's FP8 kernel is matmul_tc_wgmma_fp8_sm90a.cu):
+ * at the FP8 rate each byte of B feeds twice the flops, so halving B's
+ * L2 traffic may pay where it did not in BF16.
+ *
+ * Any shape and leading dimension, as rung 4: operands whose rows TMA
+ * cannot address are staged by the plan, and TF32 B^T is written with rows
+ * padded to 16 bytes. (TF32 keeps rung 3's transpose pass here: the
+ * multicast halves of B^T are whole TMA boxes; rung 4's TF32 kernel reads B
+ * as it lies instead.) */
 #include "matmul_tc_sm90.h"
 
 /* Outside the sm_90a pass (a build without 90 compiles this file for every
@@ -57,7 +65,7 @@ __device__ __forceinline__ void cb_mc_load_stage(uint32_t sa, uint32_t sb, uint6
         for (int j = 2 * (int)rank; j < 2 * (int)rank + 2; j++) /* 2 of the 4 64-column boxes */
             cb_tma_load_2d_multicast(sb + j * C::BK * 128, map_b, full, bn + j * 64, kt * C::BK,
                                      (uint16_t)0x3);
-    } else { /* B^T rows bn + 128 rank .. + 127: box of 128 rows x 32 floats */
+    } else { /* K-major B (TF32 B^T, FP8 B): rows bn + 128 rank .. + 127, 128 bytes of k */
         cb_tma_load_2d_multicast(sb + rank * 128 * 128, map_b, full, kt * C::BK,
                                  bn + 128 * (int)rank, (uint16_t)0x3);
     }
@@ -111,6 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         cb_cluster_sync(); /* no exit while the peer may still arrive here */
     } else {
         cb_setmaxnreg_inc<kConsumerRegs>();
+        if constexpr (P == CB_TC_FP8) g.alpha = cb_wg_fp8_alpha(g);
         const int cw = wg - 1;
         float acc[kBN / 2];
 #pragma unroll
@@ -155,8 +164,9 @@ typedef void (*cb_mc_kernel_fn)(const CUtensorMap, const CUtensorMap, cb_tc_args
 
 cb_mc_kernel_fn cb_mc_pick(cb_tc_precision prec)
 {
-    return prec == CB_TC_BF16 ? cb_tc_wgmma_cluster_kernel<CB_TC_BF16>
-                              : cb_tc_wgmma_cluster_kernel<CB_TC_TF32>;
+    return prec == CB_TC_BF16   ? cb_tc_wgmma_cluster_kernel<CB_TC_BF16>
+           : prec == CB_TC_TF32 ? cb_tc_wgmma_cluster_kernel<CB_TC_TF32>
+                                : cb_tc_wgmma_cluster_kernel<CB_TC_FP8>;
 }
 
 constexpr int kSmem = kStages * (kBM + kBN) * 128 + 2 * kStages * 8 + 1024;
@@ -179,16 +189,17 @@ cudaLaunchConfig_t cb_mc_config(const cb_tc_plan *p, cudaLaunchAttribute *attr, 
 
 } // namespace
 
-cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
-    /* TF32: each CTA multicasts 128 of the 256 rows of B^T. */
+    /* TF32 and FP8 (K-major B): each CTA multicasts 128 of the 256 rows. */
     cudaError_t err = cb_tc_wgmma_maps(p, kBM, kBN / kCluster);
     if (err != cudaSuccess) return err;
     const cb_mc_kernel_fn kernel = cb_mc_pick(p->prec);
     p->smem_bytes = kSmem;
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err != cudaSuccess) return err;
+    p->tile_n = kBN;
     p->tiles_m = cb_tc_cdiv(cb_tc_cdiv(p->args.m, kBM), kCluster); /* cluster rows */
     p->tiles_n = cb_tc_cdiv(p->args.n, kBN);
     const long long ctiles = (long long)p->tiles_m * p->tiles_n;
@@ -207,20 +218,32 @@ cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *in
     p->variant = fit;
     char desc[96];
     snprintf(desc, sizeof desc, "rung 4 in 2-CTA clusters, B multicast, %d clusters%s",
-             (int)p->grid.x / kCluster, p->prec == CB_TC_BF16 ? "" : ", B^T first");
+             (int)p->grid.x / kCluster,
+             p->prec == CB_TC_BF16   ? ""
+             : p->prec == CB_TC_TF32 ? ", B^T first"
+                                     : ", E4M3");
     return cb_tc_fill_info(kernel, p, desc, info);
 }
 
-cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
-    if (p->prec == CB_TC_TF32) {
-        cudaError_t err = cb_tc_transpose_tf32(static_cast<const float *>(p->args.b),
-                                               static_cast<float *>(p->args.workspace), p->args.k,
-                                               p->args.n, stream);
-        if (err != cudaSuccess) return err;
-    }
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = cb_mc_config(p, &attr, stream);
     return cudaLaunchKernelEx(&cfg, cb_mc_pick(p->prec), p->map_a, p->map_b, p->args, p->tiles_m,
                               p->tiles_n);
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_wgmma_cluster = {
+    .name = "wgmma_cluster",
+    .min_cc = 90,
+    .max_cc = 90,
+    .feature = "wgmma + TMA multicast, sm_90a code",
+    .sm90a = true,
+    .precisions =
+        CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32) | CB_TC_PREC_BIT(CB_TC_FP8),
+    .rows = CB_TC_ROWS_STAGED,
+    .tf32_bt = true,
+    .persistent = true,
+    .prepare = cb_tc_wgmma_cluster_prepare,
+    .launch = cb_tc_wgmma_cluster_launch,
+};

@@ -117,21 +117,24 @@ extern "C" bool cb_tc_sm90a_built(void)
 #endif
 }
 
-/* The tensor maps of a Hopper rung: A (m x k) in boxes of bm rows of one
- * 128-byte k-slice; B as (k x n) boxes of 64 k-rows x 64 columns (BF16) or
- * B^T from the workspace as (n x k) boxes of bn rows x 32 floats (TF32). */
+/* The tensor maps of a Hopper rung (matmul_tc_plan.h), over what the plan
+ * points the kernel at: the caller's operands, their staged copies, or B^T
+ * in the workspace, each with its row pitch and the real row and column
+ * counts, so TMA zero-fills everything past the matrix. */
 cudaError_t cb_tc_wgmma_maps(cb_tc_plan *p, int bm, int bn)
 {
     const cb_tc_args &g = p->args;
-    const bool bf16 = p->prec == CB_TC_BF16;
-    const int bk = bf16 ? 64 : 32;
-    cudaError_t err = cb_tc_tensor_map_2d(&p->map_a, g.a, bf16, g.m, g.k, bm, bk);
+    const cb_tc_layout &l = p->layout;
+    const int bk = 128 / cb_tc_element_bytes(p->prec); /* one 128-byte k-slice */
+    cudaError_t err = cb_tc_tensor_map_2d(&p->map_a, p->a, p->prec, g.m, g.k, l.lda_read, bm, bk);
     if (err != cudaSuccess) return err;
-    if (bf16) return cb_tc_tensor_map_2d(&p->map_b, g.b, true, g.k, g.n, bk, 64);
-    return cb_tc_tensor_map_2d(&p->map_b, g.workspace, false, g.n, g.k, bn, bk);
+    if (p->prec == CB_TC_BF16)
+        return cb_tc_tensor_map_2d(&p->map_b, p->b, p->prec, g.k, g.n, l.ldb_read, bk, 64);
+    /* TF32 B^T and FP8 B, both K-major: n rows of k */
+    return cb_tc_tensor_map_2d(&p->map_b, p->b, p->prec, g.n, g.k, l.ldb_read, bn, bk);
 }
 
-cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
+static cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
     cudaError_t err = cb_tc_wgmma_maps(p, kBM, kBN);
@@ -150,14 +153,22 @@ cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     return cb_tc_fill_info(cb_wg_pick(p->prec), p, desc, info);
 }
 
-cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream)
+static cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
-    if (p->prec == CB_TC_TF32) {
-        cudaError_t err = cb_tc_transpose_tf32(static_cast<const float *>(p->args.b),
-                                               static_cast<float *>(p->args.workspace), p->args.k,
-                                               p->args.n, stream);
-        if (err != cudaSuccess) return err;
-    }
     cb_wg_pick(p->prec)<<<p->grid, p->block, p->smem_bytes, stream>>>(p->map_a, p->map_b, p->args);
     return cudaGetLastError();
 }
+
+extern "C" const cb_tc_rung cb_tc_rung_wgmma = {
+    .name = "wgmma",
+    .min_cc = 90,
+    .max_cc = 90,
+    .feature = "wgmma + TMA, sm_90a code",
+    .sm90a = true,
+    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+    .rows = CB_TC_ROWS_TMA,
+    .tf32_bt = true,
+    .persistent = false,
+    .prepare = cb_tc_wgmma_prepare,
+    .launch = cb_tc_wgmma_launch,
+};

@@ -126,8 +126,7 @@ static dim3 cb_v_grid(const cb_matmul_args *g)
     return dim3(cb_cdiv(g->n, CB_V_BN), cb_cdiv(g->m, CB_V_BM));
 }
 
-extern "C" cudaError_t cb_matmul_vectorized(const cb_matmul_args *g, int variant,
-                                            cudaStream_t stream)
+static cudaError_t cb_matmul_vectorized(const cb_matmul_args *g, int variant, cudaStream_t stream)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     if (cb_edge_mode_for(g, CB_V_BM, CB_V_BN, CB_V_BK) == CB_EDGE_SCALAR)
@@ -139,8 +138,8 @@ extern "C" cudaError_t cb_matmul_vectorized(const cb_matmul_args *g, int variant
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cb_matmul_vectorized_query(const cb_matmul_args *g, int variant,
-                                                  cb_matmul_launch_info *info)
+static cudaError_t cb_matmul_vectorized_query(const cb_matmul_args *g, int variant,
+                                              cb_matmul_launch_info *info)
 {
     if (variant != 0) return cudaErrorInvalidValue;
     if (cb_edge_mode_for(g, CB_V_BM, CB_V_BN, CB_V_BK) == CB_EDGE_SCALAR)
@@ -149,3 +148,11 @@ extern "C" cudaError_t cb_matmul_vectorized_query(const cb_matmul_args *g, int v
     return cb_matmul_fill_info(cb_matmul_vectorized_kernel<true>, CB_V_THREADS, cb_v_grid(g),
                                "128x128x8 tile, 8x8 per thread, float4", info);
 }
+
+extern "C" const cb_matmul_rung cb_matmul_rung_vectorized = {
+    .name = "vectorized",
+    .launch = cb_matmul_vectorized,
+    .query = cb_matmul_vectorized_query,
+    .variant_axis = NULL,
+    .variant_of = NULL,
+};

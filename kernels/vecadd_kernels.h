@@ -1,6 +1,6 @@
 /* vecadd_kernels.h - vector add kernels, c = a + b in float32. */
-#ifndef CB_VECADD_H
-#define CB_VECADD_H
+#ifndef CB_VECADD_KERNELS_H
+#define CB_VECADD_KERNELS_H
 
 #include <cuda_runtime_api.h>
 #include <stdbool.h>
@@ -11,23 +11,31 @@
 extern "C" {
 #endif
 
-typedef enum cb_vecadd_variant {
-    CB_VECADD_THREAD_PER_ELEM,   /* one element per thread, grid = ceil(n / block) */
-    CB_VECADD_GRID_STRIDE,       /* a grid-stride loop over floats                  */
-    CB_VECADD_FLOAT4,            /* a grid-stride loop over float4, `ilp` per trip   */
-    CB_VECADD_FLOAT4_PER_THREAD, /* one float4 per thread, grid = ceil(n / 4 / block) */
-} cb_vecadd_variant;
+/* One launch of a vector add. */
+typedef struct cb_vecadd_launch {
+    const float *a, *b; /* inputs, 16-byte aligned (cudaMalloc's are)            */
+    float *c;           /* output                                                 */
+    size_t n;           /* elements                                               */
+    int grid;           /* blocks, for the grid-stride kernels (`grid_stride`)    */
+    int block;          /* threads per block                                      */
+    int ilp;            /* float4 pairs in flight per thread (1, 2, 4), where the
+                         * kernel has the knob; 1 elsewhere                       */
+    bool stream_hint;   /* evict-first loads and stores (__ldcs/__stcs), likewise  */
+} cb_vecadd_launch;
 
-/* Launch one vector add. `grid` is ignored by THREAD_PER_ELEM; `ilp` (1, 2 or
- * 4 float4 per thread per loop trip) and `stream` (evict-first cache hints)
- * only matter for FLOAT4, whose pointers must be 16-byte aligned (cudaMalloc's
- * are). Returns the launch error. */
-cudaError_t cb_launch_vecadd(cb_vecadd_variant v, const float *a, const float *b, float *c,
-                             size_t n, int grid, int block, int ilp, bool stream, cudaStream_t s);
-
-/* Resident blocks per SM for this kernel at `block` threads (occupancy API). */
-cudaError_t cb_vecadd_blocks_per_sm(cb_vecadd_variant v, int block, int ilp, bool stream,
-                                    int *blocks);
+/* A variant of the ladder: its launcher and occupancy query, and how its
+ * grid follows from n. Each variant is one cb_vecadd_kernel in its own
+ * kernels/vecadd_<variant>.cu; bench/detail/vecadd_variants.def lists them. */
+typedef struct cb_vecadd_kernel {
+    const char *name; /* "float4_per_thread" */
+    /* Enqueue on `s`; the launch error (cudaErrorInvalidValue for a knob
+     * value the kernel is not compiled for). */
+    cudaError_t (*launch)(const cb_vecadd_launch *l, cudaStream_t s);
+    /* Resident blocks per SM at l->block threads (occupancy API). */
+    cudaError_t (*blocks_per_sm)(const cb_vecadd_launch *l, int *blocks);
+    int elems_per_thread; /* a thread's elements when the grid follows n (1, 4)  */
+    bool grid_stride;     /* the grid is given (l->grid), not derived from n      */
+} cb_vecadd_kernel;
 
 /* The result of a device-side check of c[i] == value(seed_a, i) + value(seed_b, i). */
 typedef struct cb_vecadd_check {

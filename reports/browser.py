@@ -1,7 +1,7 @@
 """Open a report page in headless Chromium and say what a reader would get.
 
 Used by the browser test (reports/tests/test_browser.py) and by
-scripts/docs_figures.py for the page screenshots in docs/img. It serves the
+scripts/record/docs_figures.py for the page screenshots in docs/img. It serves the
 report folder over HTTP on 127.0.0.1 (a free port, this process only, every
 request and its status recorded), starts Chromium with the DevTools
 protocol on a pipe (--remote-debugging-pipe: JSON messages ended by NUL on

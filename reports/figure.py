@@ -21,7 +21,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless: reports are made on CI and GPU boxes
 # The same data gives the same bytes: no random SVG ids, no dates in files
-# (scripts/docs_figures.py and its staleness test rely on it).
+# (scripts/record/docs_figures.py and its staleness test rely on it).
 matplotlib.rcParams["svg.hashsalt"] = "cubench"
 
 import matplotlib.pyplot as plt  # noqa: E402

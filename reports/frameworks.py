@@ -18,8 +18,8 @@ from __future__ import annotations
 from .load import Result, Run
 
 # bench/python/__init__.py's FAMILIES: the families `python -m cubench` adds.
-FAMILIES = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "tensorflow",
-            "rapids", "opencv")
+FAMILIES = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "torch_ext",
+            "torch_dist", "tensorflow", "rapids", "opencv")
 
 
 def is_framework_bench(bench: str) -> bool:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import csvfile
 
-SCHEMA_VERSIONS = (1, 2)  # every version this report reads
+SCHEMA_VERSIONS = (1, 2, 3)  # every version this report reads
 
 RESULTS_COLUMNS = (
     "schema_version", "benchmark", "family", "axes", "status", "reason",
@@ -52,6 +52,15 @@ NUMERIC_COLUMNS = (
     "cupti_median_s", "overhead_s", "bytes", "flops", "gbps", "tflops",
     "peak", "pct_peak", "pct_ref", "occupancy", "verify_error",
 )
+# Schema 3 appends these after `peak_source`.
+RESULTS_COLUMNS_V3 = (
+    "kind", "key_figure", "key_rule", "setup_s", "verify_s", "warmup_s",
+    "sampling_s", "teardown_s", "throttled_samples", "throttle_wait_s",
+)
+NUMERIC_COLUMNS_V3 = (
+    "setup_s", "verify_s", "warmup_s", "sampling_s", "teardown_s",
+    "throttled_samples", "throttle_wait_s",
+)
 NUMERIC_COLUMNS_V2 = (
     "replicates", "sm_clock_min_mhz", "sm_clock_median_mhz", "sm_clock_max_mhz",
     "mem_clock_median_mhz", "power_mean_w", "temp_max_c",
@@ -64,6 +73,8 @@ SAMPLES_COLUMNS_V2 = ("device", "replicate", "sm_clock_mhz", "throttle")
 REQUIRED = {
     1: (RESULTS_COLUMNS, SAMPLES_COLUMNS),
     2: (RESULTS_COLUMNS + RESULTS_COLUMNS_V2, SAMPLES_COLUMNS + SAMPLES_COLUMNS_V2),
+    3: (RESULTS_COLUMNS + RESULTS_COLUMNS_V2 + RESULTS_COLUMNS_V3,
+        SAMPLES_COLUMNS + SAMPLES_COLUMNS_V2),
 }
 
 STATUSES = ("ok", "noisy", "skip", "fail")
@@ -346,7 +357,8 @@ def read_results(path: Path, schema: int = 1) -> list[Result]:
     """results.csv of a run whose meta.json says `schema`; every row must say
     the same version."""
     results = []
-    numeric = NUMERIC_COLUMNS + (NUMERIC_COLUMNS_V2 if schema >= 2 else ())
+    numeric = (NUMERIC_COLUMNS + (NUMERIC_COLUMNS_V2 if schema >= 2 else ())
+               + (NUMERIC_COLUMNS_V3 if schema >= 3 else ()))
     for line, raw in _read_csv(path, REQUIRED[schema][0], schema):
         where = f"{path}:{line}"
         if raw["schema_version"] != str(schema):

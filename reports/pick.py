@@ -91,13 +91,6 @@ def has_other_configs(rows: list[Result], xaxis: str) -> bool:
     return len(xs) != len(set(xs))
 
 
-def by_benchmark(rows: list[Result]) -> dict[str, list[Result]]:
-    groups: dict[str, list[Result]] = {}
-    for row in rows:
-        groups.setdefault(row.benchmark, []).append(row)
-    return groups
-
-
 def throughput(row: Result) -> tuple[float | None, str]:
     """The figure of merit of a row and its unit: the unit its peak is stated
     in, else TFLOP/s for matmul-like rows with flops, else GB/s."""

@@ -9,9 +9,29 @@
 #   - OpenBLAS (libopenblas-dev): the CPU reference of the matmul baselines
 #   - a Python virtual environment at .venv with reports/requirements.txt, and
 #     the cubench Python package (python/) importable from it
+#   - with --frameworks: the optional ways to CUDA of the Python families
+#     that install as packages: PyCUDA (PyPI has only its source: pip builds
+#     it against this CUDA toolkit, a few minutes on two cores, or takes a
+#     wheel from .whl/ if one is there) and ninja (torch.utils.cpp_extension
+#     needs it for the torch_ext family). A failure is reported and the
+#     setup goes on: those families then skip with the reason.
 # Idempotent: each step is skipped when its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+FRAMEWORKS=0
+for arg in "$@"; do
+    case "$arg" in
+    --frameworks) FRAMEWORKS=1 ;;
+    -h | --help)
+        echo "usage: scripts/setup.sh [--frameworks]   (see the header of this file)"
+        exit 0
+        ;;
+    *)
+        echo "setup: unknown option '$arg' (usage: scripts/setup.sh [--frameworks])" >&2
+        exit 2
+        ;;
+    esac
+done
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -59,4 +79,30 @@ fi
 # `import cubench` in .venv: a .pth naming this tree's python/ (docs/python.md).
 pth="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cubench-source.pth"
 [ "$(cat "$pth" 2>/dev/null)" = "$PWD/python" ] || echo "$PWD/python" > "$pth"
+
+# --frameworks: PyCUDA built against the toolkit nvcc belongs to, and ninja.
+install_frameworks() {
+    local pip=(.venv/bin/python -m pip install -q --disable-pip-version-check)
+    local links=()
+    [ -d .whl ] && links=(--find-links .whl)
+    if .venv/bin/python -c 'import ninja' 2>/dev/null; then :; else
+        "${pip[@]}" "${links[@]}" ninja || say "ninja could not be installed: the torch_ext family will skip"
+    fi
+    if .venv/bin/python -c 'import pycuda' 2>/dev/null; then
+        say "PyCUDA already installed"
+        return 0
+    fi
+    local cuda_root log
+    cuda_root=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+    log=$(mktemp)
+    say "installing PyCUDA (built against $cuda_root if no wheel fits; log: $log)"
+    if CUDA_ROOT=$cuda_root "${pip[@]}" "${links[@]}" pycuda >"$log" 2>&1; then
+        say "PyCUDA $(.venv/bin/python -c 'import pycuda; print(pycuda.VERSION_TEXT)' 2>/dev/null) installed"
+        rm -f "$log"
+    else
+        say "PyCUDA could NOT be built or installed (the pycuda family will skip); the last lines of $log:"
+        tail -5 "$log" >&2
+    fi
+}
+if [ "$FRAMEWORKS" = 1 ]; then install_frameworks; fi
 say "ready"

@@ -60,13 +60,6 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
 
 /* A hand-written kernel rung: its launcher, its query and how the point
  * selects its template instance (`variant`, see kernels/matmul_kernels.h). */
-typedef struct cb_matmul_kernel_rung {
-    cb_matmul_launch_fn launch;
-    cb_matmul_query_fn query;
-    cb_status (*variant)(const cb_point *p, const cb_bench_ctx *ctx, int m, int n, int *variant,
-                         cb_msg *why);
-} cb_matmul_kernel_rung;
-
 /* How a GPU rung computes. */
 typedef enum cb_matmul_engine {
     CB_MATMUL_ENGINE_KERNEL,
@@ -83,8 +76,7 @@ typedef struct cb_matmul_state {
     float *h_a, *h_b, *h_c; /* inputs (kept for the reference), C read back */
     float *d_a, *d_b, *d_c;
     /* kernel rungs */
-    const cb_matmul_kernel_rung *rung;
-    int variant;
+    cb_matmul_plan plan; /* hand-written rungs: the rung, its instance, the launch */
     /* cuBLAS: the rung itself, and the reference of large points */
     cublasHandle_t blas;
     void *d_workspace;
@@ -92,6 +84,14 @@ typedef struct cb_matmul_state {
     void *d_a16, *d_b16;    /* BF16 copies of A and B (cublas_bf16)        */
     cudaDataType_t in_type; /* CUDA_R_32F, or CUDA_R_16BF for cublas_bf16 */
     cublasComputeType_t compute;
+    /* FP8 rungs (cb_matmul_state_fp8): E4M3 A (m x k) and B K-major (n x k),
+     * the per-tensor scales on the device, and the FP32 inputs they were
+     * quantised from (h_a, h_b, d_a and d_b then hold the dequantised
+     * values: the problem an FP8 GEMM solves up to its accumulation). */
+    void *d_a8, *d_b8t;
+    float *d_scales; /* s_a, s_b */
+    float *h_a32, *h_b32;
+    float scale_a, scale_b;
 } cb_matmul_state;
 
 /* Allocate and fill everything a GPU rung needs (inputs uniform in
@@ -105,11 +105,25 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
  * them. */
 cb_status cb_matmul_state_bf16(cb_matmul_state *st, cb_msg *why);
 
+/* The FP8 inputs (matmul_fp8.c): A and B quantised to E4M3 with one scale
+ * per tensor on the host, untimed, B laid out K-major; the state's FP32
+ * inputs replaced by the dequantised values, the originals kept. The state
+ * must have been made with precision CB_MATMUL_FP8_DEQ. */
+cb_status cb_matmul_state_fp8(cb_matmul_state *st, cb_msg *why);
+
+/* Verify an FP8 rung: against the exact product of the dequantised inputs
+ * with the accumulation bound (the error reported), and against the FP32
+ * inputs at sampled entries with the E4M3 input bound (matmul_ref.h). */
+cb_status cb_matmul_fp8_verify(void *state, double *error, cb_msg *why);
+
+/* FP8 rungs: 1-byte A and B, FP32 C read and written. */
+double cb_matmul_bytes_fp8(const cb_point *p);
+
 /* Create st->blas on st->stream with a workspace (once). */
 cb_status cb_matmul_blas_init(cb_matmul_state *st, cb_msg *why);
 
 /* The hooks of every hand-written GPU rung; the benchmark's param is its
- * cb_matmul_kernel_rung. */
+ * cb_matmul_rung (kernels/matmul_kernels.h). */
 cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
                                  cb_point_info *info, cb_msg *why);
 cb_status cb_matmul_kernel_run(void *state, cudaStream_t stream, cb_msg *why);
@@ -130,6 +144,14 @@ cb_status cb_matmul_cublas_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
                                  cb_point_info *info, cb_msg *why);
 cb_status cb_matmul_cublas_run(void *state, cudaStream_t stream, cb_msg *why);
 double cb_matmul_bytes_bf16(const cb_point *p);
+
+/* The cuBLASLt FP8 reference (matmul_cublaslt.c): its own state around
+ * the matmul state, verified as every FP8 rung. */
+cb_status cb_matmul_cublaslt_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                   cb_point_info *info, cb_msg *why);
+cb_status cb_matmul_cublaslt_run(void *state, cudaStream_t stream, cb_msg *why);
+cb_status cb_matmul_cublaslt_verify(void *state, double *error, cb_msg *why);
+void cb_matmul_cublaslt_teardown(void *state);
 
 /* Row-major C = alpha A B + beta C through cuBLAS (column-major) as
  * C^T = B^T A^T, with inputs of `in_type` and the given compute type. */

@@ -21,6 +21,28 @@
  * division by K. The factors 16 leave 5-10x margin over the largest error
  * expected among 10^8 entries, and still fail the bugs above at every K a
  * GPU can hold (FP32: 1/K > 16u up to K = 10^6).
+ *
+ * FP8 (E4M3 inputs with one FP32 scale per tensor, products summed on the
+ * tensor cores), two bounds, both from the same argument:
+ *   - inputs: E4M3 keeps 3 mantissa bits, so rounding x / s to it moves x
+ *     by at most 2^-4 |x| (half an ulp of a 4-bit significand; with s =
+ *     max|x| / 448 the values below E4M3's normal range, |x| < 2^-6 s, move
+ *     by at most 2^-10 s, far less). So u_in = 2^-4, and against the FP32
+ *     problem the same 16 u_in / sqrt(K) applies (CB_MATMUL_FP8): 1/90 at
+ *     K = 8192, where the expected worst entry of 6.7e7 is about 1/900;
+ *   - accumulation: against the product of the dequantised inputs
+ *     themselves (exact in FP64: CB_MATMUL_FP8_DEQ) only the summation
+ *     errs. FP32 would keep that under 16 u, but Hopper's FP8 tensor cores
+ *     are reported to keep about 14 bits when they add into the
+ *     accumulators (DeepSeek-V3 technical report, 2024, section 3.3.2;
+ *     cuBLASLt's FP8 "fast accumulation" mode is the same path), so the
+ *     term is 16 x 2^-14 = 2^-10 instead. A 14-bit sum that truncates every
+ *     k-step of 32 drifts by about 2^-14 (2/9) sqrt(K) / 32 of the scale
+ *     (3.8e-5 at K = 8192, 2.5x below the bound at K = 2^20); a wrong
+ *     entry of C moves it by ~1/K, a missing k-slice by ~sqrt(128)/K, both
+ *     above 2^-10 up to K ~ 10^3 and 10^4.
+ *   The second bound is the sharp one: FP8 rows report their error against
+ *   the dequantised problem, and pass only if they also meet the first.
  */
 #ifndef CB_MATMUL_REF_H
 #define CB_MATMUL_REF_H
@@ -31,6 +53,10 @@ typedef enum cb_matmul_precision {
     CB_MATMUL_FP32 = 0, /* FP32 inputs and products                          */
     CB_MATMUL_TF32,     /* inputs rounded to TF32 (10-bit mantissa) by the GPU */
     CB_MATMUL_BF16,     /* inputs rounded to BF16 (7-bit mantissa)            */
+    CB_MATMUL_FP8,      /* inputs rounded to E4M3 (3-bit mantissa, scaled),
+                         * FP8 tensor-core accumulation                      */
+    CB_MATMUL_FP8_DEQ,  /* the dequantised E4M3 inputs themselves (exact),
+                         * FP8 tensor-core accumulation                      */
 } cb_matmul_precision;
 
 /* One problem C = alpha A B + beta C0, row-major, leading dimensions k
@@ -48,6 +74,19 @@ void cb_matmul_fill_uniform(float *x, size_t count, uint64_t seed);
 /* Round to the nearest bfloat16, ties to even (NaN stays NaN), and back. */
 uint16_t cb_matmul_float_to_bf16(float x);
 float cb_matmul_bf16_to_float(uint16_t bits);
+
+/* FP8 E4M3 (1 sign, 4 exponent bits of bias 7, 3 mantissa bits; largest
+ * finite 448, no infinities, NaN 0x7f / 0xff): round to nearest, ties to
+ * even, saturating at +-448 (NaN stays NaN), and back. */
+#define CB_MATMUL_E4M3_MAX 448.0f
+uint8_t cb_matmul_float_to_e4m3(float x);
+float cb_matmul_e4m3_to_float(uint8_t bits);
+
+/* Quantise x[0..count) per tensor: scale = max|x| / 448 (1 for an all-zero
+ * x), q[i] = e4m3(x[i] / scale), and when `deq` is not NULL deq[i] =
+ * scale * e4m3_to_float(q[i]) (the value the FP8 GEMM multiplies, rounded
+ * to FP32: a relative 2^-24 more). Returns the scale. */
+float cb_matmul_quantize_e4m3(const float *x, size_t count, uint8_t *q, float *deq);
 
 /* The exact (FP64) result: ref[i n + j] for the whole matrix, using up to
  * `threads` POSIX threads (<= 1: the calling thread). Costs m n k FMAs. */

@@ -93,13 +93,33 @@ double cb_xfer_flops_overlap(const cb_point *p);
 
 /* ---- hooks (transfers_copy.c, transfers_zero_copy.c, transfers_overlap.c) ---- */
 
-/* The copy benchmarks share one set of hooks; the param says which copy. */
-typedef enum cb_xfer_copy_op {
-    CB_XFER_OP_SYNC,  /* cudaMemcpy, host-timed           */
-    CB_XFER_OP_ASYNC, /* cudaMemcpyAsync, one direction   */
-    CB_XFER_OP_BIDIR, /* H2D and D2H at once, two streams */
-    CB_XFER_OP_D2D,   /* device to device                 */
-} cb_xfer_copy_op;
+/* The copy benchmarks share one set of hooks; the param is the copy's
+ * facts. A copy is one or two legs, each moving one buffer of `bytes` from
+ * a source end to a destination end: sources get the pattern, destinations
+ * its complement, and verify counts every destination byte that differs. */
+typedef enum cb_xfer_end_kind {
+    CB_XFER_HOST, /* host buffer `buf` of the point's `memory` kind */
+    CB_XFER_DEV,  /* device buffer `buf`                             */
+} cb_xfer_end_kind;
+
+typedef struct cb_xfer_end {
+    cb_xfer_end_kind kind;
+    int buf; /* 0 or 1 */
+} cb_xfer_end;
+
+typedef struct cb_xfer_leg {
+    cb_xfer_end src, dst;
+} cb_xfer_leg;
+
+typedef struct cb_xfer_copy {
+    bool sync;         /* cudaMemcpy, host-timed to completion; else cudaMemcpyAsync */
+    bool by_direction; /* one leg, H2D or D2H by the point's `direction` axis      */
+    int n_legs;        /* otherwise: these legs                                    */
+    cb_xfer_leg legs[2];
+    bool side_streams; /* each leg on its own stream, forked from and joined to
+                        * the runner's stream (both directions at once)          */
+    const char *note;  /* the row's note (the memory kind's is added)            */
+} cb_xfer_copy;
 cb_status cb_xfer_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
                              cb_point_info *info, cb_msg *why);
 cb_status cb_xfer_copy_run(void *state, cudaStream_t stream, cb_msg *why);

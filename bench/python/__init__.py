@@ -9,5 +9,5 @@ element), matmul `m`, `n`, `k` (row-major FP32 C = A B, 2mnk flops),
 copies `direction`, `memory`, `bytes` (bytes across PCIe).
 """
 
-FAMILIES = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "tensorflow", "rapids",
-            "opencv")
+FAMILIES = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "torch_ext", "torch_dist",
+            "tensorflow", "rapids", "opencv")

@@ -28,6 +28,37 @@ def vecadd_flops(p) -> float:
     return float(p["n"])
 
 
+# A hand-written vector add that frameworks compile from source (CuPy's
+# RawKernel, PyCUDA's SourceModule): one float4 (16-byte load and store)
+# per thread like vecadd/float4_per_thread, the n % 4 last floats one per
+# thread. extern "C" keeps the name unmangled for the module lookup.
+FLOAT4_ADD_NAME = "cb_add_float4"
+FLOAT4_ADD_SOURCE = r"""
+extern "C" __global__ void cb_add_float4(const float4 *__restrict__ a,
+                                         const float4 *__restrict__ b,
+                                         float4 *__restrict__ c, long long n4,
+                                         const float *__restrict__ a1,
+                                         const float *__restrict__ b1,
+                                         float *__restrict__ c1, long long n)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        float4 x = a[i], y = b[i];
+        c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+    long long t = 4 * n4 + i; /* the n % 4 last elements, one per thread */
+    if (t < n) c1[t] = a1[t] + b1[t];
+}
+"""
+FLOAT4_BLOCK = 256
+
+
+def float4_grid(n: int, block: int = FLOAT4_BLOCK) -> int:
+    """Blocks for FLOAT4_ADD_SOURCE: one thread per float4, and enough
+    threads for the n % 4 tail (at least one block)."""
+    return (max(n // 4, n % 4, 1) + block - 1) // block
+
+
 # Matmul: squares by default (n and k take the word `m`, as in C). Fewer
 # sizes than the C ladder's seven: 256 (launch-bound), 1024, 4096 and 8192
 # (compute-bound) show the curve at a quarter of the time.

@@ -19,7 +19,7 @@ setup and the previous stream restored in teardown).
 
 Comparing add, elementwise_kernel and raw_kernel at n = 2^28 separates
 the cost of CuPy's generated elementwise code from that of the operator
-call: scripts/gpu_python.sh records their CUPTI kernel names and ncu
+call: scripts/record/gpu_python.sh records their CUPTI kernel names and ncu
 counters.
 """
 
@@ -29,24 +29,6 @@ import cubench as cb
 
 from . import _common as C
 
-_RAW_SOURCE = r"""
-extern "C" __global__ void cb_add_float4(const float4 *__restrict__ a,
-                                         const float4 *__restrict__ b,
-                                         float4 *__restrict__ c, long long n4,
-                                         const float *__restrict__ a1,
-                                         const float *__restrict__ b1,
-                                         float *__restrict__ c1, long long n)
-{
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n4) {
-        float4 x = a[i], y = b[i];
-        c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
-    }
-    long long t = 4 * n4 + i; /* the n % 4 last elements, one per thread */
-    if (t < n) c1[t] = a1[t] + b1[t];
-}
-"""
-_BLOCK = 256
 
 
 def _open(ctx):
@@ -121,14 +103,13 @@ def _vecadd(kind):
                 def run():
                     kernel(a, b, c)
             else:
-                kernel = cupy.RawKernel(_RAW_SOURCE, "cb_add_float4")
-                n4 = n // 4
-                grid = (max(n4, n % 4, 1) + _BLOCK - 1) // _BLOCK
+                kernel = cupy.RawKernel(C.FLOAT4_ADD_SOURCE, C.FLOAT4_ADD_NAME)
+                n4, grid = n // 4, C.float4_grid(n)
                 args = (a, b, c, cupy.int64(n4), a, b, c, cupy.int64(n))
-                note = f"grid {grid} x {_BLOCK} threads, one float4 each"
+                note = f"grid {grid} x {C.FLOAT4_BLOCK} threads, one float4 each"
 
                 def run():
-                    kernel((grid,), (_BLOCK,), args)
+                    kernel((grid,), (C.FLOAT4_BLOCK,), args)
             streams[0].synchronize()
         except BaseException:
             _close(streams)

@@ -1,7 +1,12 @@
 """rapids: cuDF Series arithmetic. cuDF launches on its own (default)
 stream, so the benchmark uses the host timer and run() waits with
-cudaDeviceSynchronize through CuPy, which cuDF depends on. Not installed
-on the machines cubench was measured on: it skips there.
+cudaDeviceSynchronize through CuPy, which cuDF depends on.
+
+Where it ran: nowhere with cuDF. The machines cubench was measured on do
+not have it (it skips there as not installed), and it cannot be installed
+usefully without a GPU driver. tests/py/test_python_roads.py runs this
+setup, run and verify against a stand-in cudf (Series on NumPy arrays) and
+cupy (the device calls).
 
   rapids/add   c = a + b on two cudf.Series of float32 (a new Series per call)
 """

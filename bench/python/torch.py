@@ -11,6 +11,9 @@
   torch/matmul_bf16   A and B converted to BF16 in setup (untimed); FP32 C
                       via torch.mm(..., out_dtype=torch.float32) where the
                       PyTorch has it, else a BF16 C (the row's note says so)
+  torch/matmul_fp8    torch._scaled_mm on E4M3 A and K-major B, one FP32
+                      scale per tensor, fast accumulation, FP32 C: the peer
+                      of matmul/cublaslt_fp8 and matmul_tc/wgmma_fp8
   torch/copy          tensor.copy_(src, non_blocking=True) host<->device
                       from pageable or pinned (pin_memory=True) host tensors
 
@@ -143,6 +146,78 @@ for _prec in C.PRECISIONS:
                  peak="fp32" if _prec == "fp32" else "none", bytes=C.matmul_bytes(_prec),
                  flops=C.matmul_flops, ref=f"matmul/cublas_{_prec}", requires="torch",
                  release=T.release)(_matmul(_prec))
+
+
+@cb.benchmark("torch/matmul_fp8", axes=C.matmul_axes(),
+              summary="C = A B with E4M3 A, B (per-tensor scales, untimed), FP32 C",
+              peak="none", flops=C.matmul_flops, ref="matmul/cublaslt_fp8",
+              bytes=lambda p: (lambda m, n, k: m * k + k * n + 8.0 * m * n)(*C.matmul_shape(p)),
+              requires="torch", release=T.release)
+def matmul_fp8(p, ctx):
+    """torch._scaled_mm(A8, B8 column-major, s_a, s_b, out_dtype=float32,
+    use_fast_accum=True): the C rungs' FP8 problem (bench/detail/matmul_ref.h).
+    A and B are quantised in setup, untimed: s = max|x| / 448, x8 = E4M3(x / s).
+    Verified as the C FP8 rungs are: against the FP64 product of the
+    dequantised inputs within the accumulation bound 2^-10, and against the
+    FP32 inputs within 16 2^-4 / sqrt(K) + 2^-10 (the K-scaled error)."""
+    torch, dev, streams = T.open_device(ctx)
+    try:
+        if not hasattr(torch, "_scaled_mm") or not hasattr(torch, "float8_e4m3fn"):
+            raise cb.Skip(f"torch {torch.__version__} has no _scaled_mm / float8_e4m3fn")
+        if torch.cuda.get_device_capability(dev) < (8, 9):
+            raise cb.Skip("FP8 tensor cores start at compute capability 8.9")
+        m, n, k = C.matmul_shape(p)
+        if k % 16 or n % 16:
+            raise cb.Skip(f"k={k} n={n}: torch._scaled_mm takes k and n multiples of 16")
+        a = T.uniform(torch, (m, k), C.seeds(ctx)[0], dev)
+        b = T.uniform(torch, (k, n), C.seeds(ctx)[1], dev)
+        scale_a = (a.abs().amax() / 448.0).float()
+        scale_b = (b.abs().amax() / 448.0).float()
+        a8 = (a / scale_a).to(torch.float8_e4m3fn)
+        # B column-major (K-major), the layout _scaled_mm and cuBLASLt take
+        b8 = (b / scale_b).to(torch.float8_e4m3fn).t().contiguous().t()
+        c = torch.full((m, n), float("nan"), device=dev)
+        args = dict(scale_a=scale_a, scale_b=scale_b, out_dtype=torch.float32, use_fast_accum=True)
+        try:
+            torch._scaled_mm(a8[:16, :16], b8[:16, :16], out=torch.empty(16, 16, device=dev),
+                             **args)
+            into = True
+        except (TypeError, RuntimeError):
+            into = False
+        if into:
+            def run():
+                torch._scaled_mm(a8, b8, out=c, **args)
+            note = "E4M3, per-tensor scales, fast accumulation, FP32 C (out=)"
+        else:
+            def run():
+                c.copy_(torch._scaled_mm(a8, b8, **args))
+            note = "E4M3, per-tensor scales, fast accumulation, FP32 C (copied: no out=)"
+        torch.cuda.current_stream(dev).synchronize()
+    except BaseException:
+        T.close(streams)
+        raise
+
+    def verify():
+        c64 = c.double()
+        nonfinite = int((~torch.isfinite(c64)).sum())
+        if nonfinite:
+            raise cb.VerifyError(f"{nonfinite} entries of C are NaN or infinite", float("inf"))
+        a_deq = a8.float().double() * float(scale_a)
+        b_deq = b8.float().double() * float(scale_b)
+        acc_tol = 2.0 ** -10
+        checks = ((a_deq, b_deq, acc_tol, "the dequantised inputs"),
+                  (a.double(), b.double(), 16 * 2.0 ** -4 / k ** 0.5 + acc_tol, "the FP32 inputs"))
+        errors = []
+        for x, y, tol, what in checks:
+            scale = k * float(x.abs().max()) * float(y.abs().max())
+            err = float((c64 - x @ y).abs().max()) / (scale if scale > 0 else 1.0)
+            if not err <= tol:
+                raise cb.VerifyError(f"error {err:.3g} > FP8 tolerance {tol:.3g} against {what}",
+                                     err)
+            errors.append(err)
+        return errors[0]
+
+    return cb.Setup(run=run, verify=verify, teardown=lambda: T.close(streams), note=note)
 
 
 @cb.benchmark("torch/copy", axes=C.COPY_AXES, peak="pcie", bytes=C.copy_bytes,

@@ -34,7 +34,7 @@ _ADD_BLOCK = 1024
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) per precision, in order
 # of preference; setup takes the first that the GPU's shared memory holds
 # (Triton refuses the others at compile time with OutOfResources). The first
-# tensor-core tiles are the fastest of scripts/py_triton_probe.py on the
+# tensor-core tiles are the fastest of scripts/record/py_triton_probe.py on the
 # H200 at 4096^3 (tests/data/h200-python-session/triton-probe.json): 128 x
 # 256 tiles, 3 stages, 144 KiB of shared memory either way,
 # 677 TFLOP/s BF16 and 365 TFLOP/s TF32 with B K-major, against 557 and 292

@@ -15,7 +15,7 @@ fi
 rows=$(tail -n +2 "$out/results.csv")
 [ "$(printf '%s\n' "$rows" | wc -l)" -eq 6 ] || { echo "expected 6 rows:"; echo "$rows"; exit 1; }
 if printf '%s\n' "$rows" | grep -E ',(fail|skip),'; then echo "a point did not verify"; exit 1; fi
-[ "$(printf '%s\n' "$rows" | grep -c '^2,saxpy/float4,.*,saxpy/scalar,[0-9]')" -eq 3 ] ||
+[ "$(printf '%s\n' "$rows" | grep -c '^3,saxpy/float4,.*,saxpy/scalar,[0-9]')" -eq 3 ] ||
     { echo "float4 rows lack pct_ref against saxpy/scalar"; exit 1; }
 rm -rf "$out"
 echo "saxpy example: 6 points verified"

@@ -79,10 +79,6 @@ enum {
         }                                                                                          \
     } while (0)
 
-/* A launcher in kernels/ returns the launch error through this: it checks
- * the configuration error of the launch it just made. */
-#define CB_LAUNCH_RESULT() cudaGetLastError()
-
 #define CB_ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #endif

@@ -1,6 +1,8 @@
-/* compare.c - matching, per-point tests, q-values, verdicts, geomeans. */
+/* compare.c - matching, per-point tests, q-values, verdicts. */
 #include "compare.h"
+#include "stats.h"
 
+#include "compare_geomean.h"
 #include "compare_point.h"
 #include "compare_stats.h"
 
@@ -12,27 +14,24 @@
 const char *cb_verdict_name(cb_verdict v)
 {
     static const char *const names[CB_VERDICT_COUNT] = {
-        [CB_VERDICT_SLOWER] = "slower",
-        [CB_VERDICT_FASTER] = "faster",
-        [CB_VERDICT_INCONCLUSIVE] = "inconclusive",
-        [CB_VERDICT_MISSING] = "missing",
-        [CB_VERDICT_NEW] = "new",
-        [CB_VERDICT_UNTIMED] = "untimed",
-        [CB_VERDICT_SAME] = "same",
+        [CB_VERDICT_SLOWER] = "slower",       [CB_VERDICT_FASTER] = "faster",
+        [CB_VERDICT_THROTTLED] = "throttled", [CB_VERDICT_INCONCLUSIVE] = "inconclusive",
+        [CB_VERDICT_MISSING] = "missing",     [CB_VERDICT_NEW] = "new",
+        [CB_VERDICT_UNTIMED] = "untimed",     [CB_VERDICT_SAME] = "same",
     };
     return v >= 0 && v < CB_VERDICT_COUNT ? names[v] : "?";
 }
 
 void cb_compare_opts_default(cb_compare_opts *o)
 {
+    memset(o, 0, sizeof *o);
     o->delta = 0.03;
     o->alpha = 0.01;
     o->power = 0.99;
     o->min_samples = 5;
     o->event_res_s = 0.5e-6;
     o->host_res_s = 1e-7;
-    o->between_run_sd = CB_BETWEEN_RUN_BUILTIN;
-    o->calibration = NULL;
+    o->between_run_sd = CB_BETWEEN_RUN_BY_KIND;
 }
 
 static bool has_times(const cb_cmp_point *p)
@@ -40,15 +39,35 @@ static bool has_times(const cb_cmp_point *p)
     return p && p->timed && p->n > 0;
 }
 
+static bool tested(const cb_compare_row *row)
+{
+    return !isnan(row->p);
+}
+
+/* Append to a row's note, "; " between parts. */
+static void note_add(cb_compare_row *row, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void note_add(cb_compare_row *row, const char *fmt, ...)
+{
+    size_t used = strlen(row->note);
+    if (used + 3 >= sizeof row->note) return;
+    if (used) used += (size_t)snprintf(row->note + used, sizeof row->note - used, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(row->note + used, sizeof row->note - used, fmt, ap);
+    va_end(ap);
+}
+
 /* Why a side has no times, for the note of a missing or new row. */
-static void untimed_note(char *note, size_t len, const char *side, const cb_cmp_point *p)
+static void untimed_note(cb_compare_row *row, const char *side, const cb_cmp_point *p)
 {
     if (!p)
-        snprintf(note, len, "not in %s", side);
+        note_add(row, "not in %s", side);
     else if (!p->timed)
-        snprintf(note, len, "%s: %s%s%.180s", side, p->status, *p->reason ? ": " : "", p->reason);
+        note_add(row, "%s: %s%s%.180s", side, p->status, *p->reason ? ": " : "", p->reason);
     else
-        snprintf(note, len, "%s: %s but no samples in samples.csv", side, p->status);
+        note_add(row, "%s: %s but no samples in samples.csv", side, p->status);
 }
 
 static void fmt_us(char *buf, size_t len, double s)
@@ -63,77 +82,163 @@ static cb_verdict decide(cb_compare_row *row, const cb_compare_opts *o)
     char a[32], b[32];
     if (row->q <= o->alpha) {
         double change_s = fabs(row->cand.median_s - row->base.median_s);
-        if (change_s < row->floor_s) {
-            fmt_us(a, sizeof a, change_s), fmt_us(b, sizeof b, row->floor_s);
-            snprintf(row->note, sizeof row->note, "a change of %s: below the timer's %s floor", a,
-                     b);
-            return CB_VERDICT_INCONCLUSIVE;
-        }
-        return row->log_ratio > 0 ? CB_VERDICT_SLOWER : CB_VERDICT_FASTER;
+        if (change_s >= row->floor_s)
+            return row->log_ratio > 0 ? CB_VERDICT_SLOWER : CB_VERDICT_FASTER;
+        fmt_us(a, sizeof a, change_s), fmt_us(b, sizeof b, row->floor_s);
+        note_add(row, "a change of %s: below the timer's %s floor", a, b);
+        return CB_VERDICT_INCONCLUSIVE;
     }
     if (log(row->ci_lo) >= -L && log(row->ci_hi) <= L) {
         if (o->delta * row->base.median_s >= row->floor_s) return CB_VERDICT_SAME;
         fmt_us(a, sizeof a, o->delta * row->base.median_s), fmt_us(b, sizeof b, row->floor_s);
-        snprintf(row->note, sizeof row->note,
-                 "±%g%% of the median is %s: below the timer's %s floor", 100.0 * o->delta, a, b);
+        note_add(row, "±%g%% of the median is %s: below the timer's %s floor", 100.0 * o->delta, a,
+                 b);
         return CB_VERDICT_INCONCLUSIVE;
     }
     if (row->ci_lo > 1.0 + o->delta || row->ci_hi < 1.0 / (1.0 + o->delta))
-        snprintf(row->note, sizeof row->note,
-                 "beyond ±%g%%, but not after the correction for %s (q=%.2g)", 100.0 * o->delta,
-                 "many points", row->q);
+        note_add(row, "beyond ±%g%%, but not after the correction for many points (q=%.2g)",
+                 100.0 * o->delta, row->q);
     else
-        snprintf(row->note, sizeof row->note, "the CI reaches past ±%g%% (MDE %.1f%%)",
-                 100.0 * o->delta, 100.0 * row->mde);
+        note_add(row, "the CI reaches past ±%g%% (MDE %.1f%%)", 100.0 * o->delta, 100.0 * row->mde);
     return CB_VERDICT_INCONCLUSIVE;
 }
 
-/* Match a BASE point (may be NULL) with a NEW point (may be NULL); test it
- * when both are timed. Returns false when out of memory. */
-static bool match_point(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c,
-                        const cb_compare_opts *o, cb_msg *err)
+static bool any_sample_throttle(const cb_cmp_run *run, const cb_cmp_point *p)
 {
-    row->ratio = row->ci_lo = row->ci_hi = row->p = row->q = row->mde = NAN;
-    row->log_ratio = row->var = row->df = NAN;
-    row->floor_s = NAN;
-    row->base_throttle = b ? b->throttle : NULL;
-    row->new_throttle = c ? c->throttle : NULL;
-    if ((b && !cb_side_estimate(b, &row->base, err)) ||
-        (c && !cb_side_estimate(c, &row->cand, err)))
+    for (int i = 0; i < p->n; i++)
+        if (p->dir[i] >= 0 && p->dir[i] < run->n_dirs && run->dirs[p->dir[i]].has_sample_throttle)
+            return true;
+    return false;
+}
+
+cb_throttle_evidence cb_compare_throttle(const cb_cmp_run *run, const cb_cmp_point *p)
+{
+    cb_throttle_evidence e = {false, false, NULL, 0, 0, NAN, NAN, NAN, NAN};
+    if (!p || !has_times(p)) return e;
+    bool per_sample = any_sample_throttle(run, p);
+    e.reasons = p->throttle;
+    e.samples = p->throttled_n;
+    e.of = p->n;
+    e.set_aside = p->facts.throttled_samples;
+    e.waited_s = p->facts.throttle_wait_s;
+    /* the kept samples' own clock when recorded, else the row's */
+    bool own_clock = !isnan(p->clock_lo);
+    e.clock_lo = own_clock ? p->clock_lo : p->facts.sm_clock_min_mhz;
+    e.clock_hi = own_clock ? p->clock_hi : p->facts.sm_clock_max_mhz;
+    bool clock_moved = e.clock_hi > 0.0 && e.clock_lo < (1.0 - CB_CMP_CLOCK_MOVED) * e.clock_hi;
+    bool row_moved =
+        p->facts.sm_clock_max_mhz > 0.0 &&
+        p->facts.sm_clock_min_mhz < (1.0 - CB_CMP_CLOCK_MOVED) * p->facts.sm_clock_max_mhz;
+    e.throttled = (per_sample ? p->throttled_n > 0 : p->throttle != NULL) || clock_moved;
+    e.seen = e.throttled || p->throttle != NULL || row_moved;
+    return e;
+}
+
+/* Each side's estimate, the autocorrelation pooled over both. */
+static bool estimate_sides(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c,
+                           cb_msg *err)
+{
+    const cb_cmp_point *both[2] = {b, c};
+    double rho = cb_units_rho(both, 2);
+    if ((b && !cb_side_estimate(b, rho, &row->base, err)) ||
+        (c && !cb_side_estimate(c, rho, &row->cand, err)))
         return false;
     if (!b) row->base.center = row->base.median_s = NAN;
     if (!c) row->cand.center = row->cand.median_s = NAN;
+    return true;
+}
+
+/* new, missing or untimed, with the note; false for a point timed on both
+ * sides. */
+static bool classify_untested(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c)
+{
     if (!b || (!has_times(b) && has_times(c))) {
         row->verdict = CB_VERDICT_NEW;
-        untimed_note(row->note, sizeof row->note, "BASE", b);
+        untimed_note(row, "BASE", b);
     } else if (!c || (has_times(b) && !has_times(c))) {
         row->verdict = CB_VERDICT_MISSING;
-        untimed_note(row->note, sizeof row->note, "NEW", c);
+        untimed_note(row, "NEW", c);
     } else if (!has_times(b)) {
         row->verdict = CB_VERDICT_UNTIMED;
-        untimed_note(row->note, sizeof row->note, "BASE", b);
-    } else if (row->base.n < o->min_samples || row->cand.n < o->min_samples) {
-        row->verdict = CB_VERDICT_INCONCLUSIVE;
-        snprintf(row->note, sizeof row->note, "too few samples (%d/%d, need %d)", row->base.n,
-                 row->cand.n, o->min_samples);
+        untimed_note(row, "BASE", b);
     } else {
-        row->verdict = CB_VERDICT_INCONCLUSIVE; /* until decided */
-        cb_compare_point_test(row, b, c, o);
-        if (isnan(row->var))
-            snprintf(row->note, sizeof row->note,
-                     "no spread to test against: one sample per run on a side");
+        return false;
     }
     return true;
 }
 
-/* Append which side ran throttled to the row's note. */
-static void note_throttle(cb_compare_row *row)
+/* Verdict, note and test of a point present on at least one side. */
+static bool match_point(cb_compare_row *row, const cb_cmp_run *base, const cb_cmp_run *cand,
+                        const cb_cmp_point *b, const cb_cmp_point *c, const cb_compare_opts *o,
+                        cb_msg *err)
 {
-    size_t used = strlen(row->note);
-    snprintf(row->note + used, sizeof row->note - used, "%sthrottled:%s%.40s%s%.40s",
-             used ? "; " : "", row->base_throttle ? " BASE " : "",
-             row->base_throttle ? row->base_throttle : "", row->new_throttle ? " NEW " : "",
-             row->new_throttle ? row->new_throttle : "");
+    row->ratio = row->ci_lo = row->ci_hi = row->p = row->q = row->mde = NAN;
+    row->log_ratio = row->var = row->df = row->floor_s = NAN;
+    row->base_point = b;
+    row->new_point = c;
+    row->kind = b ? b->kind : c->kind;
+    row->spread = (cb_spread){0.0, INFINITY, NAN, 0.0, ""};
+    row->base_throttle = cb_compare_throttle(base, b);
+    row->new_throttle = cb_compare_throttle(cand, c);
+    if (!estimate_sides(row, b, c, err)) return false;
+    row->verdict = CB_VERDICT_INCONCLUSIVE;
+    if (!classify_untested(row, b, c)) {
+        if (row->base.n < o->min_samples || row->cand.n < o->min_samples) {
+            note_add(row, "too few samples (%d/%d, need %d)", row->base.n, row->cand.n,
+                     o->min_samples);
+        } else {
+            cb_compare_point_test(row, b, c, base->device, o);
+            if (isnan(row->var) && row->widening != CB_WIDEN_UNKNOWN)
+                note_add(row, "no spread to test against: one sample per run on a side");
+        }
+    }
+    return true;
+}
+
+static void note_throttle_side(cb_compare_row *row, const char *side, const cb_throttle_evidence *e)
+{
+    if (!e->throttled) return;
+    char clock[64] = "", aside[80] = "";
+    if (e->clock_hi > 0.0 && e->clock_lo < (1.0 - CB_CMP_CLOCK_MOVED) * e->clock_hi)
+        snprintf(clock, sizeof clock, ", SM clock %.0f-%.0f MHz", e->clock_lo, e->clock_hi);
+    if (e->set_aside > 0.0)
+        snprintf(aside, sizeof aside, ", %.0f set aside (%.2g s waited)", e->set_aside,
+                 isnan(e->waited_s) ? 0.0 : e->waited_s);
+    if (e->samples > 0)
+        note_add(row, "%s %d of %d samples under %.60s%s%s", side, e->samples, e->of,
+                 e->reasons ? e->reasons : "throttling", clock, aside);
+    else
+        note_add(row, "%s %.60s%s%s", side, e->reasons ? e->reasons : "throttled", clock, aside);
+}
+
+/* A row throttled on either side: its own verdict, the test's in the note. */
+static void apply_throttle(cb_compare_row *row)
+{
+    if (!row->base_throttle.throttled && !row->new_throttle.throttled) return;
+    bool compared = row->verdict <= CB_VERDICT_INCONCLUSIVE || row->verdict == CB_VERDICT_SAME;
+    if (!compared) return;
+    char before[sizeof row->note];
+    snprintf(before, sizeof before, "%s", row->note);
+    row->note[0] = '\0';
+    if (tested(row))
+        note_add(row, "throttled: the test said %s (ratio %.3f)", cb_verdict_name(row->verdict),
+                 row->ratio);
+    else
+        note_add(row, "throttled");
+    note_throttle_side(row, "BASE", &row->base_throttle);
+    note_throttle_side(row, "NEW", &row->new_throttle);
+    if (before[0]) note_add(row, "%s", before);
+    row->verdict = CB_VERDICT_THROTTLED;
+}
+
+static void note_modes(cb_compare_row *row)
+{
+    if (row->base.bimodal)
+        note_add(row, "bimodal: BASE switches between modes %.1f%% apart",
+                 100.0 * expm1(row->base.mode_gap));
+    if (row->cand.bimodal)
+        note_add(row, "bimodal: NEW switches between modes %.1f%% apart",
+                 100.0 * expm1(row->cand.mode_gap));
 }
 
 static int cmp_rows(const void *a, const void *b)
@@ -147,171 +252,102 @@ static int cmp_rows(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-static bool tested(const cb_compare_row *row)
+/* Match every point: BASE's in order, then those only NEW has. */
+static bool match_all(const cb_cmp_run *base, const cb_cmp_run *cand, const cb_compare_opts *o,
+                      cb_compare_result *out, cb_msg *err)
 {
-    return !isnan(row->p);
+    for (int i = 0; i < base->n_points; i++) {
+        const cb_cmp_point *b = &base->points[i];
+        cb_compare_row *row = &out->rows[out->n_rows];
+        *row = (cb_compare_row){.benchmark = b->benchmark, .axes = b->axes, .device = b->device};
+        row->order = out->n_rows++;
+        const cb_cmp_point *c = cb_cmp_run_find(cand, b->benchmark, b->axes, b->device);
+        if (!match_point(row, base, cand, b, c, o, err)) return false;
+    }
+    for (int i = 0; i < cand->n_points; i++) {
+        const cb_cmp_point *c = &cand->points[i];
+        if (cb_cmp_run_find(base, c->benchmark, c->axes, c->device)) continue;
+        cb_compare_row *row = &out->rows[out->n_rows];
+        *row = (cb_compare_row){.benchmark = c->benchmark, .axes = c->axes, .device = c->device};
+        row->order = out->n_rows++;
+        if (!match_point(row, base, cand, NULL, c, o, err)) return false;
+    }
+    return true;
 }
 
-/* The geometric mean over rows[idx[0..k)] that were tested. */
-static cb_geomean geomean_of(const cb_compare_row *rows, const int *idx, int k,
-                             const cb_compare_opts *o)
+/* Points per kind that can catch 2 delta, and why the others cannot. */
+static void count_power(cb_compare_result *out, const cb_compare_opts *o, double *buf)
 {
-    cb_geomean g = {0, NAN, NAN, NAN};
-    double sum = 0.0, var_sum = 0.0, df_den = 0.0;
-    for (int i = 0; i < k; i++) {
-        const cb_compare_row *r = &rows[idx[i]];
-        if (!tested(r)) continue;
-        g.points++;
-        sum += r->log_ratio;
-        var_sum += r->var;
-        if (r->var > 0.0 && isfinite(r->df)) df_den += r->var * r->var / r->df;
-    }
-    if (g.points == 0) return g;
-    int P = g.points;
-    double mean = sum / P, ss = 0.0;
-    for (int i = 0; i < k; i++)
-        if (tested(&rows[idx[i]]))
-            ss += (rows[idx[i]].log_ratio - mean) * (rows[idx[i]].log_ratio - mean);
-    double var = var_sum / ((double)P * P);
-    double df = df_den > 0.0 ? var_sum * var_sum / df_den : INFINITY;
-    if (P >= 2 && ss / (P - 1) / P > var) {
-        var = ss / (P - 1) / P;
-        df = P - 1;
-    }
-    double t = cb_t_quantile(1.0 - o->alpha / 2.0, df);
-    g.ratio = exp(mean);
-    g.ci_lo = exp(mean - t * sqrt(var));
-    g.ci_hi = exp(mean + t * sqrt(var));
-    return g;
-}
-
-typedef struct name_ref {
-    const char *name;
-    int row; /* index into rows, identity order */
-} name_ref;
-
-static int cmp_name_ref(const void *a, const void *b)
-{
-    const name_ref *x = a, *y = b;
-    int s = strcmp(x->name, y->name);
-    return s ? s : (x->row > y->row) - (x->row < y->row);
-}
-
-/* Groups per benchmark, by sorting the names (n log n, not n x groups);
- * groups come out in identity order (of each one's first row). */
-static bool build_groups(cb_compare_result *out, const cb_compare_opts *o, cb_msg *err)
-{
-    int n = out->n_rows;
-    name_ref *refs = malloc((size_t)(n ? n : 1) * sizeof *refs);
-    int *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
-    int *first = malloc((size_t)(n ? n : 1) * sizeof *first);
-    cb_compare_group *tmp = calloc((size_t)(n ? n : 1), sizeof *tmp);
-    bool ok = refs && idx && first && tmp;
-    if (!ok) {
-        cb_msg_set(err, "compare: out of memory");
-        goto done;
-    }
-    for (int i = 0; i < n; i++)
-        refs[i] = (name_ref){out->rows[i].benchmark, i};
-    qsort(refs, (size_t)n, sizeof *refs, cmp_name_ref);
-    int g = 0;
-    for (int s = 0; s < n;) {
-        int e = s;
-        while (e < n && strcmp(refs[e].name, refs[s].name) == 0)
-            e++;
-        cb_compare_group *grp = &tmp[g];
-        grp->benchmark = refs[s].name;
-        for (int i = s; i < e; i++) {
-            idx[i - s] = refs[i].row;
-            grp->counts[out->rows[refs[i].row].verdict]++;
+    for (int k = 0; k <= CB_CMP_KINDS; k++) {
+        cb_power_count *pc = &out->power[k];
+        int m = 0;
+        for (int i = 0; i < out->n_rows; i++) {
+            const cb_compare_row *r = &out->rows[i];
+            if (k < CB_CMP_KINDS && r->kind != (cb_cmp_kind)k) continue;
+            pc->untested += r->widening == CB_WIDEN_UNKNOWN;
+            if (!tested(r)) continue;
+            pc->tested++;
+            pc->detect += r->mde <= 2.0 * o->delta;
+            pc->floor_bound += r->mde > 2.0 * o->delta && r->mde_bound == CB_MDE_FLOOR;
+            buf[m++] = r->mde;
         }
-        grp->geomean = geomean_of(out->rows, idx, e - s, o);
-        first[g++] = refs[s].row; /* the smallest row index of the group */
-        s = e;
+        cb_cmp_sort(buf, m);
+        pc->mde_median = m ? cb_stats_quantile_sorted(buf, m, 0.5) : NAN;
     }
-    /* identity order: place each group at the rank of its first row */
-    out->groups = calloc((size_t)(g ? g : 1), sizeof *out->groups);
-    int *rank = calloc((size_t)(n ? n : 1), sizeof *rank);
-    if (!out->groups || !rank) {
-        free(rank);
-        cb_msg_set(err, "compare: out of memory");
-        ok = false;
-        goto done;
+}
+
+/* q-values over the tested points, then each row's verdict and counts. */
+static bool decide_all(cb_compare_result *out, const cb_compare_opts *o, double *p, double *q)
+{
+    for (int i = 0; i < out->n_rows; i++)
+        p[i] = out->rows[i].p;
+    if (!cb_bh_qvalues(p, out->n_rows, q)) return false;
+    for (int i = 0; i < out->n_rows; i++) {
+        cb_compare_row *row = &out->rows[i];
+        row->q = q[i];
+        out->widening_count[row->widening]++;
+        if (tested(row)) {
+            row->verdict = decide(row, o);
+            out->tested++;
+            out->basis_count[0][row->base.basis]++;
+            out->basis_count[1][row->cand.basis]++;
+            out->bimodal += row->base.bimodal || row->cand.bimodal;
+        }
+        note_modes(row);
+        row->tested_verdict = row->verdict;
+        apply_throttle(row);
+        out->throttled_slower +=
+            row->verdict == CB_VERDICT_THROTTLED && row->tested_verdict == CB_VERDICT_SLOWER;
+        out->counts[row->verdict]++;
     }
-    for (int i = 0; i < n; i++)
-        rank[i] = -1;
-    for (int k = 0; k < g; k++)
-        rank[first[k]] = k;
-    for (int i = 0; i < n; i++)
-        if (rank[i] >= 0) out->groups[out->n_groups++] = tmp[rank[i]];
-    free(rank);
-done:
-    free(refs), free(idx), free(first), free(tmp);
-    return ok;
+    return true;
 }
 
 bool cb_compare_runs(const cb_cmp_run *base, const cb_cmp_run *cand, const cb_compare_opts *o,
                      cb_compare_result *out, cb_msg *err)
 {
     memset(out, 0, sizeof *out);
-    out->geomean = (cb_geomean){0, NAN, NAN, NAN};
-    size_t cap = (size_t)base->n_points + (size_t)cand->n_points;
-    out->rows = calloc(cap ? cap : 1, sizeof *out->rows);
-    double *p = malloc((cap ? cap : 1) * sizeof *p);
-    double *q = malloc((cap ? cap : 1) * sizeof *q);
-    int *all = malloc((cap ? cap : 1) * sizeof *all);
-    bool ok = false;
-    if (!out->rows || !p || !q || !all) {
-        cb_msg_set(err, "compare: out of memory");
-        goto done;
+    out->geomean = (cb_geomean){0, NAN, NAN, NAN, 0.0};
+    size_t cap = (size_t)base->n_points + (size_t)cand->n_points + 1;
+    out->rows = calloc(cap, sizeof *out->rows);
+    double *p = malloc(cap * sizeof *p), *q = malloc(cap * sizeof *q);
+    int *all = malloc(cap * sizeof *all);
+    cb_offsets ob = {0}, on = {0};
+    bool ok = out->rows && p && q && all;
+    if (!ok) cb_msg_set(err, "out of memory");
+    ok = ok && match_all(base, cand, o, out, err);
+    if (ok && !(ok = decide_all(out, o, p, q))) cb_msg_set(err, "out of memory");
+    ok = ok && cb_offsets_fill(&ob, out->rows, out->n_rows, true, base, err) &&
+         cb_offsets_fill(&on, out->rows, out->n_rows, false, cand, err);
+    if (ok) {
+        for (int i = 0; i < out->n_rows; i++)
+            all[i] = i;
+        out->geomean = cb_geomean_of(out->rows, all, out->n_rows, &ob, &on, o);
+        count_power(out, o, p);
+        ok = cb_compare_groups(out, &ob, &on, o, err);
     }
-    /* Identity order: BASE's points, then the points only NEW has. */
-    for (int i = 0; i < base->n_points; i++) {
-        const cb_cmp_point *b = &base->points[i];
-        cb_compare_row *row = &out->rows[out->n_rows];
-        row->benchmark = b->benchmark;
-        row->axes = b->axes;
-        row->order = out->n_rows++;
-        if (!match_point(row, b, cb_cmp_run_find(cand, b->benchmark, b->axes), o, err)) goto done;
-    }
-    for (int i = 0; i < cand->n_points; i++) {
-        const cb_cmp_point *c = &cand->points[i];
-        if (cb_cmp_run_find(base, c->benchmark, c->axes)) continue;
-        cb_compare_row *row = &out->rows[out->n_rows];
-        row->benchmark = c->benchmark;
-        row->axes = c->axes;
-        row->order = out->n_rows++;
-        if (!match_point(row, NULL, c, o, err)) goto done;
-    }
-
-    for (int i = 0; i < out->n_rows; i++)
-        p[i] = out->rows[i].p;
-    if (!cb_bh_qvalues(p, out->n_rows, q)) {
-        cb_msg_set(err, "compare: out of memory");
-        goto done;
-    }
-    for (int i = 0; i < out->n_rows; i++) {
-        cb_compare_row *row = &out->rows[i];
-        row->q = q[i];
-        all[i] = i;
-        if (tested(row)) {
-            row->verdict = decide(row, o);
-            out->tested++;
-            out->basis_count[0][row->base.basis]++;
-            out->basis_count[1][row->cand.basis]++;
-            out->widening_count[row->widening]++;
-        }
-        if (row->base_throttle || row->new_throttle) {
-            out->throttled++;
-            note_throttle(row);
-        }
-        out->counts[row->verdict]++;
-    }
-    out->geomean = geomean_of(out->rows, all, out->n_rows, o);
-    if (!build_groups(out, o, err)) goto done;
-    qsort(out->rows, (size_t)out->n_rows, sizeof *out->rows, cmp_rows);
-    ok = true;
-done:
+    if (ok) qsort(out->rows, (size_t)out->n_rows, sizeof *out->rows, cmp_rows);
+    cb_offsets_free(&ob), cb_offsets_free(&on);
     free(p), free(q), free(all);
     if (!ok) cb_compare_result_free(out);
     return ok;
@@ -322,40 +358,4 @@ void cb_compare_result_free(cb_compare_result *r)
     free(r->rows);
     free(r->groups);
     memset(r, 0, sizeof *r);
-}
-
-bool cb_compare_calibrate(const cb_cmp_run *a, const cb_cmp_run *b, const cb_compare_opts *o,
-                          cb_calibration *out, int *points, cb_msg *err)
-{
-    *points = 0;
-    cb_calib_obs *obs = malloc((size_t)(a->n_points > 0 ? a->n_points : 1) * sizeof *obs);
-    if (!obs) {
-        cb_msg_set(err, "compare: out of memory");
-        return false;
-    }
-    int basis_seen[3] = {0};
-    bool ok = true;
-    for (int i = 0; ok && i < a->n_points; i++) {
-        const cb_cmp_point *pa = &a->points[i];
-        const cb_cmp_point *pb = cb_cmp_run_find(b, pa->benchmark, pa->axes);
-        if (!has_times(pa) || !has_times(pb)) continue;
-        cb_side_est ea, eb;
-        ok = cb_side_estimate(pa, &ea, err) && cb_side_estimate(pb, &eb, err);
-        if (!ok || ea.n < o->min_samples || eb.n < o->min_samples) continue;
-        double v = ea.var + eb.var, d = eb.center - ea.center;
-        if (isnan(v)) continue;
-        basis_seen[ea.basis]++, basis_seen[eb.basis]++;
-        obs[(*points)++] = (cb_calib_obs){.benchmark = pa->benchmark,
-                                          .median_s = ea.median_s,
-                                          .excess = d * d - v,
-                                          .run_share = 1.0 / ea.runs + 1.0 / eb.runs};
-    }
-    int kinds = (basis_seen[0] > 0) + (basis_seen[1] > 0) + (basis_seen[2] > 0);
-    const char *basis = kinds > 1                     ? "mixed"
-                        : basis_seen[CB_BASIS_RUNS]   ? "runs"
-                        : basis_seen[CB_BASIS_ROUNDS] ? "rounds"
-                                                      : "samples";
-    if (ok) ok = cb_calibration_build(obs, *points, basis, a->device, out, err);
-    free(obs);
-    return ok;
 }

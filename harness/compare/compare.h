@@ -1,15 +1,15 @@
 /* compare.h - match the points of two sides and give each a verdict.
  *
- * Per point (identity = benchmark + axes) timed on both sides, on the log
- * scale (so effects are ratios NEW/BASE):
+ * Per point (identity = benchmark + axes (+ device in runs of several)) timed
+ * on both sides, on the log scale (so effects are ratios NEW/BASE):
  *   d     = center(NEW) - center(BASE), each side's center and variance from
  *           its units (compare_units.h: runs, rounds or samples);
  *   var   = var(BASE) + var(NEW) + the between-run spread the data cannot
  *           show: sigma^2 (1/D_BASE + 1/D_NEW) over the sides with fewer than
- *           CB_CMP_MIN_RUNS runs (rounds or samples), sigma from --calibration
- *           (with its df), else `between_run_sd`, by default the built-in
- *           table by BASE median (compare_between.h; df infinite): rounds of
- *           one process held the H200 A/A ratio 1 in 43.6% of 99% CIs;
+ *           CB_CMP_MIN_RUNS runs, sigma (with its df) from the first of: the
+ *           spread sources (a calibration, a history), --between-run, the
+ *           default of the point's kind (compare_spread.h); a kind without a
+ *           default leaves the point untested (inconclusive, and why);
  *   df    by Welch-Satterthwaite over those parts;
  *   ratio = exp(d), CI = exp(d -+ t(1 - alpha/2, df) sqrt(var));
  *   p     = the two-sided minimum-effect test: with L = log(1 + delta),
@@ -25,7 +25,13 @@
  *   missing       in BASE only, or timed in BASE and not in NEW
  *   new           in NEW only, or timed in NEW and not in BASE
  *   untimed       in both, timed in neither (skip/fail on both sides)
- *   inconclusive  fewer than min_samples samples on a side, or no spread
+ *   inconclusive  fewer than min_samples samples on a side, no spread, or no
+ *                 between-run spread for its kind from one run per side
+ *   throttled     either side ran throttled (a throttling reason in a kept
+ *                 sample's `throttle`, else in results.csv's; or an SM clock
+ *                 that moved by more than CB_CMP_CLOCK_MOVED while it
+ *                 sampled): a throttled difference is no regression; the
+ *                 note says what the test would have said and the evidence
  *   slower        q <= alpha and d > 0: with confidence 1 - alpha (after BH)
  *                 NEW is more than delta slower; unless the change in
  *                 seconds is below the timer's floor -> inconclusive
@@ -41,11 +47,17 @@
 
 #include "compare_calib.h"
 #include "compare_load.h"
+#include "compare_spread.h"
 #include "compare_units.h"
+
+/* An SM clock whose (max - min) / max while sampling exceeds this ran
+ * throttled (the runner's own rule for its `note`, docs/schema.md). */
+#define CB_CMP_CLOCK_MOVED 0.02
 
 typedef enum cb_verdict {
     CB_VERDICT_SLOWER,
     CB_VERDICT_FASTER,
+    CB_VERDICT_THROTTLED,
     CB_VERDICT_INCONCLUSIVE,
     CB_VERDICT_MISSING,
     CB_VERDICT_NEW,
@@ -54,56 +66,87 @@ typedef enum cb_verdict {
     CB_VERDICT_COUNT
 } cb_verdict;
 
-/* "slower", "faster", "inconclusive", "missing", "new", "untimed", "same". */
+/* "slower", "faster", "throttled", "inconclusive", "missing", "new",
+ * "untimed", "same". */
 const char *cb_verdict_name(cb_verdict v);
 
 typedef struct cb_compare_opts {
-    double delta;                      /* smallest change that matters, default 0.03       */
-    double alpha;                      /* CI level 1 - alpha and FDR level, default 0.01    */
-    double power;                      /* of the reported MDE, default 0.95                 */
-    int min_samples;                   /* fewer on a side is inconclusive, default 5        */
-    double event_res_s;                /* event timer resolution, default 0.5e-6; 0: none   */
-    double host_res_s;                 /* host clock resolution, default 1e-7; 0: none      */
-    double between_run_sd;             /* per run, for sides of rounds or samples without a
-                                        * calibration; CB_BETWEEN_RUN_BUILTIN (default): the
-                                        * table of compare_between.h; 0: none              */
-    const cb_calibration *calibration; /* NULL: none                           */
+    double delta;                    /* smallest change that matters, default 0.03       */
+    double alpha;                    /* CI level 1 - alpha and FDR level, default 0.01    */
+    double power;                    /* of the reported MDE, default 0.99                 */
+    int min_samples;                 /* fewer on a side is inconclusive, default 5        */
+    double event_res_s;              /* event timer resolution, default 0.5e-6; 0: none   */
+    double host_res_s;               /* host clock resolution, default 1e-7; 0: none      */
+    double between_run_sd;           /* per run, for sides of fewer than 3 runs that no
+                                      * source covers; CB_BETWEEN_RUN_BY_KIND (default):
+                                      * the default of the point's kind; 0: none      */
+    const cb_spread_source *sources; /* asked in order (calibration, history) */
+    int n_sources;
 } cb_compare_opts;
 
-/* between_run_sd: take the built-in table by time scale (compare_between.h). */
-#define CB_BETWEEN_RUN_BUILTIN (-1.0)
+/* between_run_sd: the default of each point's kind (compare_defaults.h). */
+#define CB_BETWEEN_RUN_BY_KIND (-1.0)
 
 void cb_compare_opts_default(cb_compare_opts *o);
 
 /* Where a point's between-run widening came from. */
 typedef enum cb_widening {
-    CB_WIDEN_NONE,        /* runs on both sides, or --between-run 0 */
-    CB_WIDEN_CALIBRATION, /* --calibration                          */
-    CB_WIDEN_DEFAULT,     /* between_run_sd or the built-in table   */
+    CB_WIDEN_NONE,    /* runs on both sides, or --between-run 0            */
+    CB_WIDEN_SOURCE,  /* a spread source (row->source: calibration, history) */
+    CB_WIDEN_DEFAULT, /* --between-run X, else the default of its kind     */
+    CB_WIDEN_UNKNOWN, /* needed, and nothing knows it: untested            */
 } cb_widening;
 
+/* What the MDE of a tested point is bound by. */
+typedef enum cb_mde_bound {
+    CB_MDE_SPREAD, /* the test: its standard error */
+    CB_MDE_FLOOR,  /* the timer's floor            */
+} cb_mde_bound;
+
+/* What made a side count as throttled (or nothing). */
+typedef struct cb_throttle_evidence {
+    bool throttled;            /* its kept samples ran throttled: the verdict      */
+    bool seen;                 /* throttling seen while it sampled (results.csv),
+                                * perhaps only in samples the runner set aside    */
+    const char *reasons;       /* throttling words (borrowed), NULL none        */
+    int samples, of;           /* kept samples under a reason, of all kept       */
+    double clock_lo, clock_hi; /* SM clock min/max while sampling; NAN     */
+    double set_aside;          /* samples the runner set aside (v3); NAN        */
+    double waited_s;           /* seconds it waited for the clock (v3); NAN     */
+} cb_throttle_evidence;
+
 typedef struct cb_compare_row {
-    const char *benchmark, *axes; /* borrowed from the runs                  */
+    const char *benchmark, *axes, *device;      /* borrowed from the runs     */
+    const cb_cmp_point *base_point, *new_point; /* borrowed; NULL: absent */
+    cb_cmp_kind kind;
     cb_verdict verdict;
-    char note[256];
+    cb_verdict tested_verdict; /* a throttled row: what the test said    */
+    char note[320];
     double ratio, ci_lo, ci_hi; /* NAN unless tested                          */
     double p, q, mde;           /* NAN unless tested                          */
-    double log_ratio, var, df;  /* d, its variance and df                     */
-    cb_side_est base, cand;     /* n == 0 for a side without times            */
+    cb_mde_bound mde_bound;
+    double log_ratio, var, df; /* d, its variance and df                     */
+    cb_side_est base, cand;    /* n == 0 for a side without times            */
     cb_widening widening;
-    double between_sd; /* sigma added, 0 none                                 */
-    double floor_s;    /* the timer floor applied, seconds                    */
-    const char *base_throttle, *new_throttle; /* NULL: none seen              */
+    int source;       /* CB_WIDEN_SOURCE: index into opts.sources         */
+    cb_spread spread; /* the between-run spread used (sd 0: none)         */
+    double floor_s;   /* the timer floor applied, seconds                 */
+    cb_throttle_evidence base_throttle, new_throttle;
     int order; /* position by identity (BASE order, then NEW-only)           */
 } cb_compare_row;
 
 /* Geometric mean of the ratios of a set of points, with its CI: on the log
- * scale the mean of d, its variance the larger of sum(var)/P^2 (the points'
+ * scale the mean of d; its variance the larger of sum(var)/P^2 (the points'
  * own uncertainty, df by Satterthwaite) and s^2(d)/P (the points as a sample
- * of the suite, df P - 1). */
+ * of the suite, df P - 1), plus the run-wide offset every point of a run
+ * shares, which no average over points removes: per side, s^2 of its runs'
+ * mean offsets / D from the data when the side has >= CB_CMP_MIN_RUNS runs,
+ * else the spread's run-wide part (run_sd^2 / D, the largest of the
+ * points'). */
 typedef struct cb_geomean {
     int points;
     double ratio, ci_lo, ci_hi; /* NAN when points == 0; CI needs 1 point */
+    double offset_var;          /* the run-wide part of the variance      */
 } cb_geomean;
 
 typedef struct cb_compare_group {
@@ -112,10 +155,20 @@ typedef struct cb_compare_group {
     int counts[CB_VERDICT_COUNT];
 } cb_compare_group;
 
+/* The power of one kind of point (or of all, index CB_CMP_KINDS). */
+typedef struct cb_power_count {
+    int tested;      /* points with a test                              */
+    int detect;      /* of them with MDE <= 2 delta                     */
+    int floor_bound; /* MDE set by the timer floor                      */
+    int untested;    /* timed on both sides, no between-run spread      */
+    double mde_median;
+} cb_power_count;
+
 typedef struct cb_compare_result {
     cb_compare_row *rows; /* sorted: slower (largest r first), faster
-                           * (smallest r first), inconclusive, missing, new,
-                           * untimed, same; ties in identity order */
+                           * (smallest r first), throttled, inconclusive,
+                           * missing, new, untimed, same; ties in identity
+                           * order */
     int n_rows;
     int counts[CB_VERDICT_COUNT];
     int tested; /* points with a test (both sides timed, enough samples) */
@@ -123,8 +176,10 @@ typedef struct cb_compare_result {
     cb_compare_group *groups; /* per benchmark, in identity order */
     int n_groups;
     int basis_count[2][3]; /* [base/new][cb_basis] over tested points     */
-    int widening_count[3]; /* tested points by cb_widening                 */
-    int throttled;         /* points throttled on either side              */
+    int widening_count[4]; /* points by cb_widening                       */
+    int throttled_slower;  /* throttled points the test called slower     */
+    int bimodal;           /* tested points with a mode switch            */
+    cb_power_count power[CB_CMP_KINDS + 1];
 } cb_compare_result;
 
 /* Compare `base` with `cand`. The result borrows names from both runs, which
@@ -134,10 +189,9 @@ bool cb_compare_runs(const cb_cmp_run *base, const cb_cmp_run *cand, const cb_co
 
 void cb_compare_result_free(cb_compare_result *r);
 
-/* Record the between-run spread of an A/A pair (compare_calib.h): every
- * point timed on both sides with min_samples each is an observation. Sets
- * *points to their number. False with `err` set when out of memory. */
-bool cb_compare_calibrate(const cb_cmp_run *a, const cb_cmp_run *b, const cb_compare_opts *o,
-                          cb_calibration *out, int *points, cb_msg *err);
+/* The throttle evidence of one side's point: `throttled` from the kept
+ * samples' own `throttle` and `sm_clock_mhz` where samples.csv records
+ * them (v2), else from results.csv's `throttle` and SM clock range. */
+cb_throttle_evidence cb_compare_throttle(const cb_cmp_run *run, const cb_cmp_point *p);
 
 #endif

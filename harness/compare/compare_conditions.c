@@ -39,12 +39,50 @@ static void count_meta(const cb_cmp_run *run, int *meta, int *telemetry)
     }
 }
 
+/* A run's devices: its rows' UUIDs, else its meta.json's first device. */
+static void device_signature(const cb_cmp_dir *d, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (int i = 0; i < d->n_devices && i < 4 && d->uuids[i][0]; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "+" : "", d->uuids[i]);
+    if (used) return;
+    const cb_cmp_device *dev = d->meta.n_devices ? &d->meta.devices[0] : NULL;
+    if (dev && (dev->name[0] || dev->uuid[0]))
+        snprintf(buf, len, "%.120s %.90s", dev->name, dev->uuid);
+}
+
+/* Say which devices a side's runs used, when they differ. */
+static void side_mix(const cb_cmp_run *run, char *out, size_t len)
+{
+    char first[256] = "", sig[256];
+    int same = 0, other = 0, other_at = -1;
+    out[0] = '\0';
+    for (int d = 0; d < run->n_dirs; d++) {
+        device_signature(&run->dirs[d], sig, sizeof sig);
+        if (!sig[0]) continue;
+        if (!first[0]) snprintf(first, sizeof first, "%s", sig);
+        if (strcmp(first, sig) == 0) {
+            same++;
+        } else {
+            other++;
+            if (other_at < 0) other_at = d;
+        }
+    }
+    if (!other) return;
+    device_signature(&run->dirs[other_at], sig, sizeof sig);
+    snprintf(out, len, "%d run%s on %.120s, %d on other devices (first: %.120s)", same,
+             same == 1 ? "" : "s", first, other, sig);
+}
+
 bool cb_cmp_conditions_diff(const cb_cmp_run *base, const cb_cmp_run *cand, cb_cmp_conditions *out,
                             cb_msg *err)
 {
     memset(out, 0, sizeof *out);
     count_meta(base, &out->base_meta, &out->base_telemetry);
     count_meta(cand, &out->new_meta, &out->new_telemetry);
+    side_mix(base, out->base_mix, sizeof out->base_mix);
+    side_mix(cand, out->new_mix, sizeof out->new_mix);
     /* the keys: every key any BASE run records (a key once) */
     for (int d = 0; d < base->n_dirs; d++) {
         const cb_cmp_meta *m = &base->dirs[d].meta;
@@ -63,7 +101,7 @@ bool cb_cmp_conditions_diff(const cb_cmp_run *base, const cb_cmp_run *cand, cb_c
             cb_cmp_diff *grown = realloc(out->diffs, (size_t)(out->n_diffs + 1) * sizeof *grown);
             if (!grown) {
                 cb_cmp_conditions_free(out);
-                cb_msg_set(err, "compare: out of memory");
+                cb_msg_set(err, "out of memory");
                 return false;
             }
             out->diffs = grown;

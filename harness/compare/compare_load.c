@@ -1,17 +1,16 @@
-/* compare_load.c - run directories into points with their sample times.
- *
- * samples.csv may hold hundreds of thousands of rows, so points are found by
- * an open-addressing hash of (benchmark, axes), with a one-entry cache in
- * front because a point's samples are written back to back. Every step is
- * linear in the input (a hostile header of 100 000 columns, or 50 000
- * benchmark names, must not take minutes).
- */
+/* compare_load.c - a run directory into a side: the duplicate check, then
+ * results.csv's rows, then samples.csv's (compare_load.h). Every step is
+ * linear in the input: a hostile header of 100 000 columns must not take
+ * minutes. */
 #include "compare_load.h"
 
-#include "csv_reader.h"
+#include "parse_number.h"
+#include "run_files.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,239 +18,100 @@
 
 /* The largest replicate index accepted (a run of more rounds is absurd). */
 #define CB_CMP_MAX_REPLICATE 1000000
+/* More devices than any machine has: a run claiming more is not ours. */
+#define CB_CMP_MAX_DEVICES 64
 
-struct cb_cmp_slot {
-    uint64_t hash;
-    int point; /* index into points, -1 for an empty slot */
+/* The numeric results.csv columns a point keeps (cb_cmp_facts). */
+static const struct fact_column {
+    const char *name;
+    size_t offset;
+} fact_columns[] = {
+    {"bytes", offsetof(cb_cmp_facts, bytes)},
+    {"flops", offsetof(cb_cmp_facts, flops)},
+    {"sm_clock_min_mhz", offsetof(cb_cmp_facts, sm_clock_min_mhz)},
+    {"sm_clock_median_mhz", offsetof(cb_cmp_facts, sm_clock_median_mhz)},
+    {"sm_clock_max_mhz", offsetof(cb_cmp_facts, sm_clock_max_mhz)},
+    {"mem_clock_median_mhz", offsetof(cb_cmp_facts, mem_clock_median_mhz)},
+    {"power_mean_w", offsetof(cb_cmp_facts, power_mean_w)},
+    {"temp_max_c", offsetof(cb_cmp_facts, temp_max_c)},
+    {"setup_s", offsetof(cb_cmp_facts, setup_s)},
+    {"verify_s", offsetof(cb_cmp_facts, verify_s)},
+    {"warmup_s", offsetof(cb_cmp_facts, warmup_s)},
+    {"sampling_s", offsetof(cb_cmp_facts, sampling_s)},
+    {"teardown_s", offsetof(cb_cmp_facts, teardown_s)},
+    {"throttled_samples", offsetof(cb_cmp_facts, throttled_samples)},
+    {"throttle_wait_s", offsetof(cb_cmp_facts, throttle_wait_s)},
+    {"median_s", offsetof(cb_cmp_facts, median_s)},
+    {"ci_lo_s", offsetof(cb_cmp_facts, ci_lo_s)},
+    {"ci_hi_s", offsetof(cb_cmp_facts, ci_hi_s)},
 };
+#define N_FACTS ((int)CB_ARRAY_LEN(fact_columns))
 
-void cb_cmp_run_init(cb_cmp_run *run)
-{
-    memset(run, 0, sizeof *run);
-}
+/* The columns of one results.csv (-1: absent). */
+typedef struct results_cols {
+    int need[4]; /* schema_version, benchmark, axes, status */
+    int reason, timer, batch, throttle, family, device, uuid, kind, key_figure, key_rule;
+    int facts[N_FACTS];
+} results_cols;
 
-void cb_cmp_run_free(cb_cmp_run *run)
-{
-    for (int i = 0; i < run->n_points; i++) {
-        cb_cmp_point *p = &run->points[i];
-        free(p->benchmark), free(p->axes), free(p->reason), free(p->throttle);
-        free(p->times), free(p->dir), free(p->replicate);
-    }
-    for (int d = 0; d < run->n_dirs; d++) {
-        free(run->dirs[d].path);
-        cb_cmp_meta_free(&run->dirs[d].meta);
-    }
-    free(run->dirs);
-    free(run->points);
-    free(run->index);
-    memset(run, 0, sizeof *run);
-}
+/* What loading one directory reads before anything is added to the run. */
+typedef struct dir_input {
+    const char *path;
+    char *real_path;
+    cb_cmp_meta meta;
+    cb_csv *results, *samples;
+    uint64_t samples_hash;
+    char frameworks[512]; /* ",torch,cupy," from python.json */
+} dir_input;
 
-bool cb_cmp_run_begin_dir(cb_cmp_run *run, const char *path, cb_msg *err)
+bool cb_cmp_throttling_word(const cb_cmp_dir *d, const char *word, size_t len)
 {
-    cb_cmp_dir *dirs = realloc(run->dirs, (size_t)(run->n_dirs + 1) * sizeof *dirs);
-    if (!dirs) goto oom;
-    run->dirs = dirs;
-    cb_cmp_dir *d = &dirs[run->n_dirs];
-    memset(d, 0, sizeof *d);
-    d->path = strdup(path ? path : "");
-    if (!d->path) goto oom;
-    d->schema = CB_CMP_SCHEMA_MAX;
-    d->rounds = 1;
-    if (run->n_dirs == 0) snprintf(run->label, sizeof run->label, "%s", d->path);
-    run->n_dirs++;
-    return true;
-oom:
-    cb_msg_set(err, "compare: out of memory");
-    return false;
-}
-
-/* FNV-1a over benchmark, a separator no name contains, and axes. */
-static uint64_t identity_hash(const char *benchmark, const char *axes)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *s = benchmark; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    h = (h ^ 0x1fu) * 0x100000001b3ull;
-    for (const char *s = axes; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
-static int find_slot(const cb_cmp_run *run, uint64_t h, const char *benchmark, const char *axes)
-{
-    size_t mask = (size_t)run->index_cap - 1;
-    for (size_t s = (size_t)h & mask;; s = (s + 1) & mask) {
-        const cb_cmp_slot *slot = &run->index[s];
-        if (slot->point < 0) return (int)s;
-        const cb_cmp_point *p = &run->points[slot->point];
-        if (slot->hash == h && strcmp(p->benchmark, benchmark) == 0 && strcmp(p->axes, axes) == 0)
-            return (int)s;
+    static const char *const benign[] = {"none", "gpu_idle", "applications_clocks_setting",
+                                         "display_clock_setting"};
+    if (len == 0) return false;
+    if (d->meta.n_counted > 0) {
+        for (int i = 0; i < d->meta.n_counted; i++)
+            if (strlen(d->meta.counted[i]) == len && strncmp(d->meta.counted[i], word, len) == 0)
+                return true;
+        return false;
     }
-}
-
-cb_cmp_point *cb_cmp_run_find(const cb_cmp_run *run, const char *benchmark, const char *axes)
-{
-    if (run->index_cap == 0) return NULL;
-    int s = find_slot(run, identity_hash(benchmark, axes), benchmark, axes);
-    return run->index[s].point < 0 ? NULL : &run->points[run->index[s].point];
-}
-
-/* Keep the table at most half full. */
-static bool grow_index(cb_cmp_run *run)
-{
-    if ((int64_t)(run->n_points + 1) * 2 <= run->index_cap) return true;
-    int cap = run->index_cap ? run->index_cap * 2 : 64;
-    if (cap <= 0 || cap > (1 << 28)) return false;
-    cb_cmp_slot *slots = malloc((size_t)cap * sizeof *slots);
-    if (!slots) return false;
-    for (int i = 0; i < cap; i++)
-        slots[i] = (cb_cmp_slot){0, -1};
-    free(run->index);
-    run->index = slots;
-    run->index_cap = cap;
-    for (int i = 0; i < run->n_points; i++) {
-        const cb_cmp_point *p = &run->points[i];
-        uint64_t h = identity_hash(p->benchmark, p->axes);
-        int s = find_slot(run, h, p->benchmark, p->axes);
-        run->index[s] = (cb_cmp_slot){h, i};
-    }
-    return true;
-}
-
-static bool is_timed_status(const char *status, bool *timed)
-{
-    if (strcmp(status, "ok") == 0 || strcmp(status, "noisy") == 0) {
-        *timed = true;
-        return true;
-    }
-    if (strcmp(status, "skip") == 0 || strcmp(status, "fail") == 0) {
-        *timed = false;
-        return true;
-    }
-    return false;
-}
-
-cb_cmp_point *cb_cmp_run_add_point(cb_cmp_run *run, const char *benchmark, const char *axes,
-                                   const char *status, const char *reason, cb_msg *err)
-{
-    bool timed;
-    if (!is_timed_status(status, &timed)) {
-        cb_msg_set(err, "unknown status '%.32s' (expected ok, noisy, skip or fail)", status);
-        return NULL;
-    }
-    if (run->n_dirs == 0 && !cb_cmp_run_begin_dir(run, "", err)) return NULL;
-    int dir = run->n_dirs - 1;
-    if (!reason) reason = "";
-    cb_cmp_point *p = cb_cmp_run_find(run, benchmark, axes);
-    if (p) {
-        if (!timed && !p->timed && !*p->reason && *reason) {
-            char *r = strdup(reason);
-            if (!r) goto oom;
-            free(p->reason);
-            p->reason = r;
-        }
-        p->timed = p->timed || timed;
-        p->last_dir = dir;
-        p->last_timed = timed;
-        return p;
-    }
-    if (!grow_index(run)) goto oom;
-    if (run->n_points == run->cap) {
-        int cap = run->cap ? run->cap * 2 : 64;
-        cb_cmp_point *pts = cap > 0 ? realloc(run->points, (size_t)cap * sizeof *pts) : NULL;
-        if (!pts) goto oom;
-        run->points = pts;
-        run->cap = cap;
-    }
-    p = &run->points[run->n_points];
-    memset(p, 0, sizeof *p);
-    p->benchmark = strdup(benchmark);
-    p->axes = strdup(axes);
-    p->reason = strdup(timed ? "" : reason);
-    if (!p->benchmark || !p->axes || !p->reason) {
-        free(p->benchmark), free(p->axes), free(p->reason);
-        goto oom;
-    }
-    snprintf(p->status, sizeof p->status, "%s", status);
-    p->median_s = p->ci_lo_s = p->ci_hi_s = NAN;
-    p->sm_clock_mhz = p->power_w = p->temp_c = NAN;
-    p->timed = timed;
-    p->last_dir = dir;
-    p->last_timed = timed;
-    uint64_t h = identity_hash(benchmark, axes);
-    run->index[find_slot(run, h, benchmark, axes)] = (cb_cmp_slot){h, run->n_points};
-    run->n_points++;
-    return p;
-oom:
-    cb_msg_set(err, "compare: out of memory");
-    return NULL;
-}
-
-bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, int replicate, cb_msg *err)
-{
-    if (p->n == p->cap) {
-        int cap = p->cap ? p->cap * 2 : 32;
-        double *t = cap > 0 ? realloc(p->times, (size_t)cap * sizeof *t) : NULL;
-        if (t) p->times = t;
-        int *d = t ? realloc(p->dir, (size_t)cap * sizeof *d) : NULL;
-        if (d) p->dir = d;
-        int *r = d ? realloc(p->replicate, (size_t)cap * sizeof *r) : NULL;
-        if (r) p->replicate = r;
-        if (!r) {
-            cb_msg_set(err, "compare: out of memory");
-            return false;
-        }
-        p->cap = cap;
-    }
-    p->times[p->n] = t_s;
-    p->dir[p->n] = p->last_dir;
-    p->replicate[p->n] = replicate;
-    p->n++;
+    for (int i = 0; i < CB_ARRAY_LEN(benign); i++)
+        if (strlen(benign[i]) == len && strncmp(word, benign[i], len) == 0) return false;
     return true;
 }
 
 /* The words of a `throttle` cell that count as throttling, joined by '+'
- * into `out` (empty when none do). `none`, and the reasons that are no
- * throttling (docs/schema.md: gpu_idle, applications_clocks_setting,
- * display_clock_setting), are left out. */
-static void throttling_words(const char *cell, char *out, size_t len)
+ * into `out` (empty when none do). */
+static void throttling_words(const cb_cmp_dir *d, const char *cell, char *out, size_t len)
 {
-    static const char *const benign[] = {"none", "gpu_idle", "applications_clocks_setting",
-                                         "display_clock_setting"};
     size_t used = 0;
     out[0] = '\0';
     for (const char *w = cell; *w;) {
         size_t n = strcspn(w, "+");
-        bool keep = n > 0;
-        for (int i = 0; keep && i < CB_ARRAY_LEN(benign); i++)
-            keep = !(strlen(benign[i]) == n && strncmp(w, benign[i], n) == 0);
-        if (keep && used + n + 2 < len) {
+        if (cb_cmp_throttling_word(d, w, n) && used + n + 2 < len)
             used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? "+" : "", (int)n, w);
-        }
         w += n + (w[n] == '+');
     }
 }
 
-/* The per-directory facts of a timed row: timer, batch, throttle words. */
-static bool note_row_facts(cb_cmp_point *p, const char *timer, const char *batch,
-                           const char *throttle, cb_msg *err)
+static bool any_throttling_word(const cb_cmp_dir *d, const char *cell)
 {
-    if (!p->timer[0] && *timer) snprintf(p->timer, sizeof p->timer, "%s", timer);
-    char *end = NULL;
-    long b = strtol(batch, &end, 10);
-    if (*batch && end && !*end && b >= 1 && b < (1L << 30) && (p->batch == 0 || b < p->batch))
-        p->batch = (int)b;
-    char words[256];
-    throttling_words(throttle, words, sizeof words);
-    if (!p->throttle && words[0]) {
-        p->throttle = strdup(words);
-        if (!p->throttle) {
-            cb_msg_set(err, "compare: out of memory");
-            return false;
-        }
+    for (const char *w = cell; *w;) {
+        size_t n = strcspn(w, "+");
+        if (cb_cmp_throttling_word(d, w, n)) return true;
+        w += n + (w[n] == '+');
     }
-    return true;
+    return false;
+}
+
+/* The throttling words of a cell become the point's (when it has none). */
+static bool note_words(const cb_cmp_dir *d, cb_cmp_point *p, const char *cell, cb_msg *err)
+{
+    char words[256];
+    throttling_words(d, cell, words, sizeof words);
+    if (!words[0] || (p->throttle = strdup(words)) != NULL) return true;
+    cb_msg_set(err, "out of memory");
+    return false;
 }
 
 /* An optional column's text in row r, "" when the column is absent. */
@@ -260,157 +120,308 @@ static const char *optional(const cb_csv *csv, int r, int col)
     return col >= 0 ? cb_csv_get(csv, r, col) : "";
 }
 
-/* results.csv's own summary columns, all optional (docs/schema.md). */
-static const char *const summary_cols[] = {
-    "median_s", "ci_lo_s", "ci_hi_s", "sm_clock_median_mhz", "power_mean_w", "temp_max_c"};
-#define CB_SUMMARY_COLS 6
+/* ---- results.csv ---------------------------------------------------------- */
 
-/* The summary figures of a timed row into the point that has none yet (the
- * first directory that timed it): NAN for an absent column or empty cell;
- * a cell that is not a number is an error. */
-static bool note_row_summary(cb_cmp_point *p, const cb_csv *csv, int r, const int *cols,
-                             int kind_col, cb_msg *err)
+static bool find_results_cols(const cb_csv *csv, results_cols *c, cb_msg *err)
 {
-    if (!isnan(p->median_s)) return true;
-    double *dst[CB_SUMMARY_COLS] = {&p->median_s,     &p->ci_lo_s, &p->ci_hi_s,
-                                    &p->sm_clock_mhz, &p->power_w, &p->temp_c};
-    for (int i = 0; i < CB_SUMMARY_COLS; i++) {
-        *dst[i] = NAN;
-        if (cols[i] >= 0 && *cb_csv_get(csv, r, cols[i]) &&
-            !cb_csv_get_double(csv, r, cols[i], dst[i], err))
-            return false;
-    }
-    snprintf(p->kind, sizeof p->kind, "%s", optional(csv, r, kind_col));
+    static const char *const need[] = {"schema_version", "benchmark", "axes", "status"};
+    if (!cb_csv_require(csv, need, 4, c->need, err)) return false;
+    c->reason = cb_csv_col(csv, "reason");
+    c->timer = cb_csv_col(csv, "timer");
+    c->batch = cb_csv_col(csv, "batch");
+    c->throttle = cb_csv_col(csv, "throttle");
+    c->family = cb_csv_col(csv, "family");
+    c->device = cb_csv_col(csv, "device");
+    c->uuid = cb_csv_col(csv, "device_uuid");
+    c->kind = cb_csv_col(csv, "kind");
+    c->key_figure = cb_csv_col(csv, "key_figure");
+    c->key_rule = cb_csv_col(csv, "key_rule");
+    for (int i = 0; i < N_FACTS; i++)
+        c->facts[i] = cb_csv_col(csv, fact_columns[i].name);
     return true;
 }
 
-static bool load_results(cb_cmp_run *run, const char *path, cb_msg *err)
+/* The distinct `device` values of the rows, in order of first appearance
+ * (the first few kept in the directory with their UUIDs). */
+static bool scan_devices(const cb_csv *csv, const results_cols *c, cb_cmp_dir *d, cb_msg *err)
 {
-    cb_csv *csv = cb_csv_read_file(path, err);
-    if (!csv) return false;
-    static const char *const need[] = {"schema_version", "benchmark", "axes", "status"};
-    int col[4];
-    bool ok = cb_csv_require(csv, need, 4, col, err);
-    int reason_col = cb_csv_col(csv, "reason"), timer_col = cb_csv_col(csv, "timer");
-    int batch_col = cb_csv_col(csv, "batch"), throttle_col = cb_csv_col(csv, "throttle");
-    int summary[CB_SUMMARY_COLS], kind_col = cb_csv_col(csv, "kind");
-    for (int i = 0; i < CB_SUMMARY_COLS; i++)
-        summary[i] = cb_csv_col(csv, summary_cols[i]);
-    cb_cmp_dir *dir = &run->dirs[run->n_dirs - 1];
-    dir->has_throttle = throttle_col >= 0;
-    for (int r = 0; ok && r < cb_csv_rows(csv); r++) {
-        long line = cb_csv_line(csv, r);
-        const char *version = cb_csv_get(csv, r, col[0]);
-        const char *bench = cb_csv_get(csv, r, col[1]);
-        const char *axes = cb_csv_get(csv, r, col[2]);
-        const char *status = cb_csv_get(csv, r, col[3]);
-        if (strcmp(version, "1") != 0 && strcmp(version, "2") != 0) {
-            cb_msg_set(err,
-                       "%s:%ld: schema_version is '%.20s'; this cubench reads versions 1 and 2",
-                       path, line, version);
-            ok = false;
-            break;
+    char seen[CB_CMP_MAX_DEVICES][CB_CMP_DEVICE_LEN];
+    d->n_devices = 0;
+    for (int r = 0; c->device >= 0 && r < cb_csv_rows(csv); r++) {
+        const char *v = cb_csv_get(csv, r, c->device);
+        bool known = !*v;
+        for (int i = 0; !known && i < d->n_devices; i++)
+            known = strcmp(seen[i], v) == 0;
+        if (known) continue;
+        if (d->n_devices == CB_CMP_MAX_DEVICES || strlen(v) >= CB_CMP_DEVICE_LEN) {
+            cb_msg_set(err, "%s:%ld: device '%.20s': more than %d devices, or not an ordinal",
+                       cb_csv_name(csv), cb_csv_line(csv, r), v, CB_CMP_MAX_DEVICES);
+            return false;
         }
-        if (r == 0 || version[0] - '0' < dir->schema) dir->schema = version[0] - '0';
-        if (!*bench) {
-            cb_msg_set(err, "%s:%ld: empty benchmark name", path, line);
-            ok = false;
-            break;
+        snprintf(seen[d->n_devices], sizeof seen[0], "%s", v);
+        if (d->n_devices < 4) {
+            snprintf(d->devices[d->n_devices], sizeof d->devices[0], "%s", v);
+            snprintf(d->uuids[d->n_devices], sizeof d->uuids[0], "%s", optional(csv, r, c->uuid));
         }
-        cb_cmp_point *p = cb_cmp_run_find(run, bench, axes);
-        if (p && p->last_dir == run->n_dirs - 1) {
-            cb_msg_set(err, "%s:%ld: point %.60s [%.80s] is listed twice", path, line, bench, axes);
-            ok = false;
-            break;
-        }
-        cb_msg why;
-        p = cb_cmp_run_add_point(run, bench, axes, status, optional(csv, r, reason_col), &why);
-        if (!p) {
-            cb_msg_set(err, "%s:%ld: %s", path, line, why.text);
-            ok = false;
-        } else if (p->last_timed) {
-            ok = note_row_facts(p, optional(csv, r, timer_col), optional(csv, r, batch_col),
-                                optional(csv, r, throttle_col), err) &&
-                 note_row_summary(p, csv, r, summary, kind_col, err);
-        }
+        d->n_devices++;
     }
-    cb_csv_free(csv);
-    return ok;
+    return true;
 }
 
+static bool check_row(const cb_csv *csv, int r, const results_cols *c, cb_cmp_dir *d, cb_msg *err)
+{
+    const char *version = cb_csv_get(csv, r, c->need[0]);
+    long long v;
+    if (!cb_parse_int(version, 1, CB_CMP_SCHEMA_MAX, &v, NULL)) {
+        cb_msg_set(err, "%s:%ld: schema_version is '%.20s'; this cubench reads versions 1 to %d",
+                   cb_csv_name(csv), cb_csv_line(csv, r), version, CB_CMP_SCHEMA_MAX);
+        return false;
+    }
+    if (r == 0 || v < d->schema) d->schema = (int)v;
+    if (!*cb_csv_get(csv, r, c->need[1])) {
+        cb_msg_set(err, "%s:%ld: empty benchmark name", cb_csv_name(csv), cb_csv_line(csv, r));
+        return false;
+    }
+    return true;
+}
+
+/* The kind of row r: declared (v3), else by the rules of compare_kind.h. */
+static bool row_kind(const cb_csv *csv, int r, const results_cols *c, const dir_input *in,
+                     cb_cmp_point *p, cb_msg *err)
+{
+    const char *declared = optional(csv, r, c->kind);
+    if (*declared) {
+        p->kind_declared = true;
+        if (cb_cmp_kind_parse(declared, &p->kind)) return true;
+        cb_msg_set(err,
+                   "%s:%ld: kind '%.20s': expected device, host_copy, host, python or "
+                   "multi_gpu",
+                   cb_csv_name(csv), cb_csv_line(csv, r), declared);
+        return false;
+    }
+    char family[128];
+    const char *fam = optional(csv, r, c->family);
+    if (!*fam) fam = p->benchmark;
+    snprintf(family, sizeof family, ",%.*s,", (int)strcspn(fam, "/"), fam);
+    cb_cmp_kind_facts f = {.family = family,
+                           .axes = p->axes,
+                           .timer = optional(csv, r, c->timer),
+                           .has_device_col = c->device >= 0,
+                           .device = optional(csv, r, c->device),
+                           .python_family = strstr(in->frameworks, family) != NULL};
+    p->kind = cb_cmp_kind_infer(&f);
+    return true;
+}
+
+static bool row_key_figure(const cb_csv *csv, int r, const results_cols *c, cb_cmp_point *p,
+                           cb_msg *err)
+{
+    const char *name = optional(csv, r, c->key_figure), *rule = optional(csv, r, c->key_rule);
+    if (!*name) return true;
+    if (strcmp(rule, "best") == 0 || !*rule) {
+        p->key_rule = CB_CMP_KEY_BEST;
+    } else if (strcmp(rule, "largest") == 0) {
+        p->key_rule = CB_CMP_KEY_LARGEST;
+    } else {
+        cb_msg_set(err, "%s:%ld: key_rule '%.20s': expected best or largest", cb_csv_name(csv),
+                   cb_csv_line(csv, r), rule);
+        return false;
+    }
+    p->key_figure = strdup(name);
+    if (!p->key_figure) cb_msg_set(err, "out of memory");
+    return p->key_figure != NULL;
+}
+
+static bool row_facts(const cb_csv *csv, int r, const results_cols *c, cb_cmp_facts *f, cb_msg *err)
+{
+    for (int i = 0; i < N_FACTS; i++) {
+        double *dst = (double *)((char *)f + fact_columns[i].offset);
+        *dst = NAN;
+        if (c->facts[i] >= 0 && *cb_csv_get(csv, r, c->facts[i]) &&
+            !cb_csv_get_double(csv, r, c->facts[i], dst, err))
+            return false;
+    }
+    return true;
+}
+
+/* Timer, batch and throttle words of a timed row (the first directory
+ * that timed the point gives the timer, key figure and the numbers; the
+ * batch is the smallest). */
+static bool describe(const cb_csv *csv, int r, const results_cols *c, cb_cmp_dir *d,
+                     cb_cmp_point *p, cb_msg *err)
+{
+    const char *batch = optional(csv, r, c->batch);
+    long long b;
+    if (*batch && cb_parse_int(batch, 1, (1LL << 30) - 1, &b, NULL) &&
+        (p->batch == 0 || b < p->batch))
+        p->batch = (int)b;
+    if (!p->throttle && !note_words(d, p, optional(csv, r, c->throttle), err)) return false;
+    if (p->described) return true;
+    p->described = true;
+    snprintf(p->timer, sizeof p->timer, "%s", optional(csv, r, c->timer));
+    return row_key_figure(csv, r, c, p, err) && row_facts(csv, r, c, &p->facts, err);
+}
+
+static bool load_row(cb_cmp_run *run, const cb_csv *csv, int r, const results_cols *c,
+                     const dir_input *in, cb_msg *err)
+{
+    cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
+    if (!check_row(csv, r, c, d, err)) return false;
+    const char *bench = cb_csv_get(csv, r, c->need[1]), *axes = cb_csv_get(csv, r, c->need[2]);
+    const char *device = d->n_devices > 1 ? optional(csv, r, c->device) : "";
+    long line = cb_csv_line(csv, r);
+    cb_cmp_point *p = cb_cmp_run_find(run, bench, axes, device);
+    if (p && p->last_dir == run->n_dirs - 1) {
+        cb_msg_set(err, "%s:%ld: point %.60s [%.80s]%s%s is listed twice", cb_csv_name(csv), line,
+                   bench, axes, *device ? " of device " : "", device);
+        return false;
+    }
+    bool fresh = p == NULL;
+    cb_msg why;
+    p = cb_cmp_run_add_device_point(run, bench, axes, device, cb_csv_get(csv, r, c->need[3]),
+                                    optional(csv, r, c->reason), &why);
+    if (!p) {
+        cb_msg_set(err, "%s:%ld: %s", cb_csv_name(csv), line, why.text);
+        return false;
+    }
+    if (fresh && !row_kind(csv, r, c, in, p, err)) return false;
+    return !p->last_timed || describe(csv, r, c, d, p, err);
+}
+
+static bool load_results(cb_cmp_run *run, const dir_input *in, cb_msg *err)
+{
+    results_cols c;
+    cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
+    if (!find_results_cols(in->results, &c, err) || !scan_devices(in->results, &c, d, err))
+        return false;
+    d->has_throttle = c.throttle >= 0;
+    d->has_kind = c.kind >= 0;
+    d->has_key_figures = c.key_figure >= 0;
+    for (int r = 0; r < cb_csv_rows(in->results); r++)
+        if (!load_row(run, in->results, r, &c, in, err)) return false;
+    return true;
+}
+
+/* ---- samples.csv ---------------------------------------------------------- */
+
 /* The replicate of row r: "" is round 0 (a v1 row), else a whole number. */
-static bool parse_replicate(const cb_csv *csv, int r, int col, const char *path, int *out,
-                            cb_msg *err)
+static bool parse_replicate(const cb_csv *csv, int r, int col, int *out, cb_msg *err)
 {
     *out = 0;
-    if (col < 0) return true;
-    const char *text = cb_csv_get(csv, r, col);
+    const char *text = optional(csv, r, col);
+    long long v;
     if (!*text) return true;
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (errno || *end || v < 0 || v > CB_CMP_MAX_REPLICATE) {
-        cb_msg_set(err, "%s:%ld: replicate '%.40s' is not a whole number in [0, %d]", path,
-                   cb_csv_line(csv, r), text, CB_CMP_MAX_REPLICATE);
+    if (!cb_parse_int(text, 0, CB_CMP_MAX_REPLICATE, &v, NULL)) {
+        cb_msg_set(err, "%s:%ld: replicate '%.40s' is not a whole number in [0, %d]",
+                   cb_csv_name(csv), cb_csv_line(csv, r), text, CB_CMP_MAX_REPLICATE);
         return false;
     }
     *out = (int)v;
     return true;
 }
 
-bool cb_cmp_sample_row(const cb_csv *csv, int r, int time_col, int rep_col, const char *path,
-                       double *t, int *replicate, cb_msg *err)
+static bool parse_time(const cb_csv *csv, int r, int col, double *t, cb_msg *err)
 {
-    if (!cb_csv_get_double(csv, r, time_col, t, err) ||
-        !parse_replicate(csv, r, rep_col, path, replicate, err))
-        return false;
-    if (!(*t > 0.0) || !isfinite(*t)) {
-        cb_msg_set(err, "%s:%ld: time_s '%.40s' is not a positive finite number", path,
-                   cb_csv_line(csv, r), cb_csv_get(csv, r, time_col));
-        return false;
-    }
+    if (!cb_csv_get_double(csv, r, col, t, err)) return false;
+    if (*t > 0.0 && isfinite(*t)) return true;
+    cb_msg_set(err, "%s:%ld: time_s '%.40s' is not a positive finite number", cb_csv_name(csv),
+               cb_csv_line(csv, r), cb_csv_get(csv, r, col));
+    return false;
+}
+
+typedef struct samples_cols {
+    int need[3]; /* benchmark, axes, time_s */
+    int replicate, device, throttle, clock;
+} samples_cols;
+
+/* The kept sample's own SM clock widens the point's range. */
+static bool note_clock(cb_cmp_point *p, const cb_csv *csv, int r, int col, cb_msg *err)
+{
+    double mhz;
+    if (col < 0 || !*cb_csv_get(csv, r, col)) return true;
+    if (!cb_csv_get_double(csv, r, col, &mhz, err)) return false;
+    if (isnan(p->clock_lo) || mhz < p->clock_lo) p->clock_lo = mhz;
+    if (isnan(p->clock_hi) || mhz > p->clock_hi) p->clock_hi = mhz;
     return true;
 }
 
-static bool load_samples(cb_cmp_run *run, const char *path, cb_msg *err)
+/* The point of sample row r: the last one's when the row continues it
+ * (a point's samples are written back to back), else by the hash. */
+static cb_cmp_point *sample_point(cb_cmp_run *run, const cb_csv *csv, int r, const samples_cols *c,
+                                  cb_cmp_point *last)
 {
-    cb_csv *csv = cb_csv_read_file(path, err);
-    if (!csv) return false;
-    static const char *const need[] = {"benchmark", "axes", "time_s"};
-    int col[3];
-    bool ok = cb_csv_require(csv, need, 3, col, err);
-    int rep_col = cb_csv_col(csv, "replicate");
-    cb_cmp_dir *dir = &run->dirs[run->n_dirs - 1];
-    dir->has_replicates = rep_col >= 0;
-    cb_cmp_point *last = NULL;
-    for (int r = 0; ok && r < cb_csv_rows(csv); r++) {
-        const char *bench = cb_csv_get(csv, r, col[0]);
-        const char *axes = cb_csv_get(csv, r, col[1]);
-        cb_cmp_point *p = last;
-        if (!p || strcmp(p->benchmark, bench) != 0 || strcmp(p->axes, axes) != 0)
-            p = cb_cmp_run_find(run, bench, axes);
-        double t;
-        int rep;
-        if (!cb_cmp_sample_row(csv, r, col[2], rep_col, path, &t, &rep, err)) {
-            ok = false;
-            break;
-        }
-        /* Samples of a point this directory's results.csv does not list (a
-         * run stopped between the two writes) are counted, not used. */
-        if (!p || p->last_dir != run->n_dirs - 1) {
-            run->orphan_samples++;
-            continue;
-        }
-        last = p;
-        if (!p->last_timed) continue;
-        if (rep + 1 > dir->rounds) dir->rounds = rep + 1;
-        ok = cb_cmp_point_add_time(p, t, rep, err);
-    }
-    cb_csv_free(csv);
-    return ok;
+    const cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
+    const char *bench = cb_csv_get(csv, r, c->need[0]), *axes = cb_csv_get(csv, r, c->need[1]);
+    const char *device = d->n_devices > 1 ? optional(csv, r, c->device) : "";
+    if (last && strcmp(last->benchmark, bench) == 0 && strcmp(last->axes, axes) == 0 &&
+        strcmp(last->device, device) == 0)
+        return last;
+    return cb_cmp_run_find(run, bench, axes, device);
 }
 
-bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err)
+/* A kept sample's own throttle words and clock. */
+static bool note_sample_state(const cb_cmp_dir *d, cb_cmp_point *p, const cb_csv *csv, int r,
+                              const samples_cols *c, cb_msg *err)
+{
+    const char *words = optional(csv, r, c->throttle);
+    if (any_throttling_word(d, words)) {
+        p->throttled_n++;
+        if (!p->throttle && !note_words(d, p, words, err)) return false;
+    }
+    return note_clock(p, csv, r, c->clock, err);
+}
+
+static bool load_sample(cb_cmp_run *run, const cb_csv *csv, int r, const samples_cols *c,
+                        cb_cmp_point **last, cb_msg *err)
+{
+    cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
+    double t;
+    int rep;
+    if (!parse_time(csv, r, c->need[2], &t, err) ||
+        !parse_replicate(csv, r, c->replicate, &rep, err))
+        return false;
+    cb_cmp_point *p = sample_point(run, csv, r, c, *last);
+    /* Samples of a point this directory's results.csv does not list (a run
+     * stopped between the two writes) are counted, not used. */
+    if (!p || p->last_dir != run->n_dirs - 1) {
+        run->orphan_samples++;
+        return true;
+    }
+    *last = p;
+    if (!p->last_timed) return true;
+    if (rep + 1 > d->rounds) d->rounds = rep + 1;
+    return note_sample_state(d, p, csv, r, c, err) && cb_cmp_point_add_time(p, t, rep, err);
+}
+
+static bool load_samples(cb_cmp_run *run, const cb_csv *csv, cb_msg *err)
+{
+    static const char *const need[] = {"benchmark", "axes", "time_s"};
+    samples_cols c;
+    if (!cb_csv_require(csv, need, 3, c.need, err)) return false;
+    c.replicate = cb_csv_col(csv, "replicate");
+    c.device = cb_csv_col(csv, "device");
+    c.throttle = cb_csv_col(csv, "throttle");
+    c.clock = cb_csv_col(csv, "sm_clock_mhz");
+    cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
+    d->has_replicates = c.replicate >= 0;
+    d->has_sample_throttle = c.throttle >= 0;
+    cb_cmp_point *last = NULL;
+    for (int r = 0; r < cb_csv_rows(csv); r++)
+        if (!load_sample(run, csv, r, &c, &last, err)) return false;
+    return true;
+}
+
+/* ---- the directory -------------------------------------------------------- */
+
+static void free_input(dir_input *in)
+{
+    free(in->real_path);
+    cb_cmp_meta_free(&in->meta);
+    cb_csv_free(in->results);
+    cb_csv_free(in->samples);
+}
+
+static bool read_input(const char *dir, bool samples_optional, dir_input *in, cb_msg *err)
 {
     struct stat st;
     if (stat(dir, &st) != 0) {
@@ -421,19 +432,67 @@ bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err)
         cb_msg_set(err, "%s: not a directory (expected a cubench run directory)", dir);
         return false;
     }
-    if (!cb_cmp_run_begin_dir(run, dir, err)) return false;
+    in->path = dir;
+    in->real_path = realpath(dir, NULL);
     char path[4096];
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    if (!load_results(run, path, err)) return false;
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
-    struct stat sst;
-    bool skip_samples = run->samples_optional && stat(path, &sst) != 0 && errno == ENOENT;
-    if (!skip_samples && !load_samples(run, path, err)) return false;
-    run->dirs[run->n_dirs - 1].has_samples = !skip_samples;
+    bool missing;
     snprintf(path, sizeof path, "%s/meta.json", dir);
-    cb_cmp_meta *meta = &run->dirs[run->n_dirs - 1].meta;
-    if (!cb_cmp_meta_read(path, meta, err)) return false;
-    if (!run->git_sha[0]) snprintf(run->git_sha, sizeof run->git_sha, "%s", meta->git_sha);
-    if (!run->device[0]) snprintf(run->device, sizeof run->device, "%s", meta->device);
+    if (!cb_cmp_meta_read(path, &in->meta, err)) return false;
+    in->results = cb_run_csv_read(dir, "results.csv", NULL, &missing, err);
+    if (!in->results) return false;
+    in->samples = cb_run_csv_read(dir, "samples.csv", &in->samples_hash, &missing, err);
+    if (!in->samples && !(missing && samples_optional)) return false;
+    return cb_cmp_python_frameworks(dir, in->frameworks, sizeof in->frameworks, err);
+}
+
+/* Why directory `in` is a run `run` already holds, or NULL. */
+static const char *same_run(const cb_cmp_run *run, const dir_input *in, const char **other)
+{
+    for (int i = 0; i < run->n_dirs; i++) {
+        const cb_cmp_dir *d = &run->dirs[i];
+        *other = d->path;
+        if (in->real_path && strcmp(in->real_path, d->real_path) == 0) return "the same directory";
+        if (in->meta.identity && in->meta.identity == d->meta.identity)
+            return "a copy: the same host, start time and command line in meta.json";
+        if (in->samples && in->samples_hash == d->samples_hash && cb_csv_rows(in->samples) > 0)
+            return "a copy: byte-identical samples";
+    }
+    return NULL;
+}
+
+static bool note_duplicate(cb_cmp_run *run, const char *path, const char *why, const char *other,
+                           cb_msg *err)
+{
+    cb_cmp_duplicate *dup = realloc(run->duplicates, (size_t)(run->n_duplicates + 1) * sizeof *dup);
+    if (!dup) goto oom;
+    run->duplicates = dup;
+    dup = &dup[run->n_duplicates];
+    if (!(dup->path = strdup(path))) goto oom;
+    snprintf(dup->why, sizeof dup->why, "%s of %.100s", why, other);
+    run->n_duplicates++;
     return true;
+oom:
+    cb_msg_set(err, "out of memory");
+    return false;
+}
+
+bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err)
+{
+    dir_input in = {0};
+    bool ok = read_input(dir, run->samples_optional, &in, err);
+    const char *other = NULL, *why = ok ? same_run(run, &in, &other) : NULL;
+    if (why) {
+        ok = note_duplicate(run, dir, why, other, err);
+    } else if (ok && (ok = cb_cmp_run_begin_dir(run, dir, err))) {
+        cb_cmp_dir *d = &run->dirs[run->n_dirs - 1];
+        if (in.real_path) free(d->real_path), d->real_path = in.real_path, in.real_path = NULL;
+        d->meta = in.meta;
+        memset(&in.meta, 0, sizeof in.meta);
+        d->samples_hash = in.samples_hash;
+        ok = load_results(run, &in, err) && (!in.samples || load_samples(run, in.samples, err));
+        if (!run->git_sha[0]) snprintf(run->git_sha, sizeof run->git_sha, "%s", d->meta.git_sha);
+        if (!run->device[0]) snprintf(run->device, sizeof run->device, "%s", d->meta.device);
+    }
+    free_input(&in);
+    return ok;
 }

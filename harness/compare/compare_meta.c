@@ -1,6 +1,8 @@
 /* compare_meta.c - meta.json through jansson: the conditions of a run. */
 #include "compare_meta.h"
 
+#include "run_files.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -187,75 +189,106 @@ static bool add_telemetry(cb_cmp_meta *m, const json_t *obj, const char *prefix,
     return true;
 }
 
-static bool read_file(const char *path, char **text, size_t *len, bool *missing, cb_msg *err)
+/* An integer member of `obj`, or 0. */
+static int int_at(const json_t *obj, const char *path)
 {
-    *text = NULL;
-    *missing = false;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) {
-            *missing = true;
-            return true;
-        }
-        cb_msg_set(err, "%s: %s", path, strerror(errno));
-        return false;
+    const json_t *v = at_path(obj, path);
+    if (!json_is_number(v)) return 0;
+    double d = json_number_value(v);
+    return d >= 0 && d < 1e6 ? (int)d : 0;
+}
+
+/* The string at `path` into out (cut to len - 1 bytes, control
+ * characters as spaces); out unchanged when there is none. */
+static void string_at(const json_t *obj, const char *path, char *out, size_t len)
+{
+    const json_t *v = at_path(obj, path);
+    if (json_is_string(v)) scalar_text(v, out, len);
+}
+
+static void device_of(const json_t *block, int index, cb_cmp_device *d)
+{
+    memset(d, 0, sizeof *d);
+    const json_t *ord = json_object_get(block, "ordinal");
+    d->ordinal = json_is_integer(ord) ? (int)json_integer_value(ord) : index;
+    string_at(block, "name", d->name, sizeof d->name);
+    string_at(block, "uuid", d->uuid, sizeof d->uuid);
+    d->pcie_gen = int_at(block, "pcie.generation");
+    d->pcie_width = int_at(block, "pcie.width");
+    d->pcie_max_gen = int_at(block, "pcie.max_generation");
+    d->pcie_max_width = int_at(block, "pcie.max_width");
+}
+
+/* `devices` (the objects in it), else the one `device` object. */
+static bool collect_devices(cb_cmp_meta *m, const json_t *root)
+{
+    const json_t *list = json_object_get(root, "devices");
+    const json_t *one = json_object_get(root, "device");
+    m->device_null = json_is_null(one);
+    size_t n = json_is_array(list) ? json_array_size(list) : json_is_object(one) ? 1 : 0;
+    if (n == 0) return true;
+    if (n > 1024) n = 1024; /* more than any machine: the rest are not ours */
+    m->devices = calloc(n, sizeof *m->devices);
+    if (!m->devices) return false;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *b = json_is_array(list) ? json_array_get(list, i) : one;
+        if (json_is_object(b)) device_of(b, (int)i, &m->devices[m->n_devices++]);
     }
-    size_t cap = 1 << 16, used = 0;
-    char *buf = malloc(cap);
-    bool ok = buf != NULL;
-    while (ok) {
-        if (used == cap) {
-            if (cap >= CB_META_MAX_BYTES) {
-                cb_msg_set(err, "%s: larger than %u MiB: not a cubench meta.json", path,
-                           CB_META_MAX_BYTES >> 20);
-                ok = false;
-                break;
-            }
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                cb_msg_set(err, "compare: out of memory reading %s", path);
-                ok = false;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        size_t got = fread(buf + used, 1, cap - used, f);
-        used += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                cb_msg_set(err, "%s: read error", path);
-                ok = false;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    if (!ok) {
-        free(buf);
-        return false;
-    }
-    *text = buf;
-    *len = used;
     return true;
+}
+
+static uint64_t hash_text(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (h ^ 0x1fu) * 0x100000001b3ull;
+}
+
+/* hostname, started and the command line, hashed: 0 unless all are there. */
+static uint64_t run_identity(const json_t *root)
+{
+    const json_t *host = at_path(root, "host.hostname");
+    const json_t *started = json_object_get(root, "started");
+    const json_t *cmd = json_object_get(root, "command_line");
+    if (!json_is_string(host) || !json_is_string(started) || !json_is_array(cmd)) return 0;
+    uint64_t h = hash_text(0xcbf29ce484222325ull, json_string_value(host));
+    h = hash_text(h, json_string_value(started));
+    size_t i;
+    const json_t *arg;
+    json_array_foreach(cmd, i, arg) if (json_is_string(arg)) h =
+        hash_text(h, json_string_value(arg));
+    return h ? h : 1;
+}
+
+static void collect_counted(cb_cmp_meta *m, const json_t *root)
+{
+    const json_t *list = at_path(root, "telemetry.throttle_counted");
+    size_t i;
+    const json_t *w;
+    json_array_foreach(list, i, w)
+    {
+        if (m->n_counted == CB_META_MAX_COUNTED) break;
+        if (json_is_string(w))
+            snprintf(m->counted[m->n_counted++], sizeof m->counted[0], "%s", json_string_value(w));
+    }
 }
 
 static bool collect(cb_cmp_meta *m, const json_t *root)
 {
     const json_t *v = json_object_get(root, "schema_version");
     if (json_is_integer(v)) m->schema_version = (int)json_integer_value(v);
-    v = json_object_get(root, "git_sha");
-    if (json_is_string(v)) snprintf(m->git_sha, sizeof m->git_sha, "%s", json_string_value(v));
-    v = at_path(root, "device.name");
-    if (json_is_string(v)) snprintf(m->device, sizeof m->device, "%s", json_string_value(v));
-    v = json_object_get(root, "started");
-    if (json_is_string(v)) snprintf(m->started, sizeof m->started, "%s", json_string_value(v));
-    v = at_path(root, "host.hostname");
-    if (json_is_string(v)) snprintf(m->hostname, sizeof m->hostname, "%s", json_string_value(v));
-    m->complete = json_is_true(json_object_get(root, "complete"));
+    string_at(root, "git_sha", m->git_sha, sizeof m->git_sha);
+    string_at(root, "device.name", m->device, sizeof m->device);
+    string_at(root, "host.hostname", m->hostname, sizeof m->hostname);
+    string_at(root, "started", m->started, sizeof m->started);
+    string_at(root, "host.cpu", m->cpu, sizeof m->cpu);
+    v = json_object_get(root, "complete");
+    m->complete = json_is_boolean(v) ? json_is_true(v) : -1;
+    m->identity = run_identity(root);
+    collect_counted(m, root);
+    if (!collect_devices(m, root)) return false;
     char text[208];
-    if (json_is_null(json_object_get(root, "device")) && !add_condition(m, "device", "none"))
-        return false;
+    if (m->device_null && !add_condition(m, "device", "none")) return false;
     for (int i = 0; i < CB_ARRAY_LEN(fixed_keys); i++) {
         v = at_path(root, fixed_keys[i]);
         if (v && scalar_text(v, text, sizeof text) && !add_condition(m, fixed_keys[i], text))
@@ -267,39 +300,81 @@ static bool collect(cb_cmp_meta *m, const json_t *root)
     return !m->has_telemetry || add_telemetry(m, v, "telemetry", 3, &budget);
 }
 
-bool cb_cmp_meta_read(const char *path, cb_cmp_meta *out, cb_msg *err)
+/* Parse `text` as a JSON object of bounded depth; NULL with `err` set. */
+static json_t *parse_object(const char *path, const char *text, size_t len, cb_msg *err)
 {
-    memset(out, 0, sizeof *out);
-    char *text;
-    size_t len;
-    bool missing;
-    if (!read_file(path, &text, &len, &missing, err)) return false;
-    if (missing) return true;
-    bool ok = false;
-    json_t *root = NULL;
     if (cb_cmp_json_depth(text, len, CB_META_MAX_DEPTH) > CB_META_MAX_DEPTH) {
-        cb_msg_set(err, "%s: nested deeper than %d levels: not a cubench meta.json", path,
+        cb_msg_set(err, "%s: nested deeper than %d levels: not a cubench file", path,
                    CB_META_MAX_DEPTH);
-        goto done;
+        return NULL;
     }
     json_error_t jerr;
-    root = json_loadb(text, len, 0, &jerr);
+    json_t *root = json_loadb(text, len, 0, &jerr);
     if (!root) {
         cb_msg_set(err, "%s:%d:%d: invalid JSON: %.120s", path, jerr.line, jerr.column, jerr.text);
-        goto done;
+        return NULL;
     }
     if (!json_is_object(root)) {
         cb_msg_set(err, "%s: the top level is not a JSON object", path);
-        goto done;
+        json_decref(root);
+        return NULL;
     }
-    out->present = true;
-    ok = collect(out, root);
-    if (!ok) cb_msg_set(err, "compare: out of memory reading %s", path);
-done:
-    json_decref(root);
+    return root;
+}
+
+/* The JSON object in `path`; NULL with *missing for no file, NULL with `err`
+ * set for anything else that is wrong. */
+static json_t *load_object(const char *path, bool *missing, cb_msg *err)
+{
+    size_t len = 0;
+    char *text = cb_run_file_text(path, CB_META_MAX_BYTES, &len, missing, err);
+    if (!text) return NULL;
+    json_t *root = parse_object(path, text, len, err);
     free(text);
+    return root;
+}
+
+bool cb_cmp_meta_read(const char *path, cb_cmp_meta *out, cb_msg *err)
+{
+    memset(out, 0, sizeof *out);
+    out->complete = -1;
+    bool missing;
+    json_t *root = load_object(path, &missing, err);
+    if (!root) return missing;
+    out->present = true;
+    bool ok = collect(out, root);
+    if (!ok) cb_msg_set(err, "out of memory reading %s", path);
+    json_decref(root);
     if (!ok) cb_cmp_meta_free(out);
     return ok;
+}
+
+const cb_cmp_device *cb_cmp_meta_device(const cb_cmp_meta *m, int ordinal)
+{
+    for (int i = 0; i < m->n_devices; i++)
+        if (m->devices[i].ordinal == ordinal) return &m->devices[i];
+    return m->n_devices ? &m->devices[0] : NULL;
+}
+
+bool cb_cmp_python_frameworks(const char *dir, char *out, size_t len, cb_msg *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/python.json", dir);
+    snprintf(out, len, "%s", "");
+    bool missing;
+    json_t *root = load_object(path, &missing, err);
+    if (!root) return missing;
+    const char *key;
+    json_t *v;
+    size_t used = 0;
+    json_object_foreach(json_object_get(root, "frameworks"), key, v)
+    {
+        int n = snprintf(out + used, len - used, "%s%s,", used ? "" : ",", key);
+        if (n < 0 || (size_t)n >= len - used) break; /* the rest do not fit: left out */
+        used += (size_t)n;
+    }
+    json_decref(root);
+    return true;
 }
 
 const char *cb_cmp_meta_get(const cb_cmp_meta *m, const char *key)
@@ -311,6 +386,7 @@ const char *cb_cmp_meta_get(const cb_cmp_meta *m, const char *key)
 
 void cb_cmp_meta_free(cb_cmp_meta *m)
 {
+    free(m->devices);
     for (int i = 0; i < m->n_conditions; i++) {
         free(m->conditions[i].key);
         free(m->conditions[i].value);

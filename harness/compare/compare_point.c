@@ -1,10 +1,11 @@
 /* compare_point.c - one point: widen, test, interval, MDE, floor. */
 #include "compare_point.h"
 
-#include "compare_between.h"
+#include "compare_defaults.h"
 #include "compare_stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 double cb_compare_floor(const cb_cmp_point *p, const cb_compare_opts *o)
@@ -32,50 +33,48 @@ static void add_part(var_sum *s, double var, double df)
  * or samples of fewer than CB_CMP_MIN_RUNS runs, 0 for a side of runs. */
 static double side_widening(const cb_side_est *e, const cb_compare_row *row)
 {
-    if (e->basis == CB_BASIS_RUNS || row->widening == CB_WIDEN_NONE) return 0.0;
-    return row->between_sd * row->between_sd / e->runs;
+    if (e->basis == CB_BASIS_RUNS || row->spread.sd <= 0.0) return 0.0;
+    return row->spread.sd * row->spread.sd / e->runs;
 }
 
-void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c,
-                           const cb_compare_opts *o)
+/* The spread of a point some side of which needs one (compare_spread.h). */
+static void choose_spread(cb_compare_row *row, const cb_spread_query *q, const cb_compare_opts *o)
 {
-    const cb_side_est *eb = &row->base, *ec = &row->cand;
-    double fb = cb_compare_floor(b, o), fc = cb_compare_floor(c, o);
-    row->floor_s = fb > fc ? fb : fc;
-    row->log_ratio = ec->center - eb->center;
-    row->ratio = exp(row->log_ratio);
-
-    /* Widening: the calibration's group for this point, else the default
-     * (--between-run, or the built-in table by the BASE median) for sides of
-     * rounds or samples; sides with runs need none. */
-    row->widening = CB_WIDEN_NONE;
-    row->between_sd = 0.0;
-    double cal_df = INFINITY;
-    bool needs = eb->basis != CB_BASIS_RUNS || ec->basis != CB_BASIS_RUNS;
-    const cb_calib_row *cal =
-        needs && o->calibration ? cb_calibration_lookup(o->calibration, b->benchmark, eb->median_s)
-                                : NULL;
-    if (cal) {
-        row->widening = CB_WIDEN_CALIBRATION;
-        row->between_sd = cal->sd;
-        cal_df = cal->df;
-    } else if (needs && o->between_run_sd != 0.0) {
-        row->widening = CB_WIDEN_DEFAULT;
-        row->between_sd =
-            o->between_run_sd > 0.0 ? o->between_run_sd : cb_between_run_default(eb->median_s);
+    for (int i = 0; i < o->n_sources; i++) {
+        const cb_spread_source *s = &o->sources[i];
+        if (s->lookup && s->lookup(s->ctx, q, &row->spread)) {
+            row->widening = CB_WIDEN_SOURCE;
+            row->source = i;
+            return;
+        }
     }
-    var_sum s = {0};
-    add_part(&s, eb->var, eb->df);
-    add_part(&s, ec->var, ec->df);
-    /* one estimate of sigma serves both sides: one part, one df */
-    add_part(&s, side_widening(eb, row) + side_widening(ec, row), cal_df);
-    row->var = s.var;
-    row->df = s.df_den > 0.0 ? s.var * s.var / s.df_den : INFINITY;
-    if (isnan(row->var) || isnan(row->df)) {
-        row->var = NAN;
+    if (o->between_run_sd >= 0.0) {
+        row->widening = o->between_run_sd > 0.0 ? CB_WIDEN_DEFAULT : CB_WIDEN_NONE;
+        row->spread =
+            (cb_spread){o->between_run_sd, INFINITY, o->between_run_sd, INFINITY, "--between-run"};
         return;
     }
+    const char *why = NULL;
+    if (cb_kind_default_spread(q->kind, q->median_s, &row->spread, &why)) {
+        row->widening = CB_WIDEN_DEFAULT;
+        return;
+    }
+    row->widening = CB_WIDEN_UNKNOWN;
+    snprintf(row->note, sizeof row->note,
+             "%s points: %s; from one run per side their between-run spread is unknown (give 3 "
+             "runs per side, a calibration or a history)",
+             cb_cmp_kind_name(q->kind), why ? why : "no default between-run spread");
+}
 
+static cb_basis coarser(cb_basis a, cb_basis b)
+{
+    return a > b ? a : b;
+}
+
+/* p, CI and MDE from d, var and df. */
+static void finish_test(cb_compare_row *row, const cb_compare_opts *o)
+{
+    const cb_side_est *eb = &row->base;
     double L = log1p(o->delta), se = sqrt(row->var);
     double t_ci = cb_t_quantile(1.0 - o->alpha / 2.0, row->df);
     double t_pow = cb_t_quantile(o->power, row->df);
@@ -95,5 +94,44 @@ void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_
     double floor_rel = eb->median_s > 0.0 ? row->floor_s / eb->median_s : 0.0;
     double by_test = L + (t_ci + t_pow) * se;
     double by_floor = floor_rel > 0.0 ? log1p(floor_rel) + t_pow * se : 0.0;
+    row->mde_bound = by_floor > by_test ? CB_MDE_FLOOR : CB_MDE_SPREAD;
     row->mde = expm1(by_test > by_floor ? by_test : by_floor);
+}
+
+void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c,
+                           const char *device_name, const cb_compare_opts *o)
+{
+    const cb_side_est *eb = &row->base, *ec = &row->cand;
+    double fb = cb_compare_floor(b, o), fc = cb_compare_floor(c, o);
+    row->floor_s = fb > fc ? fb : fc;
+    row->log_ratio = ec->center - eb->center;
+    row->ratio = exp(row->log_ratio);
+    row->widening = CB_WIDEN_NONE;
+    row->spread = (cb_spread){0.0, INFINITY, NAN, 0.0, ""};
+    if (eb->basis != CB_BASIS_RUNS || ec->basis != CB_BASIS_RUNS) {
+        cb_spread_query q = {b->benchmark,
+                             b->axes,
+                             b->device,
+                             device_name,
+                             row->kind,
+                             eb->median_s,
+                             coarser(eb->basis, ec->basis)};
+        choose_spread(row, &q, o);
+    }
+    if (row->widening == CB_WIDEN_UNKNOWN) {
+        row->var = NAN;
+        return;
+    }
+    var_sum s = {0};
+    add_part(&s, eb->var, eb->df);
+    add_part(&s, ec->var, ec->df);
+    /* one estimate of sigma serves both sides: one part, one df */
+    add_part(&s, side_widening(eb, row) + side_widening(ec, row), row->spread.df);
+    row->var = s.var;
+    row->df = s.df_den > 0.0 ? s.var * s.var / s.df_den : INFINITY;
+    if (isnan(row->var) || isnan(row->df)) {
+        row->var = NAN;
+        return;
+    }
+    finish_test(row, o);
 }

@@ -1,5 +1,6 @@
 /* compare_stats.c - normal and Student t distributions, BH, quantiles. */
 #include "compare_stats.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,8 +8,12 @@
 
 #define CB_SQRT2   1.41421356237309504880
 #define CB_SQRT2PI 2.50662827463100050242
-/* Beyond this many degrees of freedom t and the normal agree to 1e-9. */
-#define CB_T_DF_NORMAL 1e9
+/* From this many degrees of freedom on the t CDF is the normal one with
+ * the 1/df, 1/df^2 and 1/df^3 terms of its expansion (error of order
+ * 1/df^4, below 1e-18 here): the incomplete-beta route loses digits there,
+ * its lgamma prefactor cancelling between huge arguments (2e-10 at 1e6 df,
+ * worse beyond). */
+#define CB_T_DF_EXPANSION 1e5
 
 double cb_normal_sf(double z)
 {
@@ -81,29 +86,63 @@ static double beta_fraction(double a, double b, double x)
     return f;
 }
 
-/* I_x(a, b) for 0 <= x <= 1. */
-static double incomplete_beta(double a, double b, double x)
+/* log(Gamma(a + 1/2) / Gamma(a)): by lgamma for small a, by its
+ * asymptotic series for large a, where the two lgammas would cancel to a
+ * difference far smaller than either (1e5 against 6 at df 1e6). */
+static double log_gamma_ratio_half(double a)
 {
-    if (x <= 0.0) return 0.0;
-    if (x >= 1.0) return 1.0;
-    double log_front = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+    if (a < 30.0) return lgamma(a + 0.5) - lgamma(a);
+    double r = 1.0 / a, r2 = r * r;
+    return 0.5 * log(a) +
+           r * (-1.0 / 8.0 + r2 * (1.0 / 192.0 + r2 * (-1.0 / 640.0 + r2 * 17.0 / 14336.0)));
+}
+
+/* P(|T| > |t|) = I_x(df / 2, 1 / 2) with x = df / (df + t^2) and y = 1 - x
+ * = t^2 / (df + t^2), each computed directly (1 - x would lose y's digits
+ * when t^2 << df). */
+static double t_two_tails(double t, double df)
+{
+    double a = 0.5 * df, b = 0.5, t2 = t * t;
+    double x = df / (df + t2), y = t2 / (df + t2);
+    if (y <= 0.0) return 1.0;
+    /* log(x^a y^b / B(a, b)) with B(a, 1/2) = Gamma(a) Gamma(1/2) / Gamma(a + 1/2) */
+    double log_front = log_gamma_ratio_half(a) - 0.5 * log(M_PI) - a * log1p(t2 / df) + b * log(y);
     if (x < (a + 1.0) / (a + b + 2.0)) return exp(log_front) * beta_fraction(a, b, x) / a;
-    return 1.0 - exp(log_front) * beta_fraction(b, a, 1.0 - x) / b;
+    return 1.0 - exp(log_front) * beta_fraction(b, a, y) / b;
+}
+
+/* P(T <= t) for df >= CB_T_DF_EXPANSION: Phi(t) - phi(t) (Q1 / df + Q2 /
+ * df^2 + Q3 / df^3), the Q_k odd polynomials that integrate the expansion
+ * of the t density about the normal one, f(t) / phi(t) = 1 + (t^4 - 2t^2 -
+ * 1) / (4 df) + (3t^8 - 28t^6 + 30t^4 + 12t^2 + 3) / (96 df^2) + (t^12 -
+ * 22t^10 + 113t^8 - 92t^6 - 33t^4 - 6t^2 + 15) / (384 df^3) + ... (each Q_k
+ * solves t Q - Q' = that term; checked against mpmath in the tests). The
+ * tail is summed from its own side so that small probabilities keep their
+ * digits. */
+static double t_cdf_large_df(double t, double df)
+{
+    if (isinf(df)) return 1.0 - cb_normal_sf(t);
+    double a = fabs(t), a2 = a * a;
+    double q1 = (a2 + 1.0) * a / 4.0;
+    double q2 = (((3.0 * a2 - 7.0) * a2 - 5.0) * a2 - 3.0) * a / 96.0;
+    double q3 = (((((a2 - 11.0) * a2 + 14.0) * a2 + 6.0) * a2 - 3.0) * a2 - 15.0) * a / 384.0;
+    double pdf = exp(-0.5 * a2) / CB_SQRT2PI;
+    double tail = cb_normal_sf(a) + pdf * ((q1 + (q2 + q3 / df) / df) / df);
+    return t >= 0 ? 1.0 - tail : tail;
 }
 
 double cb_t_cdf(double t, double df)
 {
     if (isnan(t) || !(df > 0.0)) return NAN;
-    if (df >= CB_T_DF_NORMAL) return 1.0 - cb_normal_sf(t);
+    if (df >= CB_T_DF_EXPANSION) return t_cdf_large_df(t, df);
     if (isinf(t)) return t > 0 ? 1.0 : 0.0;
-    /* P(|T| > |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2) */
-    double tail = 0.5 * incomplete_beta(0.5 * df, 0.5, df / (df + t * t));
+    double tail = 0.5 * t_two_tails(t, df);
     return t > 0 ? 1.0 - tail : tail;
 }
 
 static double t_pdf(double t, double df)
 {
-    double log_c = lgamma(0.5 * (df + 1.0)) - lgamma(0.5 * df) - 0.5 * log(df * M_PI);
+    double log_c = log_gamma_ratio_half(0.5 * df) - 0.5 * log(df * M_PI);
     return exp(log_c - 0.5 * (df + 1.0) * log1p(t * t / df));
 }
 
@@ -120,16 +159,12 @@ static double t_quantile_start(double z, double df)
     return z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df;
 }
 
-double cb_t_quantile(double p, double df)
+/* The upper quantile (1/2 < p < 1): Newton steps from the expansion, kept
+ * inside a bracket [lo, hi] of the root that every evaluation narrows; a
+ * step that would leave it bisects instead (the expansion is poor below a
+ * few df). */
+static double t_upper_quantile(double p, double df)
 {
-    if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
-        return p == 0.0 ? -INFINITY : p == 1.0 ? INFINITY : NAN;
-    if (df >= CB_T_DF_NORMAL) return cb_normal_quantile(p);
-    if (p < 0.5) return -cb_t_quantile(1.0 - p, df);
-    if (p == 0.5) return 0.0;
-    /* Newton steps from the expansion, kept inside a bracket [lo, hi] of
-     * the root that every evaluation narrows; a step that would leave it
-     * bisects instead (the expansion is poor below a few df). */
     double t = t_quantile_start(cb_normal_quantile(p), df);
     double lo = 0.0, hi = INFINITY;
     for (int it = 0; it < 400; it++) {
@@ -146,6 +181,15 @@ double cb_t_quantile(double p, double df)
         t = next;
     }
     return t;
+}
+
+double cb_t_quantile(double p, double df)
+{
+    if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
+        return p == 0.0 ? -INFINITY : p == 1.0 ? INFINITY : NAN;
+    if (isinf(df)) return cb_normal_quantile(p);
+    if (p < 0.5) return -cb_t_quantile(1.0 - p, df);
+    return p == 0.5 ? 0.0 : t_upper_quantile(p, df);
 }
 
 typedef struct p_index {
@@ -181,19 +225,21 @@ bool cb_bh_qvalues(const double *p, int n, double *q)
     return true;
 }
 
-double cb_cmp_quantile(const double *sorted, int n, double q)
+static int cmp_double(const void *a, const void *b)
 {
-    if (n < 1) return NAN;
-    double h = (n - 1) * q;
-    int lo = (int)floor(h);
-    if (lo >= n - 1) return sorted[n - 1];
-    if (lo < 0) return sorted[0];
-    return sorted[lo] + (h - lo) * (sorted[lo + 1] - sorted[lo]);
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void cb_cmp_sort(double *x, int n)
+{
+    if (n > 1) qsort(x, (size_t)n, sizeof *x, cmp_double);
 }
 
 double cb_cmp_rel_iqr(const double *sorted, int n)
 {
-    double med = cb_cmp_quantile(sorted, n, 0.5);
+    double med = cb_stats_quantile_sorted(sorted, n, 0.5);
     if (!(med > 0.0)) return NAN;
-    return (cb_cmp_quantile(sorted, n, 0.75) - cb_cmp_quantile(sorted, n, 0.25)) / med;
+    return (cb_stats_quantile_sorted(sorted, n, 0.75) - cb_stats_quantile_sorted(sorted, n, 0.25)) /
+           med;
 }

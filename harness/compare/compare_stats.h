@@ -13,9 +13,10 @@ double cb_normal_quantile(double p);
 
 /* Student's t with `df` > 0 degrees of freedom (INFINITY: the normal):
  * P(T <= t), and the quantile t with P(T <= t) = p for 0 < p < 1. Both
- * accurate to about 1e-12 up to 1000 df and 1e-9 beyond (regularized
- * incomplete beta by a continued fraction, whose lgamma prefactor loses
- * digits at huge df; the quantile by safeguarded Newton steps on it). */
+ * accurate to about 1e-12 at every df: the regularized incomplete beta by a
+ * continued fraction below 1e5 df, Fisher's expansion about the normal
+ * above (where the beta's lgamma prefactor would cancel digits away); the
+ * quantile by safeguarded Newton steps on the CDF. */
 double cb_t_cdf(double t, double df);
 double cb_t_quantile(double p, double df);
 
@@ -25,9 +26,9 @@ double cb_t_quantile(double p, double df);
  * Returns false when out of memory. */
 bool cb_bh_qvalues(const double *p, int n, double *q);
 
-/* Quantile of ascending `sorted` (n >= 1) by linear interpolation between
- * order statistics (Hyndman-Fan type 7, as results.csv's quartiles). */
-double cb_cmp_quantile(const double *sorted, int n, double q);
+/* x[0 .. n) in ascending order (their quantiles: cb_stats_quantile_sorted,
+ * Hyndman-Fan type 7 as results.csv's quartiles). */
+void cb_cmp_sort(double *x, int n);
 
 /* (q3 - q1) / median of ascending `sorted`; NaN when n < 1 or median <= 0. */
 double cb_cmp_rel_iqr(const double *sorted, int n);

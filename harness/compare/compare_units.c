@@ -1,12 +1,19 @@
-/* compare_units.c - units (directory, replicate) -> a side's estimate. */
+/* compare_units.c - units (directory, replicate) -> a side's estimate
+ * (compare_units.h states the rules). */
 #include "compare_units.h"
+#include "stats.h"
 
 #include "compare_stats.h"
-#include "stats.h"
+#include "unit_stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The autocorrelation is clipped here: beyond it n_eff hangs on noise. */
+#define RHO_MAX 0.95
+/* Rounds of a run are tested for two modes from this many on. */
+#define MODE_ROUNDS 4
 
 const char *cb_basis_name(cb_basis b)
 {
@@ -19,12 +26,6 @@ const char *cb_basis_name(cb_basis b)
         break;
     }
     return "samples";
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 typedef struct sample_ref {
@@ -40,26 +41,94 @@ static int cmp_sample_ref(const void *a, const void *b)
     return (x->at > y->at) - (x->at < y->at);
 }
 
-/* One unit: log median, and the sampling variance of it with its df. */
-typedef struct unit_value {
-    double value, var, df;
-} unit_value;
-
-/* `logs` in time order (n >= 1), `buf` room for n. */
-static unit_value unit_of(const double *logs, int n, double *buf)
+/* The point's samples grouped by (directory, replicate), time order kept
+ * inside a group; the loader's order is usually grouped already. */
+static sample_ref *group_samples(const cb_cmp_point *p)
 {
-    double n_eff = n;
-    cb_stats_autocorr(logs, n, &n_eff);
-    memcpy(buf, logs, (size_t)n * sizeof *buf);
-    qsort(buf, (size_t)n, sizeof *buf, cmp_double);
-    unit_value u = {cb_cmp_quantile(buf, n, 0.5), NAN, NAN};
-    if (n >= 2) {
-        double h = 0.5 / sqrt(n_eff < 1.0 ? 1.0 : n_eff);
-        double lo = cb_cmp_quantile(buf, n, 0.5 - h), hi = cb_cmp_quantile(buf, n, 0.5 + h);
-        u.var = 0.25 * (hi - lo) * (hi - lo);
-        u.df = n_eff > 2.0 ? n_eff - 1.0 : 1.0;
+    sample_ref *refs = malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof *refs);
+    if (!refs) return NULL;
+    bool grouped = true;
+    for (int i = 0; i < p->n; i++) {
+        refs[i] = (sample_ref){p->dir[i], p->replicate[i], i};
+        if (i > 0 && cmp_sample_ref(&refs[i - 1], &refs[i]) > 0) grouped = false;
     }
-    return u;
+    if (!grouped) qsort(refs, (size_t)p->n, sizeof *refs, cmp_sample_ref);
+    return refs;
+}
+
+/* Scratch for one point: logs of a unit and two buffers. */
+typedef struct work {
+    sample_ref *refs;
+    double *logs, *sorted;
+    cb_unit_scratch s;
+} work;
+
+static bool work_alloc(work *w, int n)
+{
+    size_t m = (size_t)(n > 0 ? n : 1);
+    w->logs = malloc(m * sizeof *w->logs);
+    w->s.a = malloc(m * sizeof *w->s.a);
+    w->s.b = malloc(m * sizeof *w->s.b);
+    w->sorted = malloc(m * sizeof *w->sorted);
+    return w->logs && w->s.a && w->s.b && w->sorted;
+}
+
+static void work_free(work *w)
+{
+    free(w->refs), free(w->logs), free(w->s.a), free(w->s.b), free(w->sorted);
+}
+
+/* The end of the unit that starts at refs[u], its logs into w->logs. */
+static int unit_logs(const cb_cmp_point *p, const work *w, int u, int end_limit)
+{
+    int end = u;
+    while (end < end_limit && w->refs[end].dir == w->refs[u].dir &&
+           w->refs[end].replicate == w->refs[u].replicate) {
+        w->logs[end - u] = log(p->times[w->refs[end].at]);
+        end++;
+    }
+    return end;
+}
+
+/* The smallest gap between distinct sample times, relative to the median:
+ * the timer's grid when the times sit on one (0 when every time is equal).
+ * `sorted`: the point's times, ascending. */
+static double relative_tick(const cb_cmp_point *p, const double *buf)
+{
+    double tick = INFINITY, med = cb_stats_quantile_sorted(buf, p->n, 0.5);
+    for (int i = 1; i < p->n; i++)
+        if (buf[i] > buf[i - 1] && buf[i] - buf[i - 1] < tick) tick = buf[i] - buf[i - 1];
+    return isfinite(tick) && med > 0.0 ? tick / med : 0.0;
+}
+
+double cb_units_rho(const cb_cmp_point *const *points, int n)
+{
+    double num = 0.0, den = 0.0, samples = 0.0, units = 0.0;
+    for (int i = 0; i < n; i++) {
+        const cb_cmp_point *p = points[i];
+        work w = {0};
+        if (!p || p->n < 3 || !work_alloc(&w, p->n) || !(w.refs = group_samples(p))) {
+            work_free(&w);
+            continue;
+        }
+        memcpy(w.sorted, p->times, (size_t)p->n * sizeof *w.sorted);
+        cb_cmp_sort(w.sorted, p->n);
+        double tick = relative_tick(p, w.sorted);
+        for (int u = 0; u < p->n;) {
+            int end = unit_logs(p, &w, u, p->n);
+            if (end - u >= 3) {
+                cb_unit_lag1(w.logs, end - u, tick, &w.s, &num, &den);
+                samples += end - u;
+                units++;
+            }
+            u = end;
+        }
+        work_free(&w);
+    }
+    if (!(den > 0.0) || units == 0) return 0.0;
+    double rho = num / den, m = samples / units;
+    rho += (1.0 + 3.0 * rho) / m; /* the estimate is biased low by about this */
+    return rho < 0.0 ? 0.0 : rho > RHO_MAX ? RHO_MAX : rho;
 }
 
 /* Mean and sample variance of v[0..n). */
@@ -90,101 +159,131 @@ static void level_variance(double spread, int k, double floor_var, double floor_
     }
 }
 
-typedef struct dir_value {
-    double value, var, df;
-    int units;
-} dir_value;
-
-bool cb_side_estimate(const cb_cmp_point *p, cb_side_est *out, cb_msg *err)
+/* Rounds in two groups far apart: the largest gap between sorted round
+ * values, against the rounds' own standard error. */
+static double round_modes(const cb_unit *units, int k, double *buf)
 {
-    memset(out, 0, sizeof *out);
-    out->center = out->median_s = out->var = out->df = out->rel_iqr = NAN;
-    int n = p->n;
-    out->n = n;
-    if (n < 1) return true;
-    sample_ref *refs = malloc((size_t)n * sizeof *refs);
-    double *logs = malloc((size_t)n * sizeof *logs);
-    double *buf = malloc((size_t)n * sizeof *buf);
-    unit_value *units = malloc((size_t)n * sizeof *units);
-    dir_value *dirs = malloc((size_t)n * sizeof *dirs);
-    double *vals = malloc((size_t)n * sizeof *vals);
-    bool ok = refs && logs && buf && units && dirs && vals;
-    if (!ok) {
-        cb_msg_set(err, "compare: out of memory");
-        goto done;
+    if (k < MODE_ROUNDS) return NAN;
+    double se = 0.0;
+    for (int i = 0; i < k; i++) {
+        buf[i] = units[i].value;
+        se += units[i].var / k;
     }
-    /* Group by (directory, replicate), keeping time order inside a group;
-     * the loader's order is usually grouped already, and then no sort. */
-    bool grouped = true;
-    for (int i = 0; i < n; i++) {
-        refs[i] = (sample_ref){p->dir[i], p->replicate[i], i};
-        if (i > 0 && cmp_sample_ref(&refs[i - 1], &refs[i]) > 0) grouped = false;
-    }
-    if (!grouped) qsort(refs, (size_t)n, sizeof *refs, cmp_sample_ref);
+    cb_cmp_sort(buf, k);
+    double gap = 0.0;
+    for (int i = 2; i + 1 < k; i++) /* both groups of two rounds or more */
+        if (buf[i] - buf[i - 1] > gap) gap = buf[i] - buf[i - 1];
+    return gap > 0.0 && gap >= CB_BIMODAL_SDS * sqrt(se) ? gap : NAN;
+}
 
-    int n_dirs = 0;
-    for (int start = 0; start < n;) {
-        int dir_end = start;
-        while (dir_end < n && refs[dir_end].dir == refs[start].dir)
-            dir_end++;
-        /* the units of this directory */
-        int n_units = 0;
-        for (int u = start; u < dir_end;) {
-            int end = u;
-            while (end < dir_end && refs[end].replicate == refs[u].replicate)
-                end++;
-            for (int i = u; i < end; i++)
-                logs[i - u] = log(p->times[refs[i].at]);
-            units[n_units++] = unit_of(logs, end - u, buf);
-            u = end;
-        }
-        /* the directory's value: mean of its units; spread of its rounds,
-         * at least the mean sampling variance of one unit */
-        double floor_var = 0.0, floor_df = 0.0;
-        bool floor_known = true;
-        for (int u = 0; u < n_units; u++) {
-            vals[u] = units[u].value;
-            floor_known = floor_known && !isnan(units[u].var);
-            floor_var += units[u].var / n_units;
-            floor_df += units[u].df;
-        }
-        dir_value *d = &dirs[n_dirs++];
-        double spread;
-        mean_var(vals, n_units, &d->value, &spread);
-        d->units = n_units;
-        if (!floor_known) floor_var = NAN, floor_df = NAN;
-        if (n_units >= 2 && isnan(floor_var)) floor_var = 0.0, floor_df = INFINITY;
-        level_variance(spread, n_units, floor_var, floor_df, &d->var, &d->df);
-        out->units += n_units;
-        start = dir_end;
-    }
+/* Note a mode gap on the side. */
+static void note_mode(cb_side_est *out, double gap)
+{
+    if (isnan(gap)) return;
+    out->bimodal = true;
+    if (isnan(out->mode_gap) || gap > out->mode_gap) out->mode_gap = gap;
+}
 
-    out->runs = n_dirs;
-    double var_sum = 0.0, df_den = 0.0, floor_df = 0.0;
+/* One directory's units (refs[start .. end)) into its value. */
+static cb_dir_value dir_of(const cb_cmp_point *p, work *w, int start, int end, double rho,
+                           double tick, cb_unit *units, cb_side_est *out)
+{
+    int n_units = 0;
+    for (int u = start; u < end;) {
+        int stop = unit_logs(p, w, u, end);
+        cb_unit *unit = &units[n_units++];
+        *unit = cb_unit_of(w->logs, stop - u, rho, tick, &w->s);
+        if (unit->bimodal) note_mode(out, unit->gap);
+        out->tick_floor = out->tick_floor || unit->tick;
+        u = stop;
+    }
+    /* the directory's value: mean of its units; spread of its rounds, at
+     * least the mean sampling variance of one unit */
+    double floor_var = 0.0, floor_df = 0.0, spread;
+    bool floor_known = true;
+    for (int u = 0; u < n_units; u++) {
+        w->s.a[u] = units[u].value;
+        floor_known = floor_known && !isnan(units[u].var);
+        floor_var += units[u].var / n_units;
+        floor_df += units[u].df;
+    }
+    cb_dir_value d = {0.0, 0.0, 0.0, n_units};
+    mean_var(w->s.a, n_units, &d.value, &spread);
+    if (!floor_known) floor_var = NAN, floor_df = NAN;
+    if (n_units >= 2 && isnan(floor_var)) floor_var = 0.0, floor_df = INFINITY;
+    level_variance(spread, n_units, floor_var, floor_df, &d.var, &d.df);
+    note_mode(out, round_modes(units, n_units, w->s.b));
+    return d;
+}
+
+/* The side from its directories' values (dirs[0 .. n)). */
+static void side_of(const cb_dir_value *dirs, int n, double *buf, cb_side_est *out)
+{
+    double var_sum = 0.0, df_den = 0.0, floor_df = 0.0, spread;
     bool all_rounds = true;
-    for (int d = 0; d < n_dirs; d++) {
-        vals[d] = dirs[d].value;
+    for (int d = 0; d < n; d++) {
+        buf[d] = dirs[d].value;
         var_sum += dirs[d].var;
         df_den += dirs[d].var * dirs[d].var / dirs[d].df;
         floor_df += dirs[d].df;
         all_rounds = all_rounds && dirs[d].units >= 2;
     }
-    double spread;
-    mean_var(vals, n_dirs, &out->center, &spread);
-    if (n_dirs >= CB_CMP_MIN_RUNS) {
+    mean_var(buf, n, &out->center, &spread);
+    if (n >= CB_CMP_MIN_RUNS) {
         out->basis = CB_BASIS_RUNS;
-        level_variance(spread, n_dirs, var_sum / n_dirs, floor_df, &out->var, &out->df);
+        level_variance(spread, n, var_sum / n, floor_df, &out->var, &out->df);
     } else {
         out->basis = all_rounds ? CB_BASIS_ROUNDS : CB_BASIS_SAMPLES;
-        out->var = var_sum / ((double)n_dirs * n_dirs);
+        out->var = var_sum / ((double)n * n);
         out->df = df_den > 0.0 ? var_sum * var_sum / df_den : INFINITY;
     }
+}
+
+bool cb_side_estimate_dirs(const cb_cmp_point *p, double rho, cb_side_est *out,
+                           cb_dir_value *dirs_out, int n_dirs_out, cb_msg *err)
+{
+    memset(out, 0, sizeof *out);
+    out->center = out->median_s = out->var = out->df = out->rel_iqr = out->mode_gap = NAN;
+    for (int d = 0; d < n_dirs_out; d++)
+        dirs_out[d] = (cb_dir_value){NAN, NAN, NAN, 0};
+    out->n = p->n;
+    if (p->n < 1) return true;
+    if (isnan(rho)) rho = cb_units_rho(&p, 1);
+    out->rho = rho;
+    work w = {0};
+    cb_unit *units = malloc((size_t)p->n * sizeof *units);
+    cb_dir_value *dirs = malloc((size_t)p->n * sizeof *dirs);
+    bool ok = units && dirs && work_alloc(&w, p->n) && (w.refs = group_samples(p));
+    if (!ok) {
+        cb_msg_set(err, "out of memory");
+        goto done;
+    }
+    memcpy(w.sorted, p->times, (size_t)p->n * sizeof *w.sorted);
+    cb_cmp_sort(w.sorted, p->n);
+    double tick = relative_tick(p, w.sorted);
+    int n_dirs = 0;
+    for (int start = 0; start < p->n;) {
+        int end = start;
+        while (end < p->n && w.refs[end].dir == w.refs[start].dir)
+            end++;
+        dirs[n_dirs] = dir_of(p, &w, start, end, rho, tick, units, out);
+        out->units += dirs[n_dirs].units;
+        int at = w.refs[start].dir;
+        if (at >= 0 && at < n_dirs_out) dirs_out[at] = dirs[n_dirs];
+        n_dirs++;
+        start = end;
+    }
+    out->runs = n_dirs;
+    side_of(dirs, n_dirs, w.s.a, out);
     out->median_s = exp(out->center);
-    for (int i = 0; i < n; i++)
-        buf[i] = p->times[i];
-    qsort(buf, (size_t)n, sizeof *buf, cmp_double);
-    out->rel_iqr = cb_cmp_rel_iqr(buf, n);
+    out->rel_iqr = cb_cmp_rel_iqr(w.sorted, p->n);
 done:
-    free(refs), free(logs), free(buf), free(units), free(dirs), free(vals);
+    free(units), free(dirs);
+    work_free(&w);
     return ok;
+}
+
+bool cb_side_estimate(const cb_cmp_point *p, double rho, cb_side_est *out, cb_msg *err)
+{
+    return cb_side_estimate_dirs(p, rho, out, NULL, 0, err);
 }

@@ -1,87 +1,183 @@
-/* fleet_figures.c - which points each key figure of the fleet report is the
- * best of. Names follow bench/families.def; a family that renames a variant
- * must update its line here (tests/cpu/test_fleet.c runs every matcher
- * against the recorded H200 runs, so a rename fails there). */
-#include "fleet.h"
+/* fleet_figures.c - key figures from the runs, or from a map for older
+ * runs (fleet_figures.h). */
+#include "fleet_figures.h"
 
+#include "csv_reader.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-static bool starts_with(const char *s, const char *prefix)
+static bool oom(cb_msg *err)
 {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
+    cb_msg_set(err, "out of memory");
+    return false;
 }
 
-/* Is `token` one whole `name=value` entry of the ';'-separated axes? */
-static bool has_axis(const char *axes, const char *token)
+double cb_fleet_work(const cb_fleet_figure *fig, const cb_cmp_point *p)
 {
-    size_t len = strlen(token);
-    for (const char *s = axes; (s = strstr(s, token)) != NULL; s++) {
-        bool starts = s == axes || s[-1] == ';';
-        bool ends = s[len] == '\0' || s[len] == ';';
-        if (starts && ends) return true;
+    double w = fig->flops ? p->facts.flops / 1e12 : p->facts.bytes / 1e9;
+    return w > 0 && isfinite(w) ? w : 0.0;
+}
+
+/* Does `token` (len bytes, "name=value") stand as one axis of `axes`? */
+static bool has_axis(const char *axes, const char *token, size_t len)
+{
+    for (const char *a = axes; *a;) {
+        size_t n = strcspn(a, ";");
+        if (n == len && strncmp(a, token, len) == 0) return true;
+        a += n + (a[n] == ';');
     }
     return false;
 }
 
-/* The GPU variants of vecadd (vecadd/host is the CPU baseline). */
-static bool gpu_vecadd(const char *b, const char *axes)
+static bool where_holds(const char *axes, const char *where)
 {
-    (void)axes;
-    return starts_with(b, "vecadd/") && strcmp(b, "vecadd/host") != 0;
+    for (const char *w = where; *w;) {
+        size_t n = strcspn(w, ";");
+        if (n && !has_axis(axes, w, n)) return false;
+        w += n + (w[n] == ';');
+    }
+    return true;
 }
 
-static bool pinned_h2d(const char *b, const char *axes)
+/* The map's columns. */
+typedef struct map_cols {
+    int figure, rule, kind, bench, where;
+} map_cols;
+
+static bool check_map(const cb_csv *map, map_cols *c, cb_msg *err)
 {
-    return strcmp(b, "transfers/memcpy_async") == 0 && has_axis(axes, "memory=pinned") &&
-           has_axis(axes, "direction=h2d");
+    static const char *const need[] = {"key_figure", "key_rule", "benchmark"};
+    int col[3];
+    if (!cb_csv_require(map, need, 3, col, err)) return false;
+    *c = (map_cols){col[0], col[1], cb_csv_col(map, "kind"), col[2], cb_csv_col(map, "where")};
+    for (int r = 0; r < cb_csv_rows(map); r++) {
+        const char *rule = cb_csv_get(map, r, c->rule),
+                   *kind = c->kind >= 0 ? cb_csv_get(map, r, c->kind) : "";
+        cb_cmp_kind k;
+        bool rule_ok = !*rule || strcmp(rule, "best") == 0 || strcmp(rule, "largest") == 0;
+        if (!rule_ok || (*kind && !cb_cmp_kind_parse(kind, &k)) || !*cb_csv_get(map, r, c->bench)) {
+            cb_msg_set(err,
+                       "%s:%ld: a map line is key_figure, key_rule (best, largest), kind "
+                       "(device, host_copy, host, python, multi_gpu or empty), benchmark (a "
+                       "glob), where",
+                       cb_csv_name(map), cb_csv_line(map, r));
+            return false;
+        }
+    }
+    return true;
 }
 
-static bool pinned_d2h(const char *b, const char *axes)
+/* The first map line for the point, or -1. */
+static int map_line(const cb_csv *map, const map_cols *c, const cb_cmp_point *p)
 {
-    return strcmp(b, "transfers/memcpy_async") == 0 && has_axis(axes, "memory=pinned") &&
-           has_axis(axes, "direction=d2h");
+    for (int r = 0; r < cb_csv_rows(map); r++)
+        if (fnmatch(cb_csv_get(map, r, c->bench), p->benchmark, 0) == 0 &&
+            (c->where < 0 || where_holds(p->axes, cb_csv_get(map, r, c->where))))
+            return r;
+    return -1;
 }
 
-static bool cublas_fp32(const char *b, const char *axes)
+static bool map_point(const cb_csv *map, const map_cols *c, cb_cmp_point *p, cb_msg *err)
 {
-    (void)axes;
-    return strcmp(b, "matmul/cublas_fp32") == 0;
+    int r = map_line(map, c, p);
+    if (r < 0) return true;
+    const char *kind = c->kind >= 0 ? cb_csv_get(map, r, c->kind) : "";
+    if (*kind && !p->kind_declared) cb_cmp_kind_parse(kind, &p->kind);
+    const char *name = cb_csv_get(map, r, c->figure);
+    if (!*name) return true;
+    p->key_rule =
+        strcmp(cb_csv_get(map, r, c->rule), "largest") == 0 ? CB_CMP_KEY_LARGEST : CB_CMP_KEY_BEST;
+    return (p->key_figure = strdup(name)) != NULL || oom(err);
 }
 
-/* The hand-written rungs: every matmul variant but the cuBLAS references and
- * the host baselines. */
-static bool ladder(const char *b, const char *axes)
+static int find_figure(const cb_fleet *f, const char *name)
 {
-    (void)axes;
-    return starts_with(b, "matmul/") && !starts_with(b, "matmul/cublas_") &&
-           !starts_with(b, "matmul/host_");
+    for (int i = 0; i < f->n_figures; i++)
+        if (strcmp(f->figures[i].name, name) == 0) return i;
+    return -1;
 }
 
-static bool host_vecadd(const char *b, const char *axes)
+/* A figure, new or known; NULL when out of memory. */
+static cb_fleet_figure *figure(cb_fleet *f, const char *name, cb_cmp_key_rule rule, bool cpu)
 {
-    (void)axes;
-    return strcmp(b, "vecadd/host") == 0;
+    int i = find_figure(f, name);
+    if (i >= 0) return &f->figures[i];
+    cb_fleet_figure *grown = realloc(f->figures, (size_t)(f->n_figures + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    f->figures = grown;
+    cb_fleet_figure *fig = &f->figures[f->n_figures];
+    *fig = (cb_fleet_figure){strdup(name), "", true, cpu, rule};
+    if (!fig->name) return NULL;
+    f->n_figures++;
+    return fig;
 }
 
-static bool host_blocked(const char *b, const char *axes)
+/* The map's figures, in its order: a fleet judged by the map knows them
+ * all, also those no run timed. */
+static bool map_figures(cb_fleet *f, const cb_csv *map, const map_cols *c, cb_msg *err)
 {
-    (void)axes;
-    return strcmp(b, "matmul/host_blocked") == 0;
+    for (int r = 0; r < cb_csv_rows(map); r++) {
+        const char *name = cb_csv_get(map, r, c->figure);
+        bool largest = strcmp(cb_csv_get(map, r, c->rule), "largest") == 0;
+        bool cpu = c->kind >= 0 && strcmp(cb_csv_get(map, r, c->kind), "host") == 0;
+        if (*name && !figure(f, name, largest ? CB_CMP_KEY_LARGEST : CB_CMP_KEY_BEST, cpu))
+            return oom(err);
+    }
+    return true;
 }
 
-const cb_fleet_figure cb_fleet_figures[CB_FLEET_FIGURES] = {
-    /* name, unit, cpu, flops, largest, match */
-    {"vecadd", "GB/s", false, false, false, gpu_vecadd},
-    {"pinned H2D", "GB/s", false, false, false, pinned_h2d},
-    {"pinned D2H", "GB/s", false, false, false, pinned_d2h},
-    {"cuBLAS FP32", "TFLOP/s", false, true, false, cublas_fp32},
-    {"ladder best", "TFLOP/s", false, true, false, ladder},
-    {"vecadd/host", "GB/s", true, false, true, host_vecadd},
-    {"matmul/host_blocked", "TFLOP/s", true, true, true, host_blocked},
-};
-
-const char *cb_fleet_verdict_name(cb_fleet_verdict v)
+static bool declares(const cb_cmp_run *run)
 {
-    static const char *const names[] = {"", "ok", "slow", "fast", "missing", "unjudged"};
-    return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
+    for (int i = 0; i < run->n_points; i++)
+        if (run->points[i].key_figure) return true;
+    return false;
+}
+
+bool cb_fleet_apply_map(cb_fleet *f, const char *path, cb_msg *err)
+{
+    cb_csv *map = cb_csv_read_file(path, err);
+    map_cols c;
+    bool ok = map && check_map(map, &c, err), used = false;
+    for (int d = 0; ok && d < f->n_dirs; d++) {
+        cb_cmp_run *run = &f->dirs[d].run;
+        if (run->n_dirs == 0 || declares(run)) continue;
+        used = true;
+        for (int i = 0; ok && i < run->n_points; i++)
+            ok = map_point(map, &c, &run->points[i], err);
+    }
+    if (ok && used) ok = map_figures(f, map, &c, err);
+    cb_csv_free(map);
+    return ok;
+}
+
+/* A candidate of the figure: it stays compute-bound and CPU-only only if
+ * every candidate is. */
+static bool add_candidate(cb_fleet *f, const cb_cmp_point *p, cb_msg *err)
+{
+    cb_fleet_figure *fig = figure(f, p->key_figure, p->key_rule, true);
+    if (!fig) return oom(err);
+    double bytes = isnan(p->facts.bytes) ? 0.0 : p->facts.bytes;
+    fig->flops = fig->flops && p->facts.flops > 0 && p->facts.flops > bytes;
+    fig->cpu = fig->cpu && p->kind == CB_CMP_KIND_HOST;
+    return true;
+}
+
+bool cb_fleet_collect_figures(cb_fleet *f, cb_msg *err)
+{
+    f->undeclared = 0;
+    for (int d = 0; d < f->n_dirs; d++) {
+        const cb_cmp_run *run = &f->dirs[d].run;
+        if (run->n_dirs == 0) continue;
+        f->undeclared += !declares(run);
+        for (int i = 0; i < run->n_points; i++) {
+            const cb_cmp_point *p = &run->points[i];
+            if (p->key_figure && p->timed && !add_candidate(f, p, err)) return false;
+        }
+    }
+    for (int i = 0; i < f->n_figures; i++)
+        f->figures[i].unit = f->figures[i].flops ? "TFLOP/s" : "GB/s";
+    return true;
 }

@@ -13,8 +13,9 @@
  *            UUID) and a digest of its content: adding it again adds
  *            nothing, adding another run under the same identity is refused;
  *            its conditions (GPU, driver, runtime, clocks, settings);
- *   point    benchmark + axes, and its kind (device, host_copy, host,
- *            python, multi_gpu: results.csv's `kind`, else inferred);
+ *   point    benchmark + axes + device (the row's device ordinal in a run of
+ *            several devices, else ""), and its kind (device, host_copy,
+ *            host, python, multi_gpu: compare_kind.h, declared or inferred);
  *   result   per run and point: status, results.csv's median and 95% CI,
  *            the telemetry summary and throttle words, compare's estimate
  *            of the point (compare_units.h) and the replicate medians when
@@ -29,6 +30,7 @@
 #define CB_HISTORY_H
 
 #include "cb_common.h"
+#include "compare_spread.h"
 
 #include <stdio.h>
 
@@ -123,6 +125,7 @@ typedef struct cb_hist_value {
 
 typedef struct cb_hist_series {
     char *benchmark, *axes;
+    char device[16]; /* "" unless the runs measured several devices */
     char kind[16];
     const char *machine; /* the runs' machine (borrowed from runs)      */
     cb_hist_value *v;    /* in run order                                */
@@ -141,8 +144,9 @@ typedef struct cb_hist_filter {
     const char *benchmark;   /* a shell glob, NULL: every benchmark        */
     const char *const *axes; /* NAME=VALUE items each point's axes must hold */
     int n_axes;
-    /* one point by its exact identity (both set), else NULL */
-    const char *point_benchmark, *point_axes;
+    /* one point by its exact identity (benchmark and axes set; device NULL
+     * means ""), else NULL */
+    const char *point_benchmark, *point_axes, *point_device;
 } cb_hist_filter;
 
 /* Read the series the filter selects. False with `err` on a database error
@@ -254,13 +258,16 @@ typedef struct cb_hist_spread {
 bool cb_hist_series_spread(const cb_hist_data *d, int series, const cb_hist_check_opts *o,
                            cb_hist_spread *out, cb_msg *err);
 
-/* The spread of point (benchmark, axes) on `machine`, learned from its own
- * past runs in the database. out->df == 0 when the history has fewer than
- * 3 usable runs of it. False with `err` on a database error. */
+/* The spread of point (benchmark, axes, device: NULL for "") on `machine`,
+ * learned from its own past runs in the database. out->df == 0 when the
+ * history has fewer than 3 usable runs of it. False with `err` on a
+ * database error. */
 bool cb_history_point_spread(cb_history *h, const char *machine, const char *benchmark,
-                             const char *axes, cb_hist_spread *out, cb_msg *err);
+                             const char *axes, const char *device, cb_hist_spread *out,
+                             cb_msg *err);
 
-/* Every series' spread on `machine` at once (compare over a whole run). */
+/* Every series' spread on `machine` (not NULL) at once, for compare over a
+ * whole run. */
 typedef struct cb_hist_spread_table {
     cb_hist_data data;
     cb_hist_spread *spread; /* per series of data */
@@ -268,10 +275,17 @@ typedef struct cb_hist_spread_table {
 
 bool cb_history_spread_table(cb_history *h, const char *machine, cb_hist_spread_table *out,
                              cb_msg *err);
-/* The spread of a point, NULL when the machine's history lacks it. */
+/* The spread of a point (device NULL for ""), NULL when the machine's
+ * history lacks it. */
 const cb_hist_spread *cb_hist_spread_find(const cb_hist_spread_table *t, const char *benchmark,
-                                          const char *axes);
+                                          const char *axes, const char *device);
 void cb_hist_spread_table_free(cb_hist_spread_table *t);
+
+/* The table as a spread source for compare (compare_spread.h): a point the
+ * history knows with 3 usable runs or more gets its spread and degrees of
+ * freedom; others are left to the next source. `label` names the database
+ * in the report. The table must outlive the comparison. */
+cb_spread_source cb_history_spread_source(const cb_hist_spread_table *t, const char *label);
 
 /* ---- output ---- */
 

@@ -60,7 +60,7 @@ static bool read_facts(const cb_cmp_run *run, const char *dir, const cb_hist_add
     f->driver = condition(m, "telemetry.driver_version");
     f->driver_api = condition(m, "cuda.driver_api_version");
     f->runtime = condition(m, "cuda.runtime_version");
-    f->complete = m->complete;
+    f->complete = m->complete == 1;
     snprintf(f->build, sizeof f->build, "%s;%s", condition(m, "build.type"),
              condition(m, "build.cuda_architectures"));
     snprintf(f->identity, sizeof f->identity, "git=%s|build=%s|started=%s|host=%s|gpu=%s",
@@ -89,7 +89,8 @@ static void run_digest(const cb_cmp_run *run, char out[24])
         fnv(&h, p->benchmark, strlen(p->benchmark) + 1);
         fnv(&h, p->axes, strlen(p->axes) + 1);
         fnv(&h, p->status, strlen(p->status) + 1);
-        fnv(&h, &p->median_s, sizeof p->median_s);
+        fnv(&h, p->device, strlen(p->device) + 1);
+        fnv(&h, &p->facts.median_s, sizeof p->facts.median_s);
         fnv(&h, p->times, (size_t)p->n * sizeof *p->times);
     }
     snprintf(out, 24, "%016llx", (unsigned long long)h);

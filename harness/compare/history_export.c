@@ -73,6 +73,8 @@ static bool write_series(FILE *f, const cb_hist_data *d, int i, const cb_hist_ch
     cb_hist_json_string(f, s->benchmark);
     fputs(",\"axes\":", f);
     cb_hist_json_string(f, s->axes);
+    fputs(",\"device\":", f);
+    cb_hist_json_string(f, s->device);
     fputs(",\"kind\":", f);
     cb_hist_json_string(f, s->kind);
     fputs(",\"machine\":", f);

@@ -109,7 +109,7 @@ static bool load_runs(cb_hdb *db, const char *machine, cb_hist_data *d, cb_msg *
 typedef struct point_row {
     long long id;
     char *benchmark, *axes;
-    char kind[16];
+    char device[16], kind[16];
 } point_row;
 
 typedef struct point_rows {
@@ -119,11 +119,13 @@ typedef struct point_rows {
     int total; /* before the filter */
 } point_rows;
 
-static bool point_wanted(const cb_hist_filter *f, const char *benchmark, const char *axes)
+static bool point_wanted(const cb_hist_filter *f, const char *benchmark, const char *axes,
+                         const char *device)
 {
     if (!f) return true;
     if (f->point_benchmark && f->point_axes)
-        return strcmp(f->point_benchmark, benchmark) == 0 && strcmp(f->point_axes, axes) == 0;
+        return strcmp(f->point_benchmark, benchmark) == 0 && strcmp(f->point_axes, axes) == 0 &&
+               strcmp(f->point_device ? f->point_device : "", device) == 0;
     if (f->benchmark && fnmatch(f->benchmark, benchmark, 0) != 0) return false;
     return cb_hist_axes_match(axes, f->axes, f->n_axes);
 }
@@ -133,9 +135,9 @@ static bool add_point_row(void *ctx, int n_cols, const char *const *v, const dou
 {
     (void)nums;
     point_rows *p = ctx;
-    if (n_cols < 4 || !v[0] || !v[1] || !v[2]) return true;
+    if (n_cols < 5 || !v[0] || !v[1] || !v[2]) return true;
     p->total++;
-    if (!point_wanted(p->f, v[1], v[2])) return true;
+    if (!point_wanted(p->f, v[1], v[2], v[3] ? v[3] : "")) return true;
     if (p->n == p->cap) {
         int cap = p->cap ? 2 * p->cap : 256;
         point_row *pts = realloc(p->v, (size_t)cap * sizeof *pts);
@@ -146,7 +148,8 @@ static bool add_point_row(void *ctx, int n_cols, const char *const *v, const dou
     r->id = strtoll(v[0], NULL, 10);
     r->benchmark = strdup(v[1]);
     r->axes = strdup(v[2]);
-    copy(r->kind, sizeof r->kind, v[3]);
+    copy(r->device, sizeof r->device, v[3]);
+    copy(r->kind, sizeof r->kind, v[4]);
     if (!r->benchmark || !r->axes) {
         free(r->benchmark), free(r->axes);
         goto oom;
@@ -280,6 +283,7 @@ static bool group(const point_rows *pts, raw_result *raw, int n, cb_hist_data *d
         d->n_series++;
         if (!s->benchmark || !s->axes || !s->v) goto oom;
         copy(s->kind, sizeof s->kind, p->kind);
+        copy(s->device, sizeof s->device, p->device);
         s->machine = d->runs[raw[i].run].machine;
         for (int k = i; k < j; k++) {
             s->v[s->n++] = raw[k].v;
@@ -299,6 +303,7 @@ static int cmp_series(const void *a, const void *b)
     int c = strcmp(x->machine, y->machine);
     if (!c) c = strcmp(x->benchmark, y->benchmark);
     if (!c) c = strcmp(x->axes, y->axes);
+    if (!c) c = strcmp(x->device, y->device);
     return c;
 }
 
@@ -307,10 +312,10 @@ static bool load_all(cb_hdb *db, const cb_hist_filter *f, cb_hist_data *out, cb_
     point_rows pts = {NULL, 0, 0, f, 0};
     result_rows rr = {0};
     run_index *ri = NULL;
-    bool ok =
-        load_runs(db, f ? f->machine : NULL, out, err) &&
-        db->ops->query(db, CB_STMT_ONCE, "SELECT id, benchmark, axes, kind FROM cubench_point", 0,
-                       NULL, add_point_row, &pts, err);
+    bool ok = load_runs(db, f ? f->machine : NULL, out, err) &&
+              db->ops->query(db, CB_STMT_ONCE,
+                             "SELECT id, benchmark, axes, device, kind FROM cubench_point", 0, NULL,
+                             add_point_row, &pts, err);
     if (ok) {
         if (pts.n > 1) qsort(pts.v, (size_t)pts.n, sizeof *pts.v, cmp_point_id);
         ri = malloc((size_t)(out->n_runs + 1) * sizeof *ri);

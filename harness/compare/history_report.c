@@ -37,7 +37,8 @@ static const char *short_sha(const char *sha, char buf[16])
 
 static void series_heading(FILE *f, const cb_hist_series *s)
 {
-    fprintf(f, "## %s [%s] on %s (%s)\n\n", s->benchmark, s->axes, s->machine,
+    fprintf(f, "## %s [%s]%s%s on %s (%s)\n\n", s->benchmark, s->axes,
+            s->device[0] ? " device " : "", s->device, s->machine,
             s->kind[0] ? s->kind : "kind unknown");
 }
 

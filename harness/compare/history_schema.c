@@ -9,6 +9,7 @@
  * Tables carry a cubench_ prefix, so a team's PostgreSQL database can hold
  * them beside its own. */
 #include "build_info.h"
+#include "compare_kind.h"
 #include "history_impl.h"
 
 #include <stdio.h>
@@ -28,7 +29,8 @@ const char *const cb_hist_schema_steps[CB_HIST_SCHEMA] = {
     " path TEXT NOT NULL, added TEXT NOT NULL, conditions TEXT NOT NULL);"
     "CREATE INDEX cubench_run_by_machine ON cubench_run (machine_id, started);"
     "CREATE TABLE cubench_point ("
-    " id {ID}, benchmark TEXT NOT NULL, axes TEXT NOT NULL, UNIQUE (benchmark, axes));"
+    " id {ID}, benchmark TEXT NOT NULL, axes TEXT NOT NULL, device TEXT NOT NULL DEFAULT '',"
+    " UNIQUE (benchmark, axes, device));"
     "CREATE TABLE cubench_result ("
     " run_id BIGINT NOT NULL REFERENCES cubench_run (id),"
     " point_id BIGINT NOT NULL REFERENCES cubench_point (id),"
@@ -100,7 +102,7 @@ static bool read_version(cb_history *h, int *version, cb_msg *err)
  * inferred as a run without a `kind` column gets it. */
 typedef struct kind_row {
     long long id;
-    char benchmark[256], timer[16];
+    char benchmark[256], axes[512], timer[16];
 } kind_row;
 
 typedef struct kind_rows {
@@ -113,7 +115,7 @@ static bool collect_kind_row(void *ctx, int n_cols, const char *const *vals, con
 {
     (void)nums;
     kind_rows *k = ctx;
-    if (n_cols < 3 || !vals[0] || !vals[1]) return true;
+    if (n_cols < 4 || !vals[0] || !vals[1]) return true;
     if (k->n == k->cap) {
         int cap = k->cap ? 2 * k->cap : 64;
         kind_row *r = realloc(k->rows, (size_t)cap * sizeof *r);
@@ -126,22 +128,35 @@ static bool collect_kind_row(void *ctx, int n_cols, const char *const *vals, con
     kind_row *r = &k->rows[k->n++];
     r->id = strtoll(vals[0], NULL, 10);
     snprintf(r->benchmark, sizeof r->benchmark, "%s", vals[1]);
-    snprintf(r->timer, sizeof r->timer, "%s", vals[2] ? vals[2] : "");
+    snprintf(r->axes, sizeof r->axes, "%s", vals[2] ? vals[2] : "");
+    snprintf(r->timer, sizeof r->timer, "%s", vals[3] ? vals[3] : "");
     return true;
 }
 
 static bool infer_old_kinds(cb_history *h, cb_msg *err)
 {
     kind_rows k = {0};
-    bool ok = h->db->ops->query(h->db, CB_STMT_ONCE,
-                                "SELECT p.id, p.benchmark, (SELECT r.timer FROM cubench_result r"
-                                " WHERE r.point_id = p.id LIMIT 1) FROM cubench_point p"
-                                " WHERE p.kind IS NULL",
-                                0, NULL, collect_kind_row, &k, err);
+    bool ok =
+        h->db->ops->query(h->db, CB_STMT_ONCE,
+                          "SELECT p.id, p.benchmark, p.axes, (SELECT r.timer FROM cubench_result r"
+                          " WHERE r.point_id = p.id LIMIT 1) FROM cubench_point p"
+                          " WHERE p.kind IS NULL",
+                          0, NULL, collect_kind_row, &k, err);
     for (int i = 0; ok && i < k.n; i++) {
-        char id[32];
+        char id[32], family[128];
         snprintf(id, sizeof id, "%lld", k.rows[i].id);
-        const char *params[] = {cb_hist_kind(k.rows[i].benchmark, k.rows[i].timer, NULL), id};
+        snprintf(family, sizeof family, "%.*s", (int)strcspn(k.rows[i].benchmark, "/"),
+                 k.rows[i].benchmark);
+        /* compare's rules for a run without a `kind` column (compare_kind.h);
+         * a stored point keeps no axes' meaning beyond its text, nor the run's
+         * python.json, so Python framework points come out by their timer */
+        cb_cmp_kind_facts facts = {.family = family,
+                                   .axes = k.rows[i].axes,
+                                   .timer = k.rows[i].timer,
+                                   .has_device_col = false,
+                                   .device = "",
+                                   .python_family = false};
+        const char *params[] = {cb_cmp_kind_name(cb_cmp_kind_infer(&facts)), id};
         ok = h->db->ops->query(h->db, CB_STMT_ONCE,
                                "UPDATE cubench_point SET kind = $1 WHERE id = $2", 2, params, NULL,
                                NULL, err);

@@ -100,11 +100,11 @@ bool cb_hist_series_spread(const cb_hist_data *d, int series, const cb_hist_chec
 }
 
 bool cb_history_point_spread(cb_history *h, const char *machine, const char *benchmark,
-                             const char *axes, cb_hist_spread *out, cb_msg *err)
+                             const char *axes, const char *device, cb_hist_spread *out, cb_msg *err)
 {
     memset(out, 0, sizeof *out);
     cb_hist_data d;
-    cb_hist_filter f = {machine, NULL, NULL, 0, benchmark, axes};
+    cb_hist_filter f = {machine, NULL, NULL, 0, benchmark, axes, device};
     if (!cb_history_load(h, &f, &d, err)) return false;
     bool ok = true;
     if (d.n_series > 0) {
@@ -120,7 +120,7 @@ bool cb_history_spread_table(cb_history *h, const char *machine, cb_hist_spread_
                              cb_msg *err)
 {
     memset(out, 0, sizeof *out);
-    cb_hist_filter f = {machine, NULL, NULL, 0, NULL, NULL};
+    cb_hist_filter f = {machine, NULL, NULL, 0, NULL, NULL, NULL};
     if (!cb_history_load(h, &f, &out->data, err)) return false;
     out->spread = calloc((size_t)out->data.n_series + 1, sizeof *out->spread);
     bool ok = out->spread != NULL;
@@ -137,14 +137,16 @@ static int cmp_series_key(const void *key, const void *elem)
 {
     const cb_hist_series *k = key, *s = elem;
     int c = strcmp(k->benchmark, s->benchmark);
-    return c ? c : strcmp(k->axes, s->axes);
+    if (!c) c = strcmp(k->axes, s->axes);
+    return c ? c : strcmp(k->device, s->device);
 }
 
 const cb_hist_spread *cb_hist_spread_find(const cb_hist_spread_table *t, const char *benchmark,
-                                          const char *axes)
+                                          const char *axes, const char *device)
 {
-    /* one machine: the series are sorted by benchmark, then axes */
+    /* one machine: the series are sorted by benchmark, axes, device */
     cb_hist_series key = {.benchmark = (char *)benchmark, .axes = (char *)axes};
+    snprintf(key.device, sizeof key.device, "%s", device ? device : "");
     const cb_hist_series *s =
         bsearch(&key, t->data.series, (size_t)t->data.n_series, sizeof *s, cmp_series_key);
     return s ? &t->spread[s - t->data.series] : NULL;

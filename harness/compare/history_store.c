@@ -2,9 +2,9 @@
  * per statement: a statement per row made a 700-point add 1,400 round trips
  * to a PostgreSQL server, each one waiting for the server to be scheduled
  * (2-3 s on a busy machine, against 0.6 s of work); batched, it is 22. */
-#include "compare_stats.h"
 #include "compare_units.h"
 #include "history_impl.h"
+#include "stats.h"
 
 #include <math.h>
 #include <signal.h>
@@ -44,18 +44,18 @@ static bool take_point_id(void *ctx, int n_cols, const char *const *v, const dou
 {
     (void)nums, (void)err;
     point_ids *p = ctx;
-    if (n_cols < 3 || !v[0] || !v[1] || !v[2]) return true;
+    if (n_cols < 4 || !v[0] || !v[1] || !v[2]) return true;
     for (int i = 0; i < p->n; i++)
-        if (strcmp(p->chunk[i]->benchmark, v[1]) == 0 && strcmp(p->chunk[i]->axes, v[2]) == 0)
+        if (strcmp(p->chunk[i]->benchmark, v[1]) == 0 && strcmp(p->chunk[i]->axes, v[2]) == 0 &&
+            strcmp(p->chunk[i]->device, v[3] ? v[3] : "") == 0)
             p->ids[i] = strtoll(v[0], NULL, 10);
     return true;
 }
 
 static const char *point_kind(const cb_cmp_point *p, bool *declared)
 {
-    const char *kind = cb_hist_kind(p->benchmark, p->timer, p->kind);
-    *declared = p->kind[0] && strcmp(kind, p->kind) == 0;
-    return kind;
+    *declared = p->kind_declared;
+    return cb_cmp_kind_name(p->kind);
 }
 
 /* Upsert `n` points whose kind is declared (or not) and take their ids: a
@@ -63,20 +63,22 @@ static const char *point_kind(const cb_cmp_point *p, bool *declared)
 static bool upsert_points(cb_hdb *db, const cb_cmp_point *const *chunk, int n, bool declared,
                           long long *ids, cb_msg *err)
 {
-    const char **params = malloc((size_t)n * 3 * sizeof *params);
-    char *sql = values_sql("INSERT INTO cubench_point (benchmark, axes, kind) VALUES ", n, 3,
-                           declared ? " ON CONFLICT (benchmark, axes) DO UPDATE SET kind ="
-                                      " excluded.kind RETURNING id, benchmark, axes"
-                                    : " ON CONFLICT (benchmark, axes) DO UPDATE SET kind ="
-                                      " COALESCE(cubench_point.kind, excluded.kind)"
-                                      " RETURNING id, benchmark, axes");
+    const char **params = malloc((size_t)n * 4 * sizeof *params);
+    char *sql =
+        values_sql("INSERT INTO cubench_point (benchmark, axes, device, kind) VALUES ", n, 4,
+                   declared ? " ON CONFLICT (benchmark, axes, device) DO UPDATE SET kind ="
+                              " excluded.kind RETURNING id, benchmark, axes, device"
+                            : " ON CONFLICT (benchmark, axes, device) DO UPDATE SET kind ="
+                              " COALESCE(cubench_point.kind, excluded.kind)"
+                              " RETURNING id, benchmark, axes, device");
     bool ok = params && sql;
     if (!ok) cb_msg_set(err, "history: out of memory");
     for (int i = 0; ok && i < n; i++) {
         bool d;
-        params[3 * i] = chunk[i]->benchmark;
-        params[3 * i + 1] = chunk[i]->axes;
-        params[3 * i + 2] = point_kind(chunk[i], &d);
+        params[4 * i] = chunk[i]->benchmark;
+        params[4 * i + 1] = chunk[i]->axes;
+        params[4 * i + 2] = chunk[i]->device;
+        params[4 * i + 3] = point_kind(chunk[i], &d);
         ids[i] = -1;
     }
     point_ids ctx = {chunk, n, ids};
@@ -84,7 +86,7 @@ static bool upsert_points(cb_hdb *db, const cb_cmp_point *const *chunk, int n, b
     cb_hdb_stmt slot = n < CB_HIST_BATCH ? CB_STMT_ONCE
                        : declared        ? CB_STMT_POINTS_DECLARED
                                          : CB_STMT_POINTS_INFERRED;
-    ok = ok && db->ops->query(db, slot, sql, 3 * n, params, take_point_id, &ctx, err);
+    ok = ok && db->ops->query(db, slot, sql, 4 * n, params, take_point_id, &ctx, err);
     for (int i = 0; ok && i < n; i++)
         if (ids[i] < 0) {
             cb_msg_set(err, "%s: no id came back for point %.60s [%.60s]", db->where,
@@ -146,7 +148,7 @@ static bool unit_medians(const cb_cmp_point *p, cb_hist_text *t, cb_msg *err)
         int end = start, k = 0;
         while (end < p->n && pairs[2 * end] == pairs[2 * start])
             times[k++] = pairs[2 * end + 1], end++;
-        cb_hist_text_add(t, "%s%.9g", start ? " " : "", cb_cmp_quantile(times, k, 0.5));
+        cb_hist_text_add(t, "%s%.9g", start ? " " : "", cb_stats_quantile_sorted(times, k, 0.5));
         start = end;
     }
     free(pairs), free(times);
@@ -163,7 +165,7 @@ typedef struct result_row {
 static bool row_params(const cb_cmp_point *p, long long point_id, const char *run_id,
                        bool with_samples, result_row *r, const char **out, cb_msg *err)
 {
-    if (!cb_side_estimate(p, &r->est, err)) return false;
+    if (!cb_side_estimate(p, NAN, &r->est, err)) return false; /* rho from this point */
     if (p->n > 0 && !unit_medians(p, &r->units, err)) return false;
     for (int i = 0; with_samples && i < p->n; i++)
         cb_hist_text_add(&r->samples, "%s%d:%.9g", i ? " " : "", p->replicate[i], p->times[i]);
@@ -181,18 +183,18 @@ static bool row_params(const cb_cmp_point *p, long long point_id, const char *ru
                                           p->reason,
                                           p->timer,
                                           p->batch ? r->batch : NULL,
-                                          cb_hdb_num(p->median_s, r->num[0]),
-                                          cb_hdb_num(p->ci_lo_s, r->num[1]),
-                                          cb_hdb_num(p->ci_hi_s, r->num[2]),
+                                          cb_hdb_num(p->facts.median_s, r->num[0]),
+                                          cb_hdb_num(p->facts.ci_lo_s, r->num[1]),
+                                          cb_hdb_num(p->facts.ci_hi_s, r->num[2]),
                                           r->n,
                                           cb_hdb_num(e->center, r->num[3]),
                                           cb_hdb_num(e->var, r->num[4]),
                                           cb_hdb_num(e->df, r->num[5]),
                                           p->n ? cb_basis_name(e->basis) : NULL,
                                           p->throttle,
-                                          cb_hdb_num(p->sm_clock_mhz, r->num[6]),
-                                          cb_hdb_num(p->power_w, r->num[7]),
-                                          cb_hdb_num(p->temp_c, r->num[8]),
+                                          cb_hdb_num(p->facts.sm_clock_median_mhz, r->num[6]),
+                                          cb_hdb_num(p->facts.power_mean_w, r->num[7]),
+                                          cb_hdb_num(p->facts.temp_max_c, r->num[8]),
                                           r->units.s,
                                           r->samples.s};
     memcpy(out, v, sizeof v);

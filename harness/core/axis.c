@@ -6,6 +6,8 @@
  * multiplication checked against the 2^62 cap. */
 #include "axis.h"
 
+#include "parse_number.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,11 @@ static bool parse_one(const char *text, const cb_axis_context *ctx, parsed_value
     out->sm_mult = 0;
     if (strcmp(p, "sm") == 0) {
         if (num.too_big) goto too_big;
+        if (ctx && ctx->host) {
+            cb_msg_set(err, "'%s' needs a GPU's SM count; a host benchmark has none",
+                       clip(text).text);
+            return false;
+        }
         if (ctx && ctx->sm_count > 0) {
             if (!mul_checked(num.value, ctx->sm_count, &out->v)) goto too_big;
             return true;
@@ -189,7 +196,8 @@ too_big:
 
 bool cb_axis_parse_value(const char *text, const cb_axis_context *ctx, int64_t *out, cb_msg *err)
 {
-    cb_axis_context resolved = {.sm_count = ctx ? ctx->sm_count : 0, .defer_device = false};
+    cb_axis_context resolved = {
+        .sm_count = ctx ? ctx->sm_count : 0, .defer_device = false, .host = ctx && ctx->host};
     parsed_value pv;
     if (!parse_one(text, &resolved, &pv, err)) return false;
     *out = pv.v;
@@ -387,6 +395,32 @@ static bool expand_item(const cb_axis_def *def, char *item, const cb_axis_contex
     return true;
 }
 
+/* One item of a FLOAT axis: a finite number, its canonical text the
+ * shortest %g that reads back as the same double. */
+static bool expand_float_item(const cb_axis_def *def, const char *item, cb_axis_values *out,
+                              cb_msg *err)
+{
+    double v = 0;
+    cb_msg why;
+    if (!cb_parse_double(item, -1e300, 1e300, &v, &why)) {
+        cb_msg_set(err, "axis '%s': %s (a float axis takes a list of numbers)", def->name,
+                   why.text);
+        return false;
+    }
+    if (out->count == CB_AXIS_MAX_VALUES) {
+        cb_msg_set(err, "axis '%s': more than %d values", def->name, CB_AXIS_MAX_VALUES);
+        return false;
+    }
+    cb_axis_value *dst = &out->v[out->count++];
+    dst->i = 0;
+    dst->f = v == 0 ? 0.0 : v; /* -0 and 0 are one point */
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(dst->text, sizeof dst->text, "%.*g", digits, dst->f);
+        if (strtod(dst->text, NULL) == dst->f) break;
+    }
+    return true;
+}
+
 bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_context *ctx,
                     cb_axis_values *out, cb_msg *err)
 {
@@ -413,7 +447,9 @@ bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_cont
         char *end = item + strlen(item);
         while (end > item && isspace((unsigned char)end[-1]))
             *--end = '\0';
-        if (!expand_item(def, item, ctx, out, err)) {
+        bool item_ok = def->kind == CB_AXIS_FLOAT ? expand_float_item(def, item, out, err)
+                                                  : expand_item(def, item, ctx, out, err);
+        if (!item_ok) {
             ok = false;
             break;
         }
@@ -433,5 +469,8 @@ bool cb_axis_expand(const cb_axis_def *def, const char *spec, const cb_axis_cont
         if (!dup) out->v[kept++] = out->v[i];
     }
     out->count = kept;
+    if (def->kind != CB_AXIS_FLOAT)
+        for (int i = 0; i < kept; i++)
+            out->v[i].f = (double)out->v[i].i;
     return true;
 }

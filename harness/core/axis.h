@@ -12,6 +12,9 @@
  * `1sm:8sm:x2` is 1, 2, 4 and 8 waves of one block per SM.
  * Ranges include both ends when the step lands on the end.
  *
+ * FLOAT axes take a plain list of finite numbers instead (decimal or
+ * scientific: 0.5, 1e-3, -2), for parameters that are not counts.
+ *
  * Every canonical text (cb_axis_value.text, the `axes` cells of
  * results.csv) parses back to the same value. Parsing is linear in the
  * length of the spec: powers use exponentiation by squaring (0^k and 1^k
@@ -23,8 +26,9 @@
 #include "cb_common.h"
 
 typedef enum cb_axis_kind {
-    CB_AXIS_INT,  /* integers; `choices` may add symbolic words such as "auto" */
-    CB_AXIS_ENUM, /* one of the comma-separated words in `choices`              */
+    CB_AXIS_INT,   /* integers; `choices` may add symbolic words such as "auto" */
+    CB_AXIS_ENUM,  /* one of the comma-separated words in `choices`              */
+    CB_AXIS_FLOAT, /* a list of finite numbers ("0.5,1e-3"); no ranges or units  */
 } cb_axis_kind;
 
 typedef struct cb_axis_def {
@@ -44,8 +48,10 @@ typedef struct cb_axis_def {
 #define CB_AXIS_DEFERRED (-2)
 
 typedef struct cb_axis_value {
-    int64_t i;     /* the integer, or CB_AXIS_WORD for a word               */
-    char text[32]; /* canonical text: decimal integer or the word itself    */
+    int64_t i;     /* the integer, or CB_AXIS_WORD for a word (0 on FLOAT axes) */
+    double f;      /* FLOAT axes: the number; INT axes: i as a double            */
+    char text[32]; /* canonical text: the integer, the shortest text that reads
+                    * back as the same double, or the word itself             */
 } cb_axis_value;
 
 #define CB_AXIS_MAX_VALUES 512
@@ -62,6 +68,7 @@ typedef struct cb_axis_values {
 typedef struct cb_axis_context {
     int sm_count;
     bool defer_device;
+    bool host; /* a host benchmark's axis: `sm` is refused whatever the device */
 } cb_axis_context;
 
 /* Expand `spec` for axis `def`. Returns false with a message naming the axis

@@ -41,6 +41,42 @@ typedef enum cb_peak_kind {
     CB_PEAK_FP32, /* TFLOP/s: SMs x FP32 lanes/SM x 2 x max SM clock           */
 } cb_peak_kind;
 
+/* What kind of measurement a point is. The judge picks a point's default
+ * between-run spread by its kind (docs/compare.md): a kernel timed on the
+ * device varies far less between processes than a copy through host
+ * memory or a Python call. */
+typedef enum cb_point_kind {
+    CB_KIND_AUTO = 0,  /* from target, timer and devices (cb_bench_kind)   */
+    CB_KIND_DEVICE,    /* GPU work timed on the device                     */
+    CB_KIND_HOST_COPY, /* a copy to or from host memory, or GPU work that
+                        * the host clock times (synchronous calls)        */
+    CB_KIND_HOST,      /* CPU code                                         */
+    CB_KIND_PYTHON,    /* a Python framework's call                        */
+    CB_KIND_MULTI_GPU, /* several GPUs in one point                        */
+} cb_point_kind;
+
+/* "device", "host_copy", "host", "python", "multi_gpu" (results.csv). */
+const char *cb_point_kind_name(cb_point_kind kind);
+
+/* How a key figure picks its row among the candidates. */
+typedef enum cb_key_rule {
+    CB_KEY_BEST = 0, /* the highest GB/s or TFLOP/s                         */
+    CB_KEY_LARGEST,  /* the largest work (CPU figures: the best of a small,
+                      * cache-resident size says little about the machine) */
+} cb_key_rule;
+
+/* A key figure a benchmark's points are candidates for: the report's
+ * headline table and `cubench fleet` take, per name, the row the rule
+ * picks among the ok rows. The judge and the reports read the name and the
+ * rule from results.csv (`key_figure`, `key_rule`): they never name a
+ * benchmark themselves. */
+typedef struct cb_key_figure {
+    const char *name;  /* "vecadd", "pinned H2D"; NULL ends a list         */
+    const char *where; /* "memory=pinned;direction=h2d": every axis=value
+                        * listed must hold; NULL: every point             */
+    cb_key_rule rule;
+} cb_key_figure;
+
 /* What a benchmark needs of the GPU beyond what every architecture of the
  * build runs (FP32 SIMT code runs on all of them; cp.async and BF16/TF32
  * tensor cores start at sm_80; wgmma and TMA of sm_90a code run on 9.0
@@ -62,6 +98,10 @@ typedef struct cb_bench_needs {
      * built for other architectures than CMAKE_CUDA_ARCHITECTURES (sm_90a
      * files). The build's common code is probed for every CUDA benchmark. */
     cudaError_t (*probe)(void);
+    /* Optional: the variant's own facts hold min_cc, max_cc and feature (a
+     * ladder whose kernels declare what they need, so the facts are written
+     * once, beside the code): filled from `param` before every check. */
+    void (*from_param)(const void *param, int *min_cc, int *max_cc, const char **feature);
 } cb_bench_needs;
 
 /* What the runner gives `setup`. */
@@ -85,6 +125,9 @@ typedef struct cb_point_info {
     /* CUPTI memcpy kinds (CUpti_ActivityMemoryKind: 1 pageable, 2 pinned,
      * 3 device) that every copy of a run must show; 0 means not checked. */
     int memcpy_src_kind, memcpy_dst_kind;
+    /* The point's kind when it is not the benchmark's (a copy family whose
+     * device-to-device points are device kernels); AUTO keeps it. */
+    cb_point_kind kind;
 } cb_point_info;
 
 /* The hooks, as types, so that families can declare shared ones. */
@@ -99,6 +142,7 @@ typedef struct cb_bench {
     const char *name;    /* "family/variant", e.g. "vecadd/grid_stride"      */
     const char *summary; /* one line for `cubench list`                       */
     cb_target target;
+    cb_point_kind kind;   /* AUTO: host, multi_gpu, host_copy or device  */
     cb_bench_needs needs; /* CUDA only: compute capability and feature    */
     cb_timer_kind timer;
     const cb_axis_def *axes;
@@ -112,6 +156,9 @@ typedef struct cb_bench {
     /* Optional: name of a benchmark with the same axes whose median at the
      * same point gives `pct_ref` (e.g. cuBLAS for the matmul ladder). */
     const char *ref_bench;
+    /* Optional: the key figures its points are candidates for (a list
+     * ended by an entry whose name is NULL). */
+    const cb_key_figure *key_figures;
     /* Work model: the minimum bytes moved (what GB/s counts) and the flops of
      * ONE run. Either may be NULL when it means nothing for the benchmark. */
     cb_work_fn bytes;
@@ -132,5 +179,17 @@ typedef struct cb_bench {
     cb_verify_fn verify;
     cb_teardown_fn teardown;
 } cb_bench;
+
+/* The one axes macro of every descriptor table: `CB_AXES(axes_n_block)`. */
+#define CB_AXES(table) .axes = (table), .n_axes = CB_ARRAY_LEN(table)
+
+/* The benchmark's needs with `from_param` applied. */
+cb_bench_needs cb_bench_needs_of(const cb_bench *b);
+
+/* The kind of the benchmark's points (AUTO resolved). */
+cb_point_kind cb_bench_kind(const cb_bench *b);
+
+/* The key figure point `p` of `b` is a candidate for, or NULL. */
+const cb_key_figure *cb_bench_key_figure(const cb_bench *b, const cb_point *p);
 
 #endif

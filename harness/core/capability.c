@@ -17,7 +17,7 @@ int cb_device_cc(const cb_device_info *d)
 
 bool cb_bench_needs_met(const cb_bench *b, int cc, cb_msg *why)
 {
-    const cb_bench_needs *n = &b->needs;
+    const cb_bench_needs needs = cb_bench_needs_of(b), *n = &needs;
     const char *what = n->feature && n->feature[0] ? n->feature : "its kernels";
     const bool exact = n->min_cc > 0 && n->max_cc == n->min_cc;
     if ((n->min_cc > 0 && cc < n->min_cc) || (n->max_cc > 0 && cc > n->max_cc)) {
@@ -96,7 +96,7 @@ cb_code_kind cb_build_code_for(int cc, const char *sass, const char *ptx, char *
 bool cb_bench_build_has_feature(const cb_bench *b, int cc, const char *sass, const char *ptx,
                                 cb_msg *why)
 {
-    const cb_bench_needs *n = &b->needs;
+    const cb_bench_needs needs = cb_bench_needs_of(b), *n = &needs;
     if (n->library_code || n->min_cc <= 0) return true;
     char arch[16];
     cb_code_kind kind = cb_build_code_for(cc, sass, ptx, arch, sizeof arch);

@@ -15,9 +15,21 @@ static int find_axis(const cb_point *p, const char *name)
     abort();
 }
 
+bool cb_point_has(const cb_point *p, const char *name)
+{
+    for (int i = 0; i < p->n_axes; i++)
+        if (strcmp(p->defs[i].name, name) == 0) return true;
+    return false;
+}
+
 int64_t cb_point_int(const cb_point *p, const char *name)
 {
     return p->values[find_axis(p, name)].i;
+}
+
+double cb_point_float(const cb_point *p, const char *name)
+{
+    return p->values[find_axis(p, name)].f;
 }
 
 const char *cb_point_str(const cb_point *p, const char *name)

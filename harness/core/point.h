@@ -8,15 +8,24 @@
 #define CB_POINT_TEXT 256
 
 typedef struct cb_point {
-    int n_axes;
-    const cb_axis_def *defs;           /* the benchmark's axis table          */
+    bool expanded;           /* false: a benchmark skipped before its axes were expanded */
+    int n_axes;              /* 0 for a benchmark without axes (one point)               */
+    const cb_axis_def *defs; /* the benchmark's axis table          */
     cb_axis_value values[CB_MAX_AXES]; /* values[i] belongs to defs[i]         */
 } cb_point;
+
+/* Does the point's benchmark declare axis `name`? (Shared setups whose
+ * variants have different knobs.) */
+bool cb_point_has(const cb_point *p, const char *name);
 
 /* The integer value of axis `name`; CB_AXIS_WORD for a word such as `auto`.
  * Asking for an axis the benchmark does not declare is a programming error
  * and aborts with a message. */
 int64_t cb_point_int(const cb_point *p, const char *name);
+
+/* The number on axis `name` (FLOAT axes; INT axes give their integer).
+ * Aborts like cb_point_int for an undeclared axis. */
+double cb_point_float(const cb_point *p, const char *name);
 
 /* The canonical text of axis `name` ("256", "auto", "pinned"). Aborts like
  * cb_point_int for an undeclared axis. */

@@ -95,15 +95,6 @@ const cb_bench *cb_registry_find(const char *name)
     return NULL;
 }
 
-const cb_family *cb_registry_family_of(const cb_bench *bench)
-{
-    for (int f = 0; f < cb_n_families; f++) {
-        const cb_family *fam = cb_families[f];
-        if (bench >= fam->benches && bench < fam->benches + fam->count) return fam;
-    }
-    return NULL;
-}
-
 bool cb_registry_matches(const char *pattern, const char *name)
 {
     if (fnmatch(pattern, name, 0) == 0) return true;

@@ -40,9 +40,6 @@ const cb_bench *cb_registry_get(int i);
 /* Find by exact name; NULL when absent. */
 const cb_bench *cb_registry_find(const char *name);
 
-/* The family a registered benchmark belongs to; NULL when not registered. */
-const cb_family *cb_registry_family_of(const cb_bench *bench);
-
 /* Does `name` match shell glob `pattern` (fnmatch; a pattern without a '/' or
  * wildcard also matches a whole family: "vecadd" selects "vecadd/...")? */
 bool cb_registry_matches(const char *pattern, const char *name);

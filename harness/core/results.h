@@ -6,8 +6,9 @@
 #include "bench.h"
 #include "stats.h"
 
-/* 2: device, replicate and telemetry columns (round 2); readers accept 1. */
-#define CB_SCHEMA_VERSION 2
+/* 3: kind, key figures, phase times and throttle columns; 2: device,
+ * replicate and telemetry columns. Readers accept 1, 2 and 3. */
+#define CB_SCHEMA_VERSION 3
 
 /* What the GPU did while a point was sampled (telemetry.h fills it). */
 typedef struct cb_point_telemetry {
@@ -26,6 +27,33 @@ typedef struct cb_sample_extras {
     const char *const *throttle; /* reason words seen during the sample         */
 } cb_sample_extras;
 
+/* Hardware counters of the point's metric pass (--metrics; docs/counters.md).
+ * Filled by the runner from timing/counters.h; asked == false leaves every
+ * counters column empty (no --metrics, a host point, a multi-GPU point). */
+typedef struct cb_point_counters {
+    bool asked;
+    cb_status status;        /* CB_OK collected; CB_SKIP unavailable here; CB_FAIL */
+    char reason[CB_MSG_LEN]; /* why not CB_OK; with CB_OK, why one range around the run */
+    int kernels;             /* kernels of one run the figures combine; 0 none, -1 not known */
+    double sol_dram_pct, sol_l2_pct, sol_l1_pct, sol_sm_pct, sol_tensor_pct; /* % of peak */
+    double dram_bytes;                       /* DRAM bytes read + written by one run        */
+    double measured_flops;                   /* floating-point operations of one run         */
+    int passes;                              /* replay passes of the metric pass             */
+    double wall_s;                           /* host time of the metric pass, seconds        */
+    int n;                                   /* metrics in metrics.csv for this point        */
+    const char *const *names, *const *units; /* [n], owned by the counters session */
+    double *values;                          /* [n], owned by the runner until the row is written */
+} cb_point_counters;
+
+/* Where a point's wall time went, in seconds, summed over its rounds. */
+typedef struct cb_phase_times {
+    double setup_s;    /* allocations, inputs, poisoning (the hook)         */
+    double verify_s;   /* the first run and its check                       */
+    double warmup_s;   /* warm-up runs                                      */
+    double sampling_s; /* the timed samples, CUPTI's view of them included  */
+    double teardown_s; /* freeing                                           */
+} cb_phase_times;
+
 typedef struct cb_result {
     const cb_bench *bench;
     char axes[CB_POINT_TEXT]; /* cb_point_format of the point              */
@@ -43,7 +71,8 @@ typedef struct cb_result {
     double peak;           /* in peak_unit; NAN if none                   */
     const char *peak_unit; /* "GB/s", "TFLOP/s" or ""                      */
     double pct_peak;
-    const char *ref_benchmark; /* or NULL                                     */
+    const cb_bench *ref;       /* the reference benchmark (pct_ref), or NULL    */
+    const char *ref_benchmark; /* its name once pct_ref was found, or NULL     */
     double pct_ref;
     double occupancy;    /* NAN when not a kernel launch               */
     double verify_error; /* NAN when not verified                      */
@@ -53,6 +82,12 @@ typedef struct cb_result {
     int replicates;       /* replicates (rounds) the samples came from */
     cb_point_telemetry telemetry;
     const char *peak_source; /* where `peak` came from, or NULL            */
+    cb_point_kind kind;
+    const cb_key_figure *key_figure; /* the key figure the row stands for, or NULL */
+    cb_phase_times phases;
+    int throttled_samples;  /* samples set aside while the GPU throttled      */
+    double throttle_wait_s; /* time spent waiting for its clock to recover    */
+    cb_point_counters counters;
 } cb_result;
 
 #endif

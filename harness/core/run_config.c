@@ -20,5 +20,6 @@ void cb_run_config_defaults(cb_run_config *cfg)
     cfg->host_threads = cores > 0 ? (int)cores : 1;
     cfg->use_cupti = true;
     cfg->nvtx = true;
-    cfg->replicates = 1;
+    cfg->replicates = 0; /* auto */
+    cfg->throttle_wait_max_s = 1.0;
 }

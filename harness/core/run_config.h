@@ -32,7 +32,14 @@ typedef struct cb_run_config {
      * under the stopping rule with 1/replicates of the time budget; the row
      * pools the rounds and samples.csv says which round each sample is from,
      * so compare can test on replicate medians. 1 = today's single pass. */
-    int replicates;
+    int replicates; /* 0: auto (runner_point.h: 3 rounds for short points) */
+    /* Throttle-aware sampling (docs/methodology.md): where NVML samples the
+     * point's GPU, a sample taken while it throttles is set aside and the
+     * runner waits for the clock to recover, at most throttle_wait_max_s
+     * per point; after that, or with keep_throttled (--keep-throttled, for
+     * studies of sustained power), throttled samples are kept. */
+    bool keep_throttled;
+    double throttle_wait_max_s;
     const cb_device_info *dev; /* NULL without a device                     */
     /* Every device of the run (dev among them), for benchmarks that use
      * several (cb_bench.devices > 1); NULL means {dev}. */
@@ -42,10 +49,14 @@ typedef struct cb_run_config {
     /* NVML telemetry around each CUDA point's sampling (telemetry.h); NULL
      * or not sampling: the telemetry columns stay empty. */
     struct cb_telemetry *telemetry;
+    /* --metrics: hardware counters in a replay pass after each single-GPU
+     * CUDA point's samples (timing/counters.h); NULL: no metric pass. */
+    struct cb_counters *counters;
 } cb_run_config;
 
 typedef struct cb_planned_point {
     const cb_bench *bench;
+    const cb_bench *ref;          /* bench->ref_bench, resolved by the plan; NULL if none */
     cb_point point;               /* n_axes == 0 for a benchmark that cannot be expanded */
     char skip_reason[CB_MSG_LEN]; /* non-empty: write a skip row, do not run */
 } cb_planned_point;

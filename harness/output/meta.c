@@ -4,6 +4,7 @@
 #include "blas_info.h"
 #include "build_info.h"
 #include "capability.h"
+#include "counters.h"
 #include "cpu_isa.h"
 #include "cupti_timer.h"
 #include "host_info.h"
@@ -123,7 +124,7 @@ static void write_device_object(cb_json *j, const cb_device_info *d)
     cb_json_object_end(j);
 }
 
-/* "device": the run's first device (what round-1 readers look for), and
+/* "device": the run's first device (what schema-1 readers look for), and
  * "devices": every device of the run (--device all|0,2), in run order. */
 static void write_device(cb_json *j, const cb_run_config *cfg)
 {
@@ -241,6 +242,8 @@ static void write_body(cb_json *j, const cb_meta *m)
 
     write_device(j, cfg);
     cb_telemetry_write_json(j, cfg->telemetry);
+    cb_telemetry_write_lock_json(j, cfg->telemetry);
+    cb_counters_write_json(j, cfg->counters);
 
     cb_json_key(j, "settings");
     cb_json_object_begin(j);
@@ -252,7 +255,11 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_num(j, "ci_level", 0.95);
     cb_json_kv_num(j, "max_time_per_point_s", cfg->stop.max_time_s);
     cb_json_kv_int(j, "warmup_runs", cfg->warmup_runs);
-    cb_json_kv_int(j, "replicates", cfg->replicates > 1 ? cfg->replicates : 1);
+    /* 0: auto (short points get several rounds; results.csv says how many
+     * each point ran). */
+    cb_json_kv_int(j, "replicates", cfg->replicates);
+    cb_json_kv_bool(j, "keep_throttled", cfg->keep_throttled);
+    cb_json_kv_num(j, "throttle_wait_max_s", cfg->throttle_wait_max_s);
     cb_json_kv_int(j, "seed", (long long)cfg->seed);
     cb_json_kv_int(j, "host_threads", cfg->host_threads);
     cb_json_kv_str(j, "timer", cfg->cupti_primary ? "cupti" : "event");

@@ -8,6 +8,8 @@
 #include "sink.h"
 
 #include "csv_writer.h"
+#include "metrics_csv.h"
+#include "results_columns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,17 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-const char *const cb_results_columns[] = {
-    "schema_version", "benchmark", "family", "axes", "status", "reason", "timer", "cache", "batch",
-    "samples", "median_s", "min_s", "max_s", "q1_s", "q3_s", "mean_s", "stddev_s", "ci_lo_s",
-    "ci_hi_s", "ci_rel_half", "cupti_median_s", "overhead_s", "kernels", "bytes", "flops", "gbps",
-    "tflops", "peak", "peak_unit", "pct_peak", "ref_benchmark", "pct_ref", "occupancy",
-    "verify_error", "note",
-    /* schema 2 */
-    "device", "device_uuid", "replicates", "sm_clock_min_mhz", "sm_clock_median_mhz",
-    "sm_clock_max_mhz", "mem_clock_median_mhz", "power_mean_w", "temp_max_c", "throttle",
-    "peak_source", NULL};
 
 const char *const cb_samples_columns[] = {"benchmark",    "axes",     "sample", "time_s",
                                           "cupti_s",      "batch",    "device", "replicate",
@@ -97,7 +88,21 @@ static bool write_rows(cb_sink_file *out, row_formatter format, const void *ctx,
 static void format_results_header(FILE *f, const void *ctx)
 {
     (void)ctx;
-    format_header(f, cb_results_columns);
+    cb_csv_row r;
+    cb_csv_begin(&r, f);
+    for (int i = 0; i < cb_results_column_count; i++)
+        cb_csv_str(&r, cb_results_table[i].name);
+    cb_csv_end(&r);
+}
+
+static void format_result(FILE *f, const void *ctx)
+{
+    const cb_result *r = ctx;
+    cb_csv_row row;
+    cb_csv_begin(&row, f);
+    for (int i = 0; i < cb_results_column_count; i++)
+        cb_results_table[i].write(&row, r);
+    cb_csv_end(&row);
 }
 
 static void format_samples_header(FILE *f, const void *ctx)
@@ -169,7 +174,7 @@ static bool pick_default_dir(char *out, size_t len, cb_msg *err)
 bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err)
 {
     memset(s, 0, sizeof *s);
-    s->results.fd = s->samples.fd = -1;
+    s->results.fd = s->samples.fd = s->metrics.fd = -1;
     if (dir) {
         if (snprintf(s->dir, sizeof s->dir, "%s", dir) >= (int)sizeof s->dir) {
             cb_msg_set(err, "output path too long");
@@ -258,79 +263,36 @@ static void format_samples(FILE *f, const void *ctx)
     }
 }
 
-static void format_result(FILE *f, const void *ctx)
+static void format_metrics_header(FILE *f, const void *ctx)
 {
-    const cb_result *r = ctx;
-    const cb_summary *m = &r->summary;
-    bool timed = m->n > 0;
-    char family[64];
-    const char *slash = strchr(r->bench->name, '/');
-    size_t flen = slash ? (size_t)(slash - r->bench->name) : strlen(r->bench->name);
-    if (flen >= sizeof family) flen = sizeof family - 1;
-    memcpy(family, r->bench->name, flen);
-    family[flen] = '\0';
+    (void)ctx;
+    cb_metrics_csv_header(f);
+}
 
-    cb_csv_row row;
-    cb_csv_begin(&row, f);
-    cb_csv_int(&row, CB_SCHEMA_VERSION);
-    cb_csv_str(&row, r->bench->name);
-    cb_csv_str(&row, family);
-    cb_csv_str(&row, r->axes);
-    cb_csv_str(&row, cb_status_name(r->status));
-    cb_csv_str(&row, r->reason);
-    cb_csv_str(&row, r->timer);
-    cb_csv_str(&row, r->cache);
-    if (timed)
-        cb_csv_int(&row, r->batch);
-    else
-        cb_csv_str(&row, NULL);
-    cb_csv_int(&row, m->n);
-    double nan = NAN;
-    cb_csv_num(&row, timed ? m->median : nan);
-    cb_csv_num(&row, timed ? m->min : nan);
-    cb_csv_num(&row, timed ? m->max : nan);
-    cb_csv_num(&row, timed ? m->q1 : nan);
-    cb_csv_num(&row, timed ? m->q3 : nan);
-    cb_csv_num(&row, timed ? m->mean : nan);
-    cb_csv_num(&row, timed ? m->stddev : nan);
-    cb_csv_num(&row, timed ? m->ci_lo : nan);
-    cb_csv_num(&row, timed ? m->ci_hi : nan);
-    cb_csv_num(&row, timed ? m->ci_rel_half : nan);
-    cb_csv_num(&row, r->cupti_median_s);
-    cb_csv_num(&row, timed ? m->median - r->cupti_median_s : nan);
-    cb_csv_str(&row, r->kernels);
-    cb_csv_num(&row, r->bytes);
-    cb_csv_num(&row, r->flops);
-    cb_csv_num(&row, r->gbps);
-    cb_csv_num(&row, r->tflops);
-    cb_csv_num(&row, r->peak);
-    cb_csv_str(&row, r->peak_unit);
-    cb_csv_num(&row, r->pct_peak);
-    cb_csv_str(&row, r->ref_benchmark);
-    cb_csv_num(&row, r->pct_ref);
-    cb_csv_num(&row, r->occupancy);
-    cb_csv_num(&row, r->verify_error);
-    cb_csv_str(&row, r->note);
-    /* schema 2 */
-    if (r->device >= 0)
-        cb_csv_int(&row, r->device);
-    else
-        cb_csv_str(&row, NULL);
-    cb_csv_str(&row, r->device_uuid);
-    if (r->replicates > 0)
-        cb_csv_int(&row, r->replicates);
-    else
-        cb_csv_str(&row, NULL);
-    const cb_point_telemetry *t = &r->telemetry;
-    cb_csv_num(&row, t->valid ? t->sm_clock_min_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->sm_clock_median_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->sm_clock_max_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->mem_clock_median_mhz : nan);
-    cb_csv_num(&row, t->valid ? t->power_mean_w : nan);
-    cb_csv_num(&row, t->valid ? t->temp_max_c : nan);
-    cb_csv_str(&row, t->valid ? t->throttle : NULL);
-    cb_csv_str(&row, r->peak_source);
-    cb_csv_end(&row);
+static void format_metrics(FILE *f, const void *ctx)
+{
+    cb_metrics_csv_rows(f, ctx);
+}
+
+/* metrics.csv appears with the first point whose counters were collected. */
+static bool write_metrics(cb_sink *s, const cb_result *r, cb_msg *err)
+{
+    if (!cb_metrics_csv_has_rows(r)) return true;
+    cb_sink_file *f = &s->metrics;
+    if (f->fd < 0) {
+        if (snprintf(f->path, sizeof f->path, "%s/metrics.csv", s->dir) >= (int)sizeof f->path) {
+            cb_msg_set(err, "output path too long: %s", s->dir);
+            return false;
+        }
+        f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (f->fd < 0) {
+            cb_msg_set(err, "cannot write '%s': %s", f->path, strerror(errno));
+            return false;
+        }
+        f->length = 0;
+        if (!write_rows(f, format_metrics_header, NULL, err)) return false;
+    }
+    return write_rows(f, format_metrics, r, err);
 }
 
 bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
@@ -341,17 +303,18 @@ bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
         return false;
     }
     samples_rows sr = {r, time_s, cupti_s, n, extras};
-    /* Samples first: a results row never names samples that are not on disk. */
+    /* Samples and metrics first: a results row never names rows that are
+     * not on disk. */
     bool ok = (n <= 0 || write_rows(&s->samples, format_samples, &sr, err)) &&
-              write_rows(&s->results, format_result, r, err);
+              write_metrics(s, r, err) && write_rows(&s->results, format_result, r, err);
     if (!ok) s->failed = true;
     return ok;
 }
 
 void cb_sink_close(cb_sink *s)
 {
-    cb_sink_file *files[2] = {&s->results, &s->samples};
-    for (int i = 0; i < 2; i++) {
+    cb_sink_file *files[3] = {&s->results, &s->samples, &s->metrics};
+    for (int i = 0; i < 3; i++) {
         if (files[i]->fd >= 0) close(files[i]->fd);
         files[i]->fd = -1;
     }
@@ -360,8 +323,8 @@ void cb_sink_close(cb_sink *s)
 void cb_sink_discard(cb_sink *s)
 {
     cb_sink_close(s);
-    cb_sink_file *files[2] = {&s->results, &s->samples};
-    for (int i = 0; i < 2; i++)
+    cb_sink_file *files[3] = {&s->results, &s->samples, &s->metrics};
+    for (int i = 0; i < 3; i++)
         if (files[i]->path[0]) unlink(files[i]->path);
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s/.meta.json.tmp", s->dir);

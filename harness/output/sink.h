@@ -1,4 +1,5 @@
-/* sink.h - the output directory of one run: results.csv and samples.csv.
+/* sink.h - the output directory of one run: results.csv and samples.csv
+ * (and metrics.csv when --metrics collected counters: metrics_csv.h).
  *
  * Every row is flushed and fsync'd as soon as its point finishes, so an
  * interrupted run leaves valid files holding every finished point. The sink
@@ -23,6 +24,7 @@ typedef struct cb_sink {
     bool created_dir; /* cb_sink_open made the directory (discard removes it) */
     bool failed;      /* a write failed: the run must stop                    */
     cb_sink_file results, samples;
+    cb_sink_file metrics; /* metrics.csv, opened with the first point that has counters */
 } cb_sink;
 
 /* Create the run directory and write both CSV headers. With dir == NULL a new
@@ -47,9 +49,8 @@ void cb_sink_close(cb_sink *s);
  * that a retry into the same --out works. */
 void cb_sink_discard(cb_sink *s);
 
-/* Column names of results.csv and samples.csv, NULL-terminated (for tests
- * and readers that check a header). */
-extern const char *const cb_results_columns[];
+/* Column names of samples.csv, NULL-terminated (for tests and readers that
+ * check a header); results.csv's are in results_columns.h. */
 extern const char *const cb_samples_columns[];
 
 #endif

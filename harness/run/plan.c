@@ -67,8 +67,10 @@ static bool push_point(cb_plan *out, int *cap, const cb_planned_point *pp, cb_ms
 static bool expand_axes(const cb_plan_request *req, const cb_bench *b, bool *used,
                         cb_axis_values *values, long long *total, cb_msg *err)
 {
-    const cb_axis_context ctx = {.sm_count = req->dev ? req->dev->sm_count : 0,
-                                 .defer_device = !req->dev};
+    const bool host = b->target == CB_TARGET_HOST;
+    const cb_axis_context ctx = {.sm_count = req->dev && !host ? req->dev->sm_count : 0,
+                                 .defer_device = !req->dev && !host,
+                                 .host = host};
     *total = 1;
     for (int a = 0; a < b->n_axes; a++) {
         const char *spec = spec_for(req, &b->axes[a], used);
@@ -94,6 +96,16 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
     cb_planned_point pp;
     memset(&pp, 0, sizeof pp);
     pp.bench = b;
+    if (b->ref_bench) {
+        /* Resolved once: a name that is not registered is the family
+         * table's mistake, said before anything runs. */
+        pp.ref = cb_registry_find(b->ref_bench);
+        if (!pp.ref) {
+            cb_msg_set(err, "%s: its reference benchmark '%s' is not registered", b->name,
+                       b->ref_bench);
+            return false;
+        }
+    }
     const bool no_device = b->target == CB_TARGET_CUDA && !req->dev;
     if (no_device) {
         snprintf(pp.skip_reason, sizeof pp.skip_reason, "%s",
@@ -108,6 +120,7 @@ static bool plan_bench(const cb_plan_request *req, const cb_bench *b, bool *used
         return false;
     }
     int idx[CB_MAX_AXES] = {0};
+    pp.point.expanded = true;
     pp.point.n_axes = b->n_axes;
     pp.point.defs = b->axes;
     for (;;) {

@@ -2,26 +2,12 @@
 #include "telemetry.h"
 
 #include "telemetry_device.h"
+#include "telemetry_internal.h"
 #include "telemetry_reasons.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-struct cb_telemetry {
-    cb_telemetry_options opt;
-    bool nvml_open;
-    cb_nvml nvml;
-    char reason[CB_MSG_LEN]; /* why nothing is sampled; "" while sampling */
-    char driver_version[CB_NVML_STRING_LEN], nvml_version[CB_NVML_STRING_LEN];
-    char driver_error[96], nvml_error[96], count_error[96];
-    int n_devices;
-    cb_nvml_device_info *devices;
-    bool *matched;              /* per device: one of the run's CUDA devices */
-    int current;                /* the device the sampler reads, -1 none      */
-    char unmatched[CB_MSG_LEN]; /* run devices NVML does not see  */
-    cb_sampler *sampler;
-};
 
 void cb_telemetry_options_defaults(cb_telemetry_options *o)
 {
@@ -169,6 +155,36 @@ const char *cb_telemetry_unavailable_reason(const cb_telemetry *t)
     return t->sampler ? NULL : t->reason;
 }
 
+bool cb_telemetry_latest(cb_telemetry *t, cb_telemetry_reading *out)
+{
+    return t && t->sampler && cb_sampler_latest(t->sampler, out);
+}
+
+bool cb_telemetry_read_now(cb_telemetry *t, cb_telemetry_reading *out)
+{
+    if (!t || !t->sampler || t->current < 0) return false;
+    const cb_nvml_device_info *d = &t->devices[t->current];
+    cb_sampler_errors ignored;
+    memset(&ignored, 0, sizeof ignored);
+    cb_sampler_read(&t->nvml, d->handle, d->power, out, &ignored);
+    return true;
+}
+
+/* The clock a throttled reading is measured against, MHz; 0 unknown. */
+static double reference_clock_mhz(const cb_telemetry *t)
+{
+    if (!t || t->current < 0) return 0;
+    const cb_nvml_device_info *d = &t->devices[t->current];
+    if (d->app_clock_sm_mhz > 0) return (double)d->app_clock_sm_mhz;
+    return d->max_clock_sm_mhz > 0 ? (double)d->max_clock_sm_mhz : 0;
+}
+
+bool cb_telemetry_throttled(const cb_telemetry *t, const cb_telemetry_reading *r, char *why,
+                            size_t len)
+{
+    return cb_reading_throttled(r, reference_clock_mhz(t), CB_THROTTLE_CLOCK_SHARE, why, len);
+}
+
 void cb_telemetry_point_begin(cb_telemetry *t)
 {
     if (t && t->sampler) cb_sampler_begin(t->sampler);
@@ -279,9 +295,11 @@ void cb_telemetry_print(FILE *f, const cb_telemetry *t)
 void cb_telemetry_close(cb_telemetry *t)
 {
     if (!t) return;
+    cb_telemetry_unlock_clocks(t);
     cb_sampler_destroy(t->sampler);
     if (t->nvml_open) cb_nvml_close(&t->nvml);
     free(t->devices);
     free(t->matched);
+    free(t->locked);
     free(t);
 }

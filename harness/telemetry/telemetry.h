@@ -23,6 +23,7 @@ typedef struct cb_telemetry_options {
     bool off;            /* --no-telemetry                                    */
     double period_s;     /* --telemetry-period (default 10 ms)                */
     const char *library; /* NULL: $CUBENCH_NVML_LIBRARY, else libnvidia-ml.so.1 */
+    unsigned lock_mhz;   /* --lock-clocks: lock the SM clock here (0: never)  */
 } cb_telemetry_options;
 
 void cb_telemetry_options_defaults(cb_telemetry_options *o);
@@ -52,6 +53,37 @@ const char *cb_telemetry_unavailable_reason(const cb_telemetry *t);
  * No-ops when not sampling. */
 void cb_telemetry_point_begin(cb_telemetry *t);
 cb_status cb_telemetry_point_end(cb_telemetry *t, cb_telemetry_readings *out, cb_msg *why);
+
+/* Throttle-aware sampling (docs/methodology.md). A reading is throttled
+ * when a reason that counts as throttling (telemetry_reasons.h) is active,
+ * or the SM clock is below CB_THROTTLE_CLOCK_SHARE of the sampled device's
+ * application clock (its maximum clock where NVML gives none). */
+#define CB_THROTTLE_CLOCK_SHARE 0.90
+
+/* The newest reading of the point being sampled (between point_begin and
+ * point_end); false when there is none yet or nothing is sampled. */
+bool cb_telemetry_latest(cb_telemetry *t, cb_telemetry_reading *out);
+
+/* One reading of the selected device, taken now by the caller (between
+ * points: waiting for a throttled GPU to recover). False when nothing is
+ * sampled. */
+bool cb_telemetry_read_now(cb_telemetry *t, cb_telemetry_reading *out);
+
+/* Is `r` throttled by the rule above? With a reason, `why` (may be NULL)
+ * says which: "sw_power_cap", "SM clock 1380 MHz < 90% of 1980 MHz". */
+bool cb_telemetry_throttled(const cb_telemetry *t, const cb_telemetry_reading *r, char *why,
+                            size_t len);
+
+/* The opt-in clock lock (--lock-clocks MHZ, clock_lock.c): every sampled
+ * GPU of the run locked at `mhz` (SM clock) through NVML. CB_FAIL with the
+ * reason (no permission, no NVML): nothing stays locked. The lock is reset
+ * by cb_telemetry_unlock_clocks, cb_telemetry_close, at exit() and by
+ * cb_telemetry_unlock_for_exit (for a fatal signal's path). */
+cb_status cb_telemetry_lock_clocks(cb_telemetry *t, unsigned mhz, cb_msg *why);
+void cb_telemetry_unlock_clocks(cb_telemetry *t);
+void cb_telemetry_unlock_for_exit(void);
+/* meta.json's "clock_lock" member. */
+void cb_telemetry_write_lock_json(cb_json *j, const cb_telemetry *t);
 
 /* meta.json's "telemetry" member (key and object). */
 void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t);

@@ -123,3 +123,24 @@ bool cb_telemetry_flag(const cb_point_telemetry *t, char *buf, size_t len)
         snprintf(buf + used, len - used, "%sSM clock %.0f-%.0f MHz", used ? "; " : "", lo, hi);
     return buf[0] != '\0';
 }
+
+bool cb_reading_throttled(const cb_telemetry_reading *r, double reference_mhz, double share,
+                          char *why, size_t len)
+{
+    uint64_t counted = r->reasons_valid ? r->reasons & cb_reasons_throttling_mask() : 0;
+    if (counted) {
+        if (why) cb_reasons_format(counted, why, len);
+        return true;
+    }
+    /* An idle GPU parks its clock far down (345 MHz on an H200): that is
+     * no throttle, and the next launch boosts it again. */
+    bool idle = r->reasons_valid && (r->reasons & CB_NVML_REASON_GPU_IDLE);
+    if (!idle && reference_mhz > 0 && isfinite(r->sm_clock_mhz) &&
+        r->sm_clock_mhz < share * reference_mhz) {
+        if (why)
+            snprintf(why, len, "SM clock %.0f MHz < %.0f%% of %.0f MHz", r->sm_clock_mhz,
+                     100 * share, reference_mhz);
+        return true;
+    }
+    return false;
+}

@@ -11,6 +11,7 @@
 #define CB_TELEMETRY_REASONS_H
 
 #include "results.h"
+#include "telemetry_readings.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,5 +45,12 @@ const char *cb_reason_word(uint64_t bit);
  * CB_TELEMETRY_CLOCK_SPREAD, both joined by "; ", or "" when neither (or
  * without telemetry). Returns true when there is a flag. */
 bool cb_telemetry_flag(const cb_point_telemetry *t, char *buf, size_t len);
+
+/* Is one reading throttled: a counted reason active, or the SM clock below
+ * `share` of `reference_mhz` (skipped when the reference is unknown, 0, and
+ * when the GPU reports itself idle, which parks the clock)?
+ * `why` (may be NULL) gets the words or the clock comparison. */
+bool cb_reading_throttled(const cb_telemetry_reading *r, double reference_mhz, double share,
+                          char *why, size_t len);
 
 #endif

@@ -306,6 +306,15 @@ cb_status cb_sampler_end(cb_sampler *s, cb_telemetry_readings *out, cb_msg *why)
     return st;
 }
 
+bool cb_sampler_latest(cb_sampler *s, cb_telemetry_reading *out)
+{
+    pthread_mutex_lock(&s->mu);
+    bool have = s->state == SAMPLER_RUNNING && s->buf.n > 0;
+    if (have) *out = s->buf.v[s->buf.n - 1];
+    pthread_mutex_unlock(&s->mu);
+    return have;
+}
+
 void cb_sampler_errors_get(cb_sampler *s, cb_sampler_errors *out)
 {
     pthread_mutex_lock(&s->mu);

@@ -19,13 +19,9 @@ static const uint32_t cb_palette[] = {
 /* Only the runner's thread pushes ranges; no lock needed. */
 static bool g_init;
 static nvtxDomainHandle_t g_domain;
-static nvtxStringHandle_t g_sample_name;
 static char g_injection[4096];
 static bool g_injection_ours;
-static bool g_sample_ranges;
 static bool g_point_open;
-static uint32_t g_point_color;
-static uint32_t g_point_category;
 static char g_families[CB_NVTX_MAX_FAMILIES][CB_NVTX_FAMILY_LEN];
 static int g_n_families;
 
@@ -46,8 +42,6 @@ void cb_nvtx_init(bool inject_cupti)
     }
     snprintf(g_injection, sizeof g_injection, "%s", env ? env : "");
     g_domain = nvtxDomainCreateA("cubench");
-    /* Registered once: the per-sample range name repeats thousands of times. */
-    g_sample_name = nvtxDomainRegisterStringA(g_domain, "sample");
 }
 
 const char *cb_nvtx_injection(bool *set_by_cubench)
@@ -103,15 +97,13 @@ void cb_nvtx_point_push(const char *bench, const char *axes)
         snprintf(text, sizeof text, "%s %s", bench, axes);
     else
         snprintf(text, sizeof text, "%s", bench);
-    g_point_color = cb_nvtx_family_color(bench);
-    g_point_category = cb_family_category(bench);
     nvtxEventAttributes_t a;
     memset(&a, 0, sizeof a);
     a.version = NVTX_VERSION;
     a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-    a.category = g_point_category;
+    a.category = cb_family_category(bench);
     a.colorType = NVTX_COLOR_ARGB;
-    a.color = g_point_color;
+    a.color = cb_nvtx_family_color(bench);
     a.messageType = NVTX_MESSAGE_TYPE_ASCII; /* unique per point: not worth registering */
     a.message.ascii = text;
     nvtxDomainRangePushEx(g_domain, &a);
@@ -123,38 +115,4 @@ void cb_nvtx_point_pop(void)
     if (!g_point_open) return;
     nvtxDomainRangePop(g_domain);
     g_point_open = false;
-}
-
-void cb_nvtx_set_sample_ranges(bool on)
-{
-    g_sample_ranges = on;
-}
-
-bool cb_nvtx_sample_ranges(void)
-{
-    return g_sample_ranges;
-}
-
-void cb_nvtx_sample_push(int index)
-{
-    if (!g_sample_ranges) return;
-    if (!g_init) cb_nvtx_init(false);
-    nvtxEventAttributes_t a;
-    memset(&a, 0, sizeof a);
-    a.version = NVTX_VERSION;
-    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-    a.category = g_point_category;
-    a.colorType = NVTX_COLOR_ARGB;
-    a.color = g_point_color;
-    a.payloadType = NVTX_PAYLOAD_TYPE_INT64;
-    a.payload.llValue = index;
-    a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
-    a.message.registered = g_sample_name;
-    nvtxDomainRangePushEx(g_domain, &a);
-}
-
-void cb_nvtx_sample_pop(void)
-{
-    if (!g_sample_ranges) return;
-    nvtxDomainRangePop(g_domain);
 }

@@ -3,7 +3,8 @@
  * Everything goes into one NVTX domain, "cubench": one range per point,
  * named "<benchmark> <axes>" (e.g. "vecadd/grid_stride n=1024;block=256;
  * grid=auto"), coloured and categorised by family so a timeline in Nsight
- * Systems reads at a glance; optionally one range per sample inside it. With
+ * Systems reads at a glance. Samples get no range of their own: with CUPTI
+ * injected each would cost two MARKER records inside the timed loop. With
  * no tool attached an NVTX call costs a few nanoseconds (one indirect call).
  *
  * Ranges reach CUPTI (as MARKER records) only when NVTX_INJECTION64_PATH
@@ -30,14 +31,6 @@ const char *cb_nvtx_injection(bool *set_by_cubench);
  * a point range is pushed only when none is open. */
 void cb_nvtx_point_push(const char *bench, const char *axes);
 void cb_nvtx_point_pop(void);
-
-/* Per-sample ranges ("sample", payload = sample index), off by default: the
- * runner pushes them outside the event pair, and with CUPTI injected each
- * pair costs two MARKER records (tests/gpu/test_cupti.c prints the cost). */
-void cb_nvtx_set_sample_ranges(bool on);
-bool cb_nvtx_sample_ranges(void);
-void cb_nvtx_sample_push(int index);
-void cb_nvtx_sample_pop(void);
 
 /* The ARGB colour of a benchmark's family (the part of `bench` before '/'):
  * a fixed palette indexed by a hash of the family name, so a family has the

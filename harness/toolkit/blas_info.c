@@ -11,6 +11,36 @@ typedef int (*cb_int_fn)(void);
 typedef void (*cb_set_int_fn)(int);
 typedef void (*cb_version_buf_fn)(char *, int);
 
+bool cb_blas_load(char *why, size_t len)
+{
+#ifdef CB_BLAS_LIBRARY
+    /* The library the build found, then the sonames a machine running a
+     * copied binary is likely to have. */
+    static const char *const candidates[] = {CB_BLAS_LIBRARY, "libopenblas.so.0", "libblas.so.3"};
+    static void *handle;
+    static bool tried;
+    static char error[256];
+    if (!tried) {
+        tried = true;
+        for (size_t i = 0; !handle && i < sizeof candidates / sizeof *candidates; i++) {
+            handle = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
+            if (!handle && i == 0)
+                snprintf(error, sizeof error, "cannot load %s: %s", candidates[0], dlerror());
+        }
+    }
+    if (!handle && why) snprintf(why, len, "%s", error);
+    return handle != NULL;
+#else
+    if (why) snprintf(why, len, "built without a BLAS (scripts/setup.sh installs OpenBLAS)");
+    return false;
+#endif
+}
+
+cb_cblas_sgemm_fn cb_blas_sgemm(void)
+{
+    return (cb_cblas_sgemm_fn)dlsym(RTLD_DEFAULT, "cblas_sgemm");
+}
+
 /* A function of the loaded libraries by name; NULL when none has it. */
 static void *lookup(const char *name)
 {

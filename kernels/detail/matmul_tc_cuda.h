@@ -114,17 +114,24 @@ template <int N> __device__ __forceinline__ void cb_tc_cp_async_wait()
 #endif
 }
 
+/* Whether C's column pairs (col even) can be stored as one float2: n even
+ * (col and col + 1 are both inside the matrix or both outside) and ldc
+ * even (the pair is 8-byte aligned). */
+__host__ __device__ __forceinline__ bool cb_tc_pairs(const cb_tc_args &g)
+{
+    return g.n % 2 == 0 && g.ldc % 2 == 0;
+}
+
 /* C[row][col], C[row][col+1] = alpha * (v0, v1) + beta * C, inside the
- * matrix only; C is read only when beta != 0. `even_n`: n is even, so
- * col (always even here) and col + 1 are both inside or both outside, and
- * the pair is 8-byte aligned for one float2 store. */
-__device__ __forceinline__ void cb_tc_store_pair(const cb_tc_args &g, bool even_n, int row, int col,
+ * matrix only (row pitch ldc); C is read only when beta != 0. `pairs`:
+ * cb_tc_pairs(g). */
+__device__ __forceinline__ void cb_tc_store_pair(const cb_tc_args &g, bool pairs, int row, int col,
                                                  float v0, float v1)
 {
     if (row >= g.m || col >= g.n) return;
-    float *p = g.c + (size_t)row * g.n + col;
+    float *p = g.c + (size_t)row * g.ldc + col;
     v0 *= g.alpha, v1 *= g.alpha;
-    if (even_n) {
+    if (pairs) {
         if (g.beta != 0.0f) {
             const float2 old = *reinterpret_cast<const float2 *>(p);
             v0 += g.beta * old.x, v1 += g.beta * old.y;

@@ -79,4 +79,55 @@ CB_TC_HD void cb_tc_tile_coords(int t, int tiles_m, int tiles_n, int group_m, in
     *tn = in_group / rows;
 }
 
+/* The TF32 kernel of rung 4 swaps the operands (C^T = B^T A^T): wgmma's A
+ * is B^T, 64 n x 8 k per warpgroup and k-step, loaded into registers from
+ * a stage of B as TMA lands it (N-major: 4 boxes of 32 k-rows x 32 floats,
+ * 4 KiB each, 128-byte swizzled). A fragment row is free to stand for any
+ * n as long as the epilogue agrees, so each thread's rows g and g + 8 take
+ * two adjacent n (one 8-byte load per k) and the 16 rows of a warp take
+ * the chunks {c, c + 1, c + 4, c + 5} of one box row (c = 0 or 2): the four
+ * k-rows a half-warp reads then fall in 16 different 8-byte bank slots
+ * after the swizzle (XOR with k % 8 keeps c and c + 4 in different halves
+ * of the row). tests/cpu/test_matmul_tc_layout.c checks both claims.
+ *
+ * n (0..63, within the consumer's 64) of fragment row g (0..7) of warp w
+ * (0..3); row g + 8 is n + 1. */
+CB_TC_HD int cb_tc_tf32_frag_n(int w, int g)
+{
+    const int half = g / 4, gg = g % 4;
+    const int chunk = 2 * (w % 2) + half + 4 * (gg / 2);
+    return 32 * (w / 2) + 4 * chunk + 2 * (gg % 2);
+}
+
+/* Byte offset of B(k, n) in such a stage (k 0..31, n 0..127). */
+CB_TC_HD uint32_t cb_tc_tf32_b_offset(int k, int n)
+{
+    return (uint32_t)((n / 32) * 4096 + k * 128 + ((n % 32 / 4) ^ (k % 8)) * 16 + n % 4 * 4);
+}
+
+/* Tile width of the persistent rungs (tiles of 128 rows x 256, 192 or 128
+ * columns; one tile at a time per SM): a persistent grid takes as long as
+ * its busiest SM, ceil(tiles / sms) tiles, and a tile's time grows with its
+ * width. 256 is the most efficient per flop (the most reuse of each A
+ * byte), so it is kept while its last wave fills at least 80 % of the
+ * SMs' slots (every large product: 8192^2 on 132 SMs fills 97 %); below
+ * that, the width with the least waves x width wins, the wider on a tie.
+ * 1000 x 3000 on 132 SMs: 96 tiles of 256 (one 73 % wave, cost 256) or
+ * 128 of 192 (one wave, cost 192): 192. */
+CB_TC_HD int cb_tc_pick_tile_n(int m, int n, int sms, int bm)
+{
+    if (sms < 1) return 256;
+    const long long rows = (m + bm - 1) / bm;
+    int best = 256;
+    long long best_cost = 0;
+    for (int w = 256; w >= 128; w -= 64) {
+        const long long tiles = rows * ((n + w - 1) / w);
+        const long long waves = (tiles + sms - 1) / sms;
+        if (w == 256 && tiles * 5 >= waves * sms * 4) return 256;
+        const long long cost = waves * w;
+        if (w == 256 || cost < best_cost) best = w, best_cost = cost;
+    }
+    return best;
+}
+
 #endif

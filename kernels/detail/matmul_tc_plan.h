@@ -16,14 +16,19 @@
 #include <cuda.h> /* CUtensorMap (types only: the driver is reached through its entry points) */
 
 struct cb_tc_plan {
-    cb_tc_rung rung;
+    const cb_tc_rung *rung;
     cb_tc_precision prec;
-    cb_tc_args args;
+    cb_tc_args args;              /* the caller's, leading dimensions resolved */
+    cb_tc_layout layout;          /* staging and B^T (cb_tc_layout_plan)       */
+    void *stage_a, *stage_b, *bt; /* device buffers the plan owns, or NULL */
+    const void *a, *b;            /* what the GEMM kernel's loads read: args.a / args.b,
+                                   * or their staged copies, or B^T (TF32)          */
     dim3 grid, block;
     int smem_bytes;       /* dynamic shared memory of the GEMM kernel */
     int variant;          /* rung-specific: the edge path (rung 1), clusters that fit (rung 5) */
+    int tile_n;           /* persistent rungs: the tile width chosen for the shape */
     int tiles_m, tiles_n; /* persistent rungs (rung 5: tiles_m counts pairs of tile rows) */
-    CUtensorMap map_a, map_b; /* Hopper rungs: A and B (TF32: B transposed) */
+    CUtensorMap map_a, map_b; /* Hopper rungs: A and B (TF32: B^T or B as it lies) */
 };
 
 /* Fill `info` for `kernel` launched as the plan says. */
@@ -43,32 +48,42 @@ static cudaError_t cb_tc_fill_info(Kernel kernel, const cb_tc_plan *p, const cha
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info->blocks_per_sm, kernel, info->threads,
                                                         p->smem_bytes);
     if (err != cudaSuccess) return err;
-    snprintf(info->desc, sizeof info->desc, "%s", desc);
+    const cb_tc_layout &l = p->layout;
+    const char *staged = l.stage_a && l.stage_b ? "; staged A+B"
+                         : l.stage_a            ? "; staged A"
+                         : l.stage_b            ? "; staged B"
+                                                : "";
+    snprintf(info->desc, sizeof info->desc, "%.80s%s", desc, staged);
     return cudaSuccess;
 }
 
-cudaError_t cb_tc_mma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_mma_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_ldmatrix_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_ldmatrix_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_wgmma_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_wgmma_ws_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_wgmma_ws_launch(const cb_tc_plan *p, cudaStream_t stream);
-cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
-cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t stream);
-
-/* The Hopper rungs' tensor maps for a bm x bn tile (matmul_tc_wgmma_sm90a.cu). */
+/* The Hopper rungs' tensor maps for a bm x bn tile (matmul_tc_wgmma_sm90a.cu):
+ * A in boxes of bm rows of one 128-byte k-slice; B as the precision and the
+ * layout have it (BF16: 64 k-rows x 64 columns; TF32: B^T in boxes of bn
+ * rows x 32 floats; FP8: B K-major in boxes of bn rows x 128 bytes). */
 cudaError_t cb_tc_wgmma_maps(cb_tc_plan *p, int bm, int bn);
 
-/* TMA: a 2D row-major tensor of `rows` x `cols` elements (row pitch
- * `cols` elements) cut into boxes of box_rows x box_cols, 128-byte
- * swizzled, zero fill outside (matmul_tc_tma.cu). */
-cudaError_t cb_tc_tensor_map_2d(CUtensorMap *map, const void *base, bool bf16, int rows, int cols,
-                                int box_rows, int box_cols);
+/* TMA: a 2D row-major tensor of `rows` x `cols` elements of `prec` with a
+ * row pitch of `pitch` elements (pitch x element bytes a multiple of 16),
+ * cut into boxes of box_rows x box_cols, 128-byte swizzled, zero fill
+ * outside (matmul_tc_tma.cu). */
+cudaError_t cb_tc_tensor_map_2d(CUtensorMap *map, const void *base, cb_tc_precision prec, int rows,
+                                int cols, long long pitch, int box_rows, int box_cols);
 
-/* TF32 WGMMA rungs: bt (n x k) = B^T rounded to TF32, B k x n
- * (matmul_tc_transpose.cu). */
-cudaError_t cb_tc_transpose_tf32(const float *b, float *bt, int k, int n, cudaStream_t stream);
+/* TF32 WGMMA rungs: bt (n x k, row pitch ldbt) = B^T rounded to TF32, from
+ * B (k x n, row pitch ldb) (matmul_tc_transpose.cu). */
+cudaError_t cb_tc_transpose_tf32(const float *b, long long ldb, float *bt, long long ldbt, int k,
+                                 int n, cudaStream_t stream);
+
+/* dst = rows x cols elements of `esize` bytes from src (row pitch
+ * src_pitch elements, any alignment) into rows of dst_pitch elements, a
+ * multiple of 16 bytes, with zeros past cols (matmul_tc_stage.cu). */
+cudaError_t cb_tc_stage_rows(const void *src, long long src_pitch, void *dst, long long dst_pitch,
+                             int rows, int cols, int esize, cudaStream_t stream);
+
+/* The TF32 kernel of rung 4 (matmul_tc_wgmma_ws_tf32_sm90a.cu): operands
+ * swapped (C^T = B^T A^T) so that B is read N-major as it lies. */
+cudaError_t cb_tc_ws_tf32_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
+cudaError_t cb_tc_ws_tf32_launch(const cb_tc_plan *p, cudaStream_t stream);
 
 #endif

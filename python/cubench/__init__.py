@@ -1,36 +1,45 @@
 """cubench for Python: the cubench runner (libcubench.so, through ctypes)
-benchmarking Python code and the Python GPU frameworks.
+measuring Python code and the Python GPU frameworks.
 
-    import cubench as cb
+    import cubench
 
-    @cb.benchmark("mine/add", axes=[cb.Axis("n", "2^20:2^24:x4", help="elements")],
-                  target="host", bytes=lambda p: 12 * p["n"])
+    r = cubench.measure(lambda: a @ b, flops=2 * n**3)   # one call, in-process
+    print(r.median_s, r.ci_s, r.status)
+
+    rows = cubench.load("results/2026-12-01T10:00:00Z-host")   # any run directory
+    df = rows.to_pandas()
+
+    @cubench.benchmark("mine/add", axes=[cubench.Axis("n", "2^20:2^24:x4")],
+                       bytes=lambda p: 12 * p["n"])
     def add(p, ctx):
         ...
-        return cb.Setup(run=run, verify=verify)
+        return cubench.Setup(run=run, verify=verify)
 
-    $ python -m cubench run 'mine/*' --module my_bench.py
+    $ cubench run 'mine/*' --module my_bench.py
 
-A benchmark is declared here and run by the C runner: the same stopping
-rule, cold/hot modes, verification before timing, CUPTI and NVTX, and the
-same result directory as `cubench run`. docs/python.md has the details.
+A benchmark is run by the C runner: the same stopping rule, cold/hot modes,
+verification before timing, CUPTI and NVTX, and the same run directory as
+the `cubench` binary. docs/python.md has the details; `pytest --cubench-*`
+options come from cubench.pytest_plugin.
 """
 
+from ._version import __version__
 from .check import (matmul_check, matmul_judge, matmul_tolerance, vecadd_check,
                     vecadd_judge)
 from .declare import REGISTRY, Axis, Benchmark, Context, Point, Registry, Setup, benchmark
 from .errors import Skip, VerifyError, is_out_of_memory
-
-__version__ = "0.1.0"
+from .measurement import MeasureError, Result, measure
+from .results import ResultsError, Rows, load
 
 __all__ = [
-    "Axis", "Benchmark", "Context", "Point", "REGISTRY", "Registry", "Setup", "Skip",
-    "VerifyError", "benchmark", "is_out_of_memory", "main", "matmul_check", "matmul_judge",
-    "matmul_tolerance", "vecadd_check", "vecadd_judge",
+    "Axis", "Benchmark", "Context", "MeasureError", "Point", "REGISTRY", "Registry", "Result",
+    "ResultsError", "Rows", "Setup", "Skip", "VerifyError", "__version__", "benchmark",
+    "is_out_of_memory", "load", "main", "matmul_check", "matmul_judge", "matmul_tolerance",
+    "measure", "vecadd_check", "vecadd_judge",
 ]
 
 
 def main(argv=None) -> int:
-    """`python -m cubench ARGS...` as a function: returns the exit code."""
+    """`cubench ARGS...` (`python -m cubench`) as a function: returns the exit code."""
     from .cli import main as _main
     return _main(argv)

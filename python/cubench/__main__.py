@@ -1,6 +1,4 @@
-"""`python -m cubench ...`: see cubench/cli.py."""
-import sys
+"""`python -m cubench ...`: the `cubench` command (cubench/cli.py)."""
+from .cli import console
 
-from .cli import main
-
-sys.exit(main())
+console()

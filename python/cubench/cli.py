@@ -1,4 +1,5 @@
-"""`python -m cubench`: the cubench command line with Python benchmarks.
+"""`cubench` (the console script) and `python -m cubench`: the cubench
+command line with Python benchmarks.
 
 Every command and option of the C CLI works unchanged (it is the C CLI, run
 in this process through libcubench.so); this front end adds:
@@ -8,35 +9,62 @@ in this process through libcubench.so); this front end adds:
   env                 also reports each Python GPU framework it finds
   run                 also writes python.json (interpreter, modules, the
                       versions of the frameworks the run imported) into the
-                      run directory
+                      run directory, through the engine's meta hook
 
-Exit codes are the C CLI's; a module that cannot be loaded, a family the
-registry refuses, or a missing libcubench.so is a usage error (2).
+`--version` and `--help` answer without the library. Exit codes are the C
+CLI's; a module that cannot be loaded, a family the registry refuses, or a
+missing libcubench.so is a usage error (2); Ctrl-C is 130 with one line.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 
-from . import __version__, _lib
+from . import _lib, provenance
+from ._version import __version__
 from .declare import REGISTRY
 from .loader import ModuleLoadError, load_families, load_module
 
 EXIT_USAGE = 2
-PROGRAM = "python -m cubench"
+EXIT_INTERRUPTED = 130
 
 EXTRA_HELP = """
-python -m cubench adds, to run and list:
+{prog} adds, to run and list:
   --module PATH|NAME   load Python benchmarks from a .py file or an importable
                        module (repeatable); docs/python.md shows how to write one
   --no-frameworks      leave out the framework families (torch, cupy, jax, numba,
                        triton, numpy, ...); they are loaded by default
 and to env: each Python GPU framework found, its version, the CUDA it was
-built with and the devices it sees.
+built with and the devices it sees. In Python: cubench.measure(fn) measures
+one function in-process, cubench.load(dir) reads a run directory.
 """
+
+USAGE = """cubench {version} (Python package) - CUDA benchmarking and profiling suite
+
+usage: {prog} <command> [options]
+
+commands:
+  run [GLOB...]      run benchmarks (C and Python) and write results.csv,
+                     samples.csv, meta.json and python.json to a new directory
+  list [GLOB]        list benchmarks with their axes and defaults
+  env                the environment doctor: driver, runtime, devices, frameworks
+  compare BASE NEW   decide regressions between two run directories
+  fleet DIR          judge one run per GPU or node
+  help               this text; `{prog} <command> --help` for each command
+
+The commands run in libcubench.so, which cannot be used here:
+  {why}
+"""
+
+
+def _program() -> str:
+    """How the user called us, for usage lines and meta.json."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if argv0.endswith("__main__.py") or argv0 in ("-m", "-c", ""):
+        return "python -m cubench"
+    return os.path.basename(argv0) or "cubench"
 
 
 def _pop_options(argv: list[str]) -> tuple[list[str], bool, list[str]]:
@@ -61,39 +89,6 @@ def _pop_options(argv: list[str]) -> tuple[list[str], bool, list[str]]:
     return modules, frameworks, rest
 
 
-def _out_dir(args: list[str]) -> str | None:
-    for i, a in enumerate(args):
-        if a == "--out" and i + 1 < len(args):
-            return args[i + 1]
-        if a.startswith("--out="):
-            return a.split("=", 1)[1]
-    return None
-
-
-def _listing(d: Path) -> set[str]:
-    try:
-        return {p.name for p in d.iterdir() if p.is_dir()}
-    except OSError:
-        return set()
-
-
-def _write_python_json(run_dir: Path, lib_path: str, lib_version: str, modules: list[str]):
-    """Provenance of the Python side of a run (meta.json holds the rest)."""
-    from .frameworks import imported_versions
-
-    doc = {"package": __version__, "python": sys.version.split()[0],
-           "executable": sys.executable, "library": lib_path, "library_version": lib_version,
-           "modules": modules, "frameworks": imported_versions()}
-    tmp = run_dir / "python.json.tmp"
-    try:
-        tmp.write_text(json.dumps(doc, indent=2) + "\n")
-        os.replace(tmp, run_dir / "python.json")
-    except OSError as e:
-        print(f"cubench: cannot write {run_dir / 'python.json'}: {e}", file=sys.stderr)
-        return False
-    return True
-
-
 def _load_benchmarks(modules: list[str], frameworks: bool) -> None:
     if frameworks:
         for warning in load_families():
@@ -102,8 +97,34 @@ def _load_benchmarks(modules: list[str], frameworks: bool) -> None:
         load_module(spec)
 
 
+def _version(prog: str) -> int:
+    print(f"cubench {__version__} (Python package, {prog})")
+    try:
+        lib = _lib.load()
+        print(f"library {lib.cb_api_version().decode()}: {lib.path}")
+    except _lib.LibraryError as e:
+        print(f"library: none usable ({e})")
+    return 0
+
+
+def _help_without_library(prog: str, why: str) -> int:
+    print(USAGE.format(version=__version__, prog=prog, why=why))
+    print(EXTRA_HELP.format(prog=prog).strip())
+    return 0
+
+
+def _run(eng, args: list[str], modules: list[str]) -> int:
+    paths = [str(Path(m).resolve()) if m.endswith(".py") else m for m in modules]
+
+    def write_side(run_dir: Path, final: bool):
+        provenance.write(run_dir, provenance.document(str(eng.lib.path), eng.version, paths))
+
+    return eng.run(args[1:], meta=write_side).exit_code
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    prog = _program()
     try:
         modules, frameworks, args = _pop_options(argv)
     except ModuleLoadError as e:
@@ -111,11 +132,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     cmd = args[0] if args else None
     if cmd == "--version":
-        print(f"cubench (Python package) {__version__}")
+        return _version(prog)
     try:
         from .engine import RegistrationError, engine
         eng = engine()
     except _lib.LibraryError as e:
+        if cmd in ("help", "--help", "-h"):
+            return _help_without_library(prog, str(e))
         print(f"cubench: {e}", file=sys.stderr)
         return EXIT_USAGE
     if cmd in ("run", "list"):
@@ -130,23 +153,31 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_USAGE
 
-    out = _out_dir(args) if cmd == "run" else None
-    before = _listing(Path("results")) if cmd == "run" and out is None else set()
-    rc = eng.main([PROGRAM] + args)
-
     wants_help = any(a in ("--help", "-h") for a in args[1:])
+    if cmd == "run" and not wants_help:
+        return _run(eng, args, modules)
+    rc = eng.main([prog] + args)
     if cmd in (None, "help", "--help", "-h") or (cmd in ("run", "list", "env") and wants_help):
-        print(EXTRA_HELP, file=sys.stdout if rc == 0 else sys.stderr)
+        print(EXTRA_HELP.format(prog=prog), file=sys.stdout if rc == 0 else sys.stderr)
     elif cmd == "env" and rc in (0, 3):
         from .frameworks import report
         devices, why = eng.devices()
         print(report(devices, why))
-    elif cmd == "run" and "--dry-run" not in args and rc in (0, 1, 130):
-        if out is None:
-            new = sorted(_listing(Path("results")) - before)
-            out = f"results/{new[-1]}" if len(new) == 1 else None
-        if out and (Path(out) / "results.csv").is_file():
-            paths = [str(Path(m).resolve()) if m.endswith(".py") else m for m in modules]
-            if not _write_python_json(Path(out), str(eng.lib.path), eng.version, paths):
-                rc = rc or 1
     return rc
+
+
+def console() -> None:
+    """The `cubench` console script and `python -m cubench`: main() with
+    Ctrl-C as exit 130 and one line, wherever it lands (a module being
+    imported, the library loading), never a traceback."""
+    try:
+        rc = main()
+    except KeyboardInterrupt:
+        print("\ncubench: interrupted", file=sys.stderr)
+        rc = EXIT_INTERRUPTED
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Output piped into a reader that stopped (`| head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(rc)

@@ -26,8 +26,11 @@ from .errors import Skip
 TARGETS = {"cuda": 0, "host": 1}
 TIMERS = {"default": 0, "event": 1, "host": 2}
 PEAKS = {"none": 0, "dram": 1, "pcie": 2, "fp32": 3}
-KINDS = {"int": 0, "enum": 1}
+KINDS = {"int": 0, "enum": 1, "float": 2}
 MAX_AXES = 8  # CB_MAX_AXES of harness/core/point.h
+# Modules whose use makes a benchmark GPU code when it does not say its target.
+GPU_MODULES = frozenset({"torch", "cupy", "cupyx", "jax", "jaxlib", "numba", "triton", "pycuda",
+                         "tensorflow", "cudf", "cv2", "cuda", "warp", "tilelang"})
 _NAME = re.compile(r"^[A-Za-z0-9_.+-]+/[A-Za-z0-9_.+-]+$")
 
 
@@ -45,6 +48,7 @@ class Axis:
     """One axis, in the grammar of `cubench run --axis` (harness/core/axis.h).
 
     kind "int": integer values (`choices` may add words such as "auto");
+    kind "float": numbers such as 0.5 or 1e-3 (the row keeps their text);
     kind "enum": one of the words in `choices`."""
 
     name: str
@@ -56,7 +60,8 @@ class Axis:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"axis '{self.name}': kind must be 'int' or 'enum', not {self.kind!r}")
+            raise ValueError(f"axis '{self.name}': kind must be 'int', 'float' or 'enum', "
+                             f"not {self.kind!r}")
         if not re.match(r"^[a-z][a-z0-9_]{0,30}$", self.name or ""):
             raise ValueError(f"axis {self.name!r}: names are lower case, 1-31 characters")
 
@@ -68,8 +73,9 @@ class Axis:
 
 
 class Point(Mapping):
-    """A point's axis values by name: an int for integer values, a str for
-    words (`auto`) and enum axes. `text` is the row's `axes` column."""
+    """A point's axis values by name: an int for integer values, a float
+    for float axes, a str for words (`auto`) and enum axes. `text` is the
+    row's `axes` column (empty for a benchmark without axes)."""
 
     def __init__(self, values: dict, text: str):
         self._values = values
@@ -147,8 +153,8 @@ class Benchmark:
         if not _NAME.match(self.name):
             raise ValueError(f"benchmark {self.name!r}: names are family/variant "
                              "(letters, digits, _ . + -)")
-        if not 1 <= len(self.axes) <= MAX_AXES:
-            raise ValueError(f"{self.name}: needs 1 to {MAX_AXES} axes")
+        if len(self.axes) > MAX_AXES:
+            raise ValueError(f"{self.name}: has {len(self.axes)} axes; at most {MAX_AXES}")
         names = [a.name for a in self.axes]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.name}: an axis is declared twice")
@@ -228,7 +234,13 @@ def _as_tuple(value: str | Iterable[str] | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def benchmark(name: str, *, axes: Sequence[Axis], summary: str = "", target: str = "cuda",
+def infer_target(requires: Iterable[str]) -> str:
+    """"cuda" when a required module is a GPU framework, else "host"."""
+    return "cuda" if any(m.split(".")[0] in GPU_MODULES for m in requires) else "host"
+
+
+def benchmark(name: str, *, axes: Sequence[Axis] = (), summary: str = "",
+              target: str | None = None,
               timer: str = "default", peak: str = "none",
               bytes: Callable[[Point], float] | None = None,
               flops: Callable[[Point], float] | None = None, ref: str | None = None,
@@ -236,8 +248,11 @@ def benchmark(name: str, *, axes: Sequence[Axis], summary: str = "", target: str
               release: Callable[[], Any] | None = None, registry: Registry | None = None):
     """Decorate `setup(point, ctx)` to declare benchmark `name` ("family/variant").
 
-    axes      the sweep (1 to 8 Axis), same grammar and overrides as C
-    target    "cuda" (needs a device; event timer) or "host" (host clock)
+    axes      the sweep (0 to 8 Axis), same grammar and overrides as C; no
+              axes: one point
+    target    "cuda" (needs a device; event timer) or "host" (host clock);
+              left out: "cuda" when `requires` names a GPU framework
+              (torch, cupy, jax, numba, triton, ...), else "host"
     timer     "host" for frameworks that cannot enqueue on ctx.stream (JAX):
               run() must then wait for its own work (block_until_ready)
     peak      what pct_peak is against: "dram", "pcie", "fp32" or "none"
@@ -249,12 +264,14 @@ def benchmark(name: str, *, axes: Sequence[Axis], summary: str = "", target: str
               memory back, e.g. torch.cuda.empty_cache
     """
 
+    needs = _as_tuple(requires)
+
     def decorate(setup: Callable[[Point, Context], Any]):
         code = getattr(setup, "__code__", None)
         (REGISTRY if registry is None else registry).add(Benchmark(
             name=name, setup=setup, axes=list(axes), summary=summary or (setup.__doc__ or "").strip()
-            .split("\n")[0], target=target, timer=timer, peak=peak, bytes=bytes, flops=flops,
-            ref=ref, requires=_as_tuple(requires), release=release,
+            .split("\n")[0], target=target or infer_target(needs), timer=timer, peak=peak,
+            bytes=bytes, flops=flops, ref=ref, requires=needs, release=release,
             source=code.co_filename if code else None))
         return setup
 

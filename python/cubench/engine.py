@@ -1,30 +1,39 @@
 """The bridge to libcubench.so: five ctypes hooks shared by every Python
-benchmark, registration of Python families into the C registry, and the
-in-process `cubench <command>` (cb_api_main).
+benchmark, registration of Python families into the C registry, the run
+session (cb_api_run: the run directory and totals come back from the
+engine) and every other command in-process (cb_api_main).
 
 There is no Python runner: the C runner calls setup / run / verify /
 teardown / work through the hooks below, with the benchmark's handle (its
 index in `Engine.benches`) or the live point's handle (`Engine.states`).
 Every hook catches everything it can raise and answers with a status and a
 one-line reason (errors.classify), so a Python exception is a row, never a
-crash; the full traceback of a failure goes to stderr.
+crash; the full traceback of a failure goes to stderr. A Ctrl-C inside a
+benchmark's code answers CB_API_INTERRUPTED (cubench.interrupt).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import math
 import sys
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 from . import _lib
 from .declare import (KINDS, PEAKS, TARGETS, TIMERS, Benchmark, Context, Point, Registry, Setup,
                       _spec)
-from .errors import FAIL, OK, SKIP, VerifyError, classify
+from .errors import FAIL, OK, VerifyError, classify
+from .interrupt import Guard
 
 WORD = -1  # CB_AXIS_WORD: an integer axis holding a word such as `auto`
+INTERRUPTED = 4  # CB_API_INTERRUPTED: the run stops as if interrupted (exit 130)
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 class RegistrationError(ValueError):
@@ -38,6 +47,20 @@ class _Live:
     bench: Benchmark
     setup: Setup
     point: Point
+
+
+@dataclass
+class RunOutcome:
+    """What one `run` gave: the exit code, the run directory the engine
+    wrote (None when it wrote none: bad usage, --dry-run), the totals."""
+
+    exit_code: int
+    dir: Path | None
+    ok: int = 0
+    noisy: int = 0
+    skip: int = 0
+    fail: int = 0
+    interrupted: bool = False
 
 
 def _write(buf: int, size: int, text: str):
@@ -55,9 +78,17 @@ def _point(bench: Benchmark, p: _lib.ApiPoint) -> Point:
         name = p.names[i].decode()
         text = p.texts[i].decode()
         axis = bench.axes[i]
-        is_word = axis.kind == "enum" or p.ints[i] == WORD
-        values[name] = text if is_word else int(p.ints[i])
+        if axis.kind == "enum" or (axis.kind == "int" and p.ints[i] == WORD):
+            values[name] = text
+        elif axis.kind == "float":
+            values[name] = float(p.floats[i])
+        else:
+            values[name] = int(p.ints[i])
     return Point(values, (p.text or b"").decode())
+
+
+def _argv(args: list[str]):
+    return (ctypes.c_char_p * (len(args) + 1))(*[a.encode() for a in args], None)
 
 
 class Engine:
@@ -70,17 +101,22 @@ class Engine:
         self.states: dict[int, _Live] = {}
         self._next_state = 1
         self._families: set[str] = set()
-        self._work_warned: set[str] = set()
+        self._work_warned: set[tuple[str, str]] = set()
+        self._guard = Guard()
+        self._running = False
+        self._meta_writer: Callable[[Path, bool], None] | None = None
         # Kept alive for as long as the library may call them.
         self._hooks = _lib.ApiHooks(_lib.SetupHook(self._setup), _lib.RunHook(self._run),
                                     _lib.VerifyHook(self._verify),
                                     _lib.TeardownHook(self._teardown), _lib.WorkHook(self._work))
+        self._meta_hook = _lib.MetaHook(self._meta)
         self._init()
 
     def _init(self):
         err = ctypes.create_string_buffer(512)
         if self.lib.cb_api_init(ctypes.byref(self._hooks), err, len(err)) != 0:
             raise _lib.LibraryError(err.value.decode())
+        self.lib.cb_api_set_meta_hook(self._meta_hook)
 
     @property
     def version(self) -> str:
@@ -125,14 +161,15 @@ class Engine:
         descs = (_lib.ApiBench * len(benches))()
         first = len(self.benches)
         for i, b in enumerate(benches):
-            axes = (_lib.ApiAxis * len(b.axes))()
+            axes = (_lib.ApiAxis * max(1, len(b.axes)))()
             keep.append(axes)
             for j, a in enumerate(b.axes):
                 axes[j] = _lib.ApiAxis(c(a.name), KINDS[a.kind], c(_spec(a.defaults)),
                                        c(a.choices_text or None), int(a.min), c(a.help))
             descs[i] = _lib.ApiBench(c(b.name), c(b.summary), TARGETS[b.target], TIMERS[b.timer],
-                                     PEAKS[b.peak], len(b.axes), axes, c(b.ref),
-                                     int(b.bytes is not None), int(b.flops is not None), first + i)
+                                     PEAKS[b.peak], len(b.axes), axes if b.axes else None,
+                                     c(b.ref), int(b.bytes is not None),
+                                     int(b.flops is not None), first + i)
         err = ctypes.create_string_buffer(512)
         if self.lib.cb_api_add_family(c(family), descs, len(benches), err, len(err)) != 0:
             raise RegistrationError(err.value.decode())
@@ -141,26 +178,84 @@ class Engine:
 
     def reset(self):
         """Forget every family, C and Python (tests); C families come back."""
+        if self._running:
+            raise RuntimeError("cubench: the registry cannot change during a run")
         self.lib.cb_api_reset()
         self.benches.clear()
         self.states.clear()
         self._families.clear()
         self._init()
 
-    # ---- the command line ----
+    @contextlib.contextmanager
+    def only(self, family: str, benches: list[Benchmark]):
+        """The registry holding the C families and `benches` alone, for one
+        run (cubench.measure); every Python family registered before is
+        registered again by the next `register`."""
+        if self._running:
+            raise RuntimeError("cubench.measure cannot run inside a benchmark that is running")
+        self.reset()
+        try:
+            self._add_family(family, benches)
+            yield
+        finally:
+            self.reset()
+
+    # ---- commands ----
 
     def main(self, argv: list[str]) -> int:
         """`cubench ARGV[1:]` in this process; argv[0] is recorded as the
         program. Returns the CLI's exit code."""
         sys.stdout.flush()
         sys.stderr.flush()
-        args = (ctypes.c_char_p * (len(argv) + 1))(*[a.encode() for a in argv], None)
-        return int(self.lib.cb_api_main(len(argv), args))
+        with self._session(f"`{argv[1]}`" if len(argv) > 1 else "cubench"):
+            rc = int(self.lib.cb_api_main(len(argv), _argv(argv)))
+        if self._guard.pending:  # Ctrl-C while the command ran in C
+            raise KeyboardInterrupt
+        return rc
+
+    def run(self, args: list[str], *,
+            meta: Callable[[Path, bool], None] | None = None) -> RunOutcome:
+        """`cubench run ARGS...` in this process (cb_api_run: the engine
+        says which directory it wrote). `meta(dir, final)` writes the front
+        end's own file into the run directory when the engine has written
+        meta.json (final False) and at the end (final True); raising
+        OSError there is a write failure of the run (exit 1)."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self._meta_writer = meta
+        try:
+            result = _lib.ApiRunResult()
+            argv = ["run", *args]
+            with self._session("the benchmark in flight"):
+                rc = int(self.lib.cb_api_run(len(argv), _argv(argv), ctypes.byref(result)))
+            text = result.dir.decode("utf-8", "surrogateescape")
+            return RunOutcome(rc, Path(text) if text else None, result.ok, result.noisy,
+                              result.skip, result.fail, bool(result.interrupted))
+        finally:
+            self._meta_writer = None
+
+    @contextlib.contextmanager
+    def _session(self, what: str):
+        if self._running:
+            raise RuntimeError("cubench: a run is already in progress in this process")
+        self._running = True
+        self._guard = Guard(lambda: what)
+        try:
+            with self._guard:
+                yield
+        finally:
+            self._running = False
 
     # ---- the hooks (called by the C runner, with the GIL) ----
 
+    def _interrupted(self, why: int, why_len: int) -> int:
+        _write(why, why_len, "interrupted")
+        return INTERRUPTED
+
     def _failed(self, where: str, bench: Benchmark | None, point: Point | None,
                 exc: BaseException, why: int, why_len: int) -> int:
+        if isinstance(exc, KeyboardInterrupt):
+            return self._interrupted(why, why_len)
         status, reason = classify(exc, bench.source if bench else None)
         if isinstance(exc, VerifyError):
             reason = str(exc) or "verify failed"
@@ -183,14 +278,18 @@ class Engine:
     def _setup(self, handle, point_p, ctx_p, state_p, info_p, why, why_len):
         bench = point = None
         status = FAIL
+        guard = self._guard
         try:
+            if guard.pending:
+                return self._interrupted(why, why_len)
             bench = self.benches[handle]
             point = _point(bench, point_p.contents)
             c = ctx_p.contents
             ctx = Context(stream=int(c.stream), device=c.device if c.device >= 0 else None,
                           sm_count=int(c.sm_count), l2_bytes=int(c.l2_bytes), seed=int(c.seed),
                           host_threads=int(c.host_threads))
-            setup = bench.prepare(point, ctx)
+            with guard.user():
+                setup = bench.prepare(point, ctx)
             info = info_p.contents
             info.occupancy = -1.0 if setup.occupancy is None else float(setup.occupancy)
             info.memcpy_src_kind, info.memcpy_dst_kind = (int(k) for k in setup.memcpy_kinds)
@@ -208,9 +307,16 @@ class Engine:
         return status
 
     def _run(self, sid, stream, why, why_len):
+        guard = self._guard
         live = self.states.get(sid)
         try:
-            live.setup.run()
+            if guard.pending:
+                return self._interrupted(why, why_len)
+            guard.in_user = True
+            try:
+                live.setup.run()
+            finally:
+                guard.in_user = False
             return OK
         except BaseException as e:  # noqa: BLE001
             return self._failed("run", live and live.bench, live and live.point, e, why, why_len)
@@ -221,7 +327,8 @@ class Engine:
         try:
             if live.setup.verify is None:
                 return OK
-            got = live.setup.verify()
+            with self._guard.user():
+                got = live.setup.verify()
             if got is False:
                 raise VerifyError("verify returned False")
             error_p[0] = 0.0 if got is None or got is True else float(got)
@@ -240,24 +347,51 @@ class Engine:
         bench = live.bench
         try:
             if live.setup.teardown:
-                live.setup.teardown()
+                with self._guard.user():
+                    live.setup.teardown()
+        except KeyboardInterrupt:
+            pass  # the runner stops after this point anyway
         except BaseException as e:  # noqa: BLE001 - the row is written already
             sys.stderr.write(f"cubench: {bench.name} {live.point.text}: teardown raised {e!r}\n")
         del live
-        self._release(bench)
+        try:
+            self._release(bench)
+        except KeyboardInterrupt:
+            pass
 
     def _work(self, handle, which, point_p):
         bench = None
+        what = "bytes" if which == 0 else "flops"
         try:
             bench = self.benches[handle]
-            return bench.work(which, _point(bench, point_p.contents))
+            with self._guard.user():
+                value = bench.work(which, _point(bench, point_p.contents))
+            if math.isnan(value) or (math.isfinite(value) and value >= 0):
+                return value
+            self._warn_work(bench.name, what, f"the {what} model gave {value!r}, which is not "
+                                              "a finite number >= 0; left empty")
+        except KeyboardInterrupt:
+            pass
         except BaseException as e:  # noqa: BLE001
             name = bench.name if bench else str(handle)
-            if name not in self._work_warned:
-                self._work_warned.add(name)
-                what = "bytes" if which == 0 else "flops"
-                sys.stderr.write(f"cubench: {name}: the {what} model raised {e!r}; left empty\n")
-            return math.nan
+            self._warn_work(name, what, f"the {what} model raised {e!r}; left empty")
+        return math.nan
+
+    def _warn_work(self, name: str, what: str, text: str):
+        """One warning per benchmark and model (a sweep would repeat it)."""
+        if (name, what) not in self._work_warned:
+            self._work_warned.add((name, what))
+            sys.stderr.write(f"cubench: warning: {name}: {text}\n")
+
+    def _meta(self, dir_p, final, why, why_len):
+        # Not user code: a Ctrl-C meanwhile is only noted (interrupt.py).
+        try:
+            if self._meta_writer is not None:
+                self._meta_writer(Path(dir_p.decode("utf-8", "surrogateescape")), bool(final))
+            return 0
+        except BaseException as e:  # noqa: BLE001 - a write failure of the run
+            _write(why, why_len, str(e) or type(e).__name__)
+            return 1
 
 
 _ENGINE: Engine | None = None

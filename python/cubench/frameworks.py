@@ -5,7 +5,13 @@ cubench.frameworks NAME` prints one JSON object), so a framework that
 crashes, hangs or grabs the GPU at import cannot take the report down or
 disturb the next probe. A probe answers: installed or not, its version, the
 CUDA it was built with (and cuDNN / NCCL for PyTorch), and the devices it
-sees, which the report sets beside cubench's own list of devices.
+sees, which the report sets beside cubench's own list of devices. Three
+entries are ways to reach CUDA rather than frameworks: `pycuda` also opens
+the device's primary context and says what it reports; `torch_ext` (a
+PyTorch C++/CUDA extension) lists the toolchain torch.utils.cpp_extension
+uses and builds the torch_ext family's extension (or loads it from
+PyTorch's extension cache); `torch_dist` gives torch.distributed's
+backends and NCCL version.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from pathlib import Path
 # name in the report -> module to import
 FRAMEWORKS = {
     "torch": "torch", "cupy": "cupy", "jax": "jax", "numba": "numba", "triton": "triton",
-    "pycuda": "pycuda", "tensorflow": "tensorflow", "rapids": "cudf", "opencv": "cv2",
-    "numpy": "numpy",
+    "pycuda": "pycuda", "torch_ext": "torch.utils.cpp_extension",
+    "torch_dist": "torch.distributed", "tensorflow": "tensorflow", "rapids": "cudf",
+    "opencv": "cv2", "numpy": "numpy",
 }
 PROBE_TIMEOUT_S = 120
 
@@ -132,9 +139,82 @@ def _probe_pycuda(info):
     import pycuda
     import pycuda.driver as drv
     info["version"] = pycuda.VERSION_TEXT
-    info["cuda"] = "built with CUDA " + ".".join(map(str, drv.get_version()))
-    drv.init()
+    info["cuda"] = f"built with CUDA {'.'.join(map(str, drv.get_version()))}"
+    drv.init()  # first: without a driver, the other driver calls are not safe to make
+    info["cuda"] += f", driver API {_cuda_int(drv.get_driver_version())}"
     info["devices"] = [drv.Device(i).name() for i in range(drv.Device.count())]
+    if info["devices"]:
+        dev = drv.Device(0)
+        context = dev.retain_primary_context()
+        context.push()
+        try:
+            free, total = drv.mem_get_info()
+            cc = ".".join(map(str, dev.compute_capability()))
+            info["details"] = [f"context: device 0's primary context, API version "
+                               f"{context.get_api_version()}, sm {cc}, "
+                               f"{free / 2**30:.1f} of {total / 2**30:.1f} GiB free"]
+        finally:
+            context.pop()
+
+
+def _families_module(name: str):
+    """A family module of bench/python (cubench.families.NAME)."""
+    import importlib
+
+    from . import loader
+    if loader._families_package() is None:
+        raise ModuleNotFoundError(f"no cubench.families here for {name}", name="cubench.families")
+    return importlib.import_module(f"{loader.PACKAGE}.{name}")
+
+
+def _torch_devices(torch) -> list[str]:
+    if not torch.cuda.is_available():
+        return []
+    return [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+
+
+def _probe_torch_ext(info):
+    import time
+
+    import torch
+    import torch.utils.cpp_extension  # noqa: F401 - the probe's module
+    info["version"] = torch.__version__
+    info["cuda"] = f"torch's CUDA {torch.version.cuda}" if torch.version.cuda else "CPU build"
+    family = _families_module("torch_ext")
+    tools = family.toolchain()
+    info["details"] = [f"nvcc {tools['nvcc_version'] or 'not found'}"
+                       + (f" ({tools['nvcc']})" if tools["nvcc"] else ""),
+                       f"compiler {tools['cxx_version'] or 'not found'}",
+                       f"ninja {'found' if tools['ninja'] else 'not found'}",
+                       f"arch {tools['arch_list'] or '?'}"]
+    why = family.missing(tools)
+    if why:
+        info["details"].append(f"extension: cannot build ({why})")
+    else:
+        t0 = time.monotonic()
+        try:
+            family.build()
+            info["details"].append(f"extension: {family.EXTENSION_NAME} builds "
+                                   f"({time.monotonic() - t0:.1f} s, into {family.cache_dir()})")
+        except BaseException as e:  # noqa: BLE001 - cb.Skip or the build's first error
+            info["details"].append(f"extension: does not build ({e})")
+    info["devices"] = _torch_devices(torch)
+
+
+def _probe_torch_dist(info):
+    import torch
+    import torch.distributed as dist
+    info["version"] = torch.__version__
+    if not dist.is_available():
+        info["cuda"] = "torch.distributed not built in"
+        return
+    found = [name for name in ("nccl", "gloo", "mpi", "ucc", "xccl")
+             if getattr(dist, f"is_{name}_available", lambda: False)()]
+    info["cuda"] = f"backends {', '.join(found) or 'none'}"
+    if dist.is_nccl_available():
+        v = torch.cuda.nccl.version()
+        info["nccl"] = ".".join(map(str, v)) if isinstance(v, tuple) else str(v)
+    info["devices"] = _torch_devices(torch)
 
 
 def _probe_tensorflow(info):
@@ -182,7 +262,7 @@ def probe(name: str) -> dict:
         PROBES[name](info)
         info["installed"] = True
     except ModuleNotFoundError as e:
-        if e.name and e.name.split(".")[0] == FRAMEWORKS[name]:
+        if e.name and e.name.split(".")[0] == FRAMEWORKS[name].split(".")[0]:
             info["error"] = "not installed"
         else:
             info["installed"] = "version" in info
@@ -248,6 +328,7 @@ def report(cubench_devices: list[str], no_device_reason: str = "",
             details.append(f"cuDNN {info['cudnn']}")
         if info.get("nccl"):
             details.append(f"NCCL {info['nccl']}")
+        details.extend(info.get("details") or [])
         if info["name"] != "numpy":
             details.append(_device_line(cubench_devices, info.get("devices") or []))
         for key in ("note", "error"):
@@ -263,7 +344,10 @@ def imported_versions() -> dict:
     for name, module in FRAMEWORKS.items():
         m = sys.modules.get(module)
         if m is not None:
-            out[name] = str(getattr(m, "__version__", None) or getattr(m, "VERSION_TEXT", "?"))
+            # A submodule (torch.distributed) has its package's version.
+            top = sys.modules.get(module.split(".")[0], m)
+            out[name] = str(getattr(m, "__version__", None) or getattr(m, "VERSION_TEXT", None)
+                            or getattr(top, "__version__", "?"))
     return out
 
 

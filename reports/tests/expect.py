@@ -80,8 +80,8 @@ def is_host(r: dict) -> bool:
 
 # The Python framework families (bench/python/__init__.py's FAMILIES), whose
 # vector adds and matmuls the C figures draw beside their own rows.
-FRAMEWORKS = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "tensorflow",
-              "rapids", "opencv")
+FRAMEWORKS = ("numpy", "torch", "cupy", "jax", "numba", "triton", "pycuda", "torch_ext",
+              "torch_dist", "tensorflow", "rapids", "opencv")
 
 
 def framework_vecadds(run_dir: Path) -> list[dict]:

@@ -1,7 +1,7 @@
 """The README's measured table and the docs images are what
-scripts/docs_figures.py makes from tests/data now: a new recorded run, a
+scripts/record/docs_figures.py makes from tests/data now: a new recorded run, a
 changed figure or a hand-edited number makes this test fail until the script
-is run again (`.venv/bin/python scripts/docs_figures.py [--screenshots]`).
+is run again (`.venv/bin/python scripts/record/docs_figures.py [--screenshots]`).
 
 The A/A row of the table comes from `cubench compare`, so the test needs the
 binary: CUBENCH_BIN (set by ctest) or build-ci/cubench.

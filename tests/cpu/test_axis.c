@@ -193,6 +193,11 @@ static void check_deferred(void)
     CB_CHECK(!expand(&grid_axis, "garbage", &later, &err) && strstr(err.text, "not a number"));
     /* Resolved against a device, the same spec is numbers. */
     CB_CHECK(expand(&grid_axis, "4sm", &h200, &err) && v.v[0].i == 528);
+    /* A host benchmark's axis refuses `sm`, device or not. */
+    const cb_axis_context host = {.sm_count = 132, .host = true};
+    CB_CHECK(!expand(&grid_axis, "4sm", &host, &err) && strstr(err.text, "host benchmark"));
+    CB_CHECK(!expand(&grid_axis, "64,1sm:2sm", &host, &err) && strstr(err.text, "SM count"));
+    CB_CHECK(expand(&grid_axis, "64", &host, &err) && v.v[0].i == 64);
 }
 
 int main(void)

@@ -229,8 +229,8 @@ static void test_builtin_needs(void)
     /* The hand-written tensor-core rungs: their own kernels, sm_80 / sm_90a. */
     const cb_bench *mma = cb_registry_find("matmul_tc/ldmatrix_bf16");
     const cb_bench *wg = cb_registry_find("matmul_tc/wgmma_ws_bf16");
-    CB_CHECK(mma && mma->needs.min_cc == 80 && !mma->needs.library_code);
-    CB_CHECK(wg && wg->needs.min_cc == 90 && wg->needs.max_cc == 90);
+    CB_CHECK(mma && cb_bench_needs_of(mma).min_cc == 80 && !mma->needs.library_code);
+    CB_CHECK(wg && cb_bench_needs_of(wg).min_cc == 90 && cb_bench_needs_of(wg).max_cc == 90);
     if (mma) {
         CB_CHECK(!cb_bench_needs_met(mma, 75, &why));
         CB_CHECK(strstr(why.text, "cp.async") != NULL);

@@ -1,11 +1,11 @@
 /* test_compare_cli.c - `cubench compare` end to end through cb_compare_main,
  * on run directories written to a temporary directory: schema 2 runs with
- * rounds (test_compare_sim.h) and schema 1 runs as round 1 wrote them; the
+ * rounds (test_compare_sim.h) and schema 1 runs as the first version wrote them; the
  * side syntaxes, exit codes 0/1/2, the markdown and CSV, --calibrate and
  * --calibration, conditions that differ, throttled points, input errors
  * (meta.json through jansson included), and time bounds on hostile input. */
-/* test links: cubench_compare */
-#include "compare_cli.h"
+/* test links: cubench_cli */
+#include "cli.h"
 
 #include "cb_test_files.h"
 #include "csv_reader.h"
@@ -46,10 +46,10 @@ static int run_cli(const char *first, ...)
         argv[argc++] = (char *)a;
     va_end(ap);
     argv[argc] = NULL;
-    return cb_compare_main(argc, argv);
+    return cb_cli_compare(argc, argv);
 }
 
-/* A schema 1 run directory as round 1 wrote it: one unit per point. */
+/* A schema 1 run directory as the first version wrote it: one unit per point. */
 typedef struct spec_point {
     const char *bench, *axes, *status, *reason;
     int n;
@@ -98,130 +98,168 @@ static const char *csv_cell(const char *path, int row, const char *col)
     return cell;
 }
 
-static void test_schema2(void)
-{
+/* The schema 2 directories: A/A runs a, b, c and 20%-slower s1, s2, s3. */
+typedef struct {
     char a[256], b[256], c[256], s1[256], s2[256], s3[256], md[256], csv[256], cal[256];
-    tmp_path(a, sizeof a, "a"), tmp_path(b, sizeof b, "b"), tmp_path(c, sizeof c, "c");
-    tmp_path(s1, sizeof s1, "s1"), tmp_path(s2, sizeof s2, "s2"), tmp_path(s3, sizeof s3, "s3");
-    tmp_path(md, sizeof md, "out.md"), tmp_path(csv, sizeof csv, "out.csv");
-    tmp_path(cal, sizeof cal, "cal.csv");
+} schema2_dirs;
+
+static void schema2_write(schema2_dirs *d)
+{
+    tmp_path(d->a, sizeof d->a, "a"), tmp_path(d->b, sizeof d->b, "b");
+    tmp_path(d->c, sizeof d->c, "c");
+    tmp_path(d->s1, sizeof d->s1, "s1"), tmp_path(d->s2, sizeof d->s2, "s2");
+    tmp_path(d->s3, sizeof d->s3, "s3");
+    tmp_path(d->md, sizeof d->md, "out.md"), tmp_path(d->csv, sizeof d->csv, "out.csv");
+    tmp_path(d->cal, sizeof d->cal, "cal.csv");
     sim_model m = sim_default();
     m.points = 30;
     sim_model slow = m;
     slow.slowdown = 1.2;
     const char *tele = ", \"telemetry\": {\"power_limit_w\": 700, \"ecc\": true, \"clocks\": "
                        "{\"sm_max_mhz\": 1980}, \"series\": [1, 2]}";
-    CHECK(sim_write_dir(a, &m, "Test GPU", tele) && sim_write_dir(b, &m, "Test GPU", tele));
-    CHECK(sim_write_dir(c, &m, "Test GPU", tele));
-    CHECK(sim_write_dir(s1, &slow, "Test GPU", tele) && sim_write_dir(s2, &slow, "Test GPU", tele));
-    CHECK(sim_write_dir(s3, &slow, "Test GPU", tele));
+    CHECK(sim_write_dir(d->a, &m, "Test GPU", tele) && sim_write_dir(d->b, &m, "Test GPU", tele));
+    CHECK(sim_write_dir(d->c, &m, "Test GPU", tele));
+    CHECK(sim_write_dir(d->s1, &slow, "Test GPU", tele) &&
+          sim_write_dir(d->s2, &slow, "Test GPU", tele));
+    CHECK(sim_write_dir(d->s3, &slow, "Test GPU", tele));
+}
 
-    /* A/A: exit 0, nothing slower, and the report says what it knows */
-    CHECK(run_cli(a, b, "--markdown", md, "--csv", csv, NULL) == 0);
-    char *text = cb_test_read_all(md, NULL);
+/* A/A: exit 0, nothing slower, and the report says what it knows */
+static void schema2_aa(const schema2_dirs *d)
+{
+    CHECK(run_cli(d->a, d->b, "--markdown", d->md, "--csv", d->csv, NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "git sim, Test GPU");
     CHECK_CONTAINS(text, "- BASE: 1 run, 5 rounds each.");
     CHECK_CONTAINS(text,
                    "BASE's uncertainty at 30 points: the spread of its rounds inside each run");
     CHECK_CONTAINS(text, "Assumed a default between-run spread at 30 points");
-    CHECK_CONTAINS(text, "`cubench compare --calibrate A B -o FILE`");
+    CHECK_CONTAINS(text, "`cubench compare --calibrate A B C -o FILE`");
     CHECK_CONTAINS(text, "| MDE |");
     CHECK(text && !strstr(text, "**slower**") && !strstr(text, "different conditions"));
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "basis"), "rounds/rounds") == 0);
-    CHECK(strcmp(csv_cell(csv, 0, "base_units"), "5") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "base_units"), "5") == 0);
+}
 
-    /* 20% slower everywhere: exit 1, slower rows first with their MDE */
-    CHECK(run_cli(a, s1, "--markdown", md, "--csv", csv, "--title", "PR 7", NULL) == 1);
-    text = cb_test_read_all(md, NULL);
+/* 20% slower everywhere: exit 1, slower rows first with their MDE */
+static void schema2_slower(const schema2_dirs *d)
+{
+    CHECK(run_cli(d->a, d->s1, "--markdown", d->md, "--csv", d->csv, "--title", "PR 7", NULL) == 1);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "### PR 7: **");
     CHECK_CONTAINS(text, "| **slower** | sim/");
     CHECK_CONTAINS(text, "| 99% CI |");
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "verdict"), "slower") == 0);
-    double mde = atof(csv_cell(csv, 0, "mde"));
+    CHECK(strcmp(csv_cell(d->csv, 0, "verdict"), "slower") == 0);
+    double mde = atof(csv_cell(d->csv, 0, "mde"));
     CHECK(mde > 0.03 && mde < 0.2);
-    CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "default") == 0);
     /* --between-run 0: the rounds alone, and the report warns */
-    CHECK(run_cli("--between-run", "0", a, s1, "--markdown", md, "--csv", csv, NULL) == 1);
-    text = cb_test_read_all(md, NULL);
+    CHECK(run_cli("--between-run", "0", d->a, d->s1, "--markdown", d->md, "--csv", d->csv, NULL) ==
+          1);
+    text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "widening"), "none") == 0);
-    CHECK(run_cli("--fail-on", "none", a, s1, "--markdown", md, NULL) == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "none") == 0);
+    CHECK(run_cli("--fail-on", "none", d->a, d->s1, "--markdown", d->md, NULL) == 0);
+}
 
-    /* two runs per side with `--`: still rounds; three with --base/--new: runs */
-    CHECK(run_cli("--markdown", md, "--csv", csv, a, b, "--", s1, s2, NULL) == 1);
-    text = cb_test_read_all(md, NULL);
+/* two runs per side with `--`: still rounds; three with --base/--new: runs */
+static void schema2_sides(const schema2_dirs *d)
+{
+    CHECK(run_cli("--markdown", d->md, "--csv", d->csv, d->a, d->b, "--", d->s1, d->s2, NULL) == 1);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "/a` + 1 more run (git sim, Test GPU) → NEW `");
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "base_runs"), "2") == 0);
-    CHECK(strcmp(csv_cell(csv, 0, "basis"), "rounds/rounds") == 0);
-    CHECK(run_cli("--base", a, "--base", b, "--base", c, "--new", s1, "--new", s2, "--new", s3,
-                  "--csv", csv, "--markdown", md, NULL) == 1);
-    CHECK(strcmp(csv_cell(csv, 0, "basis"), "runs/runs") == 0);
-    CHECK(run_cli("--base", a, "--base", b, "--base", c, "--new", a, "--new", b, "--new", c,
-                  "--csv", csv, "--markdown", md, NULL) == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "base_runs"), "2") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
+    CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->s1, "--new", d->s2,
+                  "--new", d->s3, "--csv", d->csv, "--markdown", d->md, NULL) == 1);
+    CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "runs/runs") == 0);
+    CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->a, "--new", d->b,
+                  "--new", d->c, "--csv", d->csv, "--markdown", d->md, NULL) == 0);
+}
 
-    /* --calibrate records the A/A pair; --calibration uses it and says so */
-    CHECK(run_cli("--calibrate", a, b, "-o", cal, NULL) == 0);
-    CHECK(strcmp(csv_cell(cal, 0, "calibration_version"), "1") == 0);
-    CHECK(strcmp(csv_cell(cal, 0, "basis"), "rounds") == 0);
-    CHECK(strcmp(csv_cell(cal, 0, "device"), "Test GPU") == 0);
-    CHECK(run_cli(a, c, "--calibration", cal, "--markdown", md, "--csv", csv, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
+/* --calibrate records three A/A runs; --calibration uses it and says so */
+static void schema2_calibration(const schema2_dirs *d)
+{
+    CHECK(run_cli("--calibrate", d->a, d->b, d->c, "-o", d->cal, NULL) == 0);
+    CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "2") == 0);
+    CHECK(strcmp(csv_cell(d->cal, 0, "basis"), "rounds") == 0);
+    CHECK(strcmp(csv_cell(d->cal, 0, "device"), "Test GPU") == 0);
+    CHECK(run_cli(d->a, d->c, "--calibration", d->cal, "--markdown", d->md, "--csv", d->csv,
+                  NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "by the between-run spread of the calibration");
     CHECK(text && !strstr(text, "Rounds stand in"));
     free(text);
-    CHECK(strcmp(csv_cell(csv, 0, "widening"), "calibration") == 0);
+    CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "calibration") == 0);
+}
 
-    /* Different conditions: another driver and power limit on NEW's side. */
+/* Different conditions: another driver and power limit on NEW's side. */
+static void schema2_conditions(const schema2_dirs *d)
+{
     char path[512];
-    snprintf(path, sizeof path, "%s/meta.json", c);
+    snprintf(path, sizeof path, "%s/meta.json", d->c);
     CHECK(cb_test_write_text(
         path, "{\"schema_version\": 2, \"git_sha\": \"sim\", \"device\": {\"name\": \"Test "
               "GPU\", \"uuid\": \"GPU-other\"}, \"cuda\": {\"driver_api_version\": \"12.8\"}, "
               "\"telemetry\": {\"power_limit_w\": 600, \"ecc\": true}}"));
-    CHECK(run_cli(a, c, "--markdown", md, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
+    CHECK(run_cli(d->a, d->c, "--markdown", d->md, NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "**Warning:** BASE and NEW ran under different conditions");
     CHECK_CONTAINS(text, "> | device.uuid | GPU-sim | GPU-other |");
     CHECK_CONTAINS(text, "> | cuda.driver_api_version | 13.0 | 12.8 |");
     CHECK_CONTAINS(text, "> | telemetry.power_limit_w | 700 | 600 |");
     CHECK(text && !strstr(text, "telemetry.ecc") && !strstr(text, "telemetry.series"));
     free(text);
+}
 
-    /* A throttled point is named, with its side and reasons. */
-    snprintf(path, sizeof path, "%s/results.csv", b);
+/* The throttle column of the row that starts with ROW_START (its last
+ * field, "none") set to REASONS. */
+static void set_throttle(const char *path, const char *row_start, const char *reasons)
+{
     char *res = cb_test_read_all(path, NULL);
-    char *hit = res ? strstr(res, "sim/even,sim,i=0,") : NULL;
+    char *hit = res ? strstr(res, row_start) : NULL;
     char *none = hit ? strstr(hit, ",none\n") : NULL;
     if (none) {
         *none = '\0';
         FILE *f = fopen(path, "w");
         if (f) {
-            fprintf(f, "%s,gpu_idle+sw_power_cap+hw_slowdown\n%s", res, none + 6);
+            fprintf(f, "%s,%s\n%s", res, reasons, none + 6);
             fclose(f);
         }
     }
+    CHECK(none != NULL);
     free(res);
-    res = cb_test_read_all(path, NULL); /* and one point that was only idle: no throttling */
-    hit = res ? strstr(res, "sim/odd,sim,i=1,") : NULL;
-    none = hit ? strstr(hit, ",none\n") : NULL;
-    if (none) {
-        *none = '\0';
-        FILE *f = fopen(path, "w");
-        if (f) {
-            fprintf(f, "%s,gpu_idle\n%s", res, none + 6);
-            fclose(f);
-        }
-    }
-    free(res);
-    CHECK(run_cli(a, b, "--markdown", md, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
+}
+
+/* A throttled point is named, with its side and reasons. */
+static void schema2_throttled(const schema2_dirs *d)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.csv", d->b);
+    set_throttle(path, "sim/even,sim,i=0,", "gpu_idle+sw_power_cap+hw_slowdown");
+    /* and one point that was only idle: no throttling */
+    set_throttle(path, "sim/odd,sim,i=1,", "gpu_idle");
+    CHECK(run_cli(d->a, d->b, "--markdown", d->md, NULL) == 0);
+    char *text = cb_test_read_all(d->md, NULL);
     CHECK_CONTAINS(text, "**Throttled** (clock-event reasons while sampling) at 1 point: sim/even "
                          "[i=0] NEW sw_power_cap+hw_slowdown.");
     free(text);
+}
+
+static void test_schema2(void)
+{
+    schema2_dirs d;
+    schema2_write(&d);
+    schema2_aa(&d);
+    schema2_slower(&d);
+    schema2_sides(&d);
+    schema2_calibration(&d);
+    schema2_conditions(&d);
+    schema2_throttled(&d);
 }
 
 static void test_schema1_and_sides(void)
@@ -311,7 +349,9 @@ static void test_usage_errors(void)
     CHECK(run_cli("--base", "a", "--", "b", NULL) == 2); /* mixed forms */
     CHECK(run_cli("a", "b", "--", NULL) == 2);           /* NEW empty */
     CHECK(run_cli("--calibrate", "a", "b", NULL) == 2);  /* no -o */
-    CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2);  /* -o without --calibrate */
+    CHECK(run_cli("--calibrate", "--calibration", "c.csv", "a", "b", "c", "-o", "x.csv", NULL) ==
+          2); /* one or the other: FILE would be ignored */
+    CHECK(run_cli("-o", "x.csv", "a", "b", NULL) == 2); /* -o without --calibrate */
     CHECK(run_cli("--markdown", "-", "--csv", "-", "a", "b", NULL) == 2);
     CHECK(run_cli("/nonexistent/base", "/nonexistent/new", "--markdown", md, NULL) == 2);
 }
@@ -338,7 +378,7 @@ static void test_input_errors(void)
     CHECK(sim_write_dir(good, &m, "Test GPU", ""));
     CHECK(run_cli(good, good, "--markdown", md, NULL) == 0);
 
-    broken_run("v3", "results.csv", "schema_version,benchmark,axes,status\n3,sim/even,i=0,ok\n",
+    broken_run("v4", "results.csv", "schema_version,benchmark,axes,status\n4,sim/even,i=0,ok\n",
                dir, sizeof dir);
     CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     broken_run("nostatus", "results.csv", "schema_version,benchmark,axes\n1,sim/even,i=0\n", dir,
@@ -373,11 +413,20 @@ static void test_input_errors(void)
     CHECK(cb_cmp_json_depth("{\"a\": \"[[[\"}", 12, 1000) == 1); /* brackets in strings */
     /* a calibration that is not one */
     tmp_path(cal, sizeof cal, "badcal.csv");
-    CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                  "1,sim/even,7,3,-0.1,3\n"));
+    static const char cal_head[] =
+        "calibration_version,kind,benchmark,bucket,points,runs,between_run_sd,df\n";
+    char cal_text[512];
+    snprintf(cal_text, sizeof cal_text, "%s2,device,sim/even,7,3,3,-0.1,3\n", cal_head);
+    CHECK(cb_test_write_text(cal, cal_text));
     CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    snprintf(cal_text, sizeof cal_text,
+             "%s2,device,sim/even,7,3,3,0.01,3\n2,device,sim/even,7,3,3,0.01,3\n", cal_head);
+    CHECK(cb_test_write_text(cal, cal_text));
+    CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
+    /* a calibration of one A/A pair, as version 1 wrote it: refused, with
+     * the advice to record it again */
     CHECK(cb_test_write_text(cal, "calibration_version,benchmark,bucket,points,between_run_sd,df\n"
-                                  "1,sim/even,7,3,0.01,3\n1,sim/even,7,3,0.01,3\n"));
+                                  "1,sim/even,7,3,0.01,3\n"));
     CHECK(run_cli(good, good, "--calibration", cal, "--markdown", md, NULL) == 2);
     /* orphan samples (an interrupted run) are ignored, not an error */
     tmp_path(dir, sizeof dir, "orphan");
@@ -390,6 +439,197 @@ static void test_input_errors(void)
         fclose(f);
     }
     CHECK(run_cli(good, dir, "--markdown", md, NULL) == 0);
+}
+
+/* Replace every `from` in the file at `path` with `to`. */
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+    char *text = cb_test_read_all(path, NULL);
+    CHECK(text != NULL);
+    if (!text) return;
+    size_t lf = strlen(from), lt = strlen(to), n = 0;
+    for (const char *p = text; (p = strstr(p, from)) != NULL; p += lf)
+        n++;
+    char *out = malloc(strlen(text) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
+    for (const char *p = text;;) {
+        const char *hit = strstr(p, from);
+        size_t len = hit ? (size_t)(hit - p) : strlen(p);
+        memcpy(o, p, len), o += len;
+        if (!hit) break;
+        memcpy(o, to, lt), o += lt;
+        p = hit + lf;
+    }
+    *o = '\0';
+    CHECK(cb_test_write_text(path, out));
+    free(out);
+    free(text);
+}
+
+static int count_verdict(const char *csv, const char *verdict)
+{
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    int n = 0;
+    for (int r = 0; c && r < cb_csv_rows(c); r++)
+        n += strcmp(cb_csv_get(c, r, cb_csv_col(c, "verdict")), verdict) == 0;
+    cb_csv_free(c);
+    return n;
+}
+
+/* The same run given several times on a side - the same path, a symlink, a
+ * copy - is one run: three of them were taken for three processes with no
+ * spread between them, and a 3.5% change that one run per side cannot
+ * decide came out `slower` at every long point (exit 1). */
+static void test_same_run_twice(void)
+{
+    char a[256], s[256], link_a[256], copy_a[256], md[256], csv[256], cal[256], cmd[1024];
+    tmp_path(a, sizeof a, "twice_a"), tmp_path(s, sizeof s, "twice_s");
+    tmp_path(link_a, sizeof link_a, "twice_a_link"),
+        tmp_path(copy_a, sizeof copy_a, "twice_a_copy");
+    tmp_path(md, sizeof md, "twice.md"), tmp_path(csv, sizeof csv, "twice.csv");
+    tmp_path(cal, sizeof cal, "twice_cal.csv");
+    sim_model m = sim_default();
+    m.points = 30;
+    m.bimodal = false;
+    sim_model slow = m;
+    slow.slowdown = 1.035;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(s, &slow, "Test GPU", ""));
+    CHECK(symlink(a, link_a) == 0);
+    snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", a, copy_a);
+    CHECK(system(cmd) == 0);
+    int one = run_cli(a, s, "--csv", csv, "--markdown", md, NULL);
+    int one_slower = count_verdict(csv, "slower");
+    CHECK(one == 0 && one_slower == 0);
+    CHECK(run_cli("--base", a, "--base", link_a, "--base", copy_a, "--new", s, "--new", s, "--csv",
+                  csv, "--markdown", md, NULL) == one);
+    CHECK(count_verdict(csv, "slower") == one_slower);
+    CHECK(strcmp(csv_cell(csv, 0, "base_runs"), "1") == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CHECK_CONTAINS(text, "twice_a_link` left out: the same directory of ");
+    CHECK_CONTAINS(text, "twice_a_copy` left out: a copy: byte-identical samples of ");
+    CHECK_CONTAINS(text, "- NEW: `");
+    free(text);
+    /* --calibrate of one run given three ways: not three processes */
+    CHECK(run_cli("--calibrate", a, a, "-o", cal, NULL) == 2);
+    CHECK(run_cli("--calibrate", a, link_a, copy_a, "-o", cal, NULL) == 2);
+    CHECK(access(cal, F_OK) != 0); /* and nothing written */
+    /* --calibrate with --calibration FILE: refused, not FILE ignored */
+    char old_cal[256];
+    tmp_path(old_cal, sizeof old_cal, "twice_old_cal.csv");
+    CHECK(cb_test_write_text(old_cal, "calibration_version,benchmark,bucket,points,between_run_sd,"
+                                      "df\n1,*,*,3,0.01,3\n"));
+    CHECK(run_cli("--calibrate", "--calibration", old_cal, a, s, "-o", cal, NULL) == 2);
+    CHECK(access(cal, F_OK) != 0);
+}
+
+/* A side whose runs ran on different devices is said to mix them, even
+ * when the other side mixes them alike (no condition then differs). */
+static void test_mixed_devices(void)
+{
+    char a[256], b[256], o1[256], o2[256], md[256], path[512];
+    tmp_path(a, sizeof a, "mix_a"), tmp_path(b, sizeof b, "mix_b");
+    tmp_path(o1, sizeof o1, "mix_o1"), tmp_path(o2, sizeof o2, "mix_o2");
+    tmp_path(md, sizeof md, "mix.md");
+    sim_model m = sim_default();
+    m.points = 10;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(b, &m, "Test GPU", ""));
+    CHECK(sim_write_dir(o1, &m, "Other GPU", "") && sim_write_dir(o2, &m, "Other GPU", ""));
+    const char *others[] = {o1, o2};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/results.csv", others[i]);
+        replace_in_file(path, "GPU-sim", "GPU-other");
+        snprintf(path, sizeof path, "%s/meta.json", others[i]);
+        replace_in_file(path, "GPU-sim", "GPU-other");
+    }
+    CHECK(run_cli("--base", a, "--base", o1, "--new", b, "--new", o2, "--markdown", md, NULL) == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CHECK_CONTAINS(text, "- **BASE mixes devices:** 1 run on GPU-sim, 1 on other devices (first: "
+                         "GPU-other)");
+    CHECK_CONTAINS(text, "- **NEW mixes devices:**");
+    free(text);
+}
+
+/* samples.csv kept as samples.csv.xz (as tests/data keeps them) is read
+ * through xz; without xz, or a damaged file, the message says so. */
+static void test_packed_samples(void)
+{
+    if (system("xz --version > /dev/null 2>&1") != 0) {
+        printf("test_compare_cli: xz not found, packed samples not tested\n");
+        return;
+    }
+    char a[256], p[256], bad[256], md[256], csv[256], cmd[1024], path[512];
+    tmp_path(a, sizeof a, "xz_a"), tmp_path(p, sizeof p, "xz_packed");
+    tmp_path(bad, sizeof bad, "xz_bad"), tmp_path(md, sizeof md, "xz.md");
+    tmp_path(csv, sizeof csv, "xz.csv");
+    sim_model m = sim_default();
+    m.points = 10;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(p, &m, "Test GPU", ""));
+    CHECK(sim_write_dir(bad, &m, "Test GPU", ""));
+    snprintf(cmd, sizeof cmd, "xz -z '%s/samples.csv'", p);
+    CHECK(system(cmd) == 0);
+    CHECK(run_cli(a, p, "--markdown", md, "--csv", csv, NULL) == 0);
+    CHECK(strcmp(csv_cell(csv, 0, "new_units"), "5") == 0);
+    snprintf(path, sizeof path, "%s/samples.csv", bad);
+    CHECK(remove(path) == 0);
+    snprintf(path, sizeof path, "%s/samples.csv.xz", bad);
+    CHECK(cb_test_write_text(path, "not xz at all\n"));
+    CHECK(run_cli(a, bad, "--markdown", md, NULL) == 2);
+    const char *saved = getenv("PATH");
+    char *keep = saved ? strdup(saved) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    CHECK(run_cli(a, p, "--markdown", md, NULL) == 2); /* no xz: refused, with the reason */
+    if (keep) setenv("PATH", keep, 1);
+    free(keep);
+}
+
+/* A point whose kept samples ran throttled is `throttled`, never slower,
+ * and exits 0 unless --fail-on-throttled. */
+static void test_throttled_verdict(void)
+{
+    char a[256], t[256], md[256], csv[256], path[512];
+    tmp_path(a, sizeof a, "thr_a"), tmp_path(t, sizeof t, "thr_t");
+    tmp_path(md, sizeof md, "thr.md"), tmp_path(csv, sizeof csv, "thr.csv");
+    sim_model m = sim_default();
+    m.points = 10;
+    sim_model slow = m;
+    slow.slowdown = 1.2;
+    CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(t, &slow, "Test GPU", ""));
+    snprintf(path, sizeof path, "%s/samples.csv", t);
+    replace_in_file(path, ",1980,none\n", ",1395,sw_power_cap\n");
+    CHECK(run_cli(a, t, "--markdown", md, "--csv", csv, NULL) == 0);
+    CHECK(count_verdict(csv, "slower") == 0);
+    CHECK(count_verdict(csv, "throttled") == 10);
+    CHECK(strcmp(csv_cell(csv, 0, "tested_verdict"), "slower") == 0);
+    char *text = cb_test_read_all(md, NULL);
+    CHECK_CONTAINS(text, "| throttled | sim/");
+    CHECK_CONTAINS(text, "NEW 100 of 100 samples under sw_power_cap");
+    CHECK_CONTAINS(text, "`--fail-on-throttled` makes those fail");
+    free(text);
+    CHECK(run_cli(a, t, "--fail-on-throttled", "--markdown", md, NULL) == 1);
+}
+
+/* A report that cannot be written stops with exit 2 and says why. */
+static void test_write_errors(void)
+{
+    if (access("/dev/full", W_OK) != 0) return;
+    char a[256], err_file[256];
+    tmp_path(a, sizeof a, "werr_a"), tmp_path(err_file, sizeof err_file, "werr.err");
+    sim_model m = sim_default();
+    m.points = 5;
+    CHECK(sim_write_dir(a, &m, "Test GPU", ""));
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *e = fopen(err_file, "w");
+    if (e) dup2(fileno(e), STDERR_FILENO), fclose(e);
+    int md = run_cli(a, a, "--markdown", "/dev/full", NULL);
+    int csv = run_cli(a, a, "--csv", "/dev/full", "--markdown", "-", NULL);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    CHECK(md == 2 && csv == 2);
+    char *text = cb_test_read_all(err_file, NULL);
+    CHECK_CONTAINS(text, "compare: error writing /dev/full: No space left on device");
+    free(text);
 }
 
 /* compare over a results.csv of `cols` extra columns (one row): CPU s. */
@@ -482,6 +722,11 @@ int main(void)
     test_schema1_and_sides();
     test_usage_errors();
     test_input_errors();
+    test_same_run_twice();
+    test_mixed_devices();
+    test_packed_samples();
+    test_throttled_verdict();
+    test_write_errors();
     test_hostile_sizes();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);

@@ -7,10 +7,10 @@
  * by the real cb_compare_main. Each call of `run` is logged to $CB_FAKE_LOG
  * so the test can check the A B B A order. Needs bash.
  */
-/* test links: cubench_compare */
+/* test links: cubench_cli */
 #include "cb_common.h"
 #include "cb_test_files.h"
-#include "compare_cli.h"
+#include "cli.h"
 
 #include "test_compare_check.h"
 
@@ -44,51 +44,80 @@ static bool env_is(const char *name, const char *value)
 }
 
 /* `cubench run BENCH [--axis A=V]... --out DIR ...` as the fake sees it. */
-static int fake_run(int argc, char **argv)
+typedef struct {
+    const char *out, *bench;
+    char axes[256];
+} fake_args;
+
+static void parse_fake(int argc, char **argv, fake_args *a)
 {
-    const char *out = NULL, *bench = NULL;
-    char axes[256] = "";
+    *a = (fake_args){0};
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out = argv[++i];
+            a->out = argv[++i];
         } else if (strcmp(argv[i], "--axis") == 0 && i + 1 < argc) {
-            size_t used = strlen(axes);
-            snprintf(axes + used, sizeof axes - used, "%s%s", used ? ";" : "", argv[++i]);
+            size_t used = strlen(a->axes);
+            snprintf(a->axes + used, sizeof a->axes - used, "%s%s", used ? ";" : "", argv[++i]);
         } else if (argv[i][0] == '-') {
             if (takes_value(argv[i])) i++;
-        } else if (!bench) {
-            bench = argv[i];
+        } else if (!a->bench) {
+            a->bench = argv[i];
         }
     }
-    if (!out || !bench || mkdir(out, 0700) != 0) return 2;
-    bool cand = strstr(argv[0], "/cand/") != NULL;
-    double factor = 1.0;
-    if (cand && env_is("CB_FAKE_SLOW", bench)) factor = 1.10;
-    if (cand && env_is("CB_FAKE_FLAKY", bench) && strstr(out, "/screen/")) factor = 1.10;
-    bool skip = env_is("CB_FAKE_SKIP", "1");
+}
+
+/* The candidate's slowdown for this call. */
+static double fake_factor(bool cand, const fake_args *a)
+{
+    if (cand && env_is("CB_FAKE_SLOW", a->bench)) return 1.10;
+    if (cand && env_is("CB_FAKE_FLAKY", a->bench) && strstr(a->out, "/screen/")) return 1.10;
+    return 1.0;
+}
+
+static void log_call(bool cand, const fake_args *a)
+{
     const char *log_path = getenv("CB_FAKE_LOG");
     FILE *log = log_path ? fopen(log_path, "a") : NULL;
-    if (log) {
-        fprintf(log, "%s %s %s\n", cand ? "cand" : "base", bench, strrchr(out, '/') + 1);
-        fclose(log);
-    }
-    char path[512];
-    snprintf(path, sizeof path, "%s/results.csv", out);
-    FILE *r = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/samples.csv", out);
-    FILE *s = fopen(path, "w");
-    if (!r || !s) return 2;
-    fprintf(r, "schema_version,benchmark,axes,status,reason\n1,%s,%s,%s,%s\n", bench, axes,
-            skip ? "skip" : "ok", skip ? "no CUDA device" : "");
+    if (!log) return;
+    fprintf(log, "%s %s %s\n", cand ? "cand" : "base", a->bench, strrchr(a->out, '/') + 1);
+    fclose(log);
+}
+
+/* 40 samples of 1 ms x factor, +-0.5%, seeded by the directory. */
+static void fake_samples(FILE *s, const fake_args *a, double factor)
+{
     fputs("benchmark,axes,sample,time_s\n", s);
     uint64_t h = 1469598103934665603ull; /* seed from the directory: reproducible */
-    for (const char *c = out; *c; c++)
+    for (const char *c = a->out; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    for (int k = 0; !skip && k < 40; k++) {
+    for (int k = 0; k < 40; k++) {
         h = h * 6364136223846793005ull + 1442695040888963407ull;
         double u = (double)(h >> 11) * 0x1.0p-53;
-        fprintf(s, "%s,%s,%d,%.9g\n", bench, axes, k, 1e-3 * factor * (1.0 + 0.01 * (u - 0.5)));
+        fprintf(s, "%s,%s,%d,%.9g\n", a->bench, a->axes, k,
+                1e-3 * factor * (1.0 + 0.01 * (u - 0.5)));
     }
+}
+
+static int fake_run(int argc, char **argv)
+{
+    fake_args a;
+    parse_fake(argc, argv, &a);
+    if (!a.out || !a.bench || mkdir(a.out, 0700) != 0) return 2;
+    bool cand = strstr(argv[0], "/cand/") != NULL;
+    bool skip = env_is("CB_FAKE_SKIP", "1");
+    log_call(cand, &a);
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.csv", a.out);
+    FILE *r = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/samples.csv", a.out);
+    FILE *s = fopen(path, "w");
+    if (!r || !s) return 2;
+    fprintf(r, "schema_version,benchmark,axes,status,reason\n1,%s,%s,%s,%s\n", a.bench, a.axes,
+            skip ? "skip" : "ok", skip ? "no CUDA device" : "");
+    if (skip)
+        fputs("benchmark,axes,sample,time_s\n", s);
+    else
+        fake_samples(s, &a, fake_factor(cand, &a));
     fclose(r);
     fclose(s);
     return 0;
@@ -206,7 +235,7 @@ static void test_gate(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "run") == 0) return fake_run(argc, argv);
-    if (argc > 1 && strcmp(argv[1], "compare") == 0) return cb_compare_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0) return cb_cli_compare(argc - 1, argv + 1);
 
     if (system("bash -c true") != 0) {
         printf("test_compare_gate: bash not found, skipped\n");

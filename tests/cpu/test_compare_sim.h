@@ -3,7 +3,9 @@
  * samples.csv with the replicate column, meta.json).
  *
  * A point's sample, in a process p, round r, sample k:
- *     t = median_i * slowdown * exp(P_p + M_pr + R_pr + S_prk)
+ *     t = median_i * slowdown * exp(W_p + P_p + M_pr + R_pr + S_prk)
+ * W  the run-wide offset, N(0, sigma_run), one draw per process for every
+ *    point (clocks, placement: what no average over points removes);
  * P  the process offset, N(0, sigma_process): what separate processes see
  *    and rounds inside one do not;
  * M  the GPU mode of a bimodal point, 0 or mode_gap with probability 1/2,
@@ -31,6 +33,8 @@
 typedef struct sim_model {
     int points, rounds, samples;
     double sigma_sample, rho, sigma_round, sigma_process;
+    double sigma_run;            /* run-wide offset per process (0: none)    */
+    double median_lo, median_hi; /* the medians' range (0: 4 us to 1 ms) */
     bool bimodal;
     double mode_gap; /* log offset of the second mode */
     double tick;     /* timer resolution in seconds, 0: none */
@@ -73,7 +77,8 @@ static inline sim_model sim_default(void)
 
 static inline double sim_median(const sim_model *m, int i)
 {
-    return 4e-6 * pow(250.0, (double)i / (m->points > 1 ? m->points - 1 : 1));
+    double lo = m->median_lo > 0 ? m->median_lo : 4e-6, hi = m->median_hi > 0 ? m->median_hi : 1e-3;
+    return lo * pow(hi / lo, (double)i / (m->points > 1 ? m->points - 1 : 1));
 }
 
 static inline void sim_axes(char *buf, size_t len, int i)
@@ -87,10 +92,11 @@ static const char *sim_bench(int i)
     return i % 2 ? "sim/odd" : "sim/even";
 }
 
-/* One process's times for point i: rounds x samples into t[]. */
-static inline void sim_point_times(const sim_model *m, int i, double *t)
+/* One process's times for point i: rounds x samples into t[]; `run` the
+ * process's run-wide offset (log). */
+static inline void sim_point_times_at(const sim_model *m, int i, double *t, double run)
 {
-    double base = sim_median(m, i) * m->slowdown * exp(m->sigma_process * sim_normal());
+    double base = sim_median(m, i) * m->slowdown * exp(run + m->sigma_process * sim_normal());
     for (int r = 0; r < m->rounds; r++) {
         double mode = m->bimodal && i % 10 == 5 && sim_uniform() < 0.5 ? m->mode_gap : 0.0;
         double level = base * exp(mode + m->sigma_round * sim_normal());
@@ -104,6 +110,11 @@ static inline void sim_point_times(const sim_model *m, int i, double *t)
     }
 }
 
+static inline void sim_point_times(const sim_model *m, int i, double *t)
+{
+    sim_point_times_at(m, i, t, 0.0);
+}
+
 /* Append one process (a directory) to `run`, in memory. */
 static inline bool sim_add_process(cb_cmp_run *run, const sim_model *m)
 {
@@ -113,6 +124,7 @@ static inline bool sim_add_process(cb_cmp_run *run, const sim_model *m)
     double *t = malloc((size_t)m->rounds * m->samples * sizeof *t);
     bool ok = t != NULL;
     char axes[32];
+    double wide = m->sigma_run > 0.0 ? m->sigma_run * sim_normal() : 0.0;
     for (int i = 0; ok && i < m->points; i++) {
         sim_axes(axes, sizeof axes, i);
         cb_cmp_point *p = cb_cmp_run_add_point(run, sim_bench(i), axes, "ok", NULL, &err);
@@ -120,7 +132,7 @@ static inline bool sim_add_process(cb_cmp_run *run, const sim_model *m)
         if (!ok) break;
         snprintf(p->timer, sizeof p->timer, "event");
         p->batch = 1;
-        sim_point_times(m, i, t);
+        sim_point_times_at(m, i, t, wide);
         for (int s = 0; ok && s < m->rounds * m->samples; s++)
             ok = cb_cmp_point_add_time(p, t[s], s / m->samples, &err);
     }

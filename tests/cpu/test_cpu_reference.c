@@ -70,6 +70,12 @@ static void test_notes(void)
 
 static void test_blas(void)
 {
+    /* The BLAS is opened when a host BLAS benchmark first needs it, not at
+     * start-up: a process that multiplies nothing on the CPU never starts
+     * its thread pool (blas_info.h). */
+    cb_blas_info before;
+    cb_blas_info_read(&before);
+    CB_CHECK(!before.loaded);
     char note[160];
     const char *mm[] = {"64", "m", "m"};
     cb_status st = run_host("matmul/host_cblas", mm, 2, note, sizeof note);
@@ -77,31 +83,31 @@ static void test_blas(void)
     cb_blas_info_read(&b);
     printf("  BLAS: %s %s, core %s, %d threads, %s (linked at build: %s)\n", b.vendor, b.version,
            b.core, b.threads, b.library, CB_BLAS_LIBRARIES);
-#ifdef CB_HAVE_CBLAS
-    CB_CHECK_EQ_INT(st, CB_OK);
-    CB_CHECK(b.loaded);
-    CB_CHECK(b.library[0] == '/');
-    char what[128];
-    cb_blas_describe(&b, what, sizeof what);
-    CB_CHECK(strstr(note, what) != NULL || strstr(note, b.vendor) != NULL);
-    if (strcmp(CB_BLAS_VENDOR_FOUND, "OpenBLAS") == 0) {
-        CB_CHECK_STR(b.vendor, "OpenBLAS");
-        CB_CHECK(b.optimized);
-        CB_CHECK(strncmp(b.version, "OpenBLAS", 8) == 0);
-        CB_CHECK(b.core[0] != '\0');
-        CB_CHECK(strstr(note, "OpenBLAS") != NULL);
-        /* The thread count is read live: host_cblas set it to 2 above. */
-        CB_CHECK_EQ_INT(b.threads, 2);
-        CB_CHECK(cb_blas_set_threads(1));
-        cb_blas_info_read(&b);
-        CB_CHECK_EQ_INT(b.threads, 1);
+    if (strcmp(CB_BLAS_VENDOR_FOUND, "none") != 0) {
+        CB_CHECK_EQ_INT(st, CB_OK);
+        CB_CHECK(b.loaded);
+        CB_CHECK(b.library[0] == '/');
+        char what[128];
         cb_blas_describe(&b, what, sizeof what);
-        CB_CHECK(strstr(what, "1 thread)") != NULL);
+        CB_CHECK(strstr(note, what) != NULL || strstr(note, b.vendor) != NULL);
+        if (strcmp(CB_BLAS_VENDOR_FOUND, "OpenBLAS") == 0) {
+            CB_CHECK_STR(b.vendor, "OpenBLAS");
+            CB_CHECK(b.optimized);
+            CB_CHECK(strncmp(b.version, "OpenBLAS", 8) == 0);
+            CB_CHECK(b.core[0] != '\0');
+            CB_CHECK(strstr(note, "OpenBLAS") != NULL);
+            /* The thread count is read live: host_cblas set it to 2 above. */
+            CB_CHECK_EQ_INT(b.threads, 2);
+            CB_CHECK(cb_blas_set_threads(1));
+            cb_blas_info_read(&b);
+            CB_CHECK_EQ_INT(b.threads, 1);
+            cb_blas_describe(&b, what, sizeof what);
+            CB_CHECK(strstr(what, "1 thread)") != NULL);
+        }
+    } else {
+        CB_CHECK_EQ_INT(st, CB_SKIP);
+        CB_CHECK(!b.loaded);
     }
-#else
-    CB_CHECK_EQ_INT(st, CB_SKIP);
-    CB_CHECK(!b.loaded);
-#endif
     /* Described faithfully whatever it is. */
     cb_blas_info fake = {.loaded = true, .optimized = false};
     snprintf(fake.vendor, sizeof fake.vendor, "netlib reference");

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* 1 KiB .. 1 GiB in x4 steps (the transfers defaults of round 1). */
+/* 1 KiB .. 1 GiB in x4 steps (the transfers' first defaults). */
 static int default_sizes(double *x)
 {
     int n = 0;

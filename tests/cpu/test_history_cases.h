@@ -197,7 +197,7 @@ static void case_contents(const char *url)
     CHECK_MSG(h && cb_history_add(h, a, &o, &out, &err), "%s", err.text);
     CHECK(strcmp(out.machine, "ci-runner-1") == 0);
     const char *axes[] = {"n=1024"};
-    cb_hist_filter f = {"ci-runner-1", "vecadd/*", axes, 1, NULL, NULL};
+    cb_hist_filter f = {"ci-runner-1", "vecadd/*", axes, 1, NULL, NULL, NULL};
     cb_hist_data d;
     CHECK_MSG(h && cb_history_load(h, &f, &d, &err), "%s", err.text);
     CHECK(d.n_runs == 1 && d.n_series == 1);
@@ -376,7 +376,8 @@ static void case_migrate_from_v1(const char *fresh)
         " 'NVIDIA H200', 'GPU-x', '', '13.0', '13.0', 1, '/runs/1', '2026-11-30T00:00:00Z', '{}');"
         "INSERT INTO cubench_point (benchmark, axes) VALUES ('vecadd/grid_stride', 'n=1024');"
         "INSERT INTO cubench_point (benchmark, axes) VALUES ('vecadd/host', 'n=1024');"
-        "INSERT INTO cubench_point (benchmark, axes) VALUES ('transfers/memcpy_async', 'x=1');"
+        "INSERT INTO cubench_point (benchmark, axes) VALUES ('transfers/memcpy_async',"
+        " 'direction=h2d;memory=pinned');"
         "INSERT INTO cubench_result (run_id, point_id, status, reason, timer, batch, median_s,"
         " ci_lo_s, ci_hi_s, n_samples, throttle) VALUES (1, 1, 'ok', '', 'event', 1, 4.5e-06,"
         " 4.4e-06, 4.6e-06, 100, NULL);"
@@ -447,7 +448,7 @@ static void case_check(const char *url)
     }
     cb_history *h = hist_open(url, false, 5.0);
     if (!h) return;
-    cb_hist_filter f = {"check-machine", NULL, NULL, 0, NULL, NULL};
+    cb_hist_filter f = {"check-machine", NULL, NULL, 0, NULL, NULL, NULL};
     cb_hist_data d;
     CHECK_MSG(cb_history_load(h, &f, &d, &err), "%s", err.text);
     cb_hist_check_opts o;
@@ -479,7 +480,7 @@ static void case_check(const char *url)
     /* the spread: about the 1% wobble's (sd 0.71% of the +-1% cycle) */
     cb_hist_spread sp;
     CHECK_MSG(cb_history_point_spread(h, "check-machine", "vecadd/float4_per_thread",
-                                      "n=1024;block=256", &sp, &err),
+                                      "n=1024;block=256", NULL, &sp, &err),
               "%s", err.text);
     CHECK_MSG(sp.runs == 14 && sp.df >= 10 && sp.sd > 0.004 && sp.sd < 0.012, "%d %g %g", sp.runs,
               sp.df, sp.sd);

@@ -7,8 +7,15 @@
  *     elements that the descriptors of rungs 3-4 address (through the
  *     canonical 128-byte-swizzled K-major and MN-major layouts) are exactly
  *     where TMA's 128-byte swizzle put them;
- *   - the persistent tile order visits every tile once;
- *   - cb_tc_supported refuses what a rung cannot run, with a reason.
+ *   - the cp.async writes of rung 2 are conflict-free as well (the question
+ *     of the bank conflicts ncu counts in rung 2: not its addresses);
+ *   - the TF32 kernel of rung 4 (operands swapped, B^T fragments loaded
+ *     from an N-major TMA box): every fragment row a distinct n, the
+ *     8-byte loads conflict-free, each element where TMA put it;
+ *   - the persistent tile order visits every tile once, and the tile width
+ *     is chosen as documented;
+ *   - cb_tc_supported refuses what a rung cannot run, with a reason, and
+ *     cb_tc_layout_plan stages exactly the operands TMA cannot read.
  * Without a GPU this is the only check of the layouts; the GPU test checks
  * the numbers. */
 /* test links: cubench_kernels */
@@ -140,6 +147,95 @@ static void cb_check_padded_banks(void)
     CB_CHECK(!cb_conflict_free(a16, 32, 4));
 }
 
+/* Rung 2's cp.async writes: 16 bytes per lane, chunk c of tile row r (id =
+ * tid + 256 i; A: 8 chunks a row, BF16 B: 16, TF32 B: 32). */
+static void cb_check_cp_async_banks(void)
+{
+    uint32_t addr[32];
+    int bad = 0;
+    for (int warp = 0; warp < 8; warp++)
+        for (int i = 0; i < 4; i++)
+            for (int operand = 0; operand < 3; operand++) {
+                for (int lane = 0; lane < 32; lane++) {
+                    const int id = warp * 32 + lane + i * 256;
+                    if (operand == 0) {
+                        const int r = id / 8, c = id % 8;
+                        addr[lane] = (uint32_t)(r * 128 + cb_tc_swizzle_row128(r, c) * 16);
+                    } else if (operand == 1) {
+                        const int r = id / 16, c = id % 16;
+                        addr[lane] = (uint32_t)(r * 256 + cb_tc_swizzle_bf16_b(r, c) * 16);
+                    } else {
+                        const int r = id / 32, c = id % 32;
+                        addr[lane] = (uint32_t)(r * 512 + cb_tc_swizzle_tf32_b(r, c) * 16);
+                    }
+                }
+                bad += !cb_conflict_free(addr, 32, 16);
+            }
+    CB_CHECK_EQ_INT(bad, 0);
+}
+
+/* 8-byte accesses: the hardware serves 16 lanes at a time; within each
+ * half-warp, no two lanes may touch one bank at different words. */
+static bool cb_conflict_free8(const uint32_t *addr)
+{
+    for (int h = 0; h < 32; h += 16)
+        for (int i = h; i < h + 16; i++)
+            for (int j = h; j < i; j++)
+                for (int wi = 0; wi < 2; wi++)
+                    for (int wj = 0; wj < 2; wj++) {
+                        const uint32_t a = addr[i] / 4 + wi, b = addr[j] / 4 + wj;
+                        if (a % 32 == b % 32 && a != b) return false;
+                    }
+    return true;
+}
+
+/* (byte offset -> where the TMA box put it) for the TF32 B stage of rung 4:
+ * box n / 32 at 4 KiB steps, row k, column n % 32, 128-byte swizzled. */
+static uint32_t cb_tma_place(uint32_t base, int row, int col, int esize);
+
+/* Every fragment row of a warpgroup a distinct n of its 64. */
+static void cb_check_tf32_rows(void)
+{
+    int bad = 0;
+    int seen[64] = {0};
+    for (int w = 0; w < 4; w++)
+        for (int g = 0; g < 8; g++) {
+            const int n = cb_tc_tf32_frag_n(w, g);
+            bad += n < 0 || n + 1 > 63 || n % 2 != 0;
+            if (n >= 0 && n + 1 < 64) seen[n]++, seen[n + 1]++;
+        }
+    for (int n = 0; n < 64; n++)
+        bad += seen[n] != 1;
+    CB_CHECK_EQ_INT(bad, 0);
+}
+
+static void cb_check_tf32_swapped(void)
+{
+    int bad = 0;
+    /* The loads: rows k = 8 s + q (+ 4), 8 bytes at (n, n + 1). */
+    uint32_t addr[32];
+    for (int cw = 0; cw < 2; cw++)
+        for (int w = 0; w < 4; w++)
+            for (int s = 0; s < 4; s++)
+                for (int h = 0; h < 2; h++) {
+                    for (int lane = 0; lane < 32; lane++)
+                        addr[lane] = cb_tc_tf32_b_offset(8 * s + lane % 4 + 4 * h,
+                                                         64 * cw + cb_tc_tf32_frag_n(w, lane / 4));
+                    bad += !cb_conflict_free8(addr);
+                }
+    CB_CHECK_EQ_INT(bad, 0);
+    /* Contiguous n per warp (rows g, g + 8 -> n 2g, 2g + 1) would conflict. */
+    for (int lane = 0; lane < 32; lane++)
+        addr[lane] = cb_tc_tf32_b_offset(lane % 4, 2 * (lane / 4));
+    CB_CHECK(!cb_conflict_free8(addr));
+    /* The offsets are where TMA lands each element. */
+    for (int k = 0; k < 32; k++)
+        for (int n = 0; n < 128; n++)
+            bad +=
+                cb_tc_tf32_b_offset(k, n) != cb_tma_place((uint32_t)(n / 32 * 4096), k, n % 32, 4);
+    CB_CHECK_EQ_INT(bad, 0);
+}
+
 /* ---- descriptors and the canonical layouts ---- */
 
 typedef struct cb_desc_fields {
@@ -203,10 +299,11 @@ static void cb_check_wgmma_operands(void)
 {
     const uint32_t base = 0x4000; /* a 1024-aligned stage */
     int bad = 0;
-    /* A (both precisions) and TF32 B^T: K-major, rows of one 128-byte
-     * k-slice; 4 k-steps of 16 BF16 / 8 TF32, 32 bytes each. */
-    for (int esize = 2; esize <= 4; esize += 2) {
-        const int kstep = esize == 2 ? 16 : 8;
+    /* A (every precision), TF32 B^T and FP8 B: K-major, rows of one
+     * 128-byte k-slice; 4 k-steps of 16 BF16 / 8 TF32 / 32 FP8, 32 bytes
+     * each. */
+    for (int esize = 1; esize <= 4; esize *= 2) {
+        const int kstep = 32 / esize;
         for (int row0 = 0; row0 < 256; row0 += 64) /* a consumer's 64-row slab */
             for (int kk = 0; kk < 4; kk++) {
                 const cb_desc_fields f =
@@ -259,47 +356,155 @@ static void cb_check_tile_order(void)
     CB_CHECK(tm == 0 && tn == 1);
 }
 
+/* The persistent rungs' tile width on 132 SMs (matmul_tc_layout.h). */
+static void cb_check_tile_width(void)
+{
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(8192, 8192, 132, 128), 256); /* 2048 tiles, 97 % */
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(4096, 4096, 132, 128), 256); /* 512 tiles, 97 % */
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(8191, 8193, 132, 128), 256); /* 2112: 16 full waves */
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(4093, 4093, 132, 128), 256);
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(1000, 3000, 132, 128), 192); /* 96 of 256 vs 128 of 192 */
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(1024, 1024, 132, 128), 128); /* 32 / 48 / 64 tiles */
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(4096, 1, 132, 128), 128);
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(1, 1, 132, 128), 128);
+    CB_CHECK_EQ_INT(cb_tc_pick_tile_n(8192, 8192, 0, 128), 256); /* no SM count: the default */
+}
+
 /* ---- what each rung accepts ---- */
 
 static void cb_check_supported(void)
 {
     char why[160];
     /* rung 1: any shape from sm_80 on */
-    CB_CHECK(cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
-    CB_CHECK(cb_tc_supported(CB_TC_MMA, CB_TC_TF32, 1, 1, 1, 8, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 128, 128, 128, 7, 5, why, sizeof why));
+    CB_CHECK(cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
+    CB_CHECK(cb_tc_supported(&cb_tc_rung_mma, CB_TC_TF32, 1, 1, 1, 8, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 128, 128, 128, 7, 5, why, sizeof why));
     CB_CHECK(strstr(why, "8.0") != NULL);
     /* rung 2: k and n in whole 16-byte chunks */
-    CB_CHECK(cb_tc_supported(CB_TC_LDMATRIX, CB_TC_BF16, 129, 136, 72, 9, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_LDMATRIX, CB_TC_BF16, 129, 131, 72, 9, 0, why, sizeof why));
+    CB_CHECK(
+        cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 136, 72, 9, 0, why, sizeof why));
+    CB_CHECK(
+        !cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 131, 72, 9, 0, why, sizeof why));
     CB_CHECK(strstr(why, "multiples of 8") != NULL);
-    CB_CHECK(cb_tc_supported(CB_TC_LDMATRIX, CB_TC_TF32, 100, 100, 100, 8, 6, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_LDMATRIX, CB_TC_TF32, 100, 102, 100, 8, 6, why, sizeof why));
+    CB_CHECK(
+        cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 100, 100, 8, 6, why, sizeof why));
+    CB_CHECK(
+        !cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 102, 100, 8, 6, why, sizeof why));
     CB_CHECK(strstr(why, "multiples of 4") != NULL);
     /* rungs 3-4: Hopper only, and only with the sm_90a code */
-    CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_BF16, 256, 256, 256, 8, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_BF16, 256, 256, 256, 8, 0, why, sizeof why));
     CB_CHECK(strstr(why, "9.0") != NULL);
-    CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 10, 0, why, sizeof why));
     CB_CHECK(
-        !cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 256, 256, 256, 8, 9, why, sizeof why));
+        !cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 256, 256, 256, 10, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 256, 256, 256, 8, 9, why,
+                              sizeof why));
     const bool hopper =
-        cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 256, 256, 256, 9, 0, why, sizeof why);
+        cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 256, 256, 256, 9, 0, why, sizeof why);
     CB_CHECK(hopper == cb_tc_sm90a_built());
     if (!hopper) CB_CHECK(strstr(why, "sm_90a") != NULL);
     if (cb_tc_sm90a_built()) {
         /* TF32: B is transposed first, so any n; k feeds TMA row pitches */
-        CB_CHECK(cb_tc_supported(CB_TC_WGMMA, CB_TC_TF32, 129, 131, 72, 9, 0, why, sizeof why));
-        CB_CHECK(!cb_tc_supported(CB_TC_WGMMA, CB_TC_TF32, 129, 131, 70, 9, 0, why, sizeof why));
+        CB_CHECK(
+            cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 72, 9, 0, why, sizeof why));
+        CB_CHECK(
+            !cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 70, 9, 0, why, sizeof why));
         CB_CHECK(strstr(why, "multiple of 4") != NULL);
-        CB_CHECK(!cb_tc_supported(CB_TC_WGMMA_WS, CB_TC_BF16, 128, 132, 64, 9, 0, why, sizeof why));
-        CB_CHECK(cb_tc_supported(CB_TC_WGMMA_CLUSTER, CB_TC_TF32, 1, 3, 4, 9, 0, why, sizeof why));
+        /* rungs 4, 5 and FP8: every shape (staged) */
+        CB_CHECK(
+            cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
+        CB_CHECK(cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_TF32, 1, 1, 1, 9, 0, why, sizeof why));
+        CB_CHECK(cb_tc_supported(&cb_tc_rung_wgmma_fp8, CB_TC_FP8, 8191, 8193, 4095, 9, 0, why,
+                                 sizeof why));
+        CB_CHECK(
+            !cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_BF16, 128, 132, 64, 9, 0, why, sizeof why));
+        CB_CHECK(
+            cb_tc_supported(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 1, 3, 4, 9, 0, why, sizeof why));
     }
-    CB_CHECK(!cb_tc_supported(CB_TC_MMA, CB_TC_BF16, 0, 4, 4, 9, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(CB_TC_RUNG_COUNT, CB_TC_BF16, 4, 4, 4, 9, 0, why, sizeof why));
-    /* workspace: only the TF32 Hopper rungs, B^T in floats */
-    CB_CHECK(cb_tc_workspace_bytes(CB_TC_WGMMA_WS, CB_TC_TF32, 10, 300, 200) == 300 * 200 * 4);
-    CB_CHECK(cb_tc_workspace_bytes(CB_TC_WGMMA_WS, CB_TC_BF16, 10, 300, 200) == 0);
-    CB_CHECK(cb_tc_workspace_bytes(CB_TC_LDMATRIX, CB_TC_TF32, 10, 300, 200) == 0);
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 0, 4, 4, 9, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(NULL, CB_TC_BF16, 4, 4, 4, 9, 0, why, sizeof why));
+    /* precisions: each rung computes the ones it lists */
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_FP8, 128, 128, 128, 9, 0, why, sizeof why));
+    CB_CHECK(strstr(why, "FP8") != NULL);
+    CB_CHECK(
+        !cb_tc_supported(&cb_tc_rung_wgmma_fp8, CB_TC_BF16, 128, 128, 128, 9, 0, why, sizeof why));
+    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_PRECISIONS, 8, 8, 8, 9, 0, why, sizeof why));
+    /* workspace: staged copies and the TF32 B^T of the rungs that read it */
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 10, 300, 200) ==
+             300 * 200 * 4);
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_wgmma_ws, CB_TC_TF32, 10, 300, 200) == 0);
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 10, 304, 200) == 0);
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 10, 300, 200) ==
+             200 * 304 * 2); /* B staged: rows of 300 BF16 padded to 304 */
+    CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_ldmatrix, CB_TC_TF32, 10, 300, 200) == 0);
+}
+
+/* Which operands a plan stages, and their padded pitches. */
+static void cb_check_layout(void)
+{
+    char why[160];
+    cb_tc_layout l;
+    cb_tc_args g = {.m = 8192, .n = 8192, .k = 8192};
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_ws, CB_TC_BF16, &g, &l, why, sizeof why));
+    CB_CHECK(!l.stage_a && !l.stage_b && !l.b_transposed);
+    CB_CHECK(l.lda == 8192 && l.ldb == 8192 && l.ldc == 8192 && l.lda_read == 8192);
+    /* BF16 8191 x 8193 x 4095: both rows odd, both staged to 16 bytes */
+    g = (cb_tc_args){.m = 8191, .n = 8193, .k = 4095};
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_ws, CB_TC_BF16, &g, &l, why, sizeof why));
+    CB_CHECK(l.stage_a && l.stage_b);
+    CB_CHECK_EQ_INT(l.lda_read, 4096);
+    CB_CHECK_EQ_INT(l.ldb_read, 8200);
+    CB_CHECK(l.stage_a_bytes == (size_t)8191 * 4096 * 2 &&
+             l.stage_b_bytes == (size_t)4095 * 8200 * 2);
+    /* TF32 4093^3 on rung 4 (B read as it lies): A and B staged to x4 */
+    g = (cb_tc_args){.m = 4093, .n = 4093, .k = 4093};
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_ws, CB_TC_TF32, &g, &l, why, sizeof why));
+    CB_CHECK(l.stage_a && l.stage_b && !l.b_transposed);
+    CB_CHECK(l.lda_read == 4096 && l.ldb_read == 4096);
+    /* ... on rung 5 (B^T): A staged, B^T written with rows of 4096 */
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, &g, &l, why, sizeof why));
+    CB_CHECK(l.stage_a && !l.stage_b && l.b_transposed);
+    CB_CHECK(l.ldb_read == 4096 && l.bt_bytes == (size_t)4093 * 4096 * 4);
+}
+
+/* FP8: rows of k bytes, so k = 200 stages both (B is K-major). */
+static void cb_check_layout_fp8(void)
+{
+    char why[160];
+    cb_tc_layout l;
+    cb_tc_args g = {.m = 1000, .n = 3000, .k = 200};
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_fp8, CB_TC_FP8, &g, &l, why, sizeof why));
+    CB_CHECK(l.stage_a && l.stage_b && l.lda_read == 208 && l.ldb_read == 208);
+    CB_CHECK(l.stage_b_bytes == (size_t)3000 * 208);
+    g.k = 208;
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_fp8, CB_TC_FP8, &g, &l, why, sizeof why));
+    CB_CHECK(!l.stage_a && !l.stage_b && l.ldb == 208);
+}
+
+/* Leading dimensions and bases: what each kind of rung takes. */
+static void cb_check_layout_pitches(void)
+{
+    char why[160];
+    cb_tc_layout l;
+    cb_tc_args g;
+    /* Leading dimensions: a padded, 16-byte pitch is read in place; a
+     * base off 16 bytes is staged even with a good pitch. */
+    g = (cb_tc_args){.m = 64, .n = 64, .k = 64, .lda = 72, .ldb = 80, .ldc = 65};
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_ws, CB_TC_BF16, &g, &l, why, sizeof why));
+    CB_CHECK(!l.stage_a && !l.stage_b && l.lda_read == 72 && l.ldb_read == 80 && l.ldc == 65);
+    g.a = (const void *)(uintptr_t)0x1002;
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_wgmma_ws, CB_TC_BF16, &g, &l, why, sizeof why));
+    CB_CHECK(l.stage_a && !l.stage_b && l.lda_read == 64);
+    /* The strict rungs take packed, aligned operands only. */
+    CB_CHECK(!cb_tc_layout_plan(&cb_tc_rung_ldmatrix, CB_TC_BF16, &g, &l, why, sizeof why));
+    CB_CHECK(strstr(why, "packed") != NULL);
+    g = (cb_tc_args){.m = 64, .n = 64, .k = 64, .a = (const void *)(uintptr_t)0x1002};
+    CB_CHECK(!cb_tc_layout_plan(&cb_tc_rung_wgmma, CB_TC_BF16, &g, &l, why, sizeof why));
+    CB_CHECK(strstr(why, "aligned") != NULL);
+    CB_CHECK(cb_tc_layout_plan(&cb_tc_rung_mma, CB_TC_BF16, &g, &l, why, sizeof why));
+    /* A leading dimension below a row: refused everywhere. */
+    g = (cb_tc_args){.m = 64, .n = 64, .k = 64, .ldc = 63};
+    CB_CHECK(!cb_tc_layout_plan(&cb_tc_rung_wgmma_ws, CB_TC_BF16, &g, &l, why, sizeof why));
+    CB_CHECK(strstr(why, "at least a row") != NULL);
 }
 
 int main(void)
@@ -308,9 +513,16 @@ int main(void)
     cb_check_ldmatrix_banks();
     cb_check_tf32_b_banks();
     cb_check_padded_banks();
+    cb_check_cp_async_banks();
+    cb_check_tf32_rows();
+    cb_check_tf32_swapped();
     cb_check_descriptor_fields();
     cb_check_wgmma_operands();
     cb_check_tile_order();
+    cb_check_tile_width();
     cb_check_supported();
+    cb_check_layout();
+    cb_check_layout_fp8();
+    cb_check_layout_pitches();
     return cb_test_finish("test_matmul_tc_layout");
 }

@@ -25,7 +25,7 @@ static bool plan_with(const char *glob, const char *const *axes, int n_axes,
     return cb_plan_build(&req, plan, err);
 }
 
-/* Without a GPU every override is still checked (issue #10: `--axis
+/* Without a GPU every override is still checked (`--axis
  * n=garbage` for a GPU benchmark exited 0), and a listing shows the GPU
  * points with the device-dependent values unresolved. */
 static void check_without_device(void)
@@ -54,6 +54,7 @@ static void check_without_device(void)
     CB_CHECK(plan_with("vecadd/grid_stride", axes, 3, NULL, false, &plan, &err));
     CB_CHECK_EQ_INT(plan.n, 1);
     CB_CHECK_EQ_INT(plan.points[0].point.n_axes, 0);
+    CB_CHECK(!plan.points[0].point.expanded);
     CB_CHECK_STR(plan.points[0].skip_reason, "no GPU here");
     cb_plan_free(&plan);
     /* A listing: every point, each a skip, sm values unresolved. */

@@ -105,6 +105,7 @@ static double fake_bytes(const cb_point *p)
 static const cb_axis_def fake_axes[] = {
     {.name = "scale", .kind = CB_AXIS_INT, .defaults = "1,2", .min_value = 1, .help = "x time"}};
 
+static const fake_param p_short = {FAKE_STEADY, 20}, p_long = {FAKE_STEADY, 150};
 static const fake_param p_ref = {FAKE_STEADY, 200}, p_slow = {FAKE_STEADY, 400},
                         p_skip = {FAKE_SETUP_SKIPS, 0}, p_wrong = {FAKE_VERIFY_FAILS, 50},
                         p_later = {FAKE_FAILS_LATER, 50}, p_erratic = {FAKE_ERRATIC, 100};
@@ -120,6 +121,7 @@ static const cb_bench fake_benches[] = {
     FAKE("ref", p_ref, NULL),     FAKE("slow", p_slow, "fake/ref"),
     FAKE("skip", p_skip, NULL),   FAKE("wrong", p_wrong, NULL),
     FAKE("later", p_later, NULL), FAKE("erratic", p_erratic, NULL),
+    FAKE("brief", p_short, NULL), FAKE("tall", p_long, "fake/brief"),
 };
 static const cb_family fake_family = {
     .name = "fake", .benches = fake_benches, .count = CB_ARRAY_LEN(fake_benches)};
@@ -161,7 +163,7 @@ static void test_statuses_and_order(const char *root)
     snprintf(dir, sizeof dir, "%s/one", root);
     cb_result *rows = NULL;
     cb_run_totals t;
-    int n = run_sweep("fake/*", 1, dir, &rows, &t);
+    int n = run_sweep("fake/[rswle]*", 1, dir, &rows, &t);
     CB_CHECK_EQ_INT(n, 12);
     CB_CHECK_EQ_INT(t.ok + t.noisy + t.skip + t.fail, 12);
     CB_CHECK_EQ_INT(t.skip, 2);
@@ -234,6 +236,31 @@ static void test_replicates(const char *root)
     free(rows);
 }
 
+/* Auto rounds (replicates 0, the default): points under 65 us per run get
+ * three rounds, longer ones one; rows still go out in plan order, so the
+ * long point that finished in round one is written after its three-round
+ * reference, with its pct_ref. */
+static void test_auto_rounds(const char *root)
+{
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/auto", root);
+    cb_result *rows = NULL;
+    cb_run_totals t;
+    setups = 0;
+    int n = run_sweep("fake/[bt]*", 0, dir, &rows, &t); /* brief, tall */
+    CB_CHECK_EQ_INT(n, 4);
+    CB_CHECK_EQ_INT(t.ok + t.noisy, 4);
+    CB_CHECK_EQ_INT(setups, 2 * 3 + 2 * 1);
+    const char *order[] = {"fake/brief", "fake/brief", "fake/tall", "fake/tall"};
+    for (int i = 0; i < 4 && i < t.ok + t.noisy; i++) {
+        CB_CHECK_STR(rows[i].bench->name, order[i]);
+        CB_CHECK_EQ_INT(rows[i].replicates, i < 2 ? 3 : 1);
+    }
+    const cb_result *tall = find_row(rows, n, "fake/tall", "scale=2");
+    CB_CHECK(tall && tall->pct_ref > 6 && tall->pct_ref < 20); /* 40 us over 300 us: 13% */
+    free(rows);
+}
+
 /* A sink that cannot write stops the sweep with the reason; the rows
  * written before stay. */
 static void test_write_failure_stops(const char *root)
@@ -287,6 +314,7 @@ int main(void)
     CB_CHECK(strstr(err.text, "twice") != NULL);
     test_statuses_and_order(root);
     test_replicates(root);
+    test_auto_rounds(root);
     test_write_failure_stops(root);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);

@@ -104,8 +104,33 @@ static void test_flag(void)
     CB_CHECK(!cb_telemetry_flag(&t, flag, sizeof flag));
 }
 
+/* The rule of throttle-aware sampling: a counted reason, or a clock under
+ * the share of the reference while the GPU is not idle. */
+static void test_reading_throttled(void)
+{
+    char why[64];
+    cb_telemetry_reading r = {.sm_clock_mhz = 1980, .reasons_valid = true};
+    CB_CHECK(!cb_reading_throttled(&r, 1980, 0.9, why, sizeof why));
+    r.reasons = CB_NVML_REASON_SW_POWER_CAP;
+    CB_CHECK(cb_reading_throttled(&r, 1980, 0.9, why, sizeof why));
+    CB_CHECK_STR(why, "sw_power_cap");
+    r.reasons = CB_NVML_REASON_APPLICATIONS_CLOCKS; /* a setting, not a throttle */
+    CB_CHECK(!cb_reading_throttled(&r, 1980, 0.9, why, sizeof why));
+    r.sm_clock_mhz = 1380; /* capped without a reason word: the clock says it */
+    CB_CHECK(cb_reading_throttled(&r, 1980, 0.9, why, sizeof why));
+    CB_CHECK(strstr(why, "SM clock 1380 MHz < 90% of 1980 MHz") != NULL);
+    CB_CHECK(!cb_reading_throttled(&r, 0, 0.9, why, sizeof why)); /* no reference: no rule */
+    r.sm_clock_mhz = 345;
+    r.reasons = CB_NVML_REASON_GPU_IDLE; /* idle parks the clock: not a throttle */
+    CB_CHECK(!cb_reading_throttled(&r, 1980, 0.9, why, sizeof why));
+    r.reasons_valid = false;
+    r.reasons = CB_NVML_REASON_SW_POWER_CAP; /* a failed reasons call: the clock still counts */
+    CB_CHECK(cb_reading_throttled(&r, 1980, 0.9, NULL, 0));
+}
+
 int main(void)
 {
+    test_reading_throttled();
     test_words();
     test_table_and_parse();
     test_counted();

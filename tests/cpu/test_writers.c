@@ -154,6 +154,17 @@ static void test_sink(void)
     r.telemetry.temp_max_c = NAN;
     snprintf(r.telemetry.throttle, sizeof r.telemetry.throttle, "sw_power_cap");
     r.peak_source = "attribute: 2 x memory clock x bus width / 8";
+    static const cb_key_figure key = {.name = "fake peak", .rule = CB_KEY_BEST};
+    r.kind = CB_KIND_DEVICE;
+    r.key_figure = &key;
+    r.point.expanded = true;
+    r.phases = (cb_phase_times){.setup_s = 0.25,
+                                .verify_s = 0.125,
+                                .warmup_s = 0.0625,
+                                .sampling_s = 1.5,
+                                .teardown_s = 0.001};
+    r.throttled_samples = 2;
+    r.throttle_wait_s = 0.75;
     const int replicate[] = {0, 1, 1};
     const double clocks[] = {1980, 1755, NAN};
     const char *const throttle[] = {"none", "sw_power_cap", NULL};
@@ -173,6 +184,9 @@ static void test_sink(void)
     skip.replicates = 0;
     skip.telemetry.valid = false;
     skip.peak_source = NULL;
+    skip.kind = CB_KIND_HOST;
+    skip.key_figure = NULL;
+    skip.point.expanded = false; /* skipped before setup: no phase times */
     CB_CHECK(cb_sink_write_point(&s, &skip, NULL, NULL, 0, NULL, &err));
     cb_sink_close(&s);
     char path[600];

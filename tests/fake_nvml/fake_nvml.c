@@ -71,6 +71,9 @@ FAKE_API cb_nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(cb_nvmlDevice_t dev, uns
 FAKE_API cb_nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(cb_nvmlDevice_t dev, unsigned int *g);
 FAKE_API cb_nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(cb_nvmlDevice_t dev, unsigned int *w);
 /* For the tests: calls made since the last nvmlInit_v2, by entry point. */
+FAKE_API cb_nvmlReturn_t nvmlDeviceSetGpuLockedClocks(cb_nvmlDevice_t dev, unsigned int min_mhz,
+                                                      unsigned int max_mhz);
+FAKE_API cb_nvmlReturn_t nvmlDeviceResetGpuLockedClocks(cb_nvmlDevice_t dev);
 FAKE_API long cb_fake_nvml_calls(const char *function);
 
 /* ---- the script ---- */
@@ -90,6 +93,7 @@ typedef struct sequence {
 typedef struct fake_device {
     char uuid[96], name[96];
     double sm_clock_offset;
+    unsigned locked_mhz; /* 0: not locked */
 } fake_device;
 
 static struct {
@@ -548,4 +552,36 @@ cb_nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(cb_nvmlDevice_t dev, unsigned int 
 {
     FAKE_CHECK(dev);
     return static_uint(S.pcie_max_width, w);
+}
+
+/* The clock lock leaves a line per call in $CUBENCH_FAKE_NVML_LOG, so a
+ * test can see a reset made by a process that has since exited. */
+static void log_line(const char *verb, const char *uuid, unsigned mhz)
+{
+    const char *path = getenv("CUBENCH_FAKE_NVML_LOG");
+    if (!path) return;
+    FILE *f = fopen(path, "a");
+    if (!f) return;
+    fprintf(f, "%s %s %u\n", verb, uuid, mhz);
+    fclose(f);
+}
+
+cb_nvmlReturn_t nvmlDeviceSetGpuLockedClocks(cb_nvmlDevice_t dev, unsigned int min_mhz,
+                                             unsigned int max_mhz)
+{
+    FAKE_CHECK(dev);
+    if (min_mhz > max_mhz || max_mhz > S.max_sm) return CB_NVML_ERROR_INVALID_ARGUMENT;
+    fake_device *d = device_of(dev);
+    d->locked_mhz = max_mhz;
+    log_line("lock", d->uuid, max_mhz);
+    return CB_NVML_SUCCESS;
+}
+
+cb_nvmlReturn_t nvmlDeviceResetGpuLockedClocks(cb_nvmlDevice_t dev)
+{
+    FAKE_CHECK(dev);
+    fake_device *d = device_of(dev);
+    d->locked_mhz = 0;
+    log_line("reset", d->uuid, 0);
+    return CB_NVML_SUCCESS;
 }

@@ -6,6 +6,7 @@
 /* test links: cubench_engine cubench_bench */
 #include "gpu_test_util.h"
 #include "matmul_kernels.h"
+#include "matmul_multistage_kernels.h"
 #include "matmul_ref.h"
 #include "families.h"
 
@@ -25,17 +26,24 @@ static const char *const cb_shapes[][3] = {
     {"4093", "m", "m"},    /* scalar edges, cuBLAS reference         */
 };
 
-/* The values of a rung's extra axis to sweep (NULL: none). */
+/* The values of a rung's extra axis to sweep (NULL: none): the tile
+ * sizes, or every choice an enum axis lists (`config`: auto and each tile
+ * configuration of the rung). */
 static const char *const cb_tiles[] = {"8", "16", "32", NULL};
-static const char *const cb_configs[] = {"auto",       "m128n128k8", "m128n128k16",
-                                         "m128n64k8",  "m64n128k8",  "m64n64k8",
-                                         "m128n256k8", "m256n128k8", NULL};
 static const char *const cb_no_extra[] = {"", NULL};
 
 static const char *const *cb_extra_values(const cb_bench *b)
 {
+    static char text[512];
+    static const char *values[32];
     if (b->n_axes < 4) return cb_no_extra;
-    return strcmp(b->axes[3].name, "tile") == 0 ? cb_tiles : cb_configs;
+    if (strcmp(b->axes[3].name, "tile") == 0) return cb_tiles;
+    snprintf(text, sizeof text, "%s", b->axes[3].choices);
+    int n = 0;
+    for (char *tok = strtok(text, ","); tok && n < 31; tok = strtok(NULL, ","))
+        values[n++] = tok;
+    values[n] = NULL;
+    return values;
 }
 
 static int cb_verify_all(const cb_device_info *dev, cudaStream_t s)
@@ -43,7 +51,10 @@ static int cb_verify_all(const cb_device_info *dev, cudaStream_t s)
     int checked = 0;
     for (int i = 0; i < cb_registry_count(); i++) {
         const cb_bench *b = cb_registry_get(i);
-        if (strncmp(b->name, "matmul/", 7) != 0) continue;
+        /* cuBLASLt's FP8 reference is checked with the FP8 rungs
+         * (test_matmul_tc.c): it takes k and n in 16-byte rows only. */
+        if (strncmp(b->name, "matmul/", 7) != 0 || strcmp(b->name, "matmul/cublaslt_fp8") == 0)
+            continue;
         const char *const *extra = cb_extra_values(b);
         for (int e = 0; extra[e]; e++) {
             for (int t = 0; t < CB_ARRAY_LEN(cb_shapes); t++) {
@@ -86,29 +97,40 @@ static int cb_verify_all(const cb_device_info *dev, cudaStream_t s)
  * alpha != 1: the descriptors always run beta = 0. */
 typedef struct cb_direct_rung {
     const char *name;
-    cb_matmul_launch_fn launch;
+    const cb_matmul_rung *rung;
     int variant;
 } cb_direct_rung;
+
+/* Every rung of the ladder's list (bench/detail/matmul_rungs.def). */
+#define CB_MATMUL_RUNG(rung, ...) extern const cb_matmul_rung cb_matmul_rung_##rung;
+#include "matmul_rungs.def"
+#undef CB_MATMUL_RUNG
 
 static void cb_check_beta(cudaStream_t s, int m, int n, int k)
 {
     static const cb_direct_rung rungs[] = {
-        {"naive_uncoalesced", cb_matmul_naive_uncoalesced, 0},
-        {"naive_coalesced", cb_matmul_naive_coalesced, 0},
-        {"smem_tiled/8", cb_matmul_smem_tiled, 8},
-        {"smem_tiled/16", cb_matmul_smem_tiled, 16},
-        {"smem_tiled/32", cb_matmul_smem_tiled, 32},
-        {"regblock_1d", cb_matmul_regblock_1d, 0},
-        {"regblock_2d", cb_matmul_regblock_2d, 0},
-        {"vectorized", cb_matmul_vectorized, 0},
-        {"warptiled", cb_matmul_warptiled, 0},
-        {"pipelined/m128n128k8", cb_matmul_pipelined, CB_MATMUL_M128N128K8},
-        {"pipelined/m128n128k16", cb_matmul_pipelined, CB_MATMUL_M128N128K16},
-        {"pipelined/m128n64k8", cb_matmul_pipelined, CB_MATMUL_M128N64K8},
-        {"pipelined/m64n128k8", cb_matmul_pipelined, CB_MATMUL_M64N128K8},
-        {"pipelined/m64n64k8", cb_matmul_pipelined, CB_MATMUL_M64N64K8},
-        {"pipelined/m128n256k8", cb_matmul_pipelined, CB_MATMUL_M128N256K8},
-        {"pipelined/m256n128k8", cb_matmul_pipelined, CB_MATMUL_M256N128K8},
+        {"naive_uncoalesced", &cb_matmul_rung_naive_uncoalesced, 0},
+        {"naive_coalesced", &cb_matmul_rung_naive_coalesced, 0},
+        {"smem_tiled/8", &cb_matmul_rung_smem_tiled, 8},
+        {"smem_tiled/16", &cb_matmul_rung_smem_tiled, 16},
+        {"smem_tiled/32", &cb_matmul_rung_smem_tiled, 32},
+        {"regblock_1d", &cb_matmul_rung_regblock_1d, 0},
+        {"regblock_2d", &cb_matmul_rung_regblock_2d, 0},
+        {"vectorized", &cb_matmul_rung_vectorized, 0},
+        {"warptiled", &cb_matmul_rung_warptiled, 0},
+        {"pipelined/m128n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N128K8},
+        {"pipelined/m128n128k16", &cb_matmul_rung_pipelined, CB_MATMUL_M128N128K16},
+        {"pipelined/m128n64k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N64K8},
+        {"pipelined/m64n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M64N128K8},
+        {"pipelined/m64n64k8", &cb_matmul_rung_pipelined, CB_MATMUL_M64N64K8},
+        {"pipelined/m128n256k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N256K8},
+        {"pipelined/m256n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M256N128K8},
+        {"multistage/m128n128k16s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N128K16S3},
+        {"multistage/m128n128k16s4", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N128K16S4},
+        {"multistage/m128n128k32s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N128K32S3},
+        {"multistage/m128n64k16s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N64K16S3},
+        {"multistage/m64n128k16s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M64N128K16S3},
+        {"multistage/m64n64k16s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M64N64K16S3},
     };
     const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
     float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
@@ -130,7 +152,7 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     for (int r = 0; r < CB_ARRAY_LEN(rungs); r++) {
         CB_CHECK(cudaMemcpy(dc, c0, nc * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
         const cb_matmul_args args = {m, n, k, -0.75f, 0.5f, da, db, dc};
-        CB_CHECK_EQ_INT(rungs[r].launch(&args, rungs[r].variant, s), cudaSuccess);
+        CB_CHECK_EQ_INT(rungs[r].rung->launch(&args, rungs[r].variant, s), cudaSuccess);
         CB_CHECK_EQ_INT(cudaStreamSynchronize(s), cudaSuccess);
         CB_CHECK(cudaMemcpy(c, dc, nc * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
         double err = -1.0;
@@ -142,8 +164,17 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     }
     /* A variant a rung does not have is refused, not launched. */
     const cb_matmul_args args = {m, n, k, 1.0f, 0.0f, da, db, dc};
-    CB_CHECK_EQ_INT(cb_matmul_smem_tiled(&args, 12, s), cudaErrorInvalidValue);
-    CB_CHECK_EQ_INT(cb_matmul_pipelined(&args, CB_MATMUL_CONFIG_COUNT, s), cudaErrorInvalidValue);
+    CB_CHECK_EQ_INT(cb_matmul_rung_smem_tiled.launch(&args, 12, s), cudaErrorInvalidValue);
+    CB_CHECK_EQ_INT(cb_matmul_rung_pipelined.launch(&args, CB_MATMUL_CONFIG_COUNT, s),
+                    cudaErrorInvalidValue);
+    CB_CHECK_EQ_INT(cb_matmul_rung_multistage.launch(&args, CB_MATMUL_MS_CONFIG_COUNT, s),
+                    cudaErrorInvalidValue);
+    cb_matmul_plan plan;
+    CB_CHECK_EQ_INT(cb_matmul_plan_make(&cb_matmul_rung_smem_tiled, 12, &args, &plan, NULL),
+                    cudaErrorInvalidValue);
+    char why_not[128];
+    CB_CHECK(cb_matmul_rung_smem_tiled.variant_of("12", m, n, 132, why_not, sizeof why_not) < 0);
+    CB_CHECK(cb_matmul_rung_pipelined.variant_of("auto", m, n, 132, why_not, sizeof why_not) >= 0);
     cudaFree(da);
     cudaFree(db);
     cudaFree(dc);

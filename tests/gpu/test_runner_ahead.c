@@ -20,6 +20,8 @@
 #include "sink.h"
 #include "vecadd_kernels.h"
 
+extern const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread;
+
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,8 +62,9 @@ static cb_status lag_run(void *state, cudaStream_t stream, cb_msg *why)
     lag_state *st = state;
     for (double until = cb_now_s() + st->lag_s; cb_now_s() < until;)
         ;
-    CB_CUDA(cb_launch_vecadd(CB_VECADD_FLOAT4_PER_THREAD, st->a, st->b, st->c, st->n, 0, 256, 1,
-                             false, stream));
+    const cb_vecadd_launch l = {
+        .a = st->a, .b = st->b, .c = st->c, .n = st->n, .block = 256, .ilp = 1};
+    CB_CUDA(cb_vecadd_kernel_float4_per_thread.launch(&l, stream));
     return CB_OK;
 }
 

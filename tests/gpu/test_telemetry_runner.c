@@ -17,7 +17,7 @@
 
 /* One vecadd point of ~2 ms of sampling per 100 samples (2^22 floats, cold). */
 static bool run_point(const cb_device_info *dev, cb_telemetry *tele, const char *dir,
-                      cb_result *out)
+                      bool keep_throttled, cb_result *out)
 {
     const char *globs[] = {"vecadd/grid_stride"};
     cb_axis_override ov[3];
@@ -43,6 +43,9 @@ static bool run_point(const cb_device_info *dev, cb_telemetry *tele, const char 
     cfg.quiet = true;
     cfg.stop.min_samples = 400; /* tens of milliseconds: many readings at 1 ms */
     cfg.telemetry = tele;
+    cfg.replicates = 1;
+    cfg.keep_throttled = keep_throttled;
+    cfg.throttle_wait_max_s = 0.25;
     cb_sink sink;
     cb_result *results = NULL;
     cb_run_totals totals;
@@ -99,8 +102,10 @@ int main(void)
     CB_CHECK(cb_telemetry_sampling(t));
     cb_result r;
     memset(&r, 0, sizeof r);
-    CB_CHECK(run_point(&dev, t, dir, &r));
+    /* Throttled samples kept (--keep-throttled): the row says what it saw. */
+    CB_CHECK(run_point(&dev, t, dir, true, &r));
     CB_CHECK(r.telemetry.valid);
+    CB_CHECK_EQ_INT(r.throttled_samples, 0);
     CB_CHECK_NEAR(r.telemetry.sm_clock_min_mhz, 1755, 0);
     CB_CHECK_NEAR(r.telemetry.sm_clock_max_mhz, 1980, 0);
     CB_CHECK_NEAR(r.telemetry.temp_max_c, 41, 0);
@@ -110,6 +115,19 @@ int main(void)
     CB_CHECK_EQ_INT(samples_with_telemetry(dir, &rows), rows);
     CB_CHECK(rows >= 400);
     printf("fake NVML: note \"%s\", %d samples with telemetry\n", r.note, rows);
+    cb_test_remove_run(dir);
+
+    /* Throttle-aware (the default): samples read while the fake GPU says
+     * sw_power_cap are set aside, the runner waits for it to recover, and
+     * past the point's budget (0.25 s here) it keeps them, saying so. */
+    memset(&r, 0, sizeof r);
+    CB_CHECK(run_point(&dev, t, dir, false, &r));
+    CB_CHECK(r.throttled_samples >= 1);
+    CB_CHECK(r.throttle_wait_s >= 0.25 && r.throttle_wait_s < 1.0);
+    CB_CHECK(strstr(r.note, "throttled samples set aside (sw_power_cap)") != NULL);
+    CB_CHECK(strstr(r.note, "then throttled samples kept") != NULL);
+    printf("fake NVML, throttle-aware: %d set aside, %.3f s waited, note \"%s\"\n",
+           r.throttled_samples, r.throttle_wait_s, r.note);
     cb_telemetry_close(t);
     unsetenv("CUBENCH_FAKE_NVML");
     cb_test_remove_run(dir);
@@ -120,7 +138,7 @@ int main(void)
     t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
     if (cb_telemetry_sampling(t)) {
         memset(&r, 0, sizeof r);
-        CB_CHECK(run_point(&dev, t, dir, &r));
+        CB_CHECK(run_point(&dev, t, dir, false, &r));
         CB_CHECK(r.telemetry.valid);
         CB_CHECK(r.telemetry.sm_clock_min_mhz > 0 &&
                  r.telemetry.sm_clock_max_mhz <= dev.sm_clock_khz / 1e3 + 1);

@@ -56,6 +56,8 @@ static bool make_run(cb_cmp_run *run, int r, int runs, int points, const double 
     snprintf(m->started, sizeof m->started, "2027-03-%02dT%02d:%02d:00Z", 1 + r / 1440, r / 60 % 24,
              r % 60);
     snprintf(m->hostname, sizeof m->hostname, "scale");
+    snprintf(m->started, sizeof m->started, "2027-03-%02dT%02d:%02d:00Z", 1 + r / 1440, r / 60 % 24,
+             r % 60);
     snprintf(m->device, sizeof m->device, "NVIDIA H200");
     set_condition(m, "device.uuid", "GPU-scale");
     set_condition(m, "telemetry.driver_version", r >= runs * 8 / 10 ? "580.200" : "580.159");
@@ -71,9 +73,9 @@ static bool make_run(cb_cmp_run *run, int r, int runs, int points, const double 
         if (p % 100 == 0 && r >= runs * 6 / 10) t *= 1.05;
         if (r >= runs * 8 / 10) t *= 1.03;
         if (throttled) t *= 1.1, pt->throttle = strdup("sw_power_cap");
-        pt->median_s = t;
-        pt->ci_lo_s = t * 0.998, pt->ci_hi_s = t * 1.002;
-        pt->sm_clock_mhz = throttled ? 1500 : 1980;
+        pt->facts.median_s = t;
+        pt->facts.ci_lo_s = t * 0.998, pt->facts.ci_hi_s = t * 1.002;
+        pt->facts.sm_clock_median_mhz = throttled ? 1500 : 1980;
         snprintf(pt->timer, sizeof pt->timer, "event");
         pt->batch = 1;
     }

@@ -121,9 +121,9 @@ static void fill_pool(const cb_cmp_point *p, double *pool)
 static bool point_logs(const cb_cmp_run *runs, const cb_cmp_point *p0, double *logs)
 {
     for (int r = 0; r < N_AA; r++) {
-        const cb_cmp_point *p = cb_cmp_run_find(&runs[r], p0->benchmark, p0->axes);
-        if (!p || !p->timed || !(p->median_s > 0.0)) return false;
-        logs[r] = log(p->median_s);
+        const cb_cmp_point *p = cb_cmp_run_find(&runs[r], p0->benchmark, p0->axes, NULL);
+        if (!p || !p->timed || !(p->facts.median_s > 0.0)) return false;
+        logs[r] = log(p->facts.median_s);
     }
     return true;
 }
@@ -140,7 +140,7 @@ static int load_points(const char *aa_dir, const char *samples_dir, sim_point *p
     int n = 0;
     for (int i = 0; i < runs[0].n_points && n < MAX_POINTS; i++) {
         const cb_cmp_point *p0 = &runs[0].points[i];
-        const cb_cmp_point *ps = cb_cmp_run_find(samples, p0->benchmark, p0->axes);
+        const cb_cmp_point *ps = cb_cmp_run_find(samples, p0->benchmark, p0->axes, NULL);
         if (!p0->timed || !ps || ps->n < 10) continue;
         double logs[N_AA], mean = 0.0;
         if (!point_logs(runs, p0, logs)) continue;
@@ -259,7 +259,7 @@ static void score(const gen *g, const cb_hist_check *c, tally *t)
 
 static void run_method(gen *g, method m, tally *t)
 {
-    cb_hist_series s = {"sim", "n=1", "device", "sim/H200", g->v, g->n_values};
+    cb_hist_series s = {"sim", "n=1", "", "device", "sim/H200", g->v, g->n_values};
     cb_hist_value alone[MAX_RUNS];
     cb_hist_run same[MAX_RUNS];
     cb_hist_data d = {g->runs, g->n, &s, 1};

@@ -121,8 +121,11 @@ def test_host_run_end_to_end(cubench, tmp_path):
     assert len(rows) == 10
     samples = read_csv(out / "samples.csv")
     for r in rows:
-        assert r["schema_version"] == "2" and r["family"] == "vecadd"
-        assert r["device"] == "" and r["replicates"] == "1" and r["throttle"] == ""
+        assert r["schema_version"] == "3" and r["family"] == "vecadd"
+        # auto rounds: points under 65 us per run get 3 rounds, the rest 1
+        short = float(r["median_s"]) < 65e-6
+        assert r["device"] == "" and r["replicates"] == ("3" if short else "1")
+        assert r["throttle"] == ""
         assert r["status"] in ("ok", "noisy"), r
         n = int(re.search(r"n=(\d+)", r["axes"]).group(1))
         assert float(r["bytes"]) == 12 * n
@@ -135,12 +138,19 @@ def test_host_run_end_to_end(cubench, tmp_path):
         assert len(mine) == int(r["samples"]) >= 10
         times = sorted(float(s["time_s"]) for s in mine)
         assert times[0] == pytest.approx(float(r["min_s"]), rel=1e-6)
-        if r["status"] == "ok":
+        if r["status"] == "ok" and r["replicates"] == "1":
             assert float(r["ci_rel_half"]) <= 0.005
+        if r["status"] == "ok":
+            # every round met the rule on its own (>= 10 samples); the pooled
+            # CI of several rounds also holds the spread between them
+            rounds = {s["replicate"] for s in mine}
+            assert len(rounds) == int(r["replicates"])
+            for k in rounds:
+                assert sum(s["replicate"] == k for s in mine) >= 10
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["schema_version"] == 2 and meta["complete"] is True
+    assert meta["schema_version"] == 3 and meta["complete"] is True
     assert meta["cuda"]["runtime_version"], "the runtime linked in is known without a GPU"
-    assert meta["write_failed"] is False and meta["settings"]["replicates"] == 1
+    assert meta["write_failed"] is False and meta["settings"]["replicates"] == 0  # auto
     assert meta["command_line"][1:3] == ["run", "vecadd/host"]
     assert meta["totals"]["ok"] + meta["totals"]["noisy"] == 10
     assert meta["host"]["cores"] >= 1 and meta["settings"]["min_samples"] == 10
@@ -181,7 +191,8 @@ def test_ctrl_c_keeps_every_finished_point(cubench, tmp_path):
     out = tmp_path / "run"
     proc = subprocess.Popen(
         [cubench, "run", "vecadd/host", "--axis", "n=2^10:2^12:x2,2^20", "--axis", "threads=1",
-         "--min-samples", "10000", "--max-time-per-point", "0.1", "--out", str(out)],
+         "--min-samples", "10000", "--max-time-per-point", "0.1", "--replicates", "1",
+         "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = out / "results.csv"
     deadline = time.time() + 60
@@ -201,6 +212,34 @@ def test_ctrl_c_keeps_every_finished_point(cubench, tmp_path):
     meta = json.loads((out / "meta.json").read_text())
     assert meta["interrupted"] is True and meta["complete"] is False
     assert "interrupted" in err
+
+
+def test_ctrl_c_keeps_the_finished_rounds(cubench, tmp_path):
+    """An interrupt (Ctrl-C, a job's time limit) in round 2 of a 3-round run
+    keeps every point with the round it finished; the round in flight is
+    dropped. Rounds last 0.5 s each (the budget forces it): round 1 ends
+    near 1.5 s, round 2 near 3 s, the interrupt comes at 2.25 s."""
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [cubench, "run", "vecadd/host", "--axis", "n=2^10,2^12,2^14", "--axis", "threads=1",
+         "--target-ci", "0.001", "--max-time-per-point", "1.5", "--replicates", "3",
+         "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2.25)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    rows = read_csv(out / "results.csv")
+    assert len(rows) == 3, "every point keeps its finished round"
+    samples = read_csv(out / "samples.csv")
+    for r in rows:
+        kept = int(r["replicates"])
+        assert 1 <= kept < 3 and f"interrupted: {kept} of 3 rounds kept" in r["note"]
+        mine = [s for s in samples if s["axes"] == r["axes"]]
+        assert len(mine) == int(r["samples"]) > 0
+        assert {int(s["replicate"]) for s in mine} == set(range(kept))
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["interrupted"] is True and meta["complete"] is False
 
 
 @pytest.mark.skipif(os.environ.get("CUBENCH_GPU_E2E") != "1", reason="set CUBENCH_GPU_E2E=1 on a GPU machine")

@@ -1,4 +1,4 @@
-"""Issue #10, end to end: every --axis value is checked with or without a GPU,
+"""Bad input, end to end: every --axis value is checked with or without a GPU,
 --device names a device that exists, --dry-run lists GPU points, sizes too
 large for memory are skip rows with the numbers, written identities can be
 typed back, and --quick takes enough samples for a 95% CI of the median."""
@@ -117,3 +117,26 @@ def test_quick_takes_enough_samples_for_a_95_percent_ci(cubench, tmp_path):
     assert low.returncode == 2
     assert f"needs at least {floor} samples" in low.stderr and "93.75%" in low.stderr
     assert run(cubench, "run", "vecadd/host", "--min-samples", str(floor), "--dry-run").returncode == 0
+
+
+def test_small_address_space_does_not_hang(cubench, tmp_path):
+    """Under `ulimit -v` of 1 GiB every command used to hang at exit in
+    OpenBLAS's thread pool, started at load for commands that do no host
+    BLAS; the BLAS is now opened only when a host BLAS benchmark needs it."""
+    for args in (["--version"], ["list", "--names"], ["run", "vecadd/host", "--axis", "n=2^10",
+                                                      "--quick", "--out", str(tmp_path / "v")]):
+        p = subprocess.run(["bash", "-c", 'ulimit -v 1048576; exec "$@"', "cb", cubench, *args],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, (args, p.stderr)
+
+
+@pytest.mark.parametrize("bench, axis", [("vecadd/host", "n=4sm"), ("matmul/host_blocked", "m=2sm"),
+                                         ("vecadd/host", "n=1sm:4sm:x2")])
+def test_sm_multiples_are_refused_for_host_benchmarks(cubench, bench, axis, tmp_path):
+    """A host benchmark has no SM count: `4sm` used to reach it as a
+    placeholder (bytes = -24) instead of a refusal."""
+    p = subprocess.run([cubench, "run", bench, "--axis", axis, "--out", str(tmp_path / "r")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert "needs a GPU's SM count" in p.stderr
+    assert not (tmp_path / "r").exists()

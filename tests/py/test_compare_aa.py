@@ -2,10 +2,10 @@
 with its default between-run spread keep its promises on real noise?
 
 Pairs: aa-r2 pair 1 (A1/B1, --replicates 5, samples.csv.xz decompressed into
-tmp_path) and the round-1 pairs aa1, aa2, aa3 (schema 1, one unit per run).
+tmp_path) and the schema-1 pairs aa1, aa2, aa3 (schema 1, one unit per run).
 Per pair: exit 0 with nothing slower or faster, the 99% CI of the ratio
 holding 1 at about 99% of points; and planted copies of B (every time x 1.05
-and x 1.10, as scripts/gpu_aa.sh makes them) flagged at >= 95% / every point
+and x 1.10, as scripts/record/gpu_aa.sh makes them) flagged at >= 95% / every point
 whose reported MDE is <= 5% / 10%. With --between-run 0 (rounds alone, what
 compare did before) the r2 pair's CIs held 1 at about half the points: the
 check below can fail. docs/methodology.md records the figures. About 3 s."""
@@ -13,10 +13,12 @@ import csv
 import lzma
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
-DATA = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
 PAIRS = {"r2-1": ("h200-aa-r2/A1", "h200-aa-r2/B1"),
          "aa1": ("h200-aa1-A", "h200-aa1-B"),
          "aa2": ("h200-aa2-A", "h200-aa2-B"),
@@ -93,3 +95,43 @@ def test_rounds_alone_under_cover(cubench, runs):
     rc, rows = compare(cubench, runs["r2-1"] / "A", runs["r2-1"] / "B1.0", "--between-run", "0")
     c, n = coverage(rows)
     assert rc == 0 and n == 200 and c / n < 0.7
+
+
+def test_defaults_match_the_data():
+    """compare_defaults.c holds what scripts/record/compare_defaults.py
+    derives from tests/data: a default cannot drift from its evidence."""
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "record" / "compare_defaults.py"),
+                        "--check", str(ROOT / "harness" / "compare" / "compare_defaults.c")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+
+
+def test_kinds_on_recorded_runs(cubench):
+    """The default suite against the PTX-JIT suite of the same build half an
+    hour later (other GPU code, the same copies, CPU code and NCCL): host
+    copies and multi-GPU points have no default and stay untested from one
+    run per side, with the reason; CPU points are judged by their own wide
+    default and none is called slower or faster."""
+    p = subprocess.run([cubench, "compare", str(DATA / "h200-defaults-r2"),
+                        str(DATA / "h200-ptx75-suite"), "--csv", "-"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode in (0, 1), p.stderr
+    rows = list(csv.DictReader(p.stdout.splitlines()))
+    kinds = {}
+    for r in rows:
+        kinds.setdefault(r["kind"], []).append(r)
+    for kind in ("host_copy", "multi_gpu"):
+        timed = [r for r in kinds[kind] if r["widening"]]
+        assert timed and all(r["widening"] == "unknown" and r["verdict"] in ("inconclusive", "throttled")
+                             for r in timed), kind
+        assert all("no default between-run spread" in r["note"] for r in timed
+                   if r["verdict"] == "inconclusive")
+    host = [r for r in kinds["host"] if r["ci_lo"]]
+    assert host and not [r for r in host if r["verdict"] in ("slower", "faster")]
+    # Python frameworks: torch.add in two processes of one build
+    p = subprocess.run([cubench, "compare", str(DATA / "h200-python-torch"),
+                        str(DATA / "h200-python-mixed-vecadd"), "--csv", "-"],
+                       capture_output=True, text=True, timeout=120)
+    rows = [r for r in csv.DictReader(p.stdout.splitlines()) if r["kind"] == "python"]
+    both = [r for r in rows if r["widening"]]
+    assert both and all(r["widening"] == "unknown" for r in both)

@@ -149,9 +149,9 @@ def test_usage(cubench, tmp_path):
     db = tmp_path / "u.db"
     assert hist(cubench, "--help").returncode == 0
     for args, words in ((("frobnicate",), "unknown subcommand"),
-                        (("add", "--db", db), "run directories"),
-                        (("check", "--db", db, "--axis", "n=1"), "does not apply"),
-                        (("show", "--db", db, "a", "b"), "one BENCHMARK"),
+                        (("add", "--db", db), "RUN_DIR"),
+                        (("check", "--db", db, "--axis", "n=1"), "unknown option '--axis'"),
+                        (("show", "--db", db, "a", "b"), "unexpected argument 'b'"),
                         (("check", "--db", db, "--delta", "x"), "not a number"),
                         (("check", "--db", db, "--method", "magic"), "cubench or hunter"),
                         (("--db", db, "check"), "subcommand first")):
@@ -159,3 +159,21 @@ def test_usage(cubench, tmp_path):
         assert proc.returncode == 2, args
         assert words in proc.stderr, (args, proc.stderr)
     assert not db.exists()
+
+
+def test_compare_takes_the_history_spread(cubench, stepped, tmp_path):
+    """`cubench compare --history DB` widens each point by the spread its own
+    past runs showed on the machine (the runs here are the history's first
+    ten, so every point has one)."""
+    db, runs = stepped
+    proc = subprocess.run([cubench, "compare", "--history", str(db), str(runs[0]),
+                           str(runs[1])], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert f"between-run spread of the history `{db}`" in proc.stdout
+    proc = subprocess.run([cubench, "compare", "--history", str(db), "--history-machine",
+                           "elsewhere", str(runs[0]), str(runs[1])], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and "holds no run of machine 'elsewhere'" in proc.stderr
+    proc = subprocess.run([cubench, "compare", "--history", str(tmp_path / "none.db"),
+                           str(runs[0]), str(runs[1])], capture_output=True, text=True)
+    assert proc.returncode == 2 and "history add` creates one" in proc.stderr

@@ -286,6 +286,8 @@ def test_env_reports_python_frameworks(lib):
     for name in ("torch", "cupy", "jax", "numba", "triton", "pycuda", "tensorflow", "rapids",
                  "opencv"):
         assert f"\n  {name}" in p.stdout
+    if p.returncode == 3:  # no device: the hint names the command as the user typed it
+        assert "run the CPU baseline: python -m cubench run 'vecadd/host'" in p.stdout
 
 
 def test_the_documented_example_runs(lib, tmp_path):
@@ -301,7 +303,7 @@ def test_the_documented_example_runs(lib, tmp_path):
 
 
 def test_two_runs_in_one_process(lib, tmp_path):
-    """cubench.main twice in one interpreter (scripts/py_event_loop.py does):
+    """cubench.main twice in one interpreter (scripts/record/py_event_loop.py does):
     the families are registered once and both runs write their directory."""
     mod = write_module(tmp_path, "host_bench", HOST_BENCH)
     code = textwrap.dedent(f"""

@@ -48,25 +48,38 @@ def compare(cubench, base, new, *extra):
 
 @pytest.fixture(scope="module")
 def calibration(cubench, tmp_path_factory):
-    """The between-run spread of the last call's A/A pair (aa3), recorded
-    once as a user would per machine."""
+    """The between-run spread of the last two calls' A/A pairs (aa2, aa3:
+    four processes), recorded once as a user would per machine."""
     path = tmp_path_factory.mktemp("calibration") / "h200.csv"
-    p = subprocess.run([cubench, "compare", "--calibrate", str(DATA / "h200-aa3-A"),
-                        str(DATA / "h200-aa3-B"), "-o", str(path)],
+    runs = [str(DATA / f"h200-{pair}-{side}") for pair in ("aa2", "aa3") for side in "AB"]
+    p = subprocess.run([cubench, "compare", "--calibrate", *runs, "-o", str(path)],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     return path
 
 
+def test_calibrate_refuses_one_pair(cubench, tmp_path):
+    """One A/A pair cannot measure what processes share: --calibrate needs 3
+    runs (it wrote sigma = 0 from a pair before, or from a run given twice)."""
+    for runs in (["h200-aa3-A", "h200-aa3-B"], ["h200-aa3-A", "h200-aa3-A", "h200-aa3-A"]):
+        p = subprocess.run([cubench, "compare", "--calibrate", *[str(DATA / r) for r in runs],
+                            "-o", str(tmp_path / "cal.csv")], capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 2 and "at least 3 runs" in p.stderr
+        assert not (tmp_path / "cal.csv").exists()
+
+
 def test_known_slowdown_with_the_default_widening(cubench):
     """One schema-1 run per side and no calibration: compare assumes the
-    built-in between-run spread (0.25% per run above 65 us, measured on H200
-    A/A pairs) and flags the +5-6% slowdown at every point, saying the spread
-    was assumed; --between-run 0.01 (the old flat default) cannot claim it."""
+    default between-run spread of device kernels above 65 us (0.18% per run,
+    measured on the recorded H200 runs, compare_defaults.c) and flags the
+    +5-6% slowdown at every point, saying the spread was assumed;
+    --between-run 0.01 (the old flat default) cannot claim it."""
     rc, rows = compare(cubench, "h200-ab-A", "h200-ab-B")
     assert rc == 1
     assert len(rows) == 8 and all(r["verdict"] == "slower" for r in rows)
-    assert all(r["widening"] == "default" and float(r["between_run_sd"]) == 0.0025 for r in rows)
+    assert all(r["widening"] == "default" and float(r["between_run_sd"]) == 0.0018 for r in rows)
+    assert all(r["kind"] == "device" for r in rows)
     rc, rows = compare(cubench, "h200-ab-A", "h200-ab-B", "--between-run", "0.01")
     assert rc == 0 and all(r["verdict"] == "inconclusive" for r in rows)
     assert all(float(r["mde"]) > 0.05 for r in rows)
@@ -83,7 +96,7 @@ def test_known_slowdown_is_flagged_with_a_calibration(cubench, calibration):
 def test_aa_pairs(cubench, pair, calibration):
     """Two runs of the same build over 140 points: nothing slower or faster,
     exit 0, with the default widening and with the calibration (recorded on
-    aa3; aa1 and aa2 are other calls on other days). Before compare widened
+    aa2 and aa3; aa1 is another call). Before compare widened
     by the between-run spread, aa1 flagged n = 2^24 at +3.3%: the bimodal
     point whose mode is not tied to the process."""
     for extra in ([], ["--calibration", str(calibration)]):
@@ -93,12 +106,12 @@ def test_aa_pairs(cubench, pair, calibration):
 
 
 def test_targets_script_fails_on_a_missed_target(tmp_path):
-    """scripts/targets.py passes on the recorded runs and exits 1 when one
+    """scripts/record/targets.py passes on the recorded runs and exits 1 when one
     figure falls below its target (here: every vecadd median doubled)."""
     import shutil
     import subprocess
     import sys
-    script = ROOT / "scripts" / "targets.py"
+    script = ROOT / "scripts" / "record" / "targets.py"
     ok = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     data = tmp_path / "data"

@@ -39,13 +39,6 @@ bool cb_hist_store_points(cb_hdb *db, const cb_cmp_run *run, long long *ids, cb_
 bool cb_hist_store_results(cb_hdb *db, const char *run_id, const cb_cmp_run *run,
                            const long long *ids, bool with_samples, long kill_after, cb_msg *err);
 
-/* The kind of a point: the column's text when it names a kind, else
- * inferred from the family, the benchmark and the timer (docs/history.md):
- * multi_gpu (p2p, nccl), python (the Python framework families), host_copy
- * (transfers other than device-to-device), host (host timer, or a
- * benchmark named host*), else device. Returns a static string. */
-const char *cb_hist_kind(const char *benchmark, const char *timer, const char *column);
-
 /* ---- text that grows (conditions as JSON, replicate medians, samples) ---- */
 
 typedef struct cb_hist_text {

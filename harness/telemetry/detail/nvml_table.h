@@ -116,6 +116,10 @@ typedef struct cb_nvml_table {
     cb_nvmlReturn_t (*DeviceGetCurrPcieLinkWidth)(cb_nvmlDevice_t, unsigned int *);
     cb_nvmlReturn_t (*DeviceGetMaxPcieLinkGeneration)(cb_nvmlDevice_t, unsigned int *);
     cb_nvmlReturn_t (*DeviceGetMaxPcieLinkWidth)(cb_nvmlDevice_t, unsigned int *);
+    /* The opt-in clock lock (--lock-clocks): these change the GPU's state
+     * until reset, so cubench calls them only when asked, and always resets. */
+    cb_nvmlReturn_t (*DeviceSetGpuLockedClocks)(cb_nvmlDevice_t, unsigned int, unsigned int);
+    cb_nvmlReturn_t (*DeviceResetGpuLockedClocks)(cb_nvmlDevice_t);
     const char *reasons_symbol; /* which name DeviceGetClocksEventReasons came from */
 } cb_nvml_table;
 

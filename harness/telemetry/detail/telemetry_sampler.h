@@ -75,6 +75,10 @@ void cb_sampler_begin(cb_sampler *s);
  * when *out cannot grow. */
 cb_status cb_sampler_end(cb_sampler *s, cb_telemetry_readings *out, cb_msg *why);
 
+/* The newest reading of the span in progress; false when there is none
+ * (no span, or its first reading is not in yet). */
+bool cb_sampler_latest(cb_sampler *s, cb_telemetry_reading *out);
+
 /* A copy of the error bookkeeping so far. */
 void cb_sampler_errors_get(cb_sampler *s, cb_sampler_errors *out);
 

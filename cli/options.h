@@ -1,0 +1,96 @@
+/* options.h - the one option layer of every cubench command.
+ *
+ * A command is a table: its options (name, kind, range, help, where the
+ * value goes), the environment variables it reads and its positional
+ * arguments. cb_options_parse reads argv by that table and cb_options_help
+ * prints `--help` from the same table, so the parser and the help cannot
+ * drift apart. Rules every command shares:
+ *   --name VALUE and --name=VALUE; a flag takes no value; an option with a
+ *   one-letter alias also takes -x VALUE (no bundling of letters);
+ *   names match exactly (no abbreviations: --rep is refused, not --replicates);
+ *   an option given twice is refused unless it repeats by nature (--axis);
+ *   `--` ends the options; -h and --help print the help to stdout, exit 0;
+ *   numbers through parse_number.h (the whole text, within the stated range);
+ *   every refusal is one line "cubench CMD: ..." on stderr and exit code 2.
+ */
+#ifndef CB_OPTIONS_H
+#define CB_OPTIONS_H
+
+#include "cb_common.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum cb_opt_kind {
+    CB_OPT_FLAG,    /* no value; stores true in a bool                        */
+    CB_OPT_INT,     /* whole number in [lo, hi]; stores long long              */
+    CB_OPT_DOUBLE,  /* number in [lo, hi]; stores value * scale in a double    */
+    CB_OPT_STRING,  /* any text; stores the argv pointer in a const char *     */
+    CB_OPT_CHOICE,  /* one word of `choices`; stores its index in an int       */
+    CB_OPT_HANDLER, /* `handle` takes the value (custom syntax, repeats)        */
+} cb_opt_kind;
+
+typedef struct cb_option {
+    const char *name;    /* without the dashes: "max-time-per-point"          */
+    cb_opt_kind kind;    /*                                                    */
+    const char *metavar; /* "S", "N", "DIR"; NULL for flags                    */
+    const char *help;    /* the text of --help; lines separated by '\n'        */
+    size_t offset;       /* where the value goes in the command's args struct  */
+    char short_name;     /* one-letter alias ('o' for -o), 0 for none          */
+    double lo, hi;       /* INT and DOUBLE: the accepted range (user units)    */
+    bool open_lo;        /* DOUBLE: the value must lie above lo, not at it     */
+    double scale;        /* DOUBLE: stored = typed x scale (0 means 1)         */
+    const char *choices; /* CHOICE: "cold,hot"                                 */
+    bool repeats;        /* may be given more than once (HANDLER)              */
+    bool show_default;   /* help ends with the default read from `defaults`    */
+    /* HANDLER: take `value` into `args`; false with a message to refuse. */
+    bool (*handle)(void *args, const char *value, cb_msg *why);
+} cb_option;
+
+/* An environment variable the command reads, named in its --help. */
+typedef struct cb_env_var {
+    const char *name;
+    const char *help;
+} cb_env_var;
+
+typedef struct cb_command {
+    const char *name;     /* "run"                                            */
+    const char *synopsis; /* after "usage: cubench run ": "[GLOB...] [options]" */
+    const char *about;    /* what it does, a paragraph                        */
+    const cb_option *options;
+    int n_options;
+    const cb_env_var *env; /* may be NULL */
+    int n_env;
+    const char *epilogue;   /* exit codes etc., printed last                   */
+    int min_args, max_args; /* positional arguments; max -1: no limit         */
+} cb_command;
+
+#define CB_MAX_OPTIONS 48
+
+/* What a parse found besides the values it stored. */
+typedef struct cb_parsed {
+    char **args; /* positional arguments, in order (pointers into argv) */
+    int n_args;
+    int n_before_separator;    /* positional arguments before a bare `--`; -1: none */
+    bool seen[CB_MAX_OPTIONS]; /* option i of the table was given */
+} cb_parsed;
+
+/* Parse argv (argv[0] is the command's name) into `args`, which holds the
+ * defaults already. Returns -1 to go on; otherwise the exit code to return
+ * at once: 0 after printing --help (stdout, with `defaults` for the
+ * defaults shown), 2 after a one-line refusal on stderr. argv is not
+ * changed. */
+int cb_options_parse(const cb_command *cmd, int argc, char **argv, void *args, const void *defaults,
+                     cb_parsed *out);
+
+/* --help of the command, generated from its table. */
+void cb_options_help(const cb_command *cmd, const void *defaults, FILE *f);
+
+/* Was the option named `name` given? */
+bool cb_options_seen(const cb_command *cmd, const cb_parsed *p, const char *name);
+
+/* "cubench CMD: TEXT" on stderr and CB_EXIT_USAGE: the shared refusal. */
+int cb_options_refuse(const cb_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

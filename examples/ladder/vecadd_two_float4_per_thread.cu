@@ -1,0 +1,43 @@
+/* vecadd_two_float4_per_thread.cu - a vecadd variant added the way
+ * docs/adding-a-benchmark.md shows: two float4 per thread (8 elements), no
+ * loop, half the blocks of float4_per_thread. Its table line is
+ * vecadd_variant.line beside this file; the tests build and run both. */
+#include "vecadd_cuda.h"
+
+static __global__ void vecadd_two_float4(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                                         float4 *__restrict__ c, size_t n4,
+                                         const float *__restrict__ at,
+                                         const float *__restrict__ bt, float *__restrict__ ct,
+                                         size_t tail)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t half = (n4 + 1) / 2; /* thread i takes float4 i and i + half */
+    if (i < half) c[i] = cb_add4(a[i], b[i]);
+    if (i + half < n4) c[i + half] = cb_add4(a[i + half], b[i + half]);
+    if (i < tail) ct[i] = at[i] + bt[i];
+}
+
+static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
+{
+    const size_t n4 = l->n / 4, tail = l->n % 4, off = n4 * 4;
+    const size_t half = (n4 + 1) / 2;
+    unsigned blocks = cb_vecadd_blocks(half > tail ? half : tail, l->block);
+    if (!blocks) return cudaErrorInvalidConfiguration;
+    vecadd_two_float4<<<blocks, l->block, 0, s>>>((const float4 *)l->a, (const float4 *)l->b,
+                                                  (float4 *)l->c, n4, l->a + off, l->b + off,
+                                                  l->c + off, tail);
+    return cudaGetLastError();
+}
+
+static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_two_float4, l->block, 0);
+}
+
+extern "C" const cb_vecadd_kernel cb_vecadd_kernel_two_float4_per_thread = {
+    .name = "two_float4_per_thread",
+    .launch = launch,
+    .blocks_per_sm = blocks_per_sm,
+    .elems_per_thread = 8,
+    .grid_stride = false,
+};

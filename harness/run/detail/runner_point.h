@@ -1,0 +1,133 @@
+/* runner_point.h - what the runner's files share about one point in
+ * flight: the timer's resources, how the point is timed, its samples pooled
+ * over its rounds, and the phases that take and finish them.
+ *   runner.c          the sweep: points x rounds, rows written in plan order
+ *   runner_timing.c   events, streams, the L2 flush; one sample, enqueued,
+ *                     read, or waited for
+ *   runner_sample.c   the samples of one round under the stopping rule, one
+ *                     ahead, with throttled samples set aside
+ *   runner_point.c    a finished point: statistics, status, drift, telemetry,
+ *                     derived figures */
+#ifndef CB_RUNNER_POINT_H
+#define CB_RUNNER_POINT_H
+
+#include "runner.h"
+#include "telemetry.h"
+
+#include <cuda_runtime_api.h>
+
+/* Auto rounds (cfg->replicates == 0): points whose first round measured a
+ * median below CB_AUTO_ROUNDS_BELOW_S per run get CB_AUTO_ROUNDS rounds, so
+ * a single run carries its own between-round spread where one run per side
+ * is weakest; longer points are already precise from one round. */
+#define CB_AUTO_ROUNDS         3
+#define CB_AUTO_ROUNDS_BELOW_S 65e-6
+
+/* Everything the timer needs for CUDA points, made once per sweep. */
+typedef struct cb_timing {
+    bool ready;
+    cudaStream_t stream;
+    /* Two pairs: a sample in flight while the one before it is read. */
+    cudaEvent_t start[2], stop[2];
+    void *flush_buf;
+    size_t flush_bytes;
+    float *flush_sink;
+    uint64_t next_sample_id;
+} cb_timing;
+
+cb_status cb_timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *why);
+void cb_timing_free(cb_timing *t);
+
+/* How one point is timed: decided once from the benchmark and the config. */
+typedef struct point_timing {
+    bool cuda;       /* needs the device, stream and events          */
+    bool host_timer; /* monotonic clock around run (+ stream sync)   */
+    bool hot;        /* batched back to back, no flush               */
+} point_timing;
+
+point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg);
+
+/* The enqueue half of an event-timed sample on event pair `slot`: [flush],
+ * start event, `batch` runs (one CUPTI correlation id), stop event. */
+cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush, int batch,
+                            uint64_t sample_id, int slot, cb_msg *why);
+/* Wait for the sample on pair `slot`; *elapsed is its whole batch (s). */
+cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why);
+/* One sample, waited for, by the point's timer; *host_t0 (may be NULL) the
+ * host clock when it started. */
+cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt, bool flush,
+                         int batch, uint64_t sample_id, double *elapsed, double *host_t0,
+                         cb_msg *why);
+
+/* The samples of one point, pooled over its rounds. */
+typedef struct point_samples {
+    double *time_s;  /* per run (sample / batch), by the point's timer */
+    double *cupti_s; /* per run by CUPTI; NAN where no record          */
+    double *host_t0; /* host monotonic clock at the sample's start     */
+    int *replicate;  /* the round the sample came from                 */
+    uint64_t *id;    /* its CUPTI correlation id (0: none)             */
+    int n, cap;
+} point_samples;
+
+void cb_point_samples_free(point_samples *ps);
+/* Room for `more` samples after the n already held. */
+cb_status cb_point_samples_reserve(point_samples *ps, int more, cb_msg *why);
+
+/* One point across its rounds. */
+typedef struct point_run {
+    cb_result *r;
+    point_samples samples;
+    int batch;       /* fixed by the first round: every round's samples alike */
+    int rounds;      /* rounds this point runs (auto: decided after round 0)   */
+    int rounds_done; /* rounds finished, and the samples they hold: what an */
+    int n_done;      /* interrupted run keeps of the point                  */
+    bool closed;     /* skip or fail in some round: no more rounds            */
+    bool done;       /* its last round ran: no more rounds                    */
+    bool written;    /* its row is on disk (rows go out in plan order)        */
+    int noisy_rounds;
+    char noisy_reason[CB_MSG_LEN];
+    cb_point_info info; /* from the last setup */
+    /* telemetry */
+    bool tele;                      /* this point is sampled by NVML            */
+    cb_telemetry_readings readings; /* every round's, oldest first   */
+    double *sample_sm_clock_mhz;    /* per sample, for samples.csv   */
+    const char **sample_throttle;
+    /* throttle-aware sampling */
+    bool keep_throttled;   /* set aside no more (the wait budget is spent) */
+    char throttle_why[64]; /* the last reason a sample was set aside */
+} point_run;
+
+typedef enum sampling_end {
+    SAMPLING_CONVERGED,
+    SAMPLING_BUDGET,
+    SAMPLING_INTERRUPTED,
+    SAMPLING_FAILED,
+} sampling_end;
+
+/* The stopping rule of round `round` of this point. */
+cb_stop_rule cb_round_rule(const cb_run_config *cfg, const point_run *pr, int round);
+
+/* The samples of one round under the stopping rule (runner_sample.c);
+ * *first_id and *n_round say which CUPTI ids and how many samples. */
+sampling_end cb_phase_sample(const cb_run_config *cfg, const cb_bench *b, void *state, cb_timing *t,
+                             point_timing pt, int round, point_run *pr, uint64_t *first_id,
+                             int *n_round, cb_msg *why);
+
+/* Before a round samples: while the GPU is throttled, wait (bounded by the
+ * point's throttle budget) for it to recover; the wait goes to the row. */
+void cb_settle_throttle(const cb_run_config *cfg, point_run *pr);
+
+/* The point's hardware-counter pass (--metrics), in its last round only,
+ * after the samples (runner_counters.c). */
+void cb_phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state, cb_timing *t,
+                       point_timing pt, int round, point_run *pr);
+
+/* Pool the rounds into the row: statistics, status, drift (runner_point.c). */
+void cb_point_finish(const cb_run_config *cfg, point_run *pr);
+/* The row's telemetry, each sample's SM clock and reasons, the flag. */
+void cb_point_telemetry_finish(point_run *pr);
+void cb_point_telemetry_free(point_run *pr);
+/* Figures from the median and the work model; pct_ref from an earlier row. */
+void cb_derive_figures(cb_result *r, const cb_run_config *cfg, const cb_result *done, int n_done);
+
+#endif

@@ -1,0 +1,232 @@
+/* runner_point.c - a point after its last round: the rounds pooled into
+ * the row's statistics and status, a drift while sampling flagged, what the
+ * GPU did meanwhile, and the figures that follow from the median. */
+#include "runner_point.h"
+
+#include "telemetry_reasons.h"
+#include "telemetry_summary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Append "; text" (or "text") to the row's note. */
+static void note_append(cb_result *r, const char *text)
+{
+    size_t used = strlen(r->note);
+    snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
+}
+
+/* ---- drift: a trend while sampling, flagged in the row's note ----
+ * Each round's samples in the order taken: the median of the last third
+ * against the first third (cb_stats_drift). A round is flagged when the
+ * change is significant and at least the CI target (smaller drifts are
+ * below the precision the run asked for); the note names the largest. */
+static void note_drift(const cb_run_config *cfg, cb_result *r, const point_samples *ps)
+{
+    double worst = 0.0;
+    int worst_round = -1;
+    for (int start = 0; start < ps->n;) {
+        int end = start;
+        while (end < ps->n && ps->replicate[end] == ps->replicate[start])
+            end++;
+        double change = 0;
+        if (cb_stats_drift(ps->time_s + start, end - start, &change) &&
+            fabs(change) >= cfg->stop.target_rel && fabs(change) > fabs(worst)) {
+            worst = change;
+            worst_round = ps->replicate[start];
+        }
+        start = end;
+    }
+    if (worst_round < 0) return;
+    char text[80];
+    if (r->replicates > 1)
+        snprintf(text, sizeof text, "drift: %+.1f%% first to last third (round %d)", 100 * worst,
+                 worst_round);
+    else
+        snprintf(text, sizeof text, "drift: %+.1f%% first to last third", 100 * worst);
+    note_append(r, text);
+}
+
+/* The median of the samples CUPTI timed; NAN when none. */
+static double cupti_median(const point_samples *ps)
+{
+    int with = 0;
+    for (int i = 0; i < ps->n; i++)
+        with += isfinite(ps->cupti_s[i]);
+    double *tmp = with ? malloc(sizeof(double) * (size_t)with) : NULL;
+    if (!tmp) return NAN;
+    int m = 0;
+    for (int i = 0; i < ps->n; i++)
+        if (isfinite(ps->cupti_s[i])) tmp[m++] = ps->cupti_s[i];
+    cb_summary s;
+    cb_stats_summarise(tmp, m, &s);
+    free(tmp);
+    return s.median;
+}
+
+/* The note of a point that met throttling: how many samples were set
+ * aside and how long the runner waited, or that it kept them. */
+static void note_throttle(const cb_run_config *cfg, const point_run *pr)
+{
+    cb_result *r = pr->r;
+    char text[256];
+    if (r->throttled_samples > 0 && pr->keep_throttled)
+        snprintf(text, sizeof text,
+                 "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
+                 "kept: the GPU did not recover within the %.1f s throttle budget",
+                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s,
+                 cfg->throttle_wait_max_s);
+    else if (r->throttled_samples > 0)
+        snprintf(text, sizeof text, "%d throttled samples set aside (%s), %.2f s waited",
+                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s);
+    else if (r->throttle_wait_s > 0.005)
+        snprintf(text, sizeof text, "%.2f s waited for the GPU to leave a throttle first",
+                 r->throttle_wait_s);
+    else
+        return;
+    note_append(r, text);
+}
+
+void cb_point_finish(const cb_run_config *cfg, point_run *pr)
+{
+    cb_result *r = pr->r;
+    point_samples *ps = &pr->samples;
+    if (pr->closed) {
+        memset(&r->summary, 0, sizeof r->summary);
+        ps->n = 0;
+        return;
+    }
+    cb_stats_summarise(ps->time_s, ps->n, &r->summary);
+    r->replicates = pr->rounds;
+    r->cupti_median_s = cupti_median(ps);
+    r->status = CB_OK;
+    if (pr->noisy_rounds > 0) {
+        r->status = CB_NOISY;
+        if (r->replicates > 1)
+            snprintf(r->reason, sizeof r->reason, "%d of %d rounds ran out of budget; last: %.180s",
+                     pr->noisy_rounds, r->replicates, pr->noisy_reason);
+        else
+            snprintf(r->reason, sizeof r->reason, "%s", pr->noisy_reason);
+    }
+    note_drift(cfg, r, ps);
+    note_throttle(cfg, pr);
+}
+
+/* ---- telemetry (telemetry.h): what the GPU did while a point was sampled ----
+ * The sampler reads only during sampling, so its readings describe the
+ * timed runs (plus the L2 flushes between cold samples), not setup. */
+
+void cb_point_telemetry_finish(point_run *pr)
+{
+    cb_result *r = pr->r;
+    if (pr->closed || pr->readings.n == 0) return;
+    cb_telemetry_summarise(pr->readings.v, pr->readings.n, &r->telemetry);
+    int n = pr->samples.n;
+    if (n > 0) {
+        pr->sample_sm_clock_mhz = malloc(sizeof(double) * (size_t)n);
+        pr->sample_throttle = malloc(sizeof(const char *) * (size_t)n);
+    }
+    if (pr->sample_sm_clock_mhz && pr->sample_throttle) {
+        cb_telemetry_per_sample(pr->readings.v, pr->readings.n, pr->samples.host_t0,
+                                pr->samples.time_s, pr->batch, n, pr->sample_sm_clock_mhz,
+                                pr->sample_throttle);
+    } else {
+        free(pr->sample_sm_clock_mhz);
+        free(pr->sample_throttle);
+        pr->sample_sm_clock_mhz = NULL;
+        pr->sample_throttle = NULL;
+    }
+    char flag[sizeof r->note];
+    if (cb_telemetry_flag(&r->telemetry, flag, sizeof flag)) note_append(r, flag);
+}
+
+void cb_point_telemetry_free(point_run *pr)
+{
+    cb_telemetry_readings_free(&pr->readings);
+    free(pr->sample_sm_clock_mhz);
+    free(pr->sample_throttle);
+    pr->sample_sm_clock_mhz = NULL;
+    pr->sample_throttle = NULL;
+}
+
+/* ---- derived figures ---- */
+
+/* Does `p` hold the reference point `ref`'s value on every axis the
+ * reference declares? Extra axes of `p` (a tile size, a config) are free:
+ * the reference is the same problem solved another way. */
+static bool same_ref_point(const cb_point *ref, const cb_point *p)
+{
+    for (int a = 0; a < ref->n_axes; a++) {
+        bool found = false;
+        for (int b = 0; b < p->n_axes && !found; b++)
+            found = strcmp(ref->defs[a].name, p->defs[b].name) == 0 &&
+                    strcmp(ref->values[a].text, p->values[b].text) == 0;
+        if (!found) return false;
+    }
+    return ref->expanded && p->expanded;
+}
+
+/* The theoretical peak a benchmark is measured against: its value, the
+ * figure of the row it compares with, unit and source. */
+typedef struct peak_of {
+    double value, figure;
+    const char *unit, *source;
+} peak_of;
+
+static peak_of peak_for(const cb_result *r, const cb_device_info *dev)
+{
+    switch (r->bench->peak) {
+    case CB_PEAK_DRAM:
+        return (peak_of){cb_device_peak_dram_gbps(dev), r->gbps, "GB/s",
+                         "attribute: 2 x memory clock x bus width / 8 (as the runtime reports "
+                         "them)"};
+    case CB_PEAK_PCIE:
+        return (peak_of){cb_device_peak_pcie_gbps(dev), r->gbps, "GB/s",
+                         "attribute: sysfs link GT/s x width x line-code efficiency, per "
+                         "direction"};
+    case CB_PEAK_FP32:
+        return (peak_of){cb_device_peak_fp32_tflops(dev), r->tflops, "TFLOP/s",
+                         "table: FP32 lanes per SM by compute capability x SMs x 2 (FMA) x max "
+                         "boost clock"};
+    case CB_PEAK_NONE:
+        break;
+    }
+    return (peak_of){0, NAN, "", NULL};
+}
+
+/* pct_ref: the latest timed row of the reference at the same point. */
+static void find_reference(cb_result *r, const cb_result *done, int n_done)
+{
+    for (int i = n_done - 1; r->ref && i >= 0; i--) {
+        const cb_result *ref = &done[i];
+        if (ref->summary.n > 0 && ref->bench == r->ref && same_ref_point(&ref->point, &r->point)) {
+            r->ref_benchmark = r->ref->name;
+            r->pct_ref = 100.0 * ref->summary.median / r->summary.median;
+            return;
+        }
+    }
+}
+
+void cb_derive_figures(cb_result *r, const cb_run_config *cfg, const cb_result *done, int n_done)
+{
+    const cb_bench *b = r->bench;
+    if (!r->point.expanded) return; /* a benchmark skipped before expansion */
+    if (b->bytes) r->bytes = b->bytes(&r->point);
+    if (b->flops) r->flops = b->flops(&r->point);
+    double med = r->summary.median;
+    if (r->summary.n == 0 || !(med > 0)) return;
+    if (isfinite(r->bytes)) r->gbps = r->bytes / med / 1e9;
+    if (isfinite(r->flops)) r->tflops = r->flops / med / 1e12;
+    if (cfg->dev && b->target == CB_TARGET_CUDA) {
+        peak_of pk = peak_for(r, cfg->dev);
+        if (pk.value > 0) {
+            r->peak = pk.value;
+            r->pct_peak = 100.0 * pk.figure / pk.value;
+            r->peak_unit = pk.unit;
+            r->peak_source = pk.source;
+        }
+    }
+    find_reference(r, done, n_done);
+}

@@ -1,0 +1,278 @@
+/* runner_sample.c - the samples of one round under the stopping rule.
+ *
+ * Event-timed samples are queued one ahead: sample k+1 is enqueued before
+ * sample k is read, so the GPU starts it the moment k ends and the launch
+ * latency of the host (a Python framework's dispatch is ~10 us a call)
+ * falls between a stop and the next start only when the host cannot keep
+ * ahead, i.e. when runs are shorter than their launch; then the samples
+ * show that launch rate, as a program would see it. The sample in flight
+ * when the rule stops is waited for and dropped (keeping it turned
+ * converged rows noisy: the CI of one extra sample could cross the target
+ * after the rule had said converged); none is queued past max_samples.
+ *
+ * Throttle-aware sampling: where NVML samples the point's GPU, a sample
+ * read while the newest reading shows the GPU throttled (telemetry.h) is
+ * set aside; the samples in flight are dropped, the runner waits for the
+ * clock to recover (cb_settle_throttle) and goes on. The time waited is
+ * not charged to the sampling budget; the point's throttle budget bounds
+ * it, after which throttled samples are kept and the row says so. Host
+ * timers and --profile take samples one at a time, the same rules. */
+#include "runner_point.h"
+
+#include "cupti_timer.h"
+#include "profile_point.h"
+#include "signals.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void cb_point_samples_free(point_samples *ps)
+{
+    free(ps->time_s);
+    free(ps->cupti_s);
+    free(ps->host_t0);
+    free(ps->replicate);
+    free(ps->id);
+    memset(ps, 0, sizeof *ps);
+}
+
+cb_status cb_point_samples_reserve(point_samples *ps, int more, cb_msg *why)
+{
+    if (ps->n + more <= ps->cap) return CB_OK;
+    int cap = ps->cap ? ps->cap : 64;
+    while (cap < ps->n + more)
+        cap = cap > (1 << 29) ? ps->n + more : cap * 2;
+    double *t = realloc(ps->time_s, sizeof(double) * (size_t)cap);
+    if (t) ps->time_s = t;
+    double *c = t ? realloc(ps->cupti_s, sizeof(double) * (size_t)cap) : NULL;
+    if (c) ps->cupti_s = c;
+    double *h = c ? realloc(ps->host_t0, sizeof(double) * (size_t)cap) : NULL;
+    if (h) ps->host_t0 = h;
+    int *r = h ? realloc(ps->replicate, sizeof(int) * (size_t)cap) : NULL;
+    if (r) ps->replicate = r;
+    uint64_t *id = r ? realloc(ps->id, sizeof(uint64_t) * (size_t)cap) : NULL;
+    if (id) ps->id = id;
+    if (!id) {
+        cb_msg_set(why, "out of host memory for %d samples", ps->n + more);
+        return CB_FAIL;
+    }
+    ps->cap = cap;
+    return CB_OK;
+}
+
+cb_stop_rule cb_round_rule(const cb_run_config *cfg, const point_run *pr, int round)
+{
+    cb_stop_rule rule = cfg->stop;
+    /* Fixed rounds share the budget; auto rounds give the first round the
+     * whole budget (most points stop there) and each extra round a third. */
+    int share = cfg->replicates > 1 ? cfg->replicates : (round > 0 ? pr->rounds : 1);
+    rule.max_time_s = cfg->stop.max_time_s / share;
+    rule.max_samples = cfg->stop.max_samples / share;
+    if (rule.max_samples < rule.min_samples) rule.max_samples = rule.min_samples;
+    return rule;
+}
+
+/* ---- throttle-aware sampling ---- */
+
+static bool throttle_aware(const cb_run_config *cfg, const point_run *pr)
+{
+    return pr->tele && !cfg->keep_throttled && !pr->keep_throttled;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - floor(s)) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+void cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
+{
+    if (!throttle_aware(cfg, pr)) return;
+    const double started = cb_now_s();
+    for (;;) {
+        cb_telemetry_reading r;
+        if (!cb_telemetry_read_now(cfg->telemetry, &r) ||
+            !cb_telemetry_throttled(cfg->telemetry, &r, NULL, 0))
+            break;
+        double waited = pr->r->throttle_wait_s + (cb_now_s() - started);
+        if (waited >= cfg->throttle_wait_max_s || cb_interrupted()) {
+            pr->keep_throttled = true; /* from here on the row keeps them */
+            break;
+        }
+        sleep_s(0.010); /* an idle GPU leaves the power cap within 0.1-0.4 s */
+    }
+    pr->r->throttle_wait_s += cb_now_s() - started;
+}
+
+/* Is the sample just read to be set aside? The newest reading decides:
+ * throttling lasts far longer than the 10 ms between readings. */
+static bool set_aside(const cb_run_config *cfg, point_run *pr)
+{
+    if (!throttle_aware(cfg, pr)) return false;
+    cb_telemetry_reading r;
+    if (!cb_telemetry_latest(cfg->telemetry, &r) ||
+        !cb_telemetry_throttled(cfg->telemetry, &r, pr->throttle_why, sizeof pr->throttle_why))
+        return false;
+    pr->r->throttled_samples++;
+    return true;
+}
+
+/* ---- one round ---- */
+
+typedef struct round_state {
+    cb_stop_rule rule;
+    int start;      /* index of the round's first sample in pr->samples */
+    double started; /* host clock at the round's start                  */
+    double paused;  /* seconds spent waiting on the throttle: not budget */
+} round_state;
+
+/* Keep one sample; the stopping rule's verdict after it. */
+static cb_stop_verdict keep_sample(const round_state *rs, point_run *pr, int round, double elapsed,
+                                   double h0, uint64_t id, int *n_round)
+{
+    point_samples *ps = &pr->samples;
+    ps->id[ps->n] = id;
+    ps->time_s[ps->n] = elapsed / pr->batch;
+    ps->cupti_s[ps->n] = NAN;
+    ps->host_t0[ps->n] = h0;
+    ps->replicate[ps->n] = round;
+    ps->n++;
+    *n_round = ps->n - rs->start;
+    double spent = cb_now_s() - rs->started - rs->paused;
+    return cb_stop_check(&rs->rule, ps->time_s + rs->start, *n_round, spent);
+}
+
+/* The end of a round the rule stopped (CB_STOP_CONTINUE only when no more
+ * samples may be taken: out of budget too). */
+static sampling_end sampling_end_of(cb_stop_verdict v)
+{
+    return v == CB_STOP_CONVERGED ? SAMPLING_CONVERGED : SAMPLING_BUDGET;
+}
+
+/* Wait for the GPU to recover; the wait is not charged to the budget. */
+static void pause_for_throttle(const cb_run_config *cfg, point_run *pr, round_state *rs)
+{
+    double before = cb_now_s();
+    cb_settle_throttle(cfg, pr);
+    rs->paused += cb_now_s() - before;
+}
+
+typedef struct ahead_ctx {
+    const cb_run_config *cfg;
+    const cb_bench *b;
+    void *state;
+    cb_timing *t;
+    bool flush, cupti;
+    point_run *pr;
+    int queued;     /* samples enqueued this round, set-aside ones included */
+    uint64_t id[2]; /* the CUPTI id of the sample on each event pair        */
+} ahead_ctx;
+
+static cb_status enqueue_ahead(ahead_ctx *c, int slot, cb_msg *why)
+{
+    c->queued++;
+    c->id[slot] = c->cupti ? c->t->next_sample_id++ : 0;
+    return cb_enqueue_sample(c->b, c->state, c->t, c->flush, c->pr->batch, c->id[slot], slot, why);
+}
+
+static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, void *state,
+                                 cb_timing *t, point_timing pt, int round, point_run *pr,
+                                 uint64_t *first_id, int *n_round, cb_msg *why)
+{
+    round_state rs = {.rule = cb_round_rule(cfg, pr, round), .start = pr->samples.n};
+    ahead_ctx c = {cfg, b, state, t, !pt.hot, cb_cupti_active(), pr, 0, {0, 0}};
+    *first_id = t->next_sample_id;
+    *n_round = 0;
+    rs.started = cb_now_s();
+    double h0 = rs.started, h0_next = 0;
+    int slot = 0;
+    sampling_end end = SAMPLING_FAILED;
+    if (cb_point_samples_reserve(&pr->samples, 2, why) != CB_OK ||
+        enqueue_ahead(&c, slot, why) != CB_OK)
+        goto drain;
+    for (;;) {
+        bool ahead = c.queued < rs.rule.max_samples && !cb_interrupted();
+        if (ahead) {
+            if (cb_point_samples_reserve(&pr->samples, 2, why) != CB_OK) goto drain;
+            h0_next = cb_now_s();
+            if (enqueue_ahead(&c, slot ^ 1, why) != CB_OK) goto drain;
+        }
+        double elapsed = 0;
+        if (cb_read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
+        /* The next sample began on the GPU when this one ended, or when the
+         * host queued it, whichever was later: its clock for telemetry. */
+        const double read_at = cb_now_s();
+        if (cb_interrupted()) {
+            end = SAMPLING_INTERRUPTED;
+            goto drain;
+        }
+        if (set_aside(cfg, pr)) {
+            /* Drop the sample in flight too, let the GPU recover, start over. */
+            if (ahead && cb_read_sample(t, slot ^ 1, &elapsed, why) != CB_OK) goto drain;
+            pause_for_throttle(cfg, pr, &rs);
+            if (c.queued >= rs.rule.max_samples) return SAMPLING_BUDGET;
+            h0 = cb_now_s();
+            if (enqueue_ahead(&c, slot, why) != CB_OK) goto drain;
+            continue;
+        }
+        cb_stop_verdict v = keep_sample(&rs, pr, round, elapsed, h0, c.id[slot], n_round);
+        h0 = h0_next > read_at ? h0_next : read_at;
+        slot ^= 1;
+        if (v == CB_STOP_CONTINUE && ahead) continue;
+        /* The sample in flight is waited for and dropped: the row is the
+         * set the rule judged (CUPTI's join ignores its correlation id). */
+        if (ahead && cb_read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
+        return sampling_end_of(v); /* CONTINUE here: max_samples reached, a budget end */
+    }
+drain:
+    /* Whatever is still queued finishes before the caller tears down. */
+    cudaStreamSynchronize(t->stream);
+    return end;
+}
+
+/* One sample at a time: host timers, and --profile (its first sample
+ * bracketed by cudaProfilerStart/Stop). */
+static sampling_end sample_waited(const cb_run_config *cfg, const cb_bench *b, void *state,
+                                  cb_timing *t, point_timing pt, int round, point_run *pr,
+                                  uint64_t *first_id, int *n_round, cb_msg *why)
+{
+    round_state rs = {.rule = cb_round_rule(cfg, pr, round), .start = pr->samples.n};
+    const bool use_cupti = pt.cuda && cb_cupti_active();
+    *first_id = t->next_sample_id;
+    *n_round = 0;
+    rs.started = cb_now_s();
+    for (int taken = 0;; taken++) {
+        if (cb_interrupted()) return SAMPLING_INTERRUPTED;
+        if (cb_point_samples_reserve(&pr->samples, 1, why) != CB_OK) return SAMPLING_FAILED;
+        uint64_t id = use_cupti ? t->next_sample_id++ : 0;
+        bool profiled = cfg->profile && pt.cuda && taken == 0;
+        cb_msg perr;
+        if (profiled && cb_profile_start(&perr) != CB_OK)
+            fprintf(stderr, "cubench: %s\n", perr.text);
+        double elapsed = 0, h0 = 0;
+        cb_status st =
+            cb_time_sample(b, state, t, pt, pt.cuda && !pt.hot, pr->batch, id, &elapsed, &h0, why);
+        if (profiled && cb_profile_stop(&perr) != CB_OK)
+            fprintf(stderr, "cubench: %s\n", perr.text);
+        if (st != CB_OK) return SAMPLING_FAILED;
+        if (set_aside(cfg, pr)) {
+            pause_for_throttle(cfg, pr, &rs);
+            if (taken + 1 >= rs.rule.max_samples) return SAMPLING_BUDGET;
+            continue;
+        }
+        cb_stop_verdict v = keep_sample(&rs, pr, round, elapsed, h0, id, n_round);
+        if (v != CB_STOP_CONTINUE) return sampling_end_of(v);
+    }
+}
+
+sampling_end cb_phase_sample(const cb_run_config *cfg, const cb_bench *b, void *state, cb_timing *t,
+                             point_timing pt, int round, point_run *pr, uint64_t *first_id,
+                             int *n_round, cb_msg *why)
+{
+    if (pt.cuda && !pt.host_timer && !cfg->profile)
+        return sample_ahead(cfg, b, state, t, pt, round, pr, first_id, n_round, why);
+    return sample_waited(cfg, b, state, t, pt, round, pr, first_id, n_round, why);
+}

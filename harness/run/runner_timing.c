@@ -1,0 +1,118 @@
+/* runner_timing.c - the timer's resources and one sample: the L2 flush,
+ * CUDA events on the runner's stream (two pairs, so one sample can be in
+ * flight while the one before it is read), or the host clock around run
+ * and a stream sync. */
+#include "runner_point.h"
+
+#include "cupti_timer.h"
+#include "l2_flush.h"
+
+#include <string.h>
+
+/* Without a known L2 size, flush this much (larger than any L2 so far). */
+#define CB_FLUSH_FALLBACK_BYTES ((size_t)64 << 20)
+
+cb_status cb_timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *why)
+{
+    memset(t, 0, sizeof *t);
+    CB_CUDA(cudaSetDevice(dev->ordinal));
+    /* A blocking stream (default flags): work the legacy default stream
+     * receives, e.g. a synchronous cudaMemcpy, is ordered with our events. */
+    CB_CUDA(cudaStreamCreate(&t->stream));
+    for (int i = 0; i < 2; i++) {
+        CB_CUDA(cudaEventCreate(&t->start[i]));
+        CB_CUDA(cudaEventCreate(&t->stop[i]));
+    }
+    /* Reading twice the L2 size evicts whatever a point left there (dirty
+     * lines are written back during the flush, not the timed run). */
+    t->flush_bytes = dev->l2_bytes ? 2 * dev->l2_bytes : CB_FLUSH_FALLBACK_BYTES;
+    t->flush_bytes &= ~(size_t)15;
+    CB_CUDA(cudaMalloc(&t->flush_buf, t->flush_bytes));
+    CB_CUDA(cudaMalloc((void **)&t->flush_sink, sizeof(float)));
+    CB_CUDA(cudaMemset(t->flush_buf, 0, t->flush_bytes));
+    t->next_sample_id = 1;
+    t->ready = true;
+    return CB_OK;
+}
+
+void cb_timing_free(cb_timing *t)
+{
+    if (!t->ready) return;
+    cudaFree(t->flush_buf);
+    cudaFree(t->flush_sink);
+    for (int i = 0; i < 2; i++) {
+        cudaEventDestroy(t->start[i]);
+        cudaEventDestroy(t->stop[i]);
+    }
+    cudaStreamDestroy(t->stream);
+    t->ready = false;
+}
+
+point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
+{
+    point_timing pt;
+    pt.cuda = b->target == CB_TARGET_CUDA;
+    pt.host_timer = !pt.cuda || b->timer == CB_TIMER_HOST;
+    pt.hot = !pt.cuda || cfg->cache == CB_CACHE_HOT;
+    return pt;
+}
+
+cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush, int batch,
+                            uint64_t sample_id, int slot, cb_msg *why)
+{
+    cudaStream_t s = t->stream;
+    if (flush) CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
+    CB_CUDA(cudaEventRecord(t->start[slot], s));
+    if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
+    cb_status st = CB_OK;
+    for (int i = 0; i < batch && st == CB_OK; i++)
+        st = b->run(state, s, why);
+    if (sample_id && cb_cupti_active()) cb_cupti_sample_end();
+    if (st != CB_OK) return st;
+    CB_CUDA(cudaEventRecord(t->stop[slot], s));
+    return CB_OK;
+}
+
+cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why)
+{
+    CB_CUDA(cudaEventSynchronize(t->stop[slot]));
+    float ms = 0;
+    CB_CUDA(cudaEventElapsedTime(&ms, t->start[slot], t->stop[slot]));
+    *elapsed = ms * 1e-3;
+    return CB_OK;
+}
+
+/* A host-timed sample: [flush], sync, host clock around `batch` runs and
+ * the stream sync that ends them. */
+static cb_status time_on_host(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
+                              bool flush, int batch, uint64_t sample_id, double *elapsed,
+                              double *host_t0, cb_msg *why)
+{
+    cudaStream_t s = pt.cuda ? t->stream : NULL;
+    if (pt.cuda && flush)
+        CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
+    if (pt.cuda) CB_CUDA(cudaStreamSynchronize(s));
+    bool cupti = sample_id && cb_cupti_active();
+    if (cupti) cb_cupti_sample_begin(sample_id);
+    double h0 = cb_now_s();
+    if (host_t0) *host_t0 = h0;
+    cb_status st = CB_OK;
+    for (int i = 0; i < batch && st == CB_OK; i++)
+        st = b->run(state, s, why);
+    cudaError_t e = st == CB_OK && pt.cuda ? cudaStreamSynchronize(s) : cudaSuccess;
+    *elapsed = cb_now_s() - h0;
+    if (cupti) cb_cupti_sample_end();
+    CB_CUDA(e);
+    return st;
+}
+
+cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt, bool flush,
+                         int batch, uint64_t sample_id, double *elapsed, double *host_t0,
+                         cb_msg *why)
+{
+    if (!pt.cuda || pt.host_timer)
+        return time_on_host(b, state, t, pt, flush, batch, sample_id, elapsed, host_t0, why);
+    if (host_t0) *host_t0 = cb_now_s();
+    cb_status st = cb_enqueue_sample(b, state, t, flush, batch, sample_id, 0, why);
+    return st == CB_OK ? cb_read_sample(t, 0, elapsed, why) : st;
+}

@@ -1,0 +1,151 @@
+/* matmul_tc_ws.h - the warp-specialised persistent WGMMA kernel of rung 4
+ * (CUDA C++, sm_90a), as a template over the precision and the tile width,
+ * so the BF16 rung (matmul_tc_wgmma_ws_sm90a.cu) and the FP8 rung
+ * (matmul_tc_wgmma_fp8_sm90a.cu) share one body. What it does and why is
+ * in matmul_tc_wgmma_ws_sm90a.cu's header.
+ *
+ * Tiles are 128 x BN (BN = 256, 192 or 128, chosen per shape by
+ * cb_tc_pick_tile_n), 4 stages of (128 + BN) x 128 bytes. Both operands
+ * of FP8 are K-major (FP8 wgmma reads no other layout), BF16 B is MN-major
+ * (B as it lies); TF32 has its own kernel (matmul_tc_wgmma_ws_tf32_sm90a.cu). */
+#ifndef CB_MATMUL_TC_WS_H
+#define CB_MATMUL_TC_WS_H
+
+#include "matmul_tc_sm90.h"
+
+namespace cb_ws
+{
+
+constexpr int kBM = 128, kStages = 4, kThreads = 384, kGroupM = 8;
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+
+/* Stages, the 2 x kStages barriers, and 1 KiB to align the stages. */
+template <int BN> constexpr int smem_bytes()
+{
+    return kStages * (kBM + BN) * 128 + 2 * kStages * 8 + 1024;
+}
+
+template <cb_tc_precision P, int BN>
+__global__ void __launch_bounds__(kThreads, 1)
+    kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+           cb_tc_args g, int tiles_m, int tiles_n)
+{
+#if CB_TC_SM90A_DEVICE
+    typedef cb_wg_cfg<P, kBM, BN> C;
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t *smem = cb_wg_align_smem(smem_raw);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + kStages * C::STAGE);
+    uint64_t *empty = full + kStages;
+    const uint32_t sa0 = cb_tc_smem_addr(smem), sb0 = sa0 + kStages * C::STAGE_A;
+    const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
+    const int kt_count = (g.k + C::BK - 1) / C::BK;
+    const int tiles = tiles_m * tiles_n;
+
+    if (tid == 0) {
+        for (int s = 0; s < kStages; s++) {
+            cb_mbar_init(&full[s], 1);
+            cb_mbar_init(&empty[s], 8); /* the 8 consumer warps */
+        }
+        cb_mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        cb_setmaxnreg_dec<kProducerRegs>();
+        if (tid == 0) {
+            uint32_t it = 0; /* k-slices issued by this block so far */
+            for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+                int tm, tn;
+                cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
+                for (int kt = 0; kt < kt_count; kt++, it++) {
+                    const uint32_t s = it % kStages;
+                    cb_mbar_wait(&empty[s], ((it / kStages) & 1) ^ 1);
+                    cb_wg_load_stage<P, kBM, BN>(sa0 + s * C::STAGE_A, sb0 + s * C::STAGE_B,
+                                                 &full[s], &map_a, &map_b, tm * kBM, tn * BN, kt);
+                }
+            }
+        }
+    } else {
+        cb_setmaxnreg_inc<kConsumerRegs>();
+        if constexpr (P == CB_TC_FP8) g.alpha = cb_wg_fp8_alpha(g);
+        const int cw = wg - 1; /* rows 64 cw .. 64 cw + 63 of each tile */
+        float acc[BN / 2];
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++)
+            acc[i] = 0.0f;
+        cb_wgmma_fence_regs(acc); /* keeps the zeroing out of the wgmma pipeline (ptxas C7515) */
+        uint32_t it = 0;          /* k-slices consumed by this block so far */
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            int tm, tn;
+            cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
+            for (int kt = 0; kt < kt_count; kt++, it++) {
+                const uint32_t s = it % kStages;
+                cb_mbar_wait(&full[s], (it / kStages) & 1);
+                cb_wgmma_fence();
+                cb_wg_mma_slice<P, BN>(acc, sa0 + s * C::STAGE_A + cw * 64 * 128,
+                                       sb0 + s * C::STAGE_B, kt > 0);
+                cb_wgmma_commit();
+                cb_wgmma_wait<1>();
+                if (kt > 0 && lane == 0) cb_mbar_arrive(&empty[(it - 1) % kStages]);
+            }
+            cb_wgmma_wait<0>();
+            if (lane == 0) cb_mbar_arrive(&empty[(it - 1) % kStages]);
+            cb_wgmma_fence_regs(acc);
+            cb_wg_store<BN>(g, acc, tm * kBM + cw * 64, tn * BN);
+        }
+    }
+#endif
+}
+
+typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, cb_tc_args, int, int);
+
+template <cb_tc_precision P> kernel_fn pick(int bn)
+{
+    return bn == 256 ? kernel<P, 256> : bn == 192 ? kernel<P, 192> : kernel<P, 128>;
+}
+
+inline int smem_for(int bn)
+{
+    return bn == 256 ? smem_bytes<256>() : bn == 192 ? smem_bytes<192>() : smem_bytes<128>();
+}
+
+/* Plan the persistent launch of kernel<P, bn>: tile width for the shape,
+ * tensor maps, grid of one block per SM (or per tile when fewer). */
+template <cb_tc_precision P>
+cudaError_t prepare(cb_tc_plan *p, cb_matmul_launch_info *info, const char *what)
+{
+    if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
+    int dev = 0, sms = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess) return err;
+    p->tile_n = cb_tc_pick_tile_n(p->args.m, p->args.n, sms, kBM);
+    err = cb_tc_wgmma_maps(p, kBM, p->tile_n);
+    if (err != cudaSuccess) return err;
+    p->tiles_m = cb_tc_cdiv(p->args.m, kBM);
+    p->tiles_n = cb_tc_cdiv(p->args.n, p->tile_n);
+    const long long tiles = (long long)p->tiles_m * p->tiles_n;
+    if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
+    p->variant = 0;
+    p->block = dim3(kThreads);
+    p->grid = dim3((unsigned)(tiles < sms ? tiles : sms));
+    p->smem_bytes = smem_for(p->tile_n);
+    const kernel_fn k = pick<P>(p->tile_n);
+    err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, p->smem_bytes);
+    if (err != cudaSuccess) return err;
+    char desc[96];
+    snprintf(desc, sizeof desc, "128x%dx%d, producer + 2 consumer WGs, %d stages, persistent%s",
+             p->tile_n, cb_wg_cfg<P, kBM, 256>::BK, kStages, what);
+    return cb_tc_fill_info(k, p, desc, info);
+}
+
+template <cb_tc_precision P> cudaError_t launch(const cb_tc_plan *p, cudaStream_t stream)
+{
+    pick<P>(p->tile_n)<<<p->grid, p->block, p->smem_bytes, stream>>>(p->map_a, p->map_b, p->args,
+                                                                     p->tiles_m, p->tiles_n);
+    return cudaGetLastError();
+}
+
+} // namespace cb_ws
+
+#endif

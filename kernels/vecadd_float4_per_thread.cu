@@ -1,0 +1,39 @@
+/* vecadd_float4_per_thread.cu - one float4 per thread and no loop: the
+ * textbook kernel with 16-byte accesses (BabelStream's shape, one wide
+ * element per thread). */
+#include "vecadd_cuda.h"
+
+static __global__ void
+vecadd_float4_per_thread(const float4 *__restrict__ a, const float4 *__restrict__ b,
+                         float4 *__restrict__ c, size_t n4, const float *__restrict__ at,
+                         const float *__restrict__ bt, float *__restrict__ ct, size_t tail)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) c[i] = cb_add4(a[i], b[i]);
+    if (i < tail) ct[i] = at[i] + bt[i];
+}
+
+static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
+{
+    const size_t n4 = l->n / 4, tail = l->n % 4, off = n4 * 4;
+    unsigned blocks = cb_vecadd_blocks(n4 > tail ? n4 : tail, l->block);
+    if (!blocks) return cudaErrorInvalidConfiguration;
+    vecadd_float4_per_thread<<<blocks, l->block, 0, s>>>((const float4 *)l->a, (const float4 *)l->b,
+                                                         (float4 *)l->c, n4, l->a + off, l->b + off,
+                                                         l->c + off, tail);
+    return cudaGetLastError();
+}
+
+static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4_per_thread, l->block,
+                                                         0);
+}
+
+extern "C" const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread = {
+    .name = "float4_per_thread",
+    .launch = launch,
+    .blocks_per_sm = blocks_per_sm,
+    .elems_per_thread = 4,
+    .grid_stride = false,
+};

@@ -1,0 +1,30 @@
+/* vecadd_grid_stride.cu - a fixed grid walks the vector: fewer blocks, each
+ * thread does several elements; the grid is an axis. */
+#include "vecadd_cuda.h"
+
+static __global__ void vecadd_grid_stride(const float *__restrict__ a, const float *__restrict__ b,
+                                          float *__restrict__ c, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        c[i] = a[i] + b[i];
+}
+
+static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
+{
+    vecadd_grid_stride<<<l->grid, l->block, 0, s>>>(l->a, l->b, l->c, l->n);
+    return cudaGetLastError();
+}
+
+static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_grid_stride, l->block, 0);
+}
+
+extern "C" const cb_vecadd_kernel cb_vecadd_kernel_grid_stride = {
+    .name = "grid_stride",
+    .launch = launch,
+    .blocks_per_sm = blocks_per_sm,
+    .elems_per_thread = 1,
+    .grid_stride = true,
+};

@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# aa_pairs.sh [OUT] - A/A pairs of default runs over every kind of point:
+# does `cubench compare` stay quiet between two processes of one build, and
+# what can one run per side see?
+#
+# Run on a machine with an NVIDIA GPU, from the repository root (results go
+# to OUT, or $OUT, default ./gpu-out):
+#     scripts/record/aa_pairs.sh /tmp/aa
+# It builds cubench (scripts/build.sh native), then records P A/A pairs
+# (default 5). Each side of a pair is three back-to-back processes at the
+# default settings of `cubench run` (no --replicates, no --quick):
+#   vec  `cubench run` of vecadd (4 GPU variants, n = 2^10 .. 2^26 with the
+#        launch-bound sizes and the bimodal 2^24) and vecadd/host, and the
+#        copies: memcpy_async in every memory kind and direction (1 MiB,
+#        4 MiB, 64 MiB), memcpy_sync, bidir, d2d, zero_copy;
+#   mm   `cubench run` of the FP32 ladder with cuBLAS FP32 and the CPU
+#        baselines at m = 128, 256, 512;
+#   py   `python3 -m cubench run` of two Python frameworks (torch, cupy:
+#        add, GEMM, copies), numpy's add, and the tensor-core rungs that
+#        reach the power cap (wgmma_ws BF16 and TF32, cuBLAS BF16) at 1024^3
+#        and 8192^3.
+# About 155 points per side. The runs alternate A B per pair; a side's
+# three directories are one side of `cubench compare` (each point is in one
+# of them). Then:
+#   1. compare per pair: exit code, verdict counts (0 slower, 0 faster
+#      expected), throttled points, and what one run per side can see: the
+#      MDE by kind and, for device kernels, by time class (< 16 us,
+#      16-65 us, > 65 us);
+#   2. the coverage of the 99% CIs of the ratio over the A/A points, by kind;
+#   3. planted +5% and +10% (a copy of B with every time scaled): the share
+#      of points with MDE <= 5% / 10% flagged slower;
+#   4. a calibration from the runs of pairs 1-2 (4 processes per point)
+#      applied to the other pairs;
+#   5. the runner's throttle handling at the 8192^3 tensor-core points:
+#      samples set aside, seconds waited (results.csv throttled_samples,
+#      throttle_wait_s), and the throttled verdicts;
+#   6. scripts/record/compare_defaults.py with the new runs as a set, so the
+#      built-in defaults can be re-derived from them;
+# and prints a summary (also OUT/summary.txt). Runs, reports and logs are
+# in OUT/aa_pairs.tar.xz. Budget: about 6 minutes on an H200 (each side's
+# three processes about 35 s; the script prints every process's wall time
+# and starts no pair that would end past CB_AA_BUDGET_S).
+#
+# Environment:
+#   CB_AA_PAIRS      A/A pairs (default 5)
+#   CB_AA_BUDGET_S   no new pair starts past this many seconds (default 330)
+#   CB_AA_PYTHON     the Python with torch and cupy (default python3)
+#   CB_AA_NO_BUILD=1 use the build there is (CB_AA_BUILD, default build-native/)
+# jansson: where the GPU machine lacks libjansson-dev, unpack it into
+# .gpu-libs/jansson first (see gpu_aa.sh); this script points CMake at it.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${1:-${OUT:-$PWD/gpu-out}}
+PAIRS=${CB_AA_PAIRS:-5}
+BUDGET=${CB_AA_BUDGET_S:-330}
+PY=${CB_AA_PYTHON:-python3}
+BUILD=${CB_AA_BUILD:-$PWD/build-native}
+BIN=$BUILD/cubench
+W=$(mktemp -d /tmp/aa_pairs.XXXXXX)
+mkdir -p "$OUT" "$W/runs" "$W/cmp"
+log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$W/log.txt" >&2; }
+started=$(date +%s)
+
+VEC=(vecadd/thread_per_elem vecadd/float4_per_thread vecadd/grid_stride vecadd/grid_stride_float4
+     vecadd/host transfers/memcpy_async transfers/memcpy_sync transfers/bidir transfers/d2d
+     transfers/zero_copy
+     --axis "n=2^10:2^26:x4" --axis block=256 --axis grid=auto --axis ilp=1,4 --axis hint=none
+     --axis memory=pageable,pinned,registered,wc --axis direction=h2d,d2h
+     --axis "bytes=1Mi,4Mi,64Mi")
+MM=(matmul/naive_coalesced matmul/smem_tiled matmul/regblock_1d matmul/regblock_2d
+    matmul/vectorized matmul/warptiled matmul/pipelined matmul/cublas_fp32 matmul/host_blocked
+    matmul/host_cblas --axis m=128,256,512 --axis tile=16)
+PYSEL=(torch/add cupy/add numpy/add torch/matmul_fp32 torch/matmul_bf16 cupy/matmul_fp32
+       torch/copy matmul_tc/wgmma_ws_bf16 matmul_tc/wgmma_ws_tf32 matmul/cublas_bf16
+       --axis "n=2^12,2^16,2^20,2^24,2^28" --axis m=1024,8192
+       --axis direction=h2d,d2h --axis memory=pageable,pinned --axis bytes=16Mi)
+
+build() {
+    if [[ -d .gpu-libs/jansson/usr ]]; then
+        export CMAKE_PREFIX_PATH=$PWD/.gpu-libs/jansson/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+    fi
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
+        --format=csv >"$W/nvidia-smi.csv" 2>&1
+    scripts/build.sh native >"$W/build.log" 2>&1
+}
+
+# side NAME : the three processes of one side into runs/NAME/{vec,mm,py}.
+side() {
+    local d=$W/runs/$1 t0 t1 rc
+    mkdir -p "$d"
+    for part in vec mm py; do
+        t0=$(date +%s.%N)
+        rc=0
+        case $part in
+        vec) "$BIN" run "${VEC[@]}" --out "$d/vec" --quiet >"$d/vec.log" 2>&1 || rc=$? ;;
+        mm) "$BIN" run "${MM[@]}" --out "$d/mm" --quiet >"$d/mm.log" 2>&1 || rc=$? ;;
+        py) CUBENCH_LIB=$BUILD PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH} \
+                "$PY" -m cubench run "${PYSEL[@]}" --out "$d/py" --quiet >"$d/py.log" 2>&1 || rc=$? ;;
+        esac
+        t1=$(date +%s.%N)
+        echo "$1/$part $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') $rc" >>"$W/times.txt"
+        log "run $1/$part: exit $rc"
+    done
+}
+
+# dirs NAME [SUFFIX] : the side's directories as --base or --new arguments.
+dirs() {
+    local flag=$1 name=$2 part
+    for part in vec mm py; do
+        [[ -d $W/runs/$name/$part${3:-} ]] && printf '%s\n%s\n' "$flag" "$W/runs/$name/$part${3:-}"
+    done
+}
+
+# scaled SRC DST FACTOR : a copy of a run with every time x FACTOR.
+scaled() {
+    mkdir -p "$2"
+    cp "$1/meta.json" "$2/" 2>/dev/null
+    [[ -f $1/python.json ]] && cp "$1/python.json" "$2/"
+    "$PY" - "$1" "$2" "$3" <<'PY'
+import csv, lzma, os, sys
+src, dst, f = sys.argv[1], sys.argv[2], float(sys.argv[3])
+for name, cols in (("samples.csv", ("time_s", "cupti_s")), ("results.csv", ("median_s",))):
+    p = os.path.join(src, name)
+    text = open(p).read() if os.path.exists(p) else lzma.open(p + ".xz", "rt").read()
+    rows = list(csv.DictReader(text.splitlines()))
+    for r in rows:
+        for c in cols:
+            if r.get(c):
+                r[c] = "%.9g" % (float(r[c]) * f)
+    with open(os.path.join(dst, name), "w", newline="") as out:
+        w = csv.DictWriter(out, fieldnames=list(rows[0].keys()) if rows else ["benchmark"])
+        w.writeheader()
+        w.writerows(rows)
+PY
+}
+
+# cmp NAME ARGS... : compare, keeping the CSV, markdown, stderr and exit code.
+cmp() {
+    local name=$1 rc=0
+    shift
+    "$BIN" compare --csv "$W/cmp/$name.csv" --markdown "$W/cmp/$name.md" "$@" 2>"$W/cmp/$name.err" || rc=$?
+    echo "$name $rc" >>"$W/cmp/rc.txt"
+}
+
+if [[ ${CB_AA_NO_BUILD:-0} != 1 ]]; then
+    log "build"
+    build || { tail -20 "$W/build.log"; echo "aa_pairs: build failed" >&2; exit 2; }
+fi
+[[ -x $BIN ]] || { echo "aa_pairs: $BIN missing" >&2; exit 2; }
+"$BIN" run "${VEC[@]}" --dry-run >"$W/points-vec.txt" 2>&1
+"$BIN" run "${MM[@]}" --dry-run >"$W/points-mm.txt" 2>&1
+log "selection: $(grep -c ' ' "$W/points-vec.txt") + $(grep -c ' ' "$W/points-mm.txt") C points (--dry-run lines)"
+
+done_pairs=0
+for ((k = 1; k <= PAIRS; k++)); do
+    t_pair=$(date +%s)
+    side "A$k"
+    side "B$k"
+    done_pairs=$k
+    last=$(($(date +%s) - t_pair))
+    if ((k < PAIRS && $(date +%s) - started + last > BUDGET)); then
+        log "stopping after $k pairs: another would end past ${BUDGET} s"
+        break
+    fi
+done
+PAIRS=$done_pairs
+log "runs done after $(($(date +%s) - started)) s"
+
+for ((k = 1; k <= PAIRS; k++)); do
+    mapfile -t base < <(dirs --base "A$k")
+    mapfile -t new < <(dirs --new "B$k")
+    if ((${#base[@]} == 0 || ${#new[@]} == 0)); then
+        log "pair $k: a side wrote no run directory (see runs/A$k/*.log, runs/B$k/*.log)"
+        continue
+    fi
+    cmp "aa$k" "${base[@]}" "${new[@]}"
+    for f in 1.05 1.10; do
+        for part in vec mm py; do
+            [[ -d $W/runs/B$k/$part ]] && scaled "$W/runs/B$k/$part" "$W/runs/B$k/$part-x$f" "$f"
+        done
+        mapfile -t planted < <(dirs --new "B$k" "-x$f")
+        cmp "plant$f-$k" "${base[@]}" "${planted[@]}"
+    done
+done
+if ((PAIRS >= 3)); then
+    cal=()
+    for k in 1 2; do
+        for s in A B; do
+            for part in vec mm py; do
+                [[ -d $W/runs/$s$k/$part ]] && cal+=("$W/runs/$s$k/$part")
+            done
+        done
+    done
+    # one set per process group: --calibrate takes the runs of each part
+    "$BIN" compare --calibrate "${cal[@]}" -o "$W/cmp/calibration.csv" 2>"$W/cmp/calibrate.err"
+    for ((k = 3; k <= PAIRS; k++)); do
+        mapfile -t base < <(dirs --base "A$k")
+        mapfile -t new < <(dirs --new "B$k")
+        cmp "aa$k-cal" --calibration "$W/cmp/calibration.csv" "${base[@]}" "${new[@]}"
+        mapfile -t planted < <(dirs --new "B$k" "-x1.05")
+        cmp "plant1.05-$k-cal" --calibration "$W/cmp/calibration.csv" "${base[@]}" "${planted[@]}"
+    done
+fi
+set_args=()
+for ((k = 1; k <= PAIRS; k++)); do
+    for s in A B; do
+        for part in vec mm py; do
+            [[ -d $W/runs/$s$k/$part ]] && set_args+=("$W/runs/$s$k/$part")
+        done
+    done
+done
+"$PY" scripts/record/compare_defaults.py --set aa-pairs "${set_args[@]}" >"$W/defaults.txt" 2>&1
+
+"$PY" - "$W" "$PAIRS" >"$OUT/summary.txt" <<'PY'
+import csv, math, os, statistics, sys
+W, P = sys.argv[1], int(sys.argv[2])
+def rows(name):
+    p = f"{W}/cmp/{name}.csv"
+    if not os.path.exists(p):
+        return []
+    with open(p, newline="") as f:
+        return list(csv.DictReader(f))
+rc = dict(l.split() for l in open(f"{W}/cmp/rc.txt"))
+def fmt(c):
+    return ", ".join(f"{v} {k}" for k, v in sorted(c.items(), key=lambda kv: -kv[1]))
+print(f"aa_pairs: {P} A/A pairs, three processes per side at the defaults")
+for l in open(f"{W}/times.txt"):
+    name, sec, code = l.split()
+    print(f"  process {name:8s} {float(sec):6.1f} s, exit {code}")
+ok = 0
+points = {}
+for k in range(1, P + 1):
+    r = rows(f"aa{k}")
+    c = {}
+    for x in r:
+        c[x["verdict"]] = c.get(x["verdict"], 0) + 1
+    bad = c.get("slower", 0) + c.get("faster", 0)
+    ok += rc.get(f"aa{k}") == "0" and bad == 0
+    print(f"  A/A pair {k}: exit {rc.get(f'aa{k}')}: {len(r)} points: {fmt(c)}")
+    for x in r:
+        if x["verdict"] in ("slower", "faster"):
+            print(f"      {x['verdict']} {x['kind']} {x['benchmark']} {x['axes']} ratio {x['ratio']} "
+                  f"CI {x['ci_lo']}-{x['ci_hi']} units {x['base_units']}/{x['new_units']} {x['note']}")
+    points[k] = r
+print(f"A/A pairs: {ok} of {P} exit 0 with 0 slower and 0 faster")
+def cls(x):
+    if x["kind"] != "device":
+        return x["kind"]
+    m = float(x["base_median_s"])
+    return "device <16us" if m < 16.384e-6 else "device 16-65us" if m < 65.536e-6 else "device >65us"
+cov, mde, untested, thr = {}, {}, {}, {}
+for r in points.values():
+    for x in r:
+        k = cls(x) if x["base_median_s"] else x["kind"]
+        if x["widening"] == "unknown":
+            untested[k] = untested.get(k, 0) + 1
+        if x["verdict"] == "throttled":
+            thr[k] = thr.get(k, 0) + 1
+        if x["ci_lo"]:
+            cov.setdefault(k, []).append(float(x["ci_lo"]) <= 1.0 <= float(x["ci_hi"]))
+            mde.setdefault(k, []).append(float(x["mde"]))
+print("by kind over the A/A points (99% CI of the ratio holding 1; MDE at power 0.99):")
+for k in sorted(set(cov) | set(untested)):
+    c, m = cov.get(k, []), sorted(mde.get(k, []))
+    line = f"  {k:15s} tested {len(c):4d}"
+    if c:
+        q = lambda p: m[min(len(m) - 1, int(p * len(m)))]
+        target = {"device <16us": 0.10, "device 16-65us": 0.07, "device >65us": 0.04}.get(k)
+        line += (f"  coverage {sum(c)/len(c):.4f}  MDE median {100*q(0.5):.1f}% p90 {100*q(0.9):.1f}%")
+        if target:
+            line += f"  MDE <= {100*target:.0f}% at {sum(v <= target for v in m)/len(m):.3f} of points"
+    line += f"  untested {untested.get(k, 0)}  throttled {thr.get(k, 0)}"
+    print(line)
+for pct in ("1.05", "1.10"):
+    lim = float(pct) - 1
+    sel = caught = 0
+    for k in range(1, P + 1):
+        for x in rows(f"plant{pct}-{k}"):
+            if x["mde"] and float(x["mde"]) <= lim + 1e-12:
+                sel += 1
+                caught += x["verdict"] == "slower"
+    print(f"planted x{pct}: flagged at {caught} of {sel} points with MDE <= {100*lim:.0f}%")
+for k in range(3, P + 1):
+    r = rows(f"aa{k}-cal")
+    c = {}
+    for x in r:
+        c[x["verdict"]] = c.get(x["verdict"], 0) + 1
+    pl = rows(f"plant1.05-{k}-cal")
+    print(f"  with the calibration of pairs 1-2: A/A pair {k}: exit {rc.get(f'aa{k}-cal')}: {fmt(c)}; "
+          f"planted x1.05: {sum(x['verdict'] == 'slower' for x in pl)} slower")
+print("tensor-core 8192^3 points (samples set aside by the runner, seconds waited):")
+for k in range(1, P + 1):
+    for s in "AB":
+        p = f"{W}/runs/{s}{k}/py/results.csv"
+        if not os.path.exists(p):
+            continue
+        for x in csv.DictReader(open(p)):
+            if "m=8192" in x["axes"] and x["benchmark"].startswith(("matmul_tc/", "matmul/cublas")):
+                print(f"  {s}{k} {x['benchmark']:24s} {x['status']:5s} set aside "
+                      f"{x.get('throttled_samples', '')!s:>4s} waited {x.get('throttle_wait_s', '')!s:>6s} s"
+                      f"  throttle {x.get('throttle', '')}  SM clock {x.get('sm_clock_min_mhz', '')}-"
+                      f"{x.get('sm_clock_max_mhz', '')}")
+print("defaults re-derived with these runs as one more set (scripts/record/compare_defaults.py):")
+print(open(f"{W}/defaults.txt").read())
+PY
+cat "$OUT/summary.txt"
+cp "$W/cmp/"*.md "$OUT/" 2>/dev/null
+tar -C "$W" -cJf "$OUT/aa_pairs.tar.xz" runs cmp log.txt times.txt build.log nvidia-smi.csv \
+    points-vec.txt points-mm.txt defaults.txt 2>/dev/null
+log "done after $(($(date +%s) - started)) s; $OUT/summary.txt, $OUT/aa_pairs.tar.xz"
+rm -rf "$W"

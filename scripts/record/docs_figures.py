@@ -1,0 +1,517 @@
+#!/usr/bin/env python3
+"""docs_figures.py [--check] [--screenshots] - the README's measured H200 table
+and the docs images, made from the recorded runs in tests/data and nothing else.
+
+    .venv/bin/python scripts/record/docs_figures.py                  # rewrite them
+    .venv/bin/python scripts/record/docs_figures.py --check          # exit 1 if stale
+    .venv/bin/python scripts/record/docs_figures.py --screenshots    # + report page shots
+
+What it writes:
+- README.md, between the `docs_figures.py: h200 table` markers: every figure
+  computed from the recorded results.csv / samples.csv / meta.json (and the
+  A/A row from `cubench compare` on the recorded pairs: CUBENCH_BIN, or
+  build-ci/cubench, or build/cubench);
+- docs/img/h200-*.png: report figures of the recorded runs, drawn by the
+  reports package with fixed metadata (the same data gives the same bytes);
+- docs/img/figures.json: for each image the run and figure it comes from and
+  the SHA-256 of the data drawn and of the PNG. reports/tests/test_docs.py
+  fails when the README table or a sidecar entry differs from what this
+  script makes now, i.e. when the docs show an older run than tests/data.
+- with --screenshots, docs/img/h200-report-*.png: headless-Chromium shots of
+  the report pages of recorded runs (reports/browser.py), 900 px wide. These
+  depend on the browser's fonts, so the sidecar records the page they show
+  (the SHA-256 of its index.html) rather than their pixels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+DATA = Path("tests/data")  # relative: the report pages name their runs by this path
+IMG = REPO / "docs" / "img"
+SIDECAR = IMG / "figures.json"
+BEGIN = "<!-- docs_figures.py: h200 table begin (generated from tests/data; do not edit) -->"
+END = "<!-- docs_figures.py: h200 table end -->"
+
+
+# --- reading the recorded runs --------------------------------------------------
+
+def rows(run: str) -> list[dict]:
+    with (REPO / DATA / run / "results.csv").open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def meta(run: str) -> dict:
+    return json.loads((REPO / DATA / run / "meta.json").read_text())
+
+
+def axis(row: dict, name: str) -> str | None:
+    for pair in row["axes"].split(";"):
+        key, _, value = pair.partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def timed(rs, pred=lambda r: True) -> list[dict]:
+    return [r for r in rs if r["status"] in ("ok", "noisy") and r["median_s"] and pred(r)]
+
+
+def best(rs, column: str, pred=lambda r: True) -> dict:
+    found = [r for r in timed(rs, pred) if r[column]]
+    if not found:
+        raise SystemExit(f"docs_figures.py: no row for {column} in the recorded runs")
+    return max(found, key=lambda r: float(r[column]))
+
+
+def gpu(r: dict) -> bool:
+    return r["cache"] != "n/a" and not r["benchmark"].partition("/")[2].startswith("host")
+
+
+def at(bench: str, **axes) -> callable:
+    return lambda r: r["benchmark"] == bench and all(axis(r, k) == str(v) for k, v in axes.items())
+
+
+def seconds(stamp: str) -> float:
+    from datetime import datetime
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def cubench_binary() -> str | None:
+    for candidate in (os.environ.get("CUBENCH_BIN"), REPO / "build-ci" / "cubench",
+                      REPO / "build" / "cubench"):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def _cubench(*args: str) -> subprocess.CompletedProcess:
+    binary = cubench_binary()
+    if not binary:
+        raise SystemExit("docs_figures.py: the A/A row needs cubench (CUBENCH_BIN, "
+                         "build-ci/cubench or build/cubench): run scripts/build.sh ci")
+    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=300)
+
+
+def compare(base: str, new: str, *extra: str) -> list[dict]:
+    proc = _cubench("compare", str(REPO / DATA / base), str(REPO / DATA / new), "--csv", "-",
+                    *extra)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"docs_figures.py: cubench compare failed: {proc.stderr.strip()}")
+    return list(csv.DictReader(proc.stdout.splitlines()))
+
+
+def calibration(pair: str, out: Path) -> Path:
+    """The between-run spread of a recorded A/A pair (cubench compare --calibrate)."""
+    proc = _cubench("compare", "--calibrate", str(REPO / DATA / f"{pair}-A"),
+                    str(REPO / DATA / f"{pair}-B"), "-o", str(out))
+    if proc.returncode != 0:
+        raise SystemExit(f"docs_figures.py: cubench compare --calibrate failed: "
+                         f"{proc.stderr.strip()}")
+    return out
+
+
+# --- the table ----------------------------------------------------------------
+
+def vecadd_rows() -> list[str]:
+    va = rows("h200-vecadd-large")
+    out = []
+    top = best(va, "gbps", lambda r: gpu(r) and axis(r, "n") == str(2**28))
+    out.append(f"| vector add, best variant, n = 2^28 | **{float(top['gbps']):.0f} GB/s** "
+               f"({float(top['pct_peak']):.0f} % of the {float(top['peak']):.0f} GB/s DRAM "
+               f"peak): `{top['benchmark'].partition('/')[2]}`, block {axis(top, 'block')} "
+               f"| h200-vecadd-large |")
+    top30 = best(va, "gbps", lambda r: gpu(r) and axis(r, "n") == str(2**30))
+    out.append(f"| vector add, best variant, n = 2^30 | **{float(top30['gbps']):.0f} GB/s** "
+               f"| h200-vecadd-large |")
+    per = {}
+    for r in timed(va, lambda r: gpu(r) and axis(r, "n") == str(2**28)):
+        per[r["benchmark"]] = max(per.get(r["benchmark"], 0.0), float(r["gbps"]))
+    ladder = " · ".join(f"{b.partition('/')[2]} {v:.0f}" for b, v in
+                        sorted(per.items(), key=lambda kv: kv[1]))
+    out.append(f"| vector add ladder at 2^28 | {ladder} GB/s | h200-vecadd-large |")
+    one, two = rows("h200-vecadd-defaults"), rows("h200-vecadd-defaults-run2")
+    walls = [seconds(meta(r)["finished"]) - seconds(meta(r)["started"])
+             for r in ("h200-vecadd-defaults", "h200-vecadd-defaults-run2")]
+    second = {(r["benchmark"], r["axes"]): float(r["median_s"]) for r in timed(two)}
+
+    def spread(min_n: int):
+        diffs = [(abs(second[(r["benchmark"], r["axes"])] / float(r["median_s"]) - 1) * 100,
+                  int(axis(r, "n")))
+                 for r in timed(one, lambda r: gpu(r) and int(axis(r, "n") or 0) >= min_n)
+                 if (r["benchmark"], r["axes"]) in second]
+        within = sum(d <= 1.0 for d, _ in diffs)
+        worst = max(diffs)
+        outside_n = {n for d, n in diffs if d > 1.0}
+        return within, len(diffs), worst, outside_n
+
+    w24, n24, worst24, out24 = spread(2**24)
+    w26, n26, worst26, _ = spread(2**26)
+    where = (f", all at n = 2^{(next(iter(out24))).bit_length() - 1}" if len(out24) == 1 else "")
+    out.append(f"| `cubench run 'vecadd*'` ({len(one)} points) | {walls[0]:.0f} s and "
+               f"{walls[1]:.0f} s from start to finish (meta.json); medians of the two runs "
+               f"within 1 % for {w24} of {n24} GPU points with n ≥ 2^24 (worst "
+               f"{worst24[0]:.1f} %{where}), {w26} of {n26} with n ≥ 2^26 (worst "
+               f"{worst26[0]:.1f} %) | h200-vecadd-defaults, -run2 |")
+    return out
+
+
+def matmul_rows() -> list[str]:
+    mm = rows("h200-matmul-defaults")
+    naive = best(mm, "tflops", at("matmul/naive_coalesced", m=4096))
+    smem = best(mm, "tflops", at("matmul/smem_tiled", m=4096))
+    hand = best(mm, "tflops", lambda r: gpu(r) and axis(r, "m") == "4096"
+                and not r["benchmark"].startswith("matmul/cublas"))
+    fp32 = best(mm, "tflops", at("matmul/cublas_fp32", m=4096))
+    sustained = rows("h200-tf32-sustained")
+    tf32 = best(sustained, "tflops", at("matmul/cublas_tf32", m=8192))
+    with (REPO / DATA / "h200-tf32-sustained" / "samples.csv").open(newline="") as fh:
+        first = sorted((int(s["sample"]), float(s["time_s"])) for s in csv.DictReader(fh)
+                       if s["benchmark"] == tf32["benchmark"] and s["axes"] == tf32["axes"])[:3]
+    rates = [float(tf32["flops"]) / t / 1e12 for _, t in first]
+    earlier = best(rows("h200-matmul-defaults-first"), "tflops", at("matmul/cublas_tf32", m=8192))
+    return [
+        f"| matmul 4096³: naive coalesced · smem tiled · best hand-written | "
+        f"{float(naive['tflops']):.2f} · {float(smem['tflops']):.2f} · "
+        f"**{float(hand['tflops']):.2f} TFLOP/s** ({hand['benchmark'].partition('/')[2]}, "
+        f"{float(hand['pct_ref']):.1f} % of cuBLAS) | h200-matmul-defaults |",
+        f"| cuBLAS FP32 (pedantic) 4096³ · TF32 8192³ | {float(fp32['tflops']):.2f} · "
+        f"{float(tf32['tflops']):.1f} TFLOP/s sustained (first samples "
+        f"{min(rates):.0f}–{max(rates):.0f}; {float(earlier['tflops']):.1f} in an earlier run "
+        f"on another H200) | h200-matmul-defaults(-first), h200-tf32-sustained |",
+    ]
+
+
+# The tensor-core ladder of h200-matmul-tc, in ladder order: benchmark variant
+# (without the precision suffix) -> how the table names the rung.
+TC_RUNGS = {"mma": "mma.sync", "ldmatrix": "ldmatrix + cp.async", "wgmma": "wgmma",
+            "wgmma_ws": "warp-specialised persistent"}
+
+
+def tensor_core_rows() -> list[str]:
+    tc = rows("h200-matmul-tc")
+    value = lambda bench, m: float(best(tc, "tflops", at(bench, m=m))["tflops"])  # noqa: E731
+    out = []
+    for m, head in ((8192, "tensor-core ladder, BF16 8192³: "
+                            + " · ".join(TC_RUNGS.values())), (4096, "the same at 4096³")):
+        rates = [value(f"matmul_tc/{rung}_bf16", m) for rung in TC_RUNGS]
+        top = best(tc, "tflops", at(f"matmul_tc/{list(TC_RUNGS)[-1]}_bf16", m=m))
+        cublas = value("matmul/cublas_bf16", m)
+        bold = f"**{rates[-1]:.1f} TFLOP/s**" if m == 8192 else f"**{rates[-1]:.1f}**"
+        tail = (f"({float(top['pct_ref']):.1f} % of cuBLAS BF16, {cublas:.1f}, in the same run)"
+                if m == 8192 else f"({float(top['pct_ref']):.1f} % of cuBLAS BF16, {cublas:.1f})")
+        run = "h200-matmul-tc (not yet printed by targets.py)" if m == 8192 else "h200-matmul-tc"
+        out.append(f"| {head} | {' · '.join(f'{r:.1f}' for r in rates[:-1])} · {bold} "
+                   f"{tail} | {run} |")
+    tf32 = {m: best(tc, "tflops", lambda r, m=m: r["benchmark"].startswith("matmul_tc/")
+                    and r["benchmark"].endswith("_tf32") and axis(r, "m") == str(m))
+            for m in (4096, 8192)}
+    names = {TC_RUNGS.get(r["benchmark"].partition("/")[2][:-len("_tf32")], r["benchmark"])
+             for r in tf32.values()}
+    cublas = best(tc, "tflops", at("matmul/cublas_tf32", m=8192))
+    with (REPO / DATA / "h200-matmul-tc" / "samples.csv").open(newline="") as fh:
+        first = sorted((int(s["sample"]), float(s["time_s"])) for s in csv.DictReader(fh)
+                       if s["benchmark"] == cublas["benchmark"] and s["axes"] == cublas["axes"]
+                       and s.get("replicate", "0") in ("", "0"))[:3]
+    rates = [float(cublas["flops"]) / t / 1e12 for _, t in first]
+    out.append(f"| tensor-core ladder, TF32, best rung ({' / '.join(sorted(names))}) "
+               f"4096³ · 8192³ | {float(tf32[4096]['tflops']):.1f} · "
+               f"{float(tf32[8192]['tflops']):.1f} TFLOP/s: {float(tf32[4096]['pct_ref']):.1f} % "
+               f"and {float(tf32[8192]['pct_ref']):.1f} % of cuBLAS TF32 in the same run, which "
+               f"sustained {float(cublas['tflops']):.1f} at 8192³ (its first samples "
+               f"{min(rates):.0f}–{max(rates):.0f}) | h200-matmul-tc |")
+    return out
+
+
+def transfer_rows() -> list[str]:
+    tr = rows("h200-transfers-defaults")
+
+    def span(direction):
+        vals = [float(r["gbps"]) for r in timed(tr, lambda r: r["benchmark"] ==
+                                                "transfers/memcpy_async"
+                                                and axis(r, "direction") == direction
+                                                and axis(r, "memory") == "pinned"
+                                                and int(axis(r, "bytes")) >= 2**28)]
+        return f"{min(vals):.2f}–{max(vals):.2f}"
+
+    bidir = {int(axis(r, "bytes")): float(r["gbps"]) for r in
+             timed(tr, lambda r: r["benchmark"] == "transfers/bidir"
+                   and axis(r, "memory") == "pinned")}
+    d2d = best(tr, "gbps", at("transfers/d2d", bytes=2**30))
+    return [
+        f"| pinned H2D · D2H (≥ 256 MiB, async) | {span('h2d')} · {span('d2h')} GB/s "
+        f"| h200-transfers-defaults |",
+        f"| bidirectional pinned | {bidir[2**28]:.1f} GB/s combined at 256 MiB "
+        f"({bidir[2**30]:.1f} at 1 GiB) | h200-transfers-defaults |",
+        f"| D2D 1 GiB (read + write counted) | {float(d2d['gbps']):.0f} GB/s "
+        f"| h200-transfers-defaults |",
+    ]
+
+
+def profiling_and_compare_rows() -> list[str]:
+    on = {(r["benchmark"], r["axes"]): float(r["median_s"]) for r in timed(rows("h200-cupti-on"))}
+    off = {(r["benchmark"], r["axes"]): float(r["median_s"]) for r in timed(rows("h200-cupti-off"))}
+    common = [k for k in on if k in off]
+    worst = max(abs(on[k] / off[k] - 1) * 100 for k in common)
+    times = sorted(off[k] for k in common)
+    with tempfile.TemporaryDirectory(prefix="docs-figures-cal-") as tmp:
+        cal = str(calibration("h200-aa3", Path(tmp) / "h200.csv"))
+        aa = compare("h200-aa2-A", "h200-aa2-B", "--calibration", cal)
+        ab = compare("h200-ab-A", "h200-ab-B", "--calibration", cal)
+    ab_plain = compare("h200-ab-A", "h200-ab-B")
+    count = lambda rs, v: sum(r["verdict"] == v for r in rs)  # noqa: E731
+    slow = [(float(r["ratio"]) - 1) * 100 for r in ab]
+    others = ", ".join(f"{n} {v}" for v, n in sorted(
+        {r["verdict"]: count(aa, r["verdict"]) for r in aa
+         if r["verdict"] not in ("slower", "faster", "same")}.items()))
+    return [
+        f"| CUPTI on vs off ({len(common)} vecadd points, {times[0] * 1e6:.1f} µs … "
+        f"{times[-1] * 1e6:.0f} µs) | event medians within {worst:.2f} % "
+        f"| h200-cupti-on/-off |",
+        f"| A/A compare, {len(aa)} points, calibrated on another A/A pair | "
+        f"{count(aa, 'slower')} slower, {count(aa, 'faster')} faster, "
+        f"{count(aa, 'same')} same" + (f", {others}" if others else "")
+        + f"; a known {min(slow):.1f}–{max(slow):.1f} % slowdown: {count(ab, 'slower')} "
+        f"of {len(ab)} flagged ("
+        + ("as many without the calibration" if count(ab_plain, "slower") == count(ab, "slower")
+           else f"{count(ab_plain, 'slower')} without the calibration, whose default "
+                f"widening for between-run spread is wider")
+        + ") | h200-aa2 (calibration h200-aa3), h200-ab |",
+    ]
+
+
+def round2_rows() -> list[str]:
+    """Schema 2: the whole default suite after the layering work, telemetry's
+    explanation of the TF32 fall, the five A/A pairs, Python frameworks."""
+    suite = rows("h200-defaults-r2")
+    m = meta("h200-defaults-r2")
+    wall = seconds(m["finished"]) - seconds(m["started"])
+    count = {s: sum(r["status"] == s for r in suite) for s in ("ok", "noisy", "skip", "fail")}
+    tf = rows("h200-tf32-telemetry")[0]
+    py = {}
+    for run, bench in (("h200-python-torch", "torch/add"), ("h200-python-cupy", "cupy/add"),
+                       ("h200-python-cupy", "cupy/raw_kernel")):
+        py[bench] = float(best(rows(run), "gbps", at(bench, n=2**28))["gbps"])
+    aa_lines = (REPO / DATA / "h200-aa-r2" / "summary.txt").read_text().splitlines()
+    aa = next(line for line in aa_lines if line.startswith("A/A pairs:"))
+    loop = json.loads((REPO / DATA / "h200-runner-ahead" / "event_loop.json").read_text())
+    per_call = {r["benchmark"]: float(r["median_s"]) * 1e6
+                for r in rows("h200-runner-ahead/small-hot") if r["axes"].startswith("n=1024")}
+    calls = " · ".join(f"{per_call[name]:.1f}" for name in
+                       ("vecadd/float4_per_thread", "cupy/raw_kernel", "cupy/add", "torch/add",
+                        "triton/add", "numba/jit_kernel", "jax/add", "numba/vectorize"))
+    return [
+        f"| `cubench run --device all`: the default suite ({len(suite)} points, "
+        f"{count['ok']} ok, {count['noisy']} noisy, {count['skip']} skip, {count['fail']} fail) "
+        f"| {wall:.0f} s wall (meta.json started → finished) | h200-defaults-r2 |",
+        f"| cuBLAS TF32 8192³, 1000 samples with telemetry | median "
+        f"{float(tf['tflops']):.1f} TFLOP/s; SM clock {float(tf['sm_clock_min_mhz']):.0f}/"
+        f"{float(tf['sm_clock_median_mhz']):.0f}/{float(tf['sm_clock_max_mhz']):.0f} MHz "
+        f"(min/median/max), {float(tf['power_mean_w']):.0f} W mean, throttle "
+        f"`{tf['throttle']}` | h200-tf32-telemetry |",
+        f"| A/A, five pairs of processes × 200 vecadd points, `--replicates 5` | "
+        f"{aa.partition(':')[2].strip()} | h200-aa-r2 |",
+        f"| vector add 2^28 from Python: torch.add · cupy.add · CuPy float4 RawKernel | "
+        f"{py['torch/add']:.0f} · {py['cupy/add']:.0f} · {py['cupy/raw_kernel']:.0f} GB/s "
+        f"(CuPy's elementwise kernel: docs/python.md) | h200-python-torch, -cupy |",
+        f"| torch.add 2^28 through cubench ÷ a plain CUDA-event loop, same process (cold · hot) | "
+        f"{loop['modes']['cold']['cubench_over_loop']:.4f} · "
+        f"{loop['modes']['hot']['cubench_over_loop']:.4f} | h200-runner-ahead |",
+        f"| cost of one add at n = 2^10 from each caller, hot (µs per call; kernel ~0.9 µs): "
+        f"C (cubench) · cupy RawKernel · cupy.add · torch.add · Triton · Numba @cuda.jit · "
+        f"JAX (host-timed) · Numba @vectorize | {calls} | h200-runner-ahead/small-hot |",
+    ]
+
+
+def table() -> str:
+    lines = ["| figure | measured | run |", "|---|---|---|"]
+    lines += (vecadd_rows() + matmul_rows() + tensor_core_rows() + transfer_rows()
+              + profiling_and_compare_rows() + round2_rows())
+    return "\n".join(lines)
+
+
+def readme_with(text: str, new_table: str) -> str:
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"docs_figures.py: README.md lacks the markers {BEGIN!r} ... {END!r}")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    return f"{head}{BEGIN}\n{new_table}\n{END}{tail}"
+
+
+# --- the images -----------------------------------------------------------------
+
+# docs image -> (recorded run, report figure)
+IMAGES = {
+    "h200-vecadd.png": ("h200-vecadd-defaults", "vecadd_gbps_vs_n"),
+    "h200-matmul-ladder.png": ("h200-matmul-defaults", "matmul_ladder"),
+    "h200-transfers-h2d.png": ("h200-transfers-defaults", "transfers_h2d"),
+    "h200-tf32-telemetry.png": ("h200-tf32-telemetry", "telemetry_matmul"),
+    "h200-python-matmul-ladder.png": ("h200-python-mixed-matmul", "matmul_ladder"),
+}
+
+# docs screenshot -> recorded runs whose report page it shows
+SCREENSHOTS = {
+    "h200-report-vecadd.png": ["h200-vecadd-large"],
+    "h200-report-matmul.png": ["h200-matmul-defaults"],
+}
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def draw_images(out: Path) -> dict:
+    """Draw every docs image into `out`; return the sidecar entries."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from reports import figures_matmul, figures_transfers, figures_vecadd, telemetry
+    from reports.load import load_run
+
+    makers = {
+        "vecadd_gbps_vs_n": lambda run, d: next(
+            f for f in figures_vecadd.figures(run, d, "") if f.name == "vecadd_gbps_vs_n"),
+        "matmul_ladder": lambda run, d: figures_matmul.ladder_figure(run, d, "matmul_ladder"),
+        "transfers_h2d": lambda run, d: figures_transfers.bandwidth_figure(
+            run, "h2d", d, "transfers_h2d"),
+        "telemetry_matmul": lambda run, d: telemetry.timeline_figure(
+            run, d, "telemetry_matmul", "matmul"),
+    }
+    entries = {}
+    cwd = os.getcwd()
+    os.chdir(REPO)  # runs are named by their path relative to the repository
+    try:
+        for image, (run_name, figure) in IMAGES.items():
+            work = out / "work" / run_name
+            fig = makers[figure](load_run(DATA / run_name), work)
+            png = (work / fig.png).read_bytes()
+            data = (work / fig.data_json).read_bytes()
+            (out / image).write_bytes(png)
+            entries[image] = {"run": str(DATA / run_name), "figure": figure,
+                              "caption": fig.caption, "data_sha256": sha256(data),
+                              "png_sha256": sha256(png)}
+    finally:
+        os.chdir(cwd)
+    shutil.rmtree(out / "work")
+    return entries
+
+
+def report_pages(out: Path) -> dict:
+    """The SHA-256 of each screenshot's report page as the reports package
+    makes it now (no browser needed)."""
+    from reports.build import write_report
+
+    pages = {}
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        for image, runs in SCREENSHOTS.items():
+            site = out / "pages" / image
+            write_report([str(DATA / r) for r in runs], site)
+            pages[image] = sha256((site / "index.html").read_bytes())
+    finally:
+        os.chdir(cwd)
+    shutil.rmtree(out / "pages")
+    return pages
+
+
+def take_screenshots(out: Path) -> dict:
+    from PIL import Image
+
+    from reports.browser import Chromium, ReportServer
+    from reports.build import write_report
+
+    entries = {}
+    cwd = os.getcwd()
+    os.chdir(REPO)
+    try:
+        with Chromium(width=1200, height=1500) as browser:
+            for image, runs in SCREENSHOTS.items():
+                site = out / "site" / image
+                write_report([str(DATA / r) for r in runs], site)
+                with ReportServer(site) as server:
+                    page = browser.check(f"{server.base}index.html")
+                if page.console or page.failed:
+                    raise SystemExit(f"docs_figures.py: {image}: the page has errors: "
+                                     f"{page.console + page.failed}")
+                shot = Image.open(io.BytesIO(page.screenshot)).convert("RGB")
+                shot = shot.resize((900, round(shot.height * 900 / shot.width)),
+                                   Image.LANCZOS)
+                buf = io.BytesIO()
+                shot.quantize(colors=128).save(buf, format="PNG", optimize=True)
+                (out / image).write_bytes(buf.getvalue())
+                entries[image] = {"runs": [str(DATA / r) for r in runs],
+                                  "page_sha256": sha256((site / "index.html").read_bytes())}
+    finally:
+        os.chdir(cwd)
+    shutil.rmtree(out / "site")
+    return entries
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when README.md or docs/img is stale")
+    parser.add_argument("--screenshots", action="store_true",
+                        help="also take the report page screenshots (needs Chromium)")
+    parser.add_argument("--docs-root", type=Path, default=REPO, metavar="DIR",
+                        help="where README.md and docs/img are (default: this repository; "
+                             "the staleness test checks a copy)")
+    args = parser.parse_args()
+    global IMG, SIDECAR
+    IMG = args.docs_root / "docs" / "img"
+    SIDECAR = IMG / "figures.json"
+
+    readme = (args.docs_root / "README.md").read_text(encoding="utf-8")
+    new_readme = readme_with(readme, table())
+    old_sidecar = json.loads(SIDECAR.read_text()) if SIDECAR.exists() else {}
+    with tempfile.TemporaryDirectory(prefix="docs-figures-") as tmp:
+        tmp = Path(tmp)
+        images = draw_images(tmp)
+        shots = take_screenshots(tmp) if args.screenshots else old_sidecar.get("screenshots", {})
+        sidecar = {"note": "written by scripts/record/docs_figures.py; checked by "
+                           "reports/tests/test_docs.py",
+                   "images": images, "screenshots": shots}
+        if args.check:
+            stale = []
+            if new_readme != readme:
+                stale.append("README.md (the measured H200 table)")
+            for image, entry in images.items():
+                if old_sidecar.get("images", {}).get(image) != entry:
+                    stale.append(f"docs/img/{image} (sidecar)")
+                elif sha256((IMG / image).read_bytes()) != entry["png_sha256"]:
+                    stale.append(f"docs/img/{image} (pixels)")
+            for image, page in report_pages(tmp).items():
+                if old_sidecar.get("screenshots", {}).get(image, {}).get("page_sha256") != page:
+                    stale.append(f"docs/img/{image} (a screenshot of an older page: run "
+                                 f"with --screenshots)")
+            if stale:
+                print("docs_figures.py: stale: " + ", ".join(stale)
+                      + "; run .venv/bin/python scripts/record/docs_figures.py", file=sys.stderr)
+                return 1
+            print("docs_figures.py: README table and docs images match tests/data",
+                  file=sys.stderr)
+            return 0
+        IMG.mkdir(parents=True, exist_ok=True)
+        for image in list(images) + (list(shots) if args.screenshots else []):
+            shutil.copyfile(tmp / image, IMG / image)
+    (args.docs_root / "README.md").write_text(new_readme, encoding="utf-8")
+    SIDECAR.write_text(json.dumps(sidecar, indent=1, ensure_ascii=False) + "\n")
+    print(f"docs_figures.py: wrote README.md's table, {len(images)} images"
+          + (f", {len(shots)} screenshots" if args.screenshots else ""), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

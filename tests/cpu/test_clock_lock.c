@@ -1,0 +1,192 @@
+/* test_clock_lock.c - the opt-in SM clock lock against tests/fake_nvml:
+ * a lock reaches every sampled GPU and is reset by the end of the run;
+ * refused permission and a clock above the maximum are clear failures that
+ * leave nothing locked; a process that exits, or dies on a second Ctrl-C,
+ * with the lock held still resets it; meta.json's clock_lock says what
+ * was asked and whether the reset went through. */
+/* test links: cubench_engine */
+#include "cb_test.h"
+#include "json_writer.h"
+#include "signals.h"
+#include "telemetry.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define UUID "GPU-00000000-fake-0000-0000-000000000000"
+
+static long (*fake_calls)(const char *);
+static char log_path[256];
+
+static cb_telemetry *open_fake(const char *script)
+{
+    setenv("CUBENCH_FAKE_NVML", script, 1);
+    cb_telemetry_options o;
+    cb_telemetry_options_defaults(&o);
+    o.library = CB_FAKE_NVML;
+    o.period_s = 0.01;
+    cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){UUID}, 1);
+    CB_CHECK(cb_telemetry_sampling(t));
+    return t;
+}
+
+/* The fake's log of lock and reset calls, one line each. */
+static void read_log(char *out, size_t cap)
+{
+    out[0] = '\0';
+    FILE *f = fopen(log_path, "r");
+    if (!f) return;
+    size_t n = fread(out, 1, cap - 1, f);
+    out[n] = '\0';
+    fclose(f);
+}
+
+static void lock_json(const cb_telemetry *t, char *out, size_t cap)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cb_json j;
+    cb_json_begin(&j, f);
+    cb_telemetry_write_lock_json(&j, t);
+    cb_json_end(&j);
+    fclose(f);
+    snprintf(out, cap, "%s", buf);
+    free(buf);
+}
+
+static void test_lock_and_reset(void)
+{
+    remove(log_path);
+    cb_telemetry *t = open_fake("max_clock_sm=1980");
+    cb_msg why = {{0}};
+    long resets = fake_calls("nvmlDeviceResetGpuLockedClocks");
+    CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_OK);
+    char log[512];
+    read_log(log, sizeof log);
+    CB_CHECK_STR(log, "lock " UUID " 1500\n");
+    char json[512];
+    lock_json(t, json, sizeof json);
+    CB_CHECK(strstr(json, "\"sm_mhz\": 1500") != NULL);
+    CB_CHECK(strstr(json, "\"held\": true") != NULL);
+
+    cb_telemetry_unlock_clocks(t);
+    cb_telemetry_unlock_clocks(t); /* twice: the second is a no-op */
+    read_log(log, sizeof log);
+    CB_CHECK_STR(log, "lock " UUID " 1500\nreset " UUID " 0\n");
+    CB_CHECK_EQ_INT(fake_calls("nvmlDeviceResetGpuLockedClocks"), resets + 1);
+    lock_json(t, json, sizeof json);
+    CB_CHECK(strstr(json, "\"held\": false") != NULL);
+    CB_CHECK(strstr(json, "\"reset_ok\": true") != NULL);
+    cb_telemetry_close(t); /* nothing left to reset */
+    CB_CHECK_EQ_INT(fake_calls("nvmlDeviceResetGpuLockedClocks"), resets + 1);
+}
+
+static void test_close_resets(void)
+{
+    remove(log_path);
+    cb_telemetry *t = open_fake("max_clock_sm=1980");
+    cb_msg why = {{0}};
+    CB_CHECK(cb_telemetry_lock_clocks(t, 1200, &why) == CB_OK);
+    cb_telemetry_close(t);
+    char log[512];
+    read_log(log, sizeof log);
+    CB_CHECK_STR(log, "lock " UUID " 1200\nreset " UUID " 0\n");
+}
+
+static void test_refused(void)
+{
+    remove(log_path);
+    /* NVML_ERROR_NO_PERMISSION (4): not root, clocks not unrestricted. */
+    cb_telemetry *t = open_fake("fail=nvmlDeviceSetGpuLockedClocks:4");
+    cb_msg why = {{0}};
+    long resets = fake_calls("nvmlDeviceResetGpuLockedClocks");
+    CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_FAIL);
+    CB_CHECK(strstr(why.text, "nvidia-smi -acp UNRESTRICTED") != NULL);
+    CB_CHECK(strstr(why.text, UUID) != NULL);
+    CB_CHECK_EQ_INT(fake_calls("nvmlDeviceResetGpuLockedClocks"), resets);
+    char log[64];
+    read_log(log, sizeof log);
+    CB_CHECK_STR(log, "");
+    cb_telemetry_close(t);
+
+    /* Above the GPU's maximum SM clock: the driver's invalid argument. */
+    t = open_fake("max_clock_sm=1980");
+    CB_CHECK(cb_telemetry_lock_clocks(t, 5000, &why) == CB_FAIL);
+    CB_CHECK(strstr(why.text, "--lock-clocks 5000") != NULL);
+    cb_telemetry_close(t);
+
+    /* No NVML at all: refused before any call. */
+    cb_telemetry_options o;
+    cb_telemetry_options_defaults(&o);
+    o.library = "/nonexistent/libnvidia-ml.so.1";
+    t = cb_telemetry_open(&o, (const char *[]){UUID}, 1);
+    CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_FAIL);
+    CB_CHECK(strstr(why.text, "--lock-clocks needs NVML") != NULL);
+    cb_telemetry_close(t);
+}
+
+/* A child holds the lock and leaves by `how`; the parent reads the log. */
+static int child_leaves(int how)
+{
+    remove(log_path);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        cb_telemetry *t = open_fake("max_clock_sm=1980");
+        cb_msg why = {{0}};
+        if (cb_telemetry_lock_clocks(t, 1410, &why) != CB_OK) _exit(3);
+        if (how == 0) exit(0); /* exit() without closing: atexit resets */
+        cb_install_signal_handlers(false);
+        cb_signals_on_fatal(cb_telemetry_unlock_for_exit);
+        raise(SIGINT); /* the first only asks the run to stop */
+        if (!cb_interrupted()) _exit(4);
+        raise(SIGINT); /* the second ends the process */
+        _exit(5);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+static void test_exit_paths(void)
+{
+    char log[512];
+    int status = child_leaves(0);
+    CB_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    read_log(log, sizeof log);
+    CB_CHECK_STR(log, "lock " UUID " 1410\nreset " UUID " 0\n");
+
+    status = child_leaves(1);
+    CB_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
+    read_log(log, sizeof log);
+    CB_CHECK_STR(log, "lock " UUID " 1410\nreset " UUID " 0\n");
+}
+
+int main(void)
+{
+    void *h = dlopen(CB_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
+    void *sym = h ? dlsym(h, "cb_fake_nvml_calls") : NULL;
+    CB_CHECK(sym != NULL);
+    if (!sym) return cb_test_finish("test_clock_lock");
+    *(void **)&fake_calls = sym;
+
+    char dir[] = "/tmp/cb_clock_lock_XXXXXX";
+    CB_CHECK(mkdtemp(dir) != NULL);
+    snprintf(log_path, sizeof log_path, "%s/nvml.log", dir);
+    setenv("CUBENCH_FAKE_NVML_LOG", log_path, 1);
+
+    test_lock_and_reset();
+    test_close_resets();
+    test_refused();
+    test_exit_paths();
+
+    remove(log_path);
+    rmdir(dir);
+    return cb_test_finish("test_clock_lock");
+}
