@@ -439,6 +439,13 @@ def main(argv: list[str]) -> int:
     except InputError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        print(f"{PROG}: error: {args.history}: not a complete `cubench history export` "
+              f"document ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
     except OSError as exc:
         print(f"{PROG}: error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2

@@ -142,10 +142,13 @@ def test_export_file_and_bad_input(history, cubench, tmp_path, capsys):
     assert main(["--history", str(export), "-o", str(tmp_path / "s"),
                  "--machine", "ci-h200"]) == 0
     assert len(list((tmp_path / "s" / "points").glob("*.html"))) == 4
+    (tmp_path / "cut.json").write_text('{"format": "cubench-history", "version": 1, "runs": []}')
+    assert main(["--history", str(tmp_path / "cut.json"), "-o", str(tmp_path / "c")]) == 2
     (tmp_path / "x.json").write_text('{"format": "something else"}')
     assert main(["--history", str(tmp_path / "x.json"), "-o", str(tmp_path / "t")]) == 2
     assert main(["--history", str(tmp_path / "none.db"), "-o", str(tmp_path / "u"),
                  "--cubench", cubench]) == 2
     err = capsys.readouterr().err
     assert "not a `cubench history export` document" in err
+    assert "not a complete `cubench history export` document" in err
     assert "history add` creates one" in err
