@@ -50,14 +50,31 @@ static bool sq_exec(cb_hdb *db, const char *sql, cb_msg *err)
     return true;
 }
 
-/* `sql` with $N spelled ?N (SQLite reads $N as a named parameter whose
- * index is its order of appearance, not N). */
+/* `sql` with $N spelled ? when the parameters appear in order 1, 2, 3, ...
+ * (every statement here), else ?N. SQLite reads $N as a named parameter
+ * numbered by order of appearance, not N; and ?N makes it look each number
+ * up by a linear search, quadratic in a batch of 1,280 parameters. */
 static char *sqlite_spelling(const char *sql)
 {
     char *out = strdup(sql);
     if (!out) return NULL;
-    for (char *c = out; *c; c++)
-        if (*c == '$' && c[1] >= '0' && c[1] <= '9') *c = '?';
+    long next = 1;
+    bool in_order = true;
+    for (const char *c = sql; *c; c++)
+        if (*c == '$' && c[1] >= '0' && c[1] <= '9')
+            in_order = in_order && strtol(c + 1, NULL, 10) == next++;
+    char *w = out;
+    for (const char *c = sql; *c;) {
+        if (*c == '$' && c[1] >= '0' && c[1] <= '9') {
+            *w++ = '?';
+            c++;
+            while (in_order && *c >= '0' && *c <= '9')
+                c++; /* the number is dropped: positional */
+            continue;
+        }
+        *w++ = *c++;
+    }
+    *w = '\0';
     return out;
 }
 
