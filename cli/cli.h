@@ -20,6 +20,9 @@ int cb_cli_env(const char *program, int argc, char **argv);
  * a run flagged or a problem; 2 bad usage or input. */
 int cb_cli_compare(int argc, char **argv);
 int cb_cli_fleet(int argc, char **argv);
+/* history add|show|check|export|migrate: 0 done (check: no open regression
+ * larger than delta); 1 check found one; 2 bad usage, input or database. */
+int cb_cli_history(int argc, char **argv);
 
 /* What a front end other than the binary adds to `cubench run`. */
 typedef struct cb_cli_run_hooks {

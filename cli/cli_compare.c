@@ -7,6 +7,7 @@
 #include "compare.h"
 #include "compare_conditions.h"
 #include "compare_report.h"
+#include "history.h"
 #include "options.h"
 
 #include <errno.h>
@@ -48,6 +49,7 @@ typedef struct cli_args {
     const char *base_dirs[CB_COMPARE_MAX_DIRS], *new_dirs[CB_COMPARE_MAX_DIRS];
     int n_base, n_new;
     const char *markdown, *csv, *title, *calibration, *output;
+    const char *history, *history_machine;
     long long min_samples;
     int fail_on; /* index in "slower,none" */
     bool fail_on_throttled, calibrate;
@@ -143,6 +145,18 @@ static const cb_option compare_options[] = {
      .metavar = "FILE",
      .offset = OFF(calibration),
      .help = "between-run spread recorded by --calibrate on this machine"},
+    {.name = "history",
+     .kind = CB_OPT_STRING,
+     .metavar = "DB",
+     .offset = OFF(history),
+     .help = "a history database (docs/history.md): a point it knows from 3 or more\n"
+             "past runs on this machine is widened by the spread those runs showed\n"
+             "(after --calibration, before the defaults)"},
+    {.name = "history-machine",
+     .kind = CB_OPT_STRING,
+     .metavar = "NAME",
+     .offset = OFF(history_machine),
+     .help = "the machine of --history (default: BASE's \"<host>/<GPU name>\")"},
     {.name = "calibrate",
      .kind = CB_OPT_FLAG,
      .offset = OFF(calibrate),
@@ -266,6 +280,8 @@ static const char *clash(const cli_args *a)
         return "--calibrate records a calibration from A/A runs; --calibration uses one in a "
                "comparison: give one of them";
     if (a->calibrate && !a->output) return "--calibrate needs -o FILE";
+    if (a->calibrate && a->history) return "--history widens a comparison; --calibrate makes none";
+    if (a->history_machine && !a->history) return "--history-machine needs --history DB";
     if (!a->calibrate && a->output)
         return "-o is the file --calibrate writes (reports: --markdown, --csv)";
     bool md_stdout = a->markdown && strcmp(a->markdown, "-") == 0;
@@ -435,6 +451,36 @@ done:
     return rc;
 }
 
+/* --history DB: every point's spread on the machine, as a spread source. */
+static bool use_history(const cli_args *a, const cb_cmp_run *base, cb_hist_spread_table *t,
+                        cb_spread_source *src)
+{
+    char machine[160];
+    if (a->history_machine)
+        snprintf(machine, sizeof machine, "%s", a->history_machine);
+    else if (base->n_dirs > 0)
+        cb_history_machine_name(base->dirs[0].meta.hostname, base->dirs[0].meta.device, machine,
+                                sizeof machine);
+    cb_hist_open_opts o;
+    cb_hist_open_opts_default(&o);
+    cb_history *h = NULL;
+    cb_msg err = {{0}};
+    bool ok =
+        cb_history_open(a->history, &o, &h, &err) && cb_history_spread_table(h, machine, t, &err);
+    cb_history_close(h);
+    if (!ok) {
+        fprintf(stderr, "cubench compare: --history: %s\n", err.text);
+        return false;
+    }
+    if (t->data.n_runs == 0)
+        fprintf(stderr,
+                "cubench compare: warning: --history holds no run of machine '%s' "
+                "(--history-machine names another)\n",
+                machine);
+    *src = cb_history_spread_source(t, a->history);
+    return true;
+}
+
 /* --calibration FILE as the first spread source. */
 static bool use_calibration(cli_args *a, const cb_cmp_run *base, cb_calibration *cal,
                             cb_spread_source *src)
@@ -449,8 +495,18 @@ static bool use_calibration(cli_args *a, const cb_cmp_run *base, cb_calibration 
                 "cubench compare: warning: the calibration was recorded on %s, BASE ran on %s\n",
                 cal->device, base->device);
     *src = cb_calibration_source(cal);
+    return true;
+}
+
+/* The spread sources asked, in order: --calibration, then --history. */
+static bool use_sources(cli_args *a, const cb_cmp_run *base, cb_calibration *cal,
+                        cb_hist_spread_table *hist, cb_spread_source *src)
+{
+    int n = 0;
+    if (a->calibration && !use_calibration(a, base, cal, &src[n++])) return false;
+    if (a->history && !use_history(a, base, hist, &src[n++])) return false;
     a->opts.sources = src;
-    a->opts.n_sources = 1;
+    a->opts.n_sources = n;
     return true;
 }
 
@@ -464,7 +520,8 @@ int cb_cli_compare(int argc, char **argv)
     cb_cmp_run_init(&base);
     cb_cmp_run_init(&cand);
     cb_calibration cal = {0};
-    cb_spread_source src;
+    cb_hist_spread_table hist = {0};
+    cb_spread_source src[2];
     rc = CB_EXIT_USAGE;
     if (a.calibrate) { /* one set: every directory given */
         if (load_side(&base, "runs", a.base_dirs, a.n_base) &&
@@ -472,9 +529,10 @@ int cb_cli_compare(int argc, char **argv)
             rc = run_calibrate(&a, &base);
     } else if (load_side(&base, "BASE", a.base_dirs, a.n_base) &&
                load_side(&cand, "NEW", a.new_dirs, a.n_new) &&
-               (!a.calibration || use_calibration(&a, &base, &cal, &src))) {
+               use_sources(&a, &base, &cal, &hist, src)) {
         rc = run_compare(&a, &base, &cand);
     }
+    cb_hist_spread_table_free(&hist);
     cb_calibration_free(&cal);
     cb_cmp_run_free(&base);
     cb_cmp_run_free(&cand);

@@ -23,10 +23,13 @@ static void usage(FILE *f)
             "  compare BASE NEW   decide regressions between two run directories\n"
             "  fleet DIR          judge one run per GPU or node (scripts/slurm/): outliers\n"
             "                     per GPU model, failed and missing tasks\n"
+            "  history ...        the performance history database: add runs, show a point's\n"
+            "                     series, check for change points, export for the dashboard\n"
             "  help               this text; `cubench <command> --help` for each command\n"
             "\n"
             "exit codes: 0 success; 1 a point failed (run), a slowdown (compare) or a\n"
-            "            run flagged or a task failed (fleet);\n"
+            "            run flagged or a task failed (fleet), an open regression\n"
+            "            (history check);\n"
             "            2 bad usage or input; 3 no CUDA device (env); 130 interrupted\n",
             CB_VERSION);
 }
@@ -43,6 +46,7 @@ int cb_cli_main(int argc, char **argv)
     if (strcmp(cmd, "env") == 0) return cb_cli_env(argv[0], argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0) return cb_cli_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "fleet") == 0) return cb_cli_fleet(argc - 1, argv + 1);
+    if (strcmp(cmd, "history") == 0) return cb_cli_history(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return CB_EXIT_OK;

@@ -1,5 +1,7 @@
 """Command line: python3 -m reports RESULT_DIR... -o OUT_DIR
-(the fleet page: python3 -m reports --fleet DIR -o OUT_DIR, reports/fleet.py)
+(the fleet page: python3 -m reports --fleet DIR -o OUT_DIR, reports/fleet.py;
+the history dashboard: python3 -m reports --history DB -o OUT_DIR,
+reports/history.py)
 
 Exit codes: 0 report written; 2 bad input (a directory that breaks the
 schema), bad arguments, an output that cannot be written, or a Python
@@ -15,9 +17,9 @@ import sys
 PROG = "python3 -m reports"
 NEEDED = ("matplotlib", "numpy")  # what reports/requirements.txt brings
 # Pages of their own, chosen by an option and drawn by the module's main(argv):
-# the fleet page (python3 -m reports --fleet DIR -o OUT). A page over many
-# runs in time (a history dashboard) would be one more line here.
-OTHER_PAGES = {"--fleet": ".fleet"}
+# the fleet page (python3 -m reports --fleet DIR -o OUT, reports/fleet.py) and
+# the history dashboard (python3 -m reports --history DB -o OUT, reports/history.py).
+OTHER_PAGES = {"--fleet": ".fleet", "--history": ".history"}
 
 
 def _missing_package(exc: ModuleNotFoundError) -> str | None:

@@ -3,6 +3,8 @@
 #   - build tools (cmake >= 3.25, ninja, a C compiler) from the distribution,
 #     when missing; the CUDA toolkit itself must already be installed
 #   - libjansson-dev and pkgconf (cubench compare reads meta.json with jansson)
+#   - libsqlite3-dev (the history database) and libpq-dev (its PostgreSQL
+#     store), and the PostgreSQL server the history tests start on a socket
 #   - gnuplot (reports without Python)
 #   - OpenBLAS (libopenblas-dev): the CPU reference of the matmul baselines
 #   - a Python virtual environment at .venv with reports/requirements.txt, and
@@ -52,6 +54,8 @@ command -v cmake >/dev/null || apt_install cmake
 command -v ninja >/dev/null || apt_install ninja-build
 command -v cc >/dev/null || apt_install gcc
 apt_install libjansson-dev pkgconf || { say "libjansson-dev is needed to build (cubench compare reads meta.json with it)"; exit 2; }
+apt_install libsqlite3-dev || { say "libsqlite3-dev is needed to build (the history database)"; exit 2; }
+apt_install libpq-dev postgresql || say "libpq-dev/postgresql unavailable: history databases will be SQLite only"
 command -v gnuplot >/dev/null || apt_install gnuplot-nox || say "gnuplot unavailable: the gnuplot reports will be skipped"
 # An optimized CPU reference for matmul/host_cblas (the netlib BLAS is slower than the kernel it judges).
 apt_install libopenblas-dev || say "OpenBLAS unavailable: matmul/host_cblas uses any other BLAS CMake finds (see its note)"

@@ -18,6 +18,8 @@ step() {
     steps+=("$(printf '%-28s %4d s' "$name" $((SECONDS - t0)))")
 }
 step setup scripts/setup.sh
+# setup.sh installs PostgreSQL: here its history tests must run, not skip
+export CUBENCH_REQUIRE_POSTGRESQL=1
 step "build (ci)" scripts/build.sh ci
 step "tests (ci)" ctest --preset ci -j "$jobs"
 if [ "${CUBENCH_SKIP_ASAN:-0}" != 1 ]; then

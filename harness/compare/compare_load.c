@@ -41,6 +41,9 @@ static const struct fact_column {
     {"teardown_s", offsetof(cb_cmp_facts, teardown_s)},
     {"throttled_samples", offsetof(cb_cmp_facts, throttled_samples)},
     {"throttle_wait_s", offsetof(cb_cmp_facts, throttle_wait_s)},
+    {"median_s", offsetof(cb_cmp_facts, median_s)},
+    {"ci_lo_s", offsetof(cb_cmp_facts, ci_lo_s)},
+    {"ci_hi_s", offsetof(cb_cmp_facts, ci_hi_s)},
 };
 #define N_FACTS ((int)CB_ARRAY_LEN(fact_columns))
 
@@ -418,7 +421,7 @@ static void free_input(dir_input *in)
     cb_csv_free(in->samples);
 }
 
-static bool read_input(const char *dir, dir_input *in, cb_msg *err)
+static bool read_input(const char *dir, bool samples_optional, dir_input *in, cb_msg *err)
 {
     struct stat st;
     if (stat(dir, &st) != 0) {
@@ -438,7 +441,8 @@ static bool read_input(const char *dir, dir_input *in, cb_msg *err)
     in->results = cb_run_csv_read(dir, "results.csv", NULL, &missing, err);
     if (!in->results) return false;
     in->samples = cb_run_csv_read(dir, "samples.csv", &in->samples_hash, &missing, err);
-    return in->samples && cb_cmp_python_frameworks(dir, in->frameworks, sizeof in->frameworks, err);
+    if (!in->samples && !(missing && samples_optional)) return false;
+    return cb_cmp_python_frameworks(dir, in->frameworks, sizeof in->frameworks, err);
 }
 
 /* Why directory `in` is a run `run` already holds, or NULL. */
@@ -450,7 +454,7 @@ static const char *same_run(const cb_cmp_run *run, const dir_input *in, const ch
         if (in->real_path && strcmp(in->real_path, d->real_path) == 0) return "the same directory";
         if (in->meta.identity && in->meta.identity == d->meta.identity)
             return "a copy: the same host, start time and command line in meta.json";
-        if (in->samples_hash == d->samples_hash && cb_csv_rows(in->samples) > 0)
+        if (in->samples && in->samples_hash == d->samples_hash && cb_csv_rows(in->samples) > 0)
             return "a copy: byte-identical samples";
     }
     return NULL;
@@ -475,7 +479,7 @@ oom:
 bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err)
 {
     dir_input in = {0};
-    bool ok = read_input(dir, &in, err);
+    bool ok = read_input(dir, run->samples_optional, &in, err);
     const char *other = NULL, *why = ok ? same_run(run, &in, &other) : NULL;
     if (why) {
         ok = note_duplicate(run, dir, why, other, err);
@@ -485,7 +489,7 @@ bool cb_cmp_run_load(cb_cmp_run *run, const char *dir, cb_msg *err)
         d->meta = in.meta;
         memset(&in.meta, 0, sizeof in.meta);
         d->samples_hash = in.samples_hash;
-        ok = load_results(run, &in, err) && load_samples(run, in.samples, err);
+        ok = load_results(run, &in, err) && (!in.samples || load_samples(run, in.samples, err));
         if (!run->git_sha[0]) snprintf(run->git_sha, sizeof run->git_sha, "%s", d->meta.git_sha);
         if (!run->device[0]) snprintf(run->device, sizeof run->device, "%s", d->meta.device);
     }

@@ -49,8 +49,9 @@ typedef struct cb_cmp_facts {
     double sm_clock_min_mhz, sm_clock_median_mhz, sm_clock_max_mhz;
     double mem_clock_median_mhz, power_mean_w, temp_max_c;
     double setup_s, verify_s, warmup_s, sampling_s, teardown_s;
-    double throttled_samples; /* samples the runner set aside (v3)          */
-    double throttle_wait_s;   /* seconds it waited for the clock (v3)       */
+    double throttled_samples;          /* samples the runner set aside (v3)          */
+    double throttle_wait_s;            /* seconds it waited for the clock (v3)       */
+    double median_s, ci_lo_s, ci_hi_s; /* the row's own median and 95% CI   */
 } cb_cmp_facts;
 
 typedef struct cb_cmp_point {
@@ -118,10 +119,15 @@ typedef struct cb_cmp_run {
     int n_dirs;
     cb_cmp_duplicate *duplicates; /* directories skipped as copies       */
     int n_duplicates;
-    char label[512];     /* the first directory loaded                     */
-    char git_sha[64];    /* from the first meta.json that has one, or ""   */
-    char device[128];    /* device name from the first meta.json, or ""    */
-    long orphan_samples; /* samples.csv rows whose point results.csv lacks */
+    char label[512];       /* the first directory loaded                     */
+    char git_sha[64];      /* from the first meta.json that has one, or ""   */
+    char device[128];      /* device name from the first meta.json, or ""    */
+    long orphan_samples;   /* samples.csv rows whose point results.csv lacks */
+    bool samples_optional; /* set before loading: a directory without a
+                            * samples.csv (nor .xz) is read from results.csv
+                            * alone, its points without times; compare leaves
+                            * it false, the history (whose series are the
+                            * runs' medians) sets it */
 } cb_cmp_run;
 
 /* An empty run; cb_cmp_run_free releases what the others add. */
@@ -156,7 +162,8 @@ bool cb_cmp_point_add_time(cb_cmp_point *p, double t_s, int replicate, cb_msg *e
 /* Read the run directory `dir` into `run` as one more directory of the
  * side. A directory that is a run already in `run` is skipped and listed in
  * run->duplicates (true). Errors (false, `err` says which file and line): a
- * missing or unreadable directory, results.csv, or samples.csv (nor .xz); a
+ * missing or unreadable directory, results.csv, or samples.csv (nor .xz:
+ * no error when run->samples_optional); a
  * CSV syntax error; a missing column; a schema_version outside 1 to 3; an
  * unknown status or kind; a point listed twice (per device) in one
  * results.csv; a time_s that is not a positive finite number; a replicate

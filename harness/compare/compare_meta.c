@@ -280,6 +280,7 @@ static bool collect(cb_cmp_meta *m, const json_t *root)
     string_at(root, "git_sha", m->git_sha, sizeof m->git_sha);
     string_at(root, "device.name", m->device, sizeof m->device);
     string_at(root, "host.hostname", m->hostname, sizeof m->hostname);
+    string_at(root, "started", m->started, sizeof m->started);
     string_at(root, "host.cpu", m->cpu, sizeof m->cpu);
     v = json_object_get(root, "complete");
     m->complete = json_is_boolean(v) ? json_is_true(v) : -1;

@@ -49,6 +49,7 @@ typedef struct cb_cmp_meta {
     int complete;     /* `complete`: 1 true, 0 false, -1 absent or not a boolean */
     bool device_null; /* `"device": null`: a run without a GPU */
     char hostname[128], cpu[128];
+    char started[40];       /* `started` (UTC, ISO 8601), "" without one */
     cb_cmp_device *devices; /* `devices`, else the one `device` */
     int n_devices;
     /* Who the run is: host, start time and command line (which names the
