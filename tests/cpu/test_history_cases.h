@@ -211,16 +211,16 @@ static void case_contents(const char *url)
     char text[256];
     bool found;
     CB_CHECK(cb_hdb_query_text(
-              h->db, CB_STMT_ONCE,
-              "SELECT sample_times FROM cubench_result r JOIN cubench_point p ON "
-              "p.id = r.point_id WHERE p.benchmark = 'vecadd/host' AND sample_times IS NOT NULL",
-              0, NULL, text, sizeof text, &found, &err) &&
-          found);
+                 h->db, CB_STMT_ONCE,
+                 "SELECT sample_times FROM cubench_result r JOIN cubench_point p ON "
+                 "p.id = r.point_id WHERE p.benchmark = 'vecadd/host' AND sample_times IS NOT NULL",
+                 0, NULL, text, sizeof text, &found, &err) &&
+             found);
     CB_CHECK_CONTAINS(text, "0:1.02");
     CB_CHECK(cb_hdb_query_text(h->db, CB_STMT_ONCE,
-                            "SELECT kind FROM cubench_point WHERE benchmark = 'vecadd/host'", 0,
-                            NULL, text, sizeof text, &found, &err) &&
-          strcmp(text, "host") == 0);
+                               "SELECT kind FROM cubench_point WHERE benchmark = 'vecadd/host'", 0,
+                               NULL, text, sizeof text, &found, &err) &&
+             strcmp(text, "host") == 0);
     cb_history_close(h);
     /* results.csv alone */
     char path[600];
@@ -293,7 +293,8 @@ static void case_concurrent(const char *url)
     for (int c = 0; c < 2; c++) {
         int status = 0;
         CB_CHECK(pids[c] > 0 && waitpid(pids[c], &status, 0) == pids[c]);
-        CB_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d: status %d", c, status);
+        CB_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d: status %d", c,
+                     status);
     }
     int values = 0;
     CB_CHECK(hist_count_runs(url, &values) == before + 4 && values == before_values + 20);
@@ -329,9 +330,9 @@ static void case_newer_schema(const char *url)
     cb_history *h = hist_open(url, true, 5.0);
     cb_msg err = {{0}};
     CB_CHECK(h && h->db->ops->exec(h->db,
-                                "UPDATE cubench_meta SET value = '99' WHERE key = "
-                                "'schema_version'",
-                                &err));
+                                   "UPDATE cubench_meta SET value = '99' WHERE key = "
+                                   "'schema_version'",
+                                   &err));
     cb_history_close(h);
     cb_hist_open_opts o;
     cb_hist_open_opts_default(&o);
@@ -343,7 +344,8 @@ static void case_newer_schema(const char *url)
     /* put it back: through the store, not through cubench */
     cb_hdb *db = NULL;
     bool pg = strncmp(url, "postgres", 8) == 0;
-    CB_CHECK(pg ? cb_hdb_pg_open(url, 5.0, &db, &err) : cb_hdb_sqlite_open(url, true, 5.0, &db, &err));
+    CB_CHECK(pg ? cb_hdb_pg_open(url, 5.0, &db, &err)
+                : cb_hdb_sqlite_open(url, true, 5.0, &db, &err));
     char sql[128];
     snprintf(sql, sizeof sql, "UPDATE cubench_meta SET value = '%d' WHERE key = 'schema_version'",
              CB_HIST_SCHEMA);
@@ -363,8 +365,8 @@ static void case_migrate_from_v1(const char *fresh)
     cb_msg err = {{0}};
     bool pg = strncmp(fresh, "postgres", 8) == 0;
     CB_CHECK_MSG(pg ? cb_hdb_pg_open(fresh, 5.0, &db, &err)
-                 : cb_hdb_sqlite_open(fresh, true, 5.0, &db, &err),
-              "%s", err.text);
+                    : cb_hdb_sqlite_open(fresh, true, 5.0, &db, &err),
+                 "%s", err.text);
     if (!db) return;
     cb_history old = {db, 0, true};
     CB_CHECK_MSG(cb_hist_schema_migrate(&old, 0, 1, &err), "%s", err.text);
@@ -408,11 +410,12 @@ static void case_migrate_from_v1(const char *fresh)
     for (int i = 0; i < d.n_series && i < 3; i++) {
         CB_CHECK(strcmp(d.series[i].benchmark, kinds[i][0]) == 0);
         CB_CHECK_MSG(strcmp(d.series[i].kind, kinds[i][1]) == 0, "%s: %s", kinds[i][0],
-                  d.series[i].kind);
+                     d.series[i].kind);
     }
     if (d.n_series == 3) {
         CB_CHECK_NEAR(d.series[1].v[0].median_s, 4.5e-6, 1e-15);
-        CB_CHECK(d.series[0].v[0].throttle && strcmp(d.series[0].v[0].throttle, "sw_power_cap") == 0);
+        CB_CHECK(d.series[0].v[0].throttle &&
+                 strcmp(d.series[0].v[0].throttle, "sw_power_cap") == 0);
         CB_CHECK(isnan(d.series[1].v[0].sm_clock_mhz));
     }
     cb_hist_data_free(&d);
@@ -464,9 +467,9 @@ static void case_check(const char *url)
         if (ch->cause == CB_HIST_CAUSE_CODE) {
             CB_CHECK(ch->regression && ch->open);
             CB_CHECK_MSG(strcmp(d.runs[s->v[ch->after].run].git_sha, "c00010") == 0 &&
-                          strcmp(d.runs[s->v[ch->before].run].git_sha, "c00009") == 0,
-                      "%s..%s", d.runs[s->v[ch->before].run].git_sha,
-                      d.runs[s->v[ch->after].run].git_sha);
+                             strcmp(d.runs[s->v[ch->before].run].git_sha, "c00009") == 0,
+                         "%s..%s", d.runs[s->v[ch->before].run].git_sha,
+                         d.runs[s->v[ch->after].run].git_sha);
             CB_CHECK_MSG(ch->ratio > 1.08 && ch->ratio < 1.12, "%g", ch->ratio);
             regressions++;
         } else {
@@ -476,14 +479,14 @@ static void case_check(const char *url)
         }
     }
     CB_CHECK_MSG(regressions == 3 && driver == 3 && c.regressions == 3, "%d %d %d", regressions,
-              driver, c.regressions);
+                 driver, c.regressions);
     /* the spread: about the 1% wobble's (sd 0.71% of the +-1% cycle) */
     cb_hist_spread sp;
     CB_CHECK_MSG(cb_history_point_spread(h, "check-machine", "vecadd/float4_per_thread",
-                                      "n=1024;block=256", NULL, &sp, &err),
-              "%s", err.text);
-    CB_CHECK_MSG(sp.runs == 14 && sp.df >= 10 && sp.sd > 0.004 && sp.sd < 0.012, "%d %g %g", sp.runs,
-              sp.df, sp.sd);
+                                         "n=1024;block=256", NULL, &sp, &err),
+                 "%s", err.text);
+    CB_CHECK_MSG(sp.runs == 14 && sp.df >= 10 && sp.sd > 0.004 && sp.sd < 0.012, "%d %g %g",
+                 sp.runs, sp.df, sp.sd);
     cb_hist_check_free(&c);
     cb_hist_data_free(&d);
     cb_history_close(h);

@@ -212,7 +212,7 @@ static void test_conditions(void)
         snprintf(m.runs[r].driver, sizeof m.runs[r].driver, "580.2");
     cb_hist_check c = check(&m, &o);
     CB_CHECK(c.n_events == 1 && c.n_events && c.events[0].run == 30 &&
-          c.events[0].cause == CB_HIST_CAUSE_DRIVER);
+             c.events[0].cause == CB_HIST_CAUSE_DRIVER);
     if (c.n_events) CB_CHECK_CONTAINS(c.events[0].what, "driver 580.1 -> 580.2");
     CB_CHECK(c.n_changes == 1 && c.regressions == 0);
     if (c.n_changes) CB_CHECK(c.changes[0].cause == CB_HIST_CAUSE_DRIVER && c.changes[0].run == 30);
@@ -271,7 +271,7 @@ static void test_spread(void)
     make_history(&m, 1.1, 20);
     CB_CHECK(cb_hist_series_spread(&m.d, 0, &o, &sp, &err));
     CB_CHECK_MSG(sp.runs == RUNS && sp.df == RUNS - 2 && sp.sd > 0.0035 && sp.sd < 0.0065,
-              "runs %d df %g sd %g", sp.runs, sp.df, sp.sd);
+                 "runs %d df %g sd %g", sp.runs, sp.df, sp.sd);
     /* two runs are no spread */
     m.s.n = 2;
     CB_CHECK(cb_hist_series_spread(&m.d, 0, &o, &sp, &err) && sp.df == 0);
