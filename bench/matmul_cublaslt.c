@@ -13,10 +13,11 @@
  * K-major): the row-major C is its column-major C^T (n x m) = op(X) op(Y)
  * with X our K-major B (a k x n column-major matrix, ld k, op T) and Y our
  * A (k x m, ld k, op N). The
- * algorithm is the first of cuBLASLt's heuristic with a 32 MiB workspace;
- * an FP32 C is asked for first and a BF16 C type (D stays FP32; beta = 0
- * so C is never read) second, for cuBLASLt versions that pair FP32 D only
- * with a 16-bit C. */
+ * algorithm is the first of cuBLASLt's heuristic (32 MiB workspace) that
+ * runs on the point's operands; an FP32 C (in place) is asked for first and
+ * a BF16 C type second (D stays FP32; beta = 0, so C is never read and no C
+ * pointer is passed), for cuBLASLt versions that pair FP32 D only with a
+ * 16-bit C. */
 #include "matmul_common.h"
 
 #include <cublasLt.h>
@@ -58,7 +59,7 @@ static cb_status cb_lt_desc(cb_lt_state *ls, cb_msg *why)
     const cb_matmul_state *st = ls->mm;
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     const int8_t fast = 1;
-    const float *scale_lt_a = st->d_scales + 1, *scale_lt_b = st->d_scales;
+    const float *scale_lt_a = st->d_scales + CB_MATMUL_SCALE_STRIDE, *scale_lt_b = st->d_scales;
     CB_CUBLAS(cublasLtMatmulDescCreate(&ls->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     CB_CUBLAS(
         cublasLtMatmulDescSetAttribute(ls->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
@@ -73,37 +74,70 @@ static cb_status cb_lt_desc(cb_lt_state *ls, cb_msg *why)
     return CB_OK;
 }
 
-/* Layouts with C of `c_type`, then the heuristic's first algorithm: CB_OK,
- * or CB_SKIP when cuBLASLt has none for this combination. */
-static cb_status cb_lt_pick(cb_lt_state *ls, cudaDataType_t c_type, cb_msg *why)
+/* Up to this many of the heuristic's algorithms are tried in setup. */
+#define CB_LT_CANDIDATES 8
+
+/* C's pointer: D itself for an FP32 C (in place, the same layout); none for
+ * a 16-bit C, which cuBLASLt never reads with beta = 0. */
+static void *cb_lt_c_pointer(const cb_lt_state *ls)
+{
+    return ls->c_type == CUDA_R_32F ? ls->mm->d_c : NULL;
+}
+
+static cublasStatus_t cb_lt_matmul(const cb_lt_state *ls, const cublasLtMatmulAlgo_t *algo,
+                                   cudaStream_t stream)
 {
     const cb_matmul_state *st = ls->mm;
+    const float alpha = st->alpha, beta = st->beta;
+    return cublasLtMatmul(ls->lt, ls->desc, &alpha, st->d_b8t, ls->la, st->d_a8, ls->lb, &beta,
+                          cb_lt_c_pointer(ls), ls->lc, st->d_c, ls->ld, algo, ls->workspace,
+                          CB_LT_WORKSPACE_BYTES, stream);
+}
+
+/* Layouts with C of `c_type`, then the first of the heuristic's algorithms
+ * that runs here: the heuristic proposes from the descriptors alone, and
+ * cublasLtMatmul may still refuse one (CUBLAS_STATUS_NOT_SUPPORTED), so
+ * each is tried once on this point's operands (untimed; C is poisoned
+ * again afterwards). CB_OK, or CB_SKIP with the reason when none runs. */
+static cb_status cb_lt_pick(cb_lt_state *ls, cudaDataType_t c_type, cb_msg *why)
+{
+    cb_matmul_state *st = ls->mm;
     const uint64_t m = (uint64_t)st->m, n = (uint64_t)st->n, k = (uint64_t)st->k;
     if (ls->lc) cublasLtMatrixLayoutDestroy(ls->lc), ls->lc = NULL;
     if (!ls->la) CB_CUBLAS(cublasLtMatrixLayoutCreate(&ls->la, CUDA_R_8F_E4M3, k, n, (int64_t)k));
     if (!ls->lb) CB_CUBLAS(cublasLtMatrixLayoutCreate(&ls->lb, CUDA_R_8F_E4M3, k, m, (int64_t)k));
     if (!ls->ld) CB_CUBLAS(cublasLtMatrixLayoutCreate(&ls->ld, CUDA_R_32F, n, m, (int64_t)n));
     CB_CUBLAS(cublasLtMatrixLayoutCreate(&ls->lc, c_type, n, m, (int64_t)n));
+    ls->c_type = c_type;
     cublasLtMatmulPreference_t pref = NULL;
     CB_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     const size_t ws = CB_LT_WORKSPACE_BYTES;
     cublasStatus_t bs = cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-    cublasLtMatmulHeuristicResult_t result;
+    cublasLtMatmulHeuristicResult_t result[CB_LT_CANDIDATES];
     int found = 0;
     if (bs == CUBLAS_STATUS_SUCCESS)
         bs = cublasLtMatmulAlgoGetHeuristic(ls->lt, ls->desc, ls->la, ls->lb, ls->lc, ls->ld, pref,
-                                            1, &result, &found);
+                                            CB_LT_CANDIDATES, result, &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if (bs != CUBLAS_STATUS_SUCCESS && bs != CUBLAS_STATUS_NOT_SUPPORTED) CB_CUBLAS(bs);
-    if (bs != CUBLAS_STATUS_SUCCESS || found < 1) {
-        cb_msg_set(why, "cuBLASLt has no FP8 (E4M3, TN, FP32 D) algorithm for m=%d n=%d k=%d",
-                   st->m, st->n, st->k);
-        return CB_SKIP;
+    cublasStatus_t last = bs;
+    for (int i = 0; bs == CUBLAS_STATUS_SUCCESS && i < found; i++) {
+        last = cb_lt_matmul(ls, &result[i].algo, st->stream);
+        if (last == CUBLAS_STATUS_SUCCESS) {
+            ls->algo = result[i].algo;
+            CB_CUDA(
+                cudaMemsetAsync(st->d_c, 0xff, (size_t)st->m * st->n * sizeof(float), st->stream));
+            return CB_OK;
+        }
+        if (last != CUBLAS_STATUS_NOT_SUPPORTED) CB_CUBLAS(last);
     }
-    ls->algo = result.algo;
-    ls->c_type = c_type;
-    return CB_OK;
+    cb_msg_set(why,
+               "cuBLASLt runs no FP8 (E4M3, TN, %s C, FP32 D) algorithm for m=%d n=%d k=%d "
+               "(%d proposed by its heuristic; last: %s)",
+               c_type == CUDA_R_32F ? "FP32" : "BF16", st->m, st->n, st->k, found,
+               cublasGetStatusString(last));
+    return CB_SKIP;
 }
 
 cb_status cb_matmul_cublaslt_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
@@ -148,11 +182,7 @@ cb_status cb_matmul_cublaslt_setup(const cb_point *p, const cb_bench_ctx *ctx, v
 cb_status cb_matmul_cublaslt_run(void *state, cudaStream_t stream, cb_msg *why)
 {
     cb_lt_state *ls = state;
-    const cb_matmul_state *st = ls->mm;
-    const float alpha = st->alpha, beta = st->beta;
-    CB_CUBLAS(cublasLtMatmul(ls->lt, ls->desc, &alpha, st->d_b8t, ls->la, st->d_a8, ls->lb, &beta,
-                             st->d_c, ls->lc, st->d_c, ls->ld, &ls->algo, ls->workspace,
-                             CB_LT_WORKSPACE_BYTES, stream));
+    CB_CUBLAS(cb_lt_matmul(ls, &ls->algo, stream));
     return CB_OK;
 }
 

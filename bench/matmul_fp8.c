@@ -44,7 +44,11 @@ static cb_status cb_fp8_quantize_input(float **x, float **orig, size_t count, ui
 static cudaError_t cb_fp8_upload(cb_matmul_state *st, const uint8_t *qa, const uint8_t *qbt)
 {
     const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
-    const float scales[2] = {st->scale_a, st->scale_b};
+    /* Each scale at the start of its own 256-byte slot: cuBLASLt reads them
+     * through pointers, which it may expect aligned as its matrices. */
+    float scales[2 * CB_MATMUL_SCALE_STRIDE] = {0};
+    scales[0] = st->scale_a;
+    scales[CB_MATMUL_SCALE_STRIDE] = st->scale_b;
     cudaError_t err = cudaMalloc(&st->d_a8, na);
     if (err == cudaSuccess) err = cudaMalloc(&st->d_b8t, nb);
     if (err == cudaSuccess) err = cudaMalloc((void **)&st->d_scales, sizeof scales);

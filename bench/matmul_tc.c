@@ -73,7 +73,7 @@ static cb_status cb_tc_inputs(cb_matmul_state *st, cb_tc_precision prec, cb_tc_a
     } else if (prec == CB_TC_FP8) {
         s = cb_matmul_state_fp8(st, why);
         args->a = st->d_a8, args->b = st->d_b8t;
-        args->scale_a = st->d_scales, args->scale_b = st->d_scales + 1;
+        args->scale_a = st->d_scales, args->scale_b = st->d_scales + CB_MATMUL_SCALE_STRIDE;
     } else {
         args->a = st->d_a, args->b = st->d_b;
     }

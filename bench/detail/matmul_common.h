@@ -68,6 +68,9 @@ typedef enum cb_matmul_engine {
     CB_MATMUL_ENGINE_CUBLAS,
 } cb_matmul_engine;
 
+/* Floats between the FP8 scales of A and B on the device (256 bytes). */
+#define CB_MATMUL_SCALE_STRIDE 64
+
 typedef struct cb_matmul_state {
     int m, n, k;
     float alpha, beta;
@@ -97,7 +100,7 @@ typedef struct cb_matmul_state {
      * quantised from (h_a, h_b, d_a and d_b then hold the dequantised
      * values: the problem an FP8 GEMM solves up to its accumulation). */
     void *d_a8, *d_b8t;
-    float *d_scales; /* s_a, s_b */
+    float *d_scales; /* s_a at [0], s_b at [CB_MATMUL_SCALE_STRIDE] */
     float *h_a32, *h_b32;
     float scale_a, scale_b;
 } cb_matmul_state;

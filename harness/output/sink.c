@@ -311,6 +311,60 @@ bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
     return ok;
 }
 
+typedef struct results_rows {
+    const cb_result *rows;
+    int n;
+} results_rows;
+
+static void format_results(FILE *f, const void *ctx)
+{
+    const results_rows *rr = ctx;
+    format_results_header(f, NULL);
+    for (int i = 0; i < rr->n; i++)
+        format_result(f, &rr->rows[i]);
+}
+
+bool cb_sink_rewrite_results(cb_sink *s, const cb_result *rows, int n, cb_msg *err)
+{
+    if (s->failed || s->results.fd < 0) {
+        cb_msg_set(err, "results.csv could not be written earlier");
+        return false;
+    }
+    cb_sink_file next = {.fd = -1, .length = 0};
+    if (snprintf(next.path, sizeof next.path, "%s/.results.csv.tmp", s->dir) >=
+        (int)sizeof next.path) {
+        cb_msg_set(err, "output path too long: %s", s->dir);
+        return false;
+    }
+    next.fd = open(next.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (next.fd < 0) {
+        cb_msg_set(err, "cannot write '%s': %s", next.path, strerror(errno));
+        return false;
+    }
+    const results_rows rr = {rows, n};
+    if (!write_rows(&next, format_results, &rr, err)) {
+        close(next.fd);
+        unlink(next.path);
+        return false;
+    }
+    if (rename(next.path, s->results.path) != 0) {
+        cb_msg_set(err, "cannot replace '%s': %s", s->results.path, strerror(errno));
+        close(next.fd);
+        unlink(next.path);
+        return false;
+    }
+    /* The new file is results.csv from here on (a later row appends to it). */
+    close(s->results.fd);
+    snprintf(next.path, sizeof next.path, "%s", s->results.path);
+    s->results = next;
+    int dir = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        (void)fsync(dir); /* the rename itself durable; a failure here loses nothing */
+        close(dir);
+    }
+    return true;
+}
+
 void cb_sink_close(cb_sink *s)
 {
     cb_sink_file *files[3] = {&s->results, &s->samples, &s->metrics};

@@ -42,6 +42,14 @@ bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err);
 bool cb_sink_write_point(cb_sink *s, const cb_result *r, const double *time_s,
                          const double *cupti_s, int n, const cb_sample_extras *extras, cb_msg *err);
 
+/* Replace results.csv with `rows` (plan order, figures derived again):
+ * written beside it and renamed over it, so a crash in between leaves the
+ * rows written as points finished. The runner writes each row as soon as
+ * its point is done, in the order points finish; this restores the plan's
+ * order and fills what a row written before its reference lacked (pct_ref).
+ * False with a message when it cannot: results.csv then stays as written. */
+bool cb_sink_rewrite_results(cb_sink *s, const cb_result *rows, int n, cb_msg *err);
+
 void cb_sink_close(cb_sink *s);
 
 /* A run that could not start: close and remove what cb_sink_open made (the

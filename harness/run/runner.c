@@ -1,4 +1,5 @@
-/* runner.c - the sweep: every point through its rounds, rows in plan order.
+/* runner.c - the sweep: every point through its rounds; each row on disk
+ * as soon as its point is done, results.csv in plan order at the end.
  *
  * One point in one round reads as its phases:
  *   phase_setup_and_verify  setup -> run -> sync -> verify (a wrong result is
@@ -349,18 +350,22 @@ typedef struct sweep {
     cb_sink *sink;
     cb_result *results; /* per point, plan order              */
     point_run *runs;
-    cb_result *rows; /* written rows, in plan order          */
+    cb_result *rows; /* written rows, in the order written   */
+    int *plan_index; /* rows[k] is point plan_index[k]       */
     int written;
-    int next; /* the next point to write (plan order)   */
+    bool out_of_order; /* a row went out before an earlier point's */
     cb_timing timing;
     bool timing_failed;
     cb_progress prog;
     cb_run_totals *totals;
 } sweep;
 
-/* Write a finished point's row; false when the sweep must stop. Rows go
- * out in plan order (write_ready), so a reference row (pct_ref) is always
- * written before the rows that refer to it, whatever their rounds. */
+/* Write a finished point's row at once; false when the sweep must stop.
+ * Points finish out of plan order (a short point's last round comes in a
+ * later pass than a long point's only one): a row may then go out before
+ * its reference's (no pct_ref yet), which put_in_plan_order mends at the
+ * end. Holding rows back for the plan's order instead would keep every
+ * finished point of a pass in memory only, lost to a crash or a kill. */
 static bool write_point(sweep *w, int i)
 {
     point_run *pr = &w->runs[i];
@@ -373,6 +378,8 @@ static bool write_point(sweep *w, int i)
     bool ok = cb_sink_write_point(w->sink, r, pr->samples.time_s, pr->samples.cupti_s,
                                   pr->samples.n, &extras, &werr);
     pr->written = true;
+    if (w->written > 0 && w->plan_index[w->written - 1] > i) w->out_of_order = true;
+    w->plan_index[w->written] = i;
     w->rows[w->written++] = *r;
     free(r->counters.values); /* written: metrics.csv holds them */
     r->counters.values = NULL;
@@ -389,14 +396,6 @@ static bool write_point(sweep *w, int i)
     return true;
 }
 
-/* Write every finished point at the front of the plan. */
-static bool write_ready(sweep *w)
-{
-    while (w->next < w->n && w->runs[w->next].done)
-        if (!write_point(w, w->next++)) return false;
-    return true;
-}
-
 /* A point's last round ran: its statistics, then the rows that can go out.
  * False when the sweep must stop (a write failed, the context is lost). */
 static bool finish_point(sweep *w, int i)
@@ -406,7 +405,7 @@ static bool finish_point(sweep *w, int i)
     cb_point_finish(w->cfg, pr);
     cb_point_telemetry_finish(pr);
     pr->done = true;
-    if (!write_ready(w)) return false;
+    if (!write_point(w, i)) return false;
     char lost[CB_MSG_LEN];
     if (r->bench->target == CB_TARGET_CUDA && r->status == CB_FAIL && w->timing.ready &&
         context_lost(lost, sizeof lost)) {
@@ -463,8 +462,42 @@ static void salvage_rounds(sweep *w)
     }
     /* Every finished point goes out; the rest (never run, or with no
      * finished round) are left out, as an interrupt leaves them. */
-    for (int i = w->next; i < w->n && !w->totals->write_failed; i++)
-        if (w->runs[i].done && !write_point(w, i)) break;
+    for (int i = 0; i < w->n && !w->totals->write_failed; i++)
+        if (w->runs[i].done && !w->runs[i].written && !write_point(w, i)) break;
+}
+
+/* The written rows in plan order, their figures derived again with every
+ * reference present, and results.csv rewritten so. */
+static void put_in_plan_order(sweep *w)
+{
+    if (!w->out_of_order || w->totals->write_failed) return;
+    cb_result *ordered = calloc((size_t)(w->written > 0 ? w->written : 1), sizeof *ordered);
+    int *slot = malloc((size_t)w->n * sizeof *slot);
+    cb_msg err = {{0}};
+    bool ok = ordered && slot;
+    if (!ok) cb_msg_set(&err, "out of host memory putting results.csv in plan order");
+    for (int i = 0; ok && i < w->n; i++)
+        slot[i] = -1;
+    for (int k = 0; ok && k < w->written; k++)
+        slot[w->plan_index[k]] = k;
+    int m = 0;
+    for (int i = 0; ok && i < w->n; i++)
+        if (slot[i] >= 0) {
+            ordered[m] = w->rows[slot[i]];
+            cb_derive_figures(&ordered[m], w->cfg, ordered, m);
+            m++;
+        }
+    if (ok) ok = cb_sink_rewrite_results(w->sink, ordered, m, &err);
+    if (ok) {
+        free(w->rows);
+        w->rows = ordered;
+        ordered = NULL;
+    } else {
+        w->totals->write_failed = true;
+        snprintf(w->totals->stop_reason, sizeof w->totals->stop_reason, "%s", err.text);
+    }
+    free(ordered);
+    free(slot);
 }
 
 cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
@@ -478,8 +511,9 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
     w.results = calloc(cap, sizeof *w.results);
     w.runs = calloc(cap, sizeof *w.runs);
     w.rows = calloc(cap, sizeof *w.rows);
-    if (!w.results || !w.runs || !w.rows) {
-        free(w.results), free(w.runs), free(w.rows);
+    w.plan_index = calloc(cap, sizeof *w.plan_index);
+    if (!w.results || !w.runs || !w.rows || !w.plan_index) {
+        free(w.results), free(w.runs), free(w.rows), free(w.plan_index);
         cb_msg_set(why, "out of host memory for %d points", n);
         return CB_FAIL;
     }
@@ -496,6 +530,7 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
             if (cb_interrupted()) totals->interrupted = true;
         }
     if (totals->interrupted) salvage_rounds(&w);
+    put_in_plan_order(&w);
     cb_progress_end(&w.prog);
     cb_timing_free(&w.timing);
     for (int i = 0; i < n; i++) {
@@ -505,6 +540,7 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
     }
     free(w.runs);
     free(w.results);
+    free(w.plan_index);
     *results_out = w.rows;
     return CB_OK;
 }

@@ -78,6 +78,11 @@ static void note_throttle(const cb_run_config *cfg, const point_run *pr)
                  "kept: the GPU did not recover within the %.1f s throttle budget",
                  r->throttled_samples, pr->throttle_why, r->throttle_wait_s,
                  cfg->throttle_wait_max_s);
+    else if (pr->keep_throttled)
+        snprintf(text, sizeof text,
+                 "%.2f s waited for the GPU to leave a throttle (%s), then throttled samples "
+                 "kept: the GPU did not recover within the %.1f s throttle budget",
+                 r->throttle_wait_s, pr->throttle_why, cfg->throttle_wait_max_s);
     else if (r->throttled_samples > 0)
         snprintf(text, sizeof text, "%d throttled samples set aside (%s), %.2f s waited",
                  r->throttled_samples, pr->throttle_why, r->throttle_wait_s);

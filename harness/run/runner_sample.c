@@ -97,7 +97,7 @@ void cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
     for (;;) {
         cb_telemetry_reading r;
         if (!cb_telemetry_read_now(cfg->telemetry, &r) ||
-            !cb_telemetry_throttled(cfg->telemetry, &r, NULL, 0))
+            !cb_telemetry_throttled(cfg->telemetry, &r, pr->throttle_why, sizeof pr->throttle_why))
             break;
         double waited = pr->r->throttle_wait_s + (cb_now_s() - started);
         if (waited >= cfg->throttle_wait_max_s || cb_interrupted()) {

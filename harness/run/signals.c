@@ -1,14 +1,19 @@
 /* signals.c - Ctrl-C and kill stop a run cleanly between samples.
  * The first signal only sets a flag: the runner abandons the point in flight
  * and the session finalises meta.json, so every finished row stays valid. A
- * second signal ends the process at once (the rows are already on disk). */
+ * second signal ends the process at once (the rows are already on disk),
+ * but only one that comes two seconds or more after the first: `timeout` and
+ * job schedulers signal the process and then its whole process group, so
+ * one request often arrives twice within microseconds. */
 #include "signals.h"
 
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 static volatile sig_atomic_t cb_stop_requested = 0;
-static struct sigaction cb_previous[2]; /* SIGINT, SIGTERM as found */
+static volatile sig_atomic_t cb_first_signal_s; /* CLOCK_MONOTONIC seconds of the first */
+static struct sigaction cb_previous[2];         /* SIGINT, SIGTERM as found */
 static bool cb_installed, cb_chain;
 static void (*volatile cb_fatal_cleanup)(void);
 
@@ -22,14 +27,24 @@ static int slot_of(int sig)
     return sig == SIGINT ? 0 : 1;
 }
 
+/* Whole seconds of CLOCK_MONOTONIC (async-signal-safe). */
+static long monotonic_s(void)
+{
+    struct timespec ts;
+    return clock_gettime(CLOCK_MONOTONIC, &ts) == 0 ? (long)ts.tv_sec : 0;
+}
+
 static void on_signal(int sig)
 {
+    if (cb_stop_requested && monotonic_s() - cb_first_signal_s < 2)
+        return; /* the same request again (process, then process group) */
     if (cb_stop_requested) {
         if (cb_fatal_cleanup) cb_fatal_cleanup();
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
+    cb_first_signal_s = (sig_atomic_t)monotonic_s();
     cb_stop_requested = 1;
     const struct sigaction *prev = &cb_previous[slot_of(sig)];
     if (cb_chain && !(prev->sa_flags & SA_SIGINFO) && prev->sa_handler != SIG_DFL &&

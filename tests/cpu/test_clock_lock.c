@@ -146,7 +146,9 @@ static int child_leaves(int how)
         cb_signals_on_fatal(cb_telemetry_unlock_for_exit);
         raise(SIGINT); /* the first only asks the run to stop */
         if (!cb_interrupted()) _exit(4);
-        raise(SIGINT); /* the second ends the process */
+        raise(SIGINT); /* at once: the same request again (timeout's group signal) */
+        sleep(2);
+        raise(SIGINT); /* a second request ends the process */
         _exit(5);
     }
     int status = 0;

@@ -1,7 +1,7 @@
 /* runner_point.h - what the runner's files share about one point in
  * flight: the timer's resources, how the point is timed, its samples pooled
  * over its rounds, and the phases that take and finish them.
- *   runner.c          the sweep: points x rounds, rows written in plan order
+ *   runner.c          the sweep: points x rounds, each row written when its point is done
  *   runner_timing.c   events, streams, the L2 flush; one sample, enqueued,
  *                     read, or waited for
  *   runner_sample.c   the samples of one round under the stopping rule, one
@@ -83,7 +83,7 @@ typedef struct point_run {
     int n_done;      /* interrupted run keeps of the point                  */
     bool closed;     /* skip or fail in some round: no more rounds            */
     bool done;       /* its last round ran: no more rounds                    */
-    bool written;    /* its row is on disk (rows go out in plan order)        */
+    bool written;    /* its row is on disk (written as soon as the point is done) */
     int noisy_rounds;
     char noisy_reason[CB_MSG_LEN];
     cb_point_info info; /* from the last setup */
