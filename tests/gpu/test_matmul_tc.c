@@ -88,9 +88,19 @@ static int cb_tc_verify_bench(const cb_bench *b, const cb_device_info *dev, cuda
         const cb_status st = cb_test_run_point(b, &p, dev, s, true, &err, &why);
         printf("  %-28s %-26s %-4s err %.3g %s\n", b->name, axes, cb_status_name(st), err,
                st == CB_OK ? "" : why.text);
-        /* cuBLASLt: runs where the device has FP8 tensor cores. */
-        const int want =
-            tc ? cb_tc_expect_run(b->name, dev, n, k) : dev->cc_major * 10 + dev->cc_minor >= 89;
+        /* cuBLASLt: runs where the device has FP8 tensor cores and the shape
+         * meets its FP8 requirement of 16-byte aligned leading dimensions
+         * (K-major E4M3 operands: k % 16; the FP32 output: n % 4). Elsewhere
+         * it may run or skip (H200, CUDA 13.0: its heuristic proposes
+         * nothing at k = 72, 100, 127, 200, 520 or n = 130), and a skip must
+         * say why. */
+        const bool lt_aligned = k % 16 == 0 && n % 4 == 0;
+        const int want = tc ? cb_tc_expect_run(b->name, dev, n, k)
+                            : dev->cc_major * 10 + dev->cc_minor >= 89 && lt_aligned;
+        if (!tc && !want && st == CB_OK && err >= 0.0 && err < 1e-2) {
+            checked++; /* ran although not required to: verified all the same */
+            continue;
+        }
         if (want) {
             CB_CHECK_EQ_INT(st, CB_OK);
             if (st == CB_OK) {
