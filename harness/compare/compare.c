@@ -134,6 +134,22 @@ cb_throttle_evidence cb_compare_throttle(const cb_cmp_run *run, const cb_cmp_poi
     return e;
 }
 
+/* Both sides' SM clock medians when they are more than CB_CMP_CLOCK_MOVED
+ * apart (an H200 has run one 4096^3 TF32 GEMM at a steady 1980 MHz in one
+ * process and 1860 MHz in the next, both rows saying no throttle reason):
+ * a difference then measures the GPU's state, not the code. */
+static void clocks_apart(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c)
+{
+    row->clock_base = row->clock_new = NAN;
+    if (!b || !c) return;
+    const double mb = b->facts.sm_clock_median_mhz, mc = c->facts.sm_clock_median_mhz;
+    if (!(mb > 0.0) || !(mc > 0.0)) return;
+    if (fabs(mb - mc) > CB_CMP_CLOCK_MOVED * fmax(mb, mc)) {
+        row->clock_base = mb;
+        row->clock_new = mc;
+    }
+}
+
 /* Each side's estimate, the autocorrelation pooled over both. */
 static bool estimate_sides(cb_compare_row *row, const cb_cmp_point *b, const cb_cmp_point *c,
                            cb_msg *err)
@@ -180,6 +196,7 @@ static bool match_point(cb_compare_row *row, const cb_cmp_run *base, const cb_cm
     row->spread = (cb_spread){0.0, INFINITY, NAN, 0.0, ""};
     row->base_throttle = cb_compare_throttle(base, b);
     row->new_throttle = cb_compare_throttle(cand, c);
+    clocks_apart(row, b, c);
     if (!estimate_sides(row, b, c, err)) return false;
     row->verdict = CB_VERDICT_INCONCLUSIVE;
     if (!classify_untested(row, b, c)) {
@@ -214,7 +231,8 @@ static void note_throttle_side(cb_compare_row *row, const char *side, const cb_t
 /* A row throttled on either side: its own verdict, the test's in the note. */
 static void apply_throttle(cb_compare_row *row)
 {
-    if (!row->base_throttle.throttled && !row->new_throttle.throttled) return;
+    const bool apart = !isnan(row->clock_base);
+    if (!row->base_throttle.throttled && !row->new_throttle.throttled && !apart) return;
     bool compared = row->verdict <= CB_VERDICT_INCONCLUSIVE || row->verdict == CB_VERDICT_SAME;
     if (!compared) return;
     char before[sizeof row->note];
@@ -227,6 +245,9 @@ static void apply_throttle(cb_compare_row *row)
         note_add(row, "throttled");
     note_throttle_side(row, "BASE", &row->base_throttle);
     note_throttle_side(row, "NEW", &row->new_throttle);
+    if (apart)
+        note_add(row, "SM clock medians apart: BASE %.0f MHz, NEW %.0f MHz", row->clock_base,
+                 row->clock_new);
     if (before[0]) note_add(row, "%s", before);
     row->verdict = CB_VERDICT_THROTTLED;
 }

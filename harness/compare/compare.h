@@ -30,8 +30,11 @@
  *   throttled     either side ran throttled (a throttling reason in a kept
  *                 sample's `throttle`, else in results.csv's; or an SM clock
  *                 that moved by more than CB_CMP_CLOCK_MOVED while it
- *                 sampled): a throttled difference is no regression; the
- *                 note says what the test would have said and the evidence
+ *                 sampled), or the two sides ran at steady SM clocks more
+ *                 than CB_CMP_CLOCK_MOVED apart (median against median: the
+ *                 GPU's state differed, whatever reason it gave): a throttled
+ *                 difference is no regression; the note says what the test
+ *                 would have said and the evidence
  *   slower        q <= alpha and d > 0: with confidence 1 - alpha (after BH)
  *                 NEW is more than delta slower; unless the change in
  *                 seconds is below the timer's floor -> inconclusive
@@ -132,7 +135,9 @@ typedef struct cb_compare_row {
     cb_spread spread; /* the between-run spread used (sd 0: none)         */
     double floor_s;   /* the timer floor applied, seconds                 */
     cb_throttle_evidence base_throttle, new_throttle;
-    int order; /* position by identity (BASE order, then NEW-only)           */
+    double clock_base, clock_new; /* SM clock medians more than CB_CMP_CLOCK_MOVED
+                                   * apart; NAN when not, or not recorded      */
+    int order;                    /* position by identity (BASE order, then NEW-only)           */
 } cb_compare_row;
 
 /* Geometric mean of the ratios of a set of points, with its CI: on the log

@@ -312,7 +312,7 @@ static void conditions(FILE *f, const cb_report_input *in)
 
 static bool is_throttled(const cb_compare_row *row)
 {
-    return row->base_throttle.seen || row->new_throttle.seen;
+    return row->base_throttle.seen || row->new_throttle.seen || !isnan(row->clock_base);
 }
 
 static void throttle_words(FILE *f, const char *side, const cb_throttle_evidence *e)
@@ -331,8 +331,10 @@ static void throttled(FILE *f, const cb_compare_result *r)
     for (int i = 0; i < r->n_rows; i++)
         n += is_throttled(&r->rows[i]);
     if (n == 0) return;
-    fprintf(f, "**Throttled** (clock-event reasons while sampling) at %d point%s:", n,
-            cb_plural(n));
+    fprintf(f,
+            "**Throttled** (clock-event reasons while sampling, or steady SM clocks apart) at %d "
+            "point%s:",
+            n, cb_plural(n));
     for (int i = 0; i < r->n_rows && shown < CB_REPORT_MAX_THROTTLED; i++) {
         const cb_compare_row *row = &r->rows[i];
         if (!is_throttled(row)) continue;
@@ -343,6 +345,9 @@ static void throttled(FILE *f, const cb_compare_result *r)
         fputs("]", f);
         throttle_words(f, "BASE", &row->base_throttle);
         throttle_words(f, "NEW", &row->new_throttle);
+        if (!isnan(row->clock_base))
+            fprintf(f, " (SM clock medians BASE %.0f, NEW %.0f MHz)", row->clock_base,
+                    row->clock_new);
         shown++;
     }
     if (n > shown) fprintf(f, "; and %d more", n - shown);

@@ -244,9 +244,11 @@ static void schema2_throttled(const schema2_dirs *d)
     set_throttle(path, "sim/odd,sim,i=1,", "gpu_idle");
     CB_CHECK(run_cli(d->a, d->b, "--markdown", d->md, NULL) == 0);
     char *text = cb_test_read_all(d->md, NULL);
-    CB_CHECK_CONTAINS(text,
-                      "**Throttled** (clock-event reasons while sampling) at 1 point: sim/even "
-                      "[i=0] NEW sw_power_cap+hw_slowdown.");
+    CB_CHECK_CONTAINS(
+        text,
+        "**Throttled** (clock-event reasons while sampling, or steady SM clocks apart) at 1 point: "
+        "sim/even "
+        "[i=0] NEW sw_power_cap+hw_slowdown.");
     free(text);
 }
 
@@ -613,6 +615,44 @@ static void test_throttled_verdict(void)
     CB_CHECK(run_cli(a, t, "--fail-on-throttled", "--markdown", md, NULL) == 1);
 }
 
+/* results.csv of `dir` given an SM clock median for every row. */
+static void set_row_clock(const char *dir, const char *mhz)
+{
+    char path[512], cell[32];
+    snprintf(path, sizeof path, "%s/results.csv", dir);
+    replace_in_file(path, "replicates,throttle\n", "replicates,throttle,sm_clock_median_mhz\n");
+    snprintf(cell, sizeof cell, ",none,%s\n", mhz);
+    replace_in_file(path, ",none\n", cell);
+}
+
+/* Both sides steady but at SM clocks more than 2% apart: the GPU's state
+ * differed, so a difference is `throttled` with both clocks in the note;
+ * 1% apart is an ordinary comparison. */
+static void test_clocks_apart(void)
+{
+    char a[256], t[256], u[256], md[256], csv[256];
+    tmp_path(a, sizeof a, "clk_a"), tmp_path(t, sizeof t, "clk_t"), tmp_path(u, sizeof u, "clk_u");
+    tmp_path(md, sizeof md, "clk.md"), tmp_path(csv, sizeof csv, "clk.csv");
+    sim_model m = sim_default();
+    m.points = 10;
+    sim_model slow = m;
+    slow.slowdown = 1.2;
+    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(t, &slow, "Test GPU", "") &&
+             sim_write_dir(u, &slow, "Test GPU", ""));
+    set_row_clock(a, "1980");
+    set_row_clock(t, "1860");
+    set_row_clock(u, "1960");
+    CB_CHECK(run_cli(a, t, "--markdown", md, "--csv", csv, NULL) == 0);
+    CB_CHECK_EQ_INT(count_verdict(csv, "throttled"), 10);
+    CB_CHECK_STR(csv_cell(csv, 0, "tested_verdict"), "slower");
+    char *text = cb_test_read_all(md, NULL);
+    CB_CHECK_CONTAINS(text, "SM clock medians apart: BASE 1980 MHz, NEW 1860 MHz");
+    CB_CHECK_CONTAINS(text, "steady SM clocks apart");
+    free(text);
+    CB_CHECK(run_cli(a, u, "--markdown", md, "--csv", csv, NULL) == 1);
+    CB_CHECK_EQ_INT(count_verdict(csv, "slower"), 10);
+}
+
 /* A report that cannot be written stops with exit 2 and says why. */
 static void test_write_errors(void)
 {
@@ -737,6 +777,7 @@ int main(void)
     test_mixed_devices();
     test_packed_samples();
     test_throttled_verdict();
+    test_clocks_apart();
     test_write_errors();
     test_hostile_sizes();
     CB_CHECK(cb_test_remove_tree(tmp_root));
