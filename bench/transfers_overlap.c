@@ -101,65 +101,55 @@ static bool parse_stage(const char *word, overlap_stage *out)
     return false;
 }
 
-cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                                cb_point_info *info, cb_msg *why)
-{
+/* The point's axes, checked: a size or stream count the stage cannot take
+ * is a skip with its reason, an unknown stage a failure. */
+typedef struct overlap_axes {
     overlap_stage stage;
-    if (!parse_stage(cb_point_str(p, "stage"), &stage)) {
+    int64_t bytes, streams, fma;
+} overlap_axes;
+
+static cb_status overlap_read_axes(const cb_point *p, overlap_axes *a, cb_msg *why)
+{
+    if (!parse_stage(cb_point_str(p, "stage"), &a->stage)) {
         cb_msg_set(why, "unknown stage '%s'", cb_point_str(p, "stage"));
         return CB_FAIL;
     }
-    int64_t bytes = cb_point_int(p, "bytes");
-    int64_t streams = cb_point_int(p, "streams");
-    int64_t fma = cb_point_int(p, "fma");
-    if (bytes % 4 != 0) {
-        cb_msg_set(why, "bytes %lld is not a whole number of floats", (long long)bytes);
+    a->bytes = cb_point_int(p, "bytes");
+    a->streams = cb_point_int(p, "streams");
+    a->fma = cb_point_int(p, "fma");
+    if (a->bytes % 4 != 0) {
+        cb_msg_set(why, "bytes %lld is not a whole number of floats", (long long)a->bytes);
         return CB_SKIP;
     }
-    if (streams < 1 || streams > CB_XFER_MAX_STREAMS) {
-        cb_msg_set(why, "streams %lld is outside 1..%d", (long long)streams, CB_XFER_MAX_STREAMS);
+    if (a->streams < 1 || a->streams > CB_XFER_MAX_STREAMS) {
+        cb_msg_set(why, "streams %lld is outside 1..%d", (long long)a->streams,
+                   CB_XFER_MAX_STREAMS);
         return CB_SKIP;
     }
-    if (bytes / 4 < streams) {
-        cb_msg_set(why, "%lld floats cannot fill %lld chunks", (long long)(bytes / 4),
-                   (long long)streams);
+    if (a->bytes / 4 < a->streams) {
+        cb_msg_set(why, "%lld floats cannot fill %lld chunks", (long long)(a->bytes / 4),
+                   (long long)a->streams);
         return CB_SKIP;
     }
-    if (fma < 0 || fma > INT_MAX) {
-        cb_msg_set(why, "fma %lld is outside 0..%d", (long long)fma, INT_MAX);
+    if (a->fma < 0 || a->fma > INT_MAX) {
+        cb_msg_set(why, "fma %lld is outside 0..%d", (long long)a->fma, INT_MAX);
         return CB_SKIP;
     }
     /* Host: input and output; device: input, output and the reference. */
-    cb_status s =
-        cb_xfer_check_fit(cb_mem_bytes((uint64_t)bytes, 2), cb_mem_bytes((uint64_t)bytes, 3), why);
-    if (s != CB_OK) return s;
+    return cb_xfer_check_fit(cb_mem_bytes((uint64_t)a->bytes, 2),
+                             cb_mem_bytes((uint64_t)a->bytes, 3), why);
+}
 
-    overlap_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
-    *state = st;
-    st->stage = stage;
-    st->streams = (int)streams;
-    st->fma = (int)fma;
-    st->n = (size_t)bytes / 4;
-    st->stream = ctx->stream;
-    st->seed = cb_mix64(ctx->seed ^ 0x0e7a9f00u);
-    bool copies_in = stage == STAGE_H2D, copies_out = stage == STAGE_D2H;
-    info->memcpy_src_kind = copies_in ? 2 : copies_out ? 3 : 0;
-    info->memcpy_dst_kind = copies_in ? 3 : copies_out ? 2 : 0;
-    snprintf(info->note, sizeof info->note,
-             "%s of %d chunk(s) on as many streams, pinned, %d FMA/element; overlap.csv: "
-             "efficiency = max(h2d,kernel,d2h) / pipeline",
-             stage_names[stage], st->streams, st->fma);
-
-    size_t nbytes = (size_t)bytes;
+/* Device arrays, pinned host buffers with their device aliases, the side
+ * streams and their events. */
+static cb_status overlap_alloc(overlap_state *st, cb_msg *why)
+{
+    const size_t nbytes = st->n * sizeof(float);
     CB_CUDA(cudaMalloc((void **)&st->counter, sizeof *st->counter));
     CB_CUDA(cudaMalloc((void **)&st->in_d, nbytes));
     CB_CUDA(cudaMalloc((void **)&st->out_d, nbytes));
     CB_CUDA(cudaMalloc((void **)&st->ref_d, nbytes));
-    s = cb_xfer_host_alloc(&st->in_h, CB_XFER_PINNED, nbytes, why);
+    cb_status s = cb_xfer_host_alloc(&st->in_h, CB_XFER_PINNED, nbytes, why);
     if (s == CB_OK) s = cb_xfer_host_alloc(&st->out_h, CB_XFER_PINNED, nbytes, why);
     if (s != CB_OK) return s;
     if (!st->in_h.dev || !st->out_h.dev) {
@@ -171,19 +161,24 @@ cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void
         CB_CUDA(cudaEventCreateWithFlags(&st->join[c], cudaEventDisableTiming));
     }
     CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
+    return CB_OK;
+}
 
-    /* Input on the host, a copy on the device, the reference from it. */
+/* Input on the host, a copy on the device, the reference from it (checked
+ * against the CPU), then what the stage must write poisoned. */
+static cb_status overlap_fill(overlap_state *st, cb_msg *why)
+{
+    const size_t nbytes = st->n * sizeof(float);
+    const overlap_stage stage = st->stage;
     cudaStream_t q = st->stream;
     CB_CUDA(cb_xfer_launch_overlap_fill(st->in_h.dev, st->n, st->seed, q));
     CB_CUDA(cudaMemcpyAsync(st->in_d, st->in_h.host, nbytes, cudaMemcpyHostToDevice, q));
     CB_CUDA(cb_xfer_launch_overlap_compute(st->ref_d, st->in_d, st->n, st->fma, q));
     CB_CUDA(cudaStreamSynchronize(q));
-    s = cpu_spot_check(st, st->ref_d, NULL, "reference", why);
+    cb_status s = cpu_spot_check(st, st->ref_d, NULL, "reference", why);
     if (s != CB_OK) return s;
-
-    /* Poison what the stage must write with all-ones bytes (NaNs): inputs
-     * and results lie near [1, 2), top byte 0x3f or 0x40, so every element
-     * left unwritten shows at least one wrong byte. */
+    /* All-ones bytes (NaNs): inputs and results lie near [1, 2), top byte
+     * 0x3f or 0x40, so every element left unwritten shows a wrong byte. */
     if (stage == STAGE_H2D || stage == STAGE_PIPELINE)
         CB_CUDA(cudaMemsetAsync(st->in_d, 0xff, nbytes, q));
     if (stage == STAGE_KERNEL || stage == STAGE_PIPELINE)
@@ -193,6 +188,35 @@ cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void
     if (stage == STAGE_D2H || stage == STAGE_PIPELINE) memset(st->out_h.host, 0xff, nbytes);
     CB_CUDA(cudaStreamSynchronize(q));
     return CB_OK;
+}
+
+cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                                cb_point_info *info, cb_msg *why)
+{
+    overlap_axes a;
+    cb_status s = overlap_read_axes(p, &a, why);
+    if (s != CB_OK) return s;
+    overlap_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        cb_msg_set(why, "out of host memory");
+        return CB_SKIP;
+    }
+    *state = st;
+    st->stage = a.stage;
+    st->streams = (int)a.streams;
+    st->fma = (int)a.fma;
+    st->n = (size_t)a.bytes / 4;
+    st->stream = ctx->stream;
+    st->seed = cb_mix64(ctx->seed ^ 0x0e7a9f00u);
+    bool copies_in = a.stage == STAGE_H2D, copies_out = a.stage == STAGE_D2H;
+    info->memcpy_src_kind = copies_in ? 2 : copies_out ? 3 : 0;
+    info->memcpy_dst_kind = copies_in ? 3 : copies_out ? 2 : 0;
+    snprintf(info->note, sizeof info->note,
+             "%s of %d chunk(s) on as many streams, pinned, %d FMA/element; overlap.csv: "
+             "efficiency = max(h2d,kernel,d2h) / pipeline",
+             stage_names[a.stage], st->streams, st->fma);
+    s = overlap_alloc(st, why);
+    return s == CB_OK ? overlap_fill(st, why) : s;
 }
 
 cb_status cb_xfer_overlap_run(void *state, cudaStream_t s, cb_msg *why)

@@ -500,27 +500,51 @@ static void put_in_plan_order(sweep *w)
     free(slot);
 }
 
+/* The sweep's arrays for n points, each point's result started; false
+ * (nothing left allocated) when the host has no memory for them. */
+static bool sweep_begin(sweep *w, int n)
+{
+    size_t cap = (size_t)(n > 0 ? n : 1);
+    w->results = calloc(cap, sizeof *w->results);
+    w->runs = calloc(cap, sizeof *w->runs);
+    w->rows = calloc(cap, sizeof *w->rows);
+    w->plan_index = calloc(cap, sizeof *w->plan_index);
+    if (!w->results || !w->runs || !w->rows || !w->plan_index) {
+        free(w->results), free(w->runs), free(w->rows), free(w->plan_index);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        w->runs[i].r = &w->results[i];
+        w->runs[i].rounds = w->cfg->replicates > 0 ? w->cfg->replicates : 1;
+        result_init(&w->results[i], &w->points[i], w->cfg);
+    }
+    return true;
+}
+
+/* Everything but the written rows, which the caller takes. */
+static void sweep_end(sweep *w)
+{
+    cb_timing_free(&w->timing);
+    for (int i = 0; i < w->n; i++) {
+        cb_point_samples_free(&w->runs[i].samples);
+        cb_point_telemetry_free(&w->runs[i]);
+        free(w->results[i].counters.values); /* a point interrupted before its row */
+    }
+    free(w->runs);
+    free(w->results);
+    free(w->plan_index);
+}
+
 cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points, int n,
                         cb_sink *sink, cb_result **results_out, cb_run_totals *totals, cb_msg *why)
 {
     memset(totals, 0, sizeof *totals);
     *results_out = NULL;
     const int max_rounds = cfg->replicates > 0 ? cfg->replicates : CB_AUTO_ROUNDS;
-    size_t cap = (size_t)(n > 0 ? n : 1);
     sweep w = {.cfg = cfg, .points = points, .n = n, .sink = sink, .totals = totals};
-    w.results = calloc(cap, sizeof *w.results);
-    w.runs = calloc(cap, sizeof *w.runs);
-    w.rows = calloc(cap, sizeof *w.rows);
-    w.plan_index = calloc(cap, sizeof *w.plan_index);
-    if (!w.results || !w.runs || !w.rows || !w.plan_index) {
-        free(w.results), free(w.runs), free(w.rows), free(w.plan_index);
+    if (!sweep_begin(&w, n)) {
         cb_msg_set(why, "out of host memory for %d points", n);
         return CB_FAIL;
-    }
-    for (int i = 0; i < n; i++) {
-        w.runs[i].r = &w.results[i];
-        w.runs[i].rounds = cfg->replicates > 0 ? cfg->replicates : 1;
-        result_init(&w.results[i], &points[i], cfg);
     }
     cb_progress_begin(&w.prog, n, cfg->quiet);
     bool go_on = true;
@@ -532,15 +556,7 @@ cb_status cb_runner_run(const cb_run_config *cfg, const cb_planned_point *points
     if (totals->interrupted) salvage_rounds(&w);
     put_in_plan_order(&w);
     cb_progress_end(&w.prog);
-    cb_timing_free(&w.timing);
-    for (int i = 0; i < n; i++) {
-        cb_point_samples_free(&w.runs[i].samples);
-        cb_point_telemetry_free(&w.runs[i]);
-        free(w.results[i].counters.values); /* a point interrupted before its row */
-    }
-    free(w.runs);
-    free(w.results);
-    free(w.plan_index);
+    sweep_end(&w);
     *results_out = w.rows;
     return CB_OK;
 }

@@ -122,9 +122,12 @@ def test_host_run_end_to_end(cubench, tmp_path):
     samples = read_csv(out / "samples.csv")
     for r in rows:
         assert r["schema_version"] == "3" and r["family"] == "vecadd"
-        # auto rounds: points under 65 us per run get 3 rounds, the rest 1
-        short = float(r["median_s"]) < 65e-6
-        assert r["device"] == "" and r["replicates"] == ("3" if short else "1")
+        # auto rounds: points under 65 us per run get 3 rounds, the rest 1;
+        # the first round's median decides, so near 65 us the pooled median
+        # of the row may lie on the other side
+        med = float(r["median_s"])
+        rounds = {"3"} if med < 45e-6 else {"1"} if med > 95e-6 else {"1", "3"}
+        assert r["device"] == "" and r["replicates"] in rounds, (r["axes"], med, r["replicates"])
         assert r["throttle"] == ""
         assert r["status"] in ("ok", "noisy"), r
         n = int(re.search(r"n=(\d+)", r["axes"]).group(1))
