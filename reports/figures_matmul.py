@@ -41,13 +41,25 @@ PRECISION_ORDER = ("FP32", "BF16", "TF32", "FP16", "FP8")  # the headline first
 _SUFFIX = re.compile(r"_(fp32|tf32|bf16|fp16|fp8|f16|f32)$")
 
 
+# The library references of the ladders: cuBLAS per precision, cuBLASLt for FP8.
+_LIBRARIES = (("cublaslt_", "cuBLASLt"), ("cublas_", "cuBLAS"))
+
+
+def _library(variant: str) -> tuple[str, str] | None:
+    """(prefix, library name) of a reference variant, else None."""
+    return next((lib for lib in _LIBRARIES if variant.startswith(lib[0])), None)
+
+
 def precision_of(row: Result) -> str:
     """FP32, TF32, BF16, ... (see the module's docstring)."""
     variant = row.variant
-    if row.family == "matmul" and variant.startswith("cublas_"):
-        return variant[len("cublas_"):].upper()
-    if row.ref_benchmark.startswith("matmul/cublas_"):
-        return row.ref_benchmark.partition("cublas_")[2].upper()
+    lib = _library(variant)
+    if row.family == "matmul" and lib:
+        return variant[len(lib[0]):].upper()
+    ref_family, _, ref_variant = row.ref_benchmark.partition("/")
+    ref_lib = _library(ref_variant)
+    if ref_family == "matmul" and ref_lib:
+        return ref_variant[len(ref_lib[0]):].upper()
     match = _SUFFIX.search(variant)
     if match:
         word = match.group(1).upper()
@@ -56,7 +68,8 @@ def precision_of(row: Result) -> str:
 
 
 def is_reference(bench: str) -> bool:
-    return bench.startswith("matmul/cublas_")
+    family, _, variant = bench.partition("/")
+    return family == "matmul" and _library(variant) is not None
 
 
 def _is_host(bench: str) -> bool:
@@ -91,7 +104,8 @@ def rung_name(bench: str, precision: str | None = None) -> str:
     that precision)."""
     family, _, variant = bench.partition("/")
     if is_reference(bench):
-        return f"cuBLAS {variant[len('cublas_'):].upper()}"
+        prefix, name = _library(variant)
+        return f"{name} {variant[len(prefix):].upper()}"
     if precision and variant.lower().endswith("_" + precision.lower()):
         variant = variant[:-len(precision) - 1]
     if frameworks.is_framework_bench(bench):
@@ -208,7 +222,7 @@ def panel_data(rows: list[Result], precision: str) -> dict | None:
     size = ladder_size(prows, xaxis)
     at = [r for r in prows if r.axis(xaxis) == size]
     best = best_per(at, lambda r: r.benchmark, lambda r: r.tflops)
-    ref = f"matmul/cublas_{precision.lower()}"
+    ref = next((b for b in best if is_reference(b)), f"matmul/cublas_{precision.lower()}")
     ref_row = best.get(ref)
     bars = []
     for bench, row in best.items():
@@ -259,8 +273,8 @@ def _panel_axis(ax, panel: dict, top: float) -> None:
         ax.set_xlabel(f"% of {rung_name(panel['reference'])} at the same size "
                       f"({where} = {int(panel['size'])})")
     else:
-        ax.set_xlabel(f"TFLOP/s at {where} = {int(panel['size'])} (no cuBLAS "
-                      f"{panel['precision']} in this run)")
+        ax.set_xlabel(f"TFLOP/s at {where} = {int(panel['size'])} (no library reference "
+                      f"of {panel['precision']} in this run)")
     ax.set_title(f"{panel['precision']}", fontsize=9, loc="left")
     ax.grid(True, axis="x", alpha=0.3)
 

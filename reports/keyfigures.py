@@ -126,14 +126,15 @@ def _tensor(run: Run) -> list[dict]:
     that cuBLAS against the tensor peak of the precision."""
     out = []
     tc = [r for r in run.rows("matmul_tc") if r.tflops is not None]
-    refs = [r for r in run.rows("matmul") if r.variant.startswith("cublas_")
+    refs = [r for r in run.rows("matmul") if r.variant.startswith(("cublas_", "cublaslt_"))
             and r.tflops is not None and precision_of(r) != "FP32"]
     for prec in ordered_unique(precision_of(r) for r in tc + refs):
         out += _tc_rung([r for r in tc if precision_of(r) == prec], refs, prec)
         lib = _best([r for r in refs if precision_of(r) == prec], lambda r: r.tflops)
         if lib:
             share, of = _tensor_peak_share(run, lib, prec)
-            out.append(_entry(f"cuBLAS {prec}, best (TFLOP/s)", lib, lib.tflops, "TFLOP/s",
+            name = "cuBLASLt" if lib.variant.startswith("cublaslt_") else "cuBLAS"
+            out.append(_entry(f"{name} {prec}, best (TFLOP/s)", lib, lib.tflops, "TFLOP/s",
                               share, of))
     return out
 

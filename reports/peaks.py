@@ -25,7 +25,7 @@ from dataclasses import dataclass
 # rate of the architecture (whitepapers).
 TENSOR_RATES = {
     "8.0": {"TF32 tensor": 1024, "BF16 tensor": 2048},
-    "9.0": {"TF32 tensor": 2048, "BF16 tensor": 4096},
+    "9.0": {"TF32 tensor": 2048, "BF16 tensor": 4096, "FP8 tensor": 8192},
 }
 
 # (compute capability, SM count) -> (the clock in MHz the datasheet's tensor
@@ -34,13 +34,13 @@ TENSOR_RATES = {
 # gets roofs at its maximum boost clock (meta.json sm_clock_khz), labelled so.
 DATASHEETS = {
     ("8.0", 108): (1410.0, "the NVIDIA A100 datasheet's 156 TF32 / 312 BF16 dense TFLOP/s"),
-    ("9.0", 132): (1830.0, "the NVIDIA H100 SXM5 and H200 datasheets' 989 TF32 / 1979 BF16 "
-                           "TFLOP/s with sparsity, i.e. 494.7 / 989.4 dense"),
+    ("9.0", 132): (1830.0, "the NVIDIA H100 SXM5 and H200 datasheets' 989 TF32 / 1979 BF16 / "
+                           "3958 FP8 TFLOP/s with sparsity, i.e. 494.7 / 989.4 / 1978.9 dense"),
 }
 
 @dataclass
 class Roof:
-    precision: str   # "FP32", "TF32 tensor", "BF16 tensor"
+    precision: str   # "FP32", "TF32 tensor", "BF16 tensor", "FP8 tensor"
     tflops: float
     source: str      # where the number comes from
     kind: str        # "run" (the run's own peak column or meta.json) or "table"
@@ -138,7 +138,7 @@ def tensor_roofs(run) -> tuple[list[Roof], str]:
 
 
 def tensor_peak(run, precision: str) -> Roof | None:
-    """The tensor roof of `precision` ('BF16', 'TF32'), or None."""
+    """The tensor roof of `precision` ('BF16', 'TF32', 'FP8'), or None."""
     for roof in tensor_roofs(run)[0]:
         if roof.precision.split()[0] == precision.upper():
             return roof

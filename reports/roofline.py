@@ -39,7 +39,9 @@ from .pick import best_per, ordered_unique
 SECTION = "Roofline"
 FAR_BELOW = 0.25  # a point under this share of its roof is "not explained by the model"
 ROOF_STYLES = {"FP32": {"color": "#000000"}, "TF32 tensor": {"color": "#9467bd"},
-               "BF16 tensor": {"color": "#2ca02c"}}
+               "BF16 tensor": {"color": "#2ca02c"}, "FP8 tensor": {"color": "#8c564b"}}
+# The other groups' colours: the palette without the roofs' own.
+_OTHER_COLORS = [c for c in S.PALETTE if c not in {v["color"] for v in ROOF_STYLES.values()}]
 
 
 def bandwidth_roof(run: Run) -> tuple[float | None, str]:
@@ -182,9 +184,25 @@ def _draw_group(ax, group: str, mine: list[dict], style: dict) -> None:
                 color=style["color"], linewidth=0.7, alpha=0.7)
 
 
+def _group_style(group: str, other: int) -> dict:
+    """A matmul group of one precision ("TF32 matmul") in its roof's colour,
+    so a point sits under the roof drawn like it; every other group in a
+    colour no roof uses."""
+    word = group.split()[0]
+    roof = ROOF_STYLES.get("FP32" if word == "FP32" else f"{word} tensor")
+    if group.endswith(" matmul") and roof:
+        return {"color": roof["color"], "marker": "o"}
+    return {"color": _OTHER_COLORS[other % len(_OTHER_COLORS)],
+            "marker": S.MARKERS[(other // len(_OTHER_COLORS)) % len(S.MARKERS)]}
+
+
 def _draw_points(ax, points: list[dict]) -> None:
-    for gi, group in enumerate(ordered_unique(p["group"] for p in points)):
-        _draw_group(ax, group, [p for p in points if p["group"] == group], S.series_style(gi))
+    other = 0
+    for group in ordered_unique(p["group"] for p in points):
+        style = _group_style(group, other)
+        if style["color"] in _OTHER_COLORS:
+            other += 1
+        _draw_group(ax, group, [p for p in points if p["group"] == group], style)
     flagged = [p for p in points if p["throttle"]]
     if flagged:
         ax.scatter([p["measured_intensity"] or p["intensity"] for p in flagged],

@@ -128,12 +128,14 @@ def test_roofline_has_per_precision_roofs_from_the_table(schema1_pair):
     base, other, out = schema1_pair
     meta = json.loads((base / "meta.json").read_text())["device"]
     roofs = {r["precision"]: r for r in E.figure_data(out, "run1_h200/roofline")["roofs"]}
-    assert set(roofs) == {"FP32", "TF32 tensor", "BF16 tensor"}
+    assert set(roofs) == {"FP32", "TF32 tensor", "BF16 tensor", "FP8 tensor"}
     # an H200 (sm_90, 132 SMs): at the datasheet's clock, 1830 MHz, the figures
     # it cites (989.4 BF16, 494.7 TF32 dense), not at the 1980 MHz max boost
     assert meta["sm_count"] == 132 and meta["sm_clock_khz"] == 1980000
     assert roofs["BF16 tensor"]["tflops"] == pytest.approx(132 * 4096 * 1830e6 / 1e12)
     assert roofs["TF32 tensor"]["tflops"] == pytest.approx(132 * 2048 * 1830e6 / 1e12)
+    assert roofs["FP8 tensor"]["tflops"] == pytest.approx(132 * 8192 * 1830e6 / 1e12)
+    assert "1978.9 dense" in roofs["FP8 tensor"]["source"]
     assert "989.4" in roofs["BF16 tensor"]["source"] and "494.7" in roofs["TF32 tensor"]["source"]
     assert roofs["BF16 tensor"]["clock"] == "datasheet, 1830 MHz"
     assert roofs["FP32"]["kind"] == "run" and roofs["BF16 tensor"]["kind"] == "table"
