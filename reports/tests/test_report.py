@@ -352,7 +352,7 @@ def test_roofline(made):
     for roof in data["roofs"]:
         if roof["kind"] == "table":
             mhz = float(roof["clock"].split(", ")[1].split(" MHz")[0])
-            rate = 4096 if roof["precision"].startswith("BF16") else 2048
+            rate = {"BF16": 4096, "FP8": 8192}.get(roof["precision"].split()[0], 2048)
             if device.get("compute_capability") == "9.0":
                 assert math.isclose(roof["tflops"], device["sm_count"] * rate * mhz / 1e6,
                                     rel_tol=REL)

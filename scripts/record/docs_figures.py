@@ -59,7 +59,12 @@ def open_samples(run: str):
 
 
 def rows(run: str) -> list[dict]:
-    with (REPO / DATA / run / "results.csv").open(newline="", encoding="utf-8") as fh:
+    """A recorded run's results.csv, or its results.csv.xz (h200-r3's suites)."""
+    plain = REPO / DATA / run / "results.csv"
+    if plain.exists():
+        with plain.open(newline="", encoding="utf-8") as fh:
+            return list(csv.DictReader(fh))
+    with lzma.open(plain.with_suffix(".csv.xz"), "rt", newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
 
 
@@ -346,10 +351,50 @@ def round2_rows() -> list[str]:
     ]
 
 
+def round3_rows() -> list[str]:
+    """Schema 4 (tests/data/h200-r3): the GEMM ladders beside their
+    references in one run, the default suite's time account and noise, and
+    the recorded compare of its two runs."""
+    g8, g40 = rows("h200-r3/gemm8192"), rows("h200-r3/gemm4093")
+    tf = lambda rs, b: float(best(rs, "tflops", at(b))["tflops"])  # noqa: E731
+    pct = lambda rs, b: float(best(rs, "tflops", at(b))["pct_ref"])  # noqa: E731
+    suites = {name: rows(f"h200-r3/{name}") for name in ("suiteB", "suiteC")}
+    account = []
+    for name, rs in suites.items():
+        timed_rows = timed(rs)
+        noisy = sum(r["status"] == "noisy" for r in timed_rows)
+        setup = sum(float(r["setup_s"] or 0) + float(r["verify_s"] or 0) for r in rs)
+        sampling = sum(float(r["sampling_s"] or 0) for r in rs)
+        account.append(f"{noisy} of {len(timed_rows)} timed rows noisy "
+                       f"({100 * noisy / len(timed_rows):.1f} %), setup + verify {setup:.0f} s, "
+                       f"sampling {sampling:.0f} s")
+    with lzma.open(REPO / DATA / "h200-r3" / "compare-suiteB-suiteC.csv.xz", "rt",
+                   newline="", encoding="utf-8") as fh:
+        verdicts = [r["verdict"] for r in csv.DictReader(fh)]
+    count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
+    return [
+        f"| GEMM 8192³ in one run: cuBLAS BF16 · wgmma_ws_bf16; cuBLASLt FP8 · wgmma_fp8 · "
+        f"wgmma_cluster_fp8 | {tf(g8, 'matmul/cublas_bf16'):.1f} · "
+        f"**{tf(g8, 'matmul_tc/wgmma_ws_bf16'):.1f}** ({pct(g8, 'matmul_tc/wgmma_ws_bf16'):.1f} %); "
+        f"{tf(g8, 'matmul/cublaslt_fp8'):.0f} · **{tf(g8, 'matmul_tc/wgmma_fp8'):.0f}** "
+        f"({pct(g8, 'matmul_tc/wgmma_fp8'):.1f} %) · {tf(g8, 'matmul_tc/wgmma_cluster_fp8'):.0f} "
+        f"({pct(g8, 'matmul_tc/wgmma_cluster_fp8'):.1f} %) TFLOP/s | h200-r3/gemm8192 |",
+        f"| BF16 at 4093³ (ragged): cuBLAS · wgmma_ws_bf16 (staged) | "
+        f"{tf(g40, 'matmul/cublas_bf16'):.1f} · **{tf(g40, 'matmul_tc/wgmma_ws_bf16'):.1f} TFLOP/s** "
+        f"({pct(g40, 'matmul_tc/wgmma_ws_bf16'):.0f} % of cuBLAS) | h200-r3/gemm4093 |",
+        f"| the default suite after round 3 ({len(suites['suiteB'])} points), two runs stopped "
+        f"at 150 s with every first round done | {account[0]}; {account[1]} | "
+        f"h200-r3/suiteB, suiteC |",
+        f"| those two runs compared, one run per side, two H200 boards | {count('slower')} "
+        f"slower, {count('faster')} faster, {count('same')} same, {count('throttled')} "
+        f"throttled, {count('inconclusive')} inconclusive | h200-r3/compare-suiteB-suiteC |",
+    ]
+
+
 def table() -> str:
     lines = ["| figure | measured | run |", "|---|---|---|"]
     lines += (vecadd_rows() + matmul_rows() + tensor_core_rows() + transfer_rows()
-              + profiling_and_compare_rows() + round2_rows())
+              + profiling_and_compare_rows() + round2_rows() + round3_rows())
     return "\n".join(lines)
 
 
