@@ -87,10 +87,12 @@ static bool take_axis(void *args, const char *value, cb_msg *why)
 static const cb_option run_options[] = {
     {.name = "axis",
      .kind = CB_OPT_HANDLER,
-     .metavar = "NAME=VALUES",
+     .metavar = "[GLOB:]NAME=VALUES",
      .handle = take_axis,
      .repeats = true,
-     .help = "override an axis of every selected benchmark that has it; repeatable.\n"
+     .help = "override an axis of every selected benchmark that has it, or with GLOB of\n"
+             "the benchmarks it matches only ('matmul/*:n=4096'); repeatable, the last\n"
+             "that applies wins.\n"
              "VALUES: lists 32,64,128; ranges START:STOP[:STEP] with STEP xK\n"
              "(multiply) or +K; powers 2^20; units k M G, Ki Mi Gi (KiB MiB GiB);\n"
              "SM multiples 4sm; words like auto"},

@@ -11,11 +11,11 @@ if [ "$rc" -eq 3 ]; then
     echo "no CUDA device: skipped"
     exit 77
 fi
-# Two runs: vecadd's n and matmul's n are different axes of the same name.
-"$bin" run vecadd/two_float4_per_thread vecadd/float4_per_thread \
-    --axis n=1000003,2^24 --axis block=256 --quick --quiet --out "$out/vecadd"
-"$bin" run matmul/cublas_fp32 matmul/smem_2x --axis m=255,1024 --quick --quiet --out "$out/matmul"
-rows=$(tail -q -n +2 "$out/vecadd/results.csv" "$out/matmul/results.csv")
+# vecadd's n (a length) and matmul's n (a dimension): each its own --axis scope.
+"$bin" run vecadd/two_float4_per_thread vecadd/float4_per_thread matmul/cublas_fp32 matmul/smem_2x \
+    --axis 'vecadd/*:n=1000003,2^24' --axis block=256 --axis m=255,1024 --quick --quiet \
+    --out "$out"
+rows=$(tail -n +2 "$out/results.csv")
 if printf '%s\n' "$rows" | grep -E ',(fail|skip),'; then echo "a point did not verify"; exit 1; fi
 [ "$(printf '%s\n' "$rows" | grep -c '^[0-9]*,vecadd/two_float4_per_thread,')" -eq 2 ] ||
     { echo "expected 2 rows of the new variant"; exit 1; }

@@ -9,17 +9,34 @@
 
 bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err)
 {
+    memset(out, 0, sizeof *out);
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || eq[1] == '\0') {
-        cb_msg_set(err, "--axis '%s': expected NAME=VALUES, e.g. --axis n=2^20:2^28:x4", arg);
+        cb_msg_set(err, "--axis '%s': expected [GLOB:]NAME=VALUES, e.g. --axis n=2^20:2^28:x4",
+                   arg);
         return false;
     }
-    size_t len = (size_t)(eq - arg);
-    if (len >= sizeof out->name) {
-        cb_msg_set(err, "--axis '%s': axis name too long", arg);
+    /* The scope ends at the last ':' before '=' (values may hold ':'). */
+    const char *name = arg;
+    for (const char *c = arg; c < eq; c++)
+        if (*c == ':') name = c + 1;
+    size_t scope_len = name > arg ? (size_t)(name - arg - 1) : 0;
+    size_t len = (size_t)(eq - name);
+    if (name > arg && scope_len == 0) {
+        cb_msg_set(err, "--axis '%s': empty benchmark glob before ':'", arg);
         return false;
     }
-    memcpy(out->name, arg, len);
+    if (len == 0) {
+        cb_msg_set(err, "--axis '%s': expected [GLOB:]NAME=VALUES (no axis name)", arg);
+        return false;
+    }
+    if (len >= sizeof out->name || scope_len >= sizeof out->scope) {
+        cb_msg_set(err, "--axis '%s': %s too long", arg,
+                   len >= sizeof out->name ? "axis name" : "benchmark glob");
+        return false;
+    }
+    memcpy(out->scope, arg, scope_len);
+    memcpy(out->name, name, len);
     out->name[len] = '\0';
     out->spec = eq + 1;
     return true;
@@ -33,11 +50,14 @@ static bool selected(const cb_plan_request *req, const cb_bench *b)
     return false;
 }
 
-static const char *spec_for(const cb_plan_request *req, const cb_axis_def *def, bool *used)
+static const char *spec_for(const cb_plan_request *req, const cb_bench *b, const cb_axis_def *def,
+                            bool *used)
 {
     const char *spec = def->defaults;
     for (int o = 0; o < req->n_overrides; o++) {
-        if (strcmp(req->overrides[o].name, def->name) == 0) {
+        const cb_axis_override *ov = &req->overrides[o];
+        if (ov->scope[0] && !cb_registry_matches(ov->scope, b->name)) continue;
+        if (strcmp(ov->name, def->name) == 0) {
             spec = req->overrides[o].spec;
             used[o] = true;
         }
@@ -73,7 +93,7 @@ static bool expand_axes(const cb_plan_request *req, const cb_bench *b, bool *use
                                  .host = host};
     *total = 1;
     for (int a = 0; a < b->n_axes; a++) {
-        const char *spec = spec_for(req, &b->axes[a], used);
+        const char *spec = spec_for(req, b, &b->axes[a], used);
         cb_msg inner;
         if (!cb_axis_expand(&b->axes[a], spec, &ctx, &values[a], &inner)) {
             cb_msg_set(err, "%s: %s", b->name, inner.text);
@@ -177,11 +197,17 @@ static bool plan_selected(const cb_plan_request *req, bool *used, cb_plan *out, 
 static bool overrides_used(const cb_plan_request *req, const bool *used, cb_msg *err)
 {
     for (int o = 0; o < req->n_overrides; o++) {
-        if (!used[o]) {
-            cb_msg_set(err, "--axis %s: no selected benchmark has an axis named '%s'",
-                       req->overrides[o].name, req->overrides[o].name);
-            return false;
-        }
+        const cb_axis_override *ov = &req->overrides[o];
+        if (used[o]) continue;
+        if (ov->scope[0])
+            cb_msg_set(err,
+                       "--axis %s:%s: no selected benchmark matching '%s' has an axis "
+                       "named '%s'",
+                       ov->scope, ov->name, ov->scope, ov->name);
+        else
+            cb_msg_set(err, "--axis %s: no selected benchmark has an axis named '%s'", ov->name,
+                       ov->name);
+        return false;
     }
     return true;
 }

@@ -5,11 +5,16 @@
 #include "run_config.h"
 
 typedef struct cb_axis_override {
+    char scope[128];  /* benchmark glob it applies to; "" every one    */
     char name[32];    /* axis name                                    */
     const char *spec; /* the VALUES part of NAME=VALUES (not copied)  */
 } cb_axis_override;
 
-/* Split "NAME=VALUES" into an override. False with a message when malformed. */
+/* Split "[GLOB:]NAME=VALUES" into an override: with a GLOB (a benchmark
+ * glob such as matmul/cublas_fp32, then ':n=4096') it applies only to the benchmarks the glob
+ * matches, so one command can give axes of the same name different values (vecadd's n is a length,
+ * matmul's a dimension). Of several overrides of one axis the last that applies wins. False with a
+ * message when malformed. */
 bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err);
 
 typedef struct cb_plan_request {

@@ -212,6 +212,49 @@ static void check_refused(const char *glob, const char *axis, int max_points, co
     CB_CHECK(strstr(err.text, needle) != NULL);
 }
 
+/* A scoped override reaches only the benchmarks its glob matches: vecadd's
+ * n (a length) and matmul's n (a dimension) in one command. */
+static void check_scoped_overrides(void)
+{
+    cb_axis_override ov[3];
+    cb_msg err = {{0}};
+    CB_CHECK(cb_axis_override_parse("vecadd/*:n=2^12", &ov[0], &err));
+    CB_CHECK_STR(ov[0].scope, "vecadd/*");
+    CB_CHECK_STR(ov[0].name, "n");
+    CB_CHECK_STR(ov[0].spec, "2^12");
+    CB_CHECK(cb_axis_override_parse("matmul/*:n=64", &ov[1], &err));
+    CB_CHECK(cb_axis_override_parse("m=32:64:x2", &ov[2], &err)); /* a range: ':' after '=' */
+    CB_CHECK_STR(ov[2].scope, "");
+    CB_CHECK_STR(ov[2].spec, "32:64:x2");
+    const char *globs[] = {"vecadd/host", "matmul/host_blocked"};
+    cb_plan_request req = {
+        .globs = globs, .n_globs = 2, .overrides = ov, .n_overrides = 3, .max_points = 100000};
+    cb_plan plan;
+    bool ok = cb_plan_build(&req, &plan, &err);
+    CB_CHECK_MSG(ok, "%s", err.text);
+    int vec = 0, mm = 0;
+    for (int i = 0; ok && i < plan.n; i++) {
+        char axes[CB_POINT_TEXT];
+        cb_point_format(&plan.points[i].point, axes, sizeof axes);
+        if (strncmp(plan.points[i].bench->name, "vecadd/", 7) == 0) {
+            vec++;
+            CB_CHECK_MSG(strncmp(axes, "n=4096;", 7) == 0, "%s", axes);
+        } else {
+            mm++;
+            CB_CHECK_MSG(strstr(axes, "n=64") != NULL && strncmp(axes, "m=", 2) == 0, "%s", axes);
+        }
+    }
+    CB_CHECK(vec > 0 && mm == 2);
+    if (ok) cb_plan_free(&plan);
+    /* A scope that reaches no benchmark with the axis is refused, naming both. */
+    check_refused("vecadd/host", "matmul/*:n=64", 10,
+                  "--axis matmul/*:n: no selected benchmark matching 'matmul/*' has an axis "
+                  "named 'n'");
+    CB_CHECK(!cb_axis_override_parse(":n=5", &ov[0], &err));
+    CB_CHECK(strstr(err.text, "empty benchmark glob") != NULL);
+    CB_CHECK(!cb_axis_override_parse("vecadd/*:=5", &ov[0], &err));
+}
+
 static void check_errors(void)
 {
     check_refused("nosuch*", NULL, 10, "no benchmark matches 'nosuch*'");
@@ -237,5 +280,6 @@ int main(void)
     check_without_device();
     check_with_device();
     check_errors();
+    check_scoped_overrides();
     return cb_test_finish("test_plan");
 }

@@ -39,7 +39,7 @@ def documented_columns(section):
         (("run", "vecadd/host", "--axis", "n=abc"), "axis 'n': 'abc' is not a number"),
         (("run", "vecadd/host", "--axis", "n=64:32"), "below its start"),
         (("run", "vecadd/host", "--axis", "colour=red"), "no selected benchmark has an axis named 'colour'"),
-        (("run", "vecadd/host", "--axis", "n"), "expected NAME=VALUES"),
+        (("run", "vecadd/host", "--axis", "n"), "expected [GLOB:]NAME=VALUES"),
         (("run", "--cache", "warm"), "--cache: 'warm' is not cold or hot"),
         (("run", "--max-time-per-point", "-1"), "--max-time-per-point"),
         (("run", "--min-samples", "ten"), "--min-samples: 'ten' is not an integer"),
