@@ -352,7 +352,7 @@ def round2_rows() -> list[str]:
 
 
 def round3_rows() -> list[str]:
-    """Schema 4 (tests/data/h200-r3): the GEMM ladders beside their
+    """Round 3 (tests/data/h200-r3, schema 3): the GEMM ladders beside their
     references in one run, the default suite's time account and noise, and
     the recorded compare of its two runs."""
     g8, g40 = rows("h200-r3/gemm8192"), rows("h200-r3/gemm4093")
