@@ -12,8 +12,7 @@ bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err)
     memset(out, 0, sizeof *out);
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || eq[1] == '\0') {
-        cb_msg_set(err, "--axis '%s': expected [GLOB:]NAME=VALUES, e.g. --axis n=2^20:2^28:x4",
-                   arg);
+        cb_msg_set(err, "'%s': expected [GLOB:]NAME=VALUES, e.g. --axis n=2^20:2^28:x4", arg);
         return false;
     }
     /* The scope ends at the last ':' before '=' (values may hold ':'). */
@@ -23,15 +22,15 @@ bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err)
     size_t scope_len = name > arg ? (size_t)(name - arg - 1) : 0;
     size_t len = (size_t)(eq - name);
     if (name > arg && scope_len == 0) {
-        cb_msg_set(err, "--axis '%s': empty benchmark glob before ':'", arg);
+        cb_msg_set(err, "'%s': empty benchmark glob before ':'", arg);
         return false;
     }
     if (len == 0) {
-        cb_msg_set(err, "--axis '%s': expected [GLOB:]NAME=VALUES (no axis name)", arg);
+        cb_msg_set(err, "'%s': expected [GLOB:]NAME=VALUES (no axis name)", arg);
         return false;
     }
     if (len >= sizeof out->name || scope_len >= sizeof out->scope) {
-        cb_msg_set(err, "--axis '%s': %s too long", arg,
+        cb_msg_set(err, "'%s': %s too long", arg,
                    len >= sizeof out->name ? "axis name" : "benchmark glob");
         return false;
     }
