@@ -17,7 +17,7 @@ from . import figure as F
 from . import peaks as P
 from .figure import fmt
 from .hardware import cpu_name
-from .figures_matmul import precision_of
+from .figures_matmul import is_reference, precision_of, rung_name
 from .load import Result, Run
 from .page import Table
 from .pick import ordered_unique
@@ -126,16 +126,15 @@ def _tensor(run: Run) -> list[dict]:
     that cuBLAS against the tensor peak of the precision."""
     out = []
     tc = [r for r in run.rows("matmul_tc") if r.tflops is not None]
-    refs = [r for r in run.rows("matmul") if r.variant.startswith(("cublas_", "cublaslt_"))
+    refs = [r for r in run.rows("matmul") if is_reference(r.benchmark)
             and r.tflops is not None and precision_of(r) != "FP32"]
     for prec in ordered_unique(precision_of(r) for r in tc + refs):
         out += _tc_rung([r for r in tc if precision_of(r) == prec], refs, prec)
         lib = _best([r for r in refs if precision_of(r) == prec], lambda r: r.tflops)
         if lib:
             share, of = _tensor_peak_share(run, lib, prec)
-            name = "cuBLASLt" if lib.variant.startswith("cublaslt_") else "cuBLAS"
-            out.append(_entry(f"{name} {prec}, best (TFLOP/s)", lib, lib.tflops, "TFLOP/s",
-                              share, of))
+            out.append(_entry(f"{rung_name(lib.benchmark)}, best (TFLOP/s)", lib, lib.tflops,
+                              "TFLOP/s", share, of))
     return out
 
 

@@ -49,22 +49,21 @@ END = "<!-- docs_figures.py: h200 table end -->"
 
 
 # --- reading the recorded runs --------------------------------------------------
-def open_samples(run: str):
-    """A recorded run's samples.csv, or its samples.csv.xz (large runs are kept compressed)."""
-    plain = REPO / DATA / run / "samples.csv"
+def open_recorded(run: str, name: str):
+    """A recorded run's CSV file `name`, or NAME.xz where tests/data keeps it
+    compressed (large samples.csv, h200-r3's suites' results.csv)."""
+    plain = REPO / DATA / run / name
     if plain.exists():
         return plain.open(newline="", encoding="utf-8")
-    return lzma.open(plain.with_suffix(".csv.xz"), "rt", newline="", encoding="utf-8")
+    return lzma.open(plain.with_name(name + ".xz"), "rt", newline="", encoding="utf-8")
 
+
+def open_samples(run: str):
+    return open_recorded(run, "samples.csv")
 
 
 def rows(run: str) -> list[dict]:
-    """A recorded run's results.csv, or its results.csv.xz (h200-r3's suites)."""
-    plain = REPO / DATA / run / "results.csv"
-    if plain.exists():
-        with plain.open(newline="", encoding="utf-8") as fh:
-            return list(csv.DictReader(fh))
-    with lzma.open(plain.with_suffix(".csv.xz"), "rt", newline="", encoding="utf-8") as fh:
+    with open_recorded(run, "results.csv") as fh:
         return list(csv.DictReader(fh))
 
 
@@ -368,8 +367,7 @@ def round3_rows() -> list[str]:
         account.append(f"{noisy} of {len(timed_rows)} timed rows noisy "
                        f"({100 * noisy / len(timed_rows):.1f} %), setup + verify {setup:.0f} s, "
                        f"sampling {sampling:.0f} s")
-    with lzma.open(REPO / DATA / "h200-r3" / "compare-suiteB-suiteC.csv.xz", "rt",
-                   newline="", encoding="utf-8") as fh:
+    with open_recorded("h200-r3", "compare-suiteB-suiteC.csv") as fh:
         verdicts = [r["verdict"] for r in csv.DictReader(fh)]
     count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
     return [
