@@ -353,7 +353,6 @@ typedef struct sweep {
     cb_result *rows; /* written rows, in the order written   */
     int *plan_index; /* rows[k] is point plan_index[k]       */
     int written;
-    bool out_of_order; /* a row went out before an earlier point's */
     cb_timing timing;
     bool timing_failed;
     cb_progress prog;
@@ -378,7 +377,6 @@ static bool write_point(sweep *w, int i)
     bool ok = cb_sink_write_point(w->sink, r, pr->samples.time_s, pr->samples.cupti_s,
                                   pr->samples.n, &extras, &werr);
     pr->written = true;
-    if (w->written > 0 && w->plan_index[w->written - 1] > i) w->out_of_order = true;
     w->plan_index[w->written] = i;
     w->rows[w->written++] = *r;
     free(r->counters.values); /* written: metrics.csv holds them */
@@ -466,11 +464,20 @@ static void salvage_rounds(sweep *w)
         if (w->runs[i].done && !w->runs[i].written && !write_point(w, i)) break;
 }
 
+/* Whether the rows went out in plan order (then every reference row was
+ * written before the rows that refer to it). */
+static bool written_in_plan_order(const sweep *w)
+{
+    for (int k = 1; k < w->written; k++)
+        if (w->plan_index[k - 1] > w->plan_index[k]) return false;
+    return true;
+}
+
 /* The written rows in plan order, their figures derived again with every
  * reference present, and results.csv rewritten so. */
 static void put_in_plan_order(sweep *w)
 {
-    if (!w->out_of_order || w->totals->write_failed) return;
+    if (w->totals->write_failed || written_in_plan_order(w)) return;
     cb_result *ordered = calloc((size_t)(w->written > 0 ? w->written : 1), sizeof *ordered);
     int *slot = malloc((size_t)w->n * sizeof *slot);
     cb_msg err = {{0}};
