@@ -46,6 +46,10 @@
 #   CB_AA_BUDGET_S   no new pair starts past this many seconds (default 330)
 #   CB_AA_PYTHON     the Python with torch and cupy (default python3)
 #   CB_AA_NO_BUILD=1 use the build there is (CB_AA_BUILD, default build-native/)
+#   CB_AA_RECORD_ONLY=1 record the pairs, pack OUT/aa_runs.tar.xz, analyse nothing
+#   CB_AA_FROM=DIR   record nothing: analyse DIR/runs/A1, B1, ... (the runs/
+#                    folders of earlier aa_pairs.tar.xz, pairs renumbered into
+#                    one folder) with DIR/times.txt if there is one
 # jansson: where the GPU machine lacks libjansson-dev, unpack it into
 # .gpu-libs/jansson first (see gpu_aa.sh); this script points CMake at it.
 set -uo pipefail
@@ -54,6 +58,7 @@ OUT=${1:-${OUT:-$PWD/gpu-out}}
 PAIRS=${CB_AA_PAIRS:-5}
 BUDGET=${CB_AA_BUDGET_S:-330}
 PY=${CB_AA_PYTHON:-python3}
+FROM=${CB_AA_FROM:-}
 BUILD=${CB_AA_BUILD:-$PWD/build-native}
 BIN=$BUILD/cubench
 W=$(mktemp -d /tmp/aa_pairs.XXXXXX)
@@ -72,8 +77,11 @@ MM=(matmul/naive_coalesced matmul/smem_tiled matmul/regblock_1d matmul/regblock_
     matmul/host_cblas --axis m=128,256,512 --axis tile=16)
 PYSEL=(torch/add cupy/add numpy/add torch/matmul_fp32 torch/matmul_bf16 cupy/matmul_fp32
        torch/copy matmul_tc/wgmma_ws_bf16 matmul_tc/wgmma_ws_tf32 matmul/cublas_bf16
-       --axis "n=2^12,2^16,2^20,2^24,2^28" --axis m=1024,8192
+       --axis "*/add:n=2^12,2^16,2^20,2^24" --axis m=1024 --axis "matmul*:m=1024,8192"
+       --axis "torch/matmul_bf16:m=1024,8192"
        --axis direction=h2d,d2h --axis memory=pageable,pinned --axis bytes=16Mi)
+# The axes are scoped: a bare n= would reach the GEMMs' n axis too (8192 x
+# 2^28 operands), and 8192^3 is kept for the GEMMs that reach the power cap.
 
 build() {
     if [[ -d .gpu-libs/jansson/usr ]]; then
@@ -142,6 +150,17 @@ cmp() {
     echo "$name $rc" >>"$W/cmp/rc.txt"
 }
 
+if [[ -n $FROM ]]; then
+    # analyse runs recorded earlier (FROM/runs/A1, B1, ...: pairs from
+    # several sessions gathered in one folder) instead of recording
+    cp -r "$FROM/runs/." "$W/runs/" || exit 2
+    PAIRS=$(find "$W/runs" -maxdepth 1 -name 'B[0-9]*' | wc -l)
+    for ((k = 1; k <= PAIRS; k++)); do
+        [[ -d $W/runs/A$k && -d $W/runs/B$k ]] || { echo "aa_pairs: $FROM/runs lacks A$k or B$k" >&2; exit 2; }
+    done
+    [[ -f $FROM/times.txt ]] && cp "$FROM/times.txt" "$W/times.txt"
+    CB_AA_NO_BUILD=1
+fi
 if [[ ${CB_AA_NO_BUILD:-0} != 1 ]]; then
     log "build"
     build || { tail -20 "$W/build.log"; echo "aa_pairs: build failed" >&2; exit 2; }
@@ -152,7 +171,8 @@ fi
 log "selection: $(grep -c ' ' "$W/points-vec.txt") + $(grep -c ' ' "$W/points-mm.txt") C points (--dry-run lines)"
 
 done_pairs=0
-for ((k = 1; k <= PAIRS; k++)); do
+[[ -n $FROM ]] && done_pairs=$PAIRS
+for ((k = 1; k <= PAIRS && ${#FROM} == 0; k++)); do
     t_pair=$(date +%s)
     side "A$k"
     side "B$k"
@@ -165,6 +185,12 @@ for ((k = 1; k <= PAIRS; k++)); do
 done
 PAIRS=$done_pairs
 log "runs done after $(($(date +%s) - started)) s"
+if [[ ${CB_AA_RECORD_ONLY:-0} == 1 ]]; then
+    tar -C "$W" -cJf "$OUT/aa_runs.tar.xz" runs log.txt times.txt nvidia-smi.csv points-vec.txt points-mm.txt 2>/dev/null
+    log "recorded $PAIRS pairs: $OUT/aa_runs.tar.xz (analyse with CB_AA_FROM)"
+    rm -rf "$W"
+    exit 0
+fi
 
 for ((k = 1; k <= PAIRS; k++)); do
     mapfile -t base < <(dirs --base "A$k")
