@@ -9,12 +9,12 @@
 #include <stdio.h>
 
 static const cb_kind_default table[] = {
-    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0179, 65.8, 0.0091, 13, 10, 563, true},
-    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0068, 458.5, 0.0015, 13, 10, 169, true},
-    {CB_CMP_KIND_DEVICE, INFINITY, 0.0018, 257.4, 0.0001, 13, 10, 180, true},
-    {CB_CMP_KIND_HOST_COPY, INFINITY, NAN, NAN, NAN, 0, 0, 0, false},
-    {CB_CMP_KIND_HOST, INFINITY, 0.2791, 79.9, 0.0674, 10, 10, 16, true},
-    {CB_CMP_KIND_PYTHON, INFINITY, 0.0219, 17.0, NAN, 0, 2, 17, false},
+    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0213, 147.5, 0.0112, 39, 10, 607, true},
+    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0065, 39.0, 0.0051, 39, 10, 191, true},
+    {CB_CMP_KIND_DEVICE, INFINITY, 0.0015, 360.4, 0.0006, 39, 10, 192, true},
+    {CB_CMP_KIND_HOST_COPY, INFINITY, 0.0763, 346.3, 0.0163, 9, 10, 66, true},
+    {CB_CMP_KIND_HOST, INFINITY, 0.1732, 249.8, 0.0598, 37, 10, 35, true},
+    {CB_CMP_KIND_PYTHON, INFINITY, 0.0673, 155.9, 0.0100, 7, 10, 33, true},
     {CB_CMP_KIND_MULTI_GPU, INFINITY, NAN, NAN, NAN, 0, 0, 0, false},
 };
 

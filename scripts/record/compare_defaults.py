@@ -36,6 +36,7 @@ Only the standard library: runs anywhere Python 3 does."""
 import argparse
 import csv
 import json
+import lzma
 import math
 import pathlib
 import re
@@ -54,6 +55,8 @@ SETS = {
     "h200-aa2": ["h200-aa2-A", "h200-aa2-B"],
     "h200-aa3": ["h200-aa3-A", "h200-aa3-B"],
     "h200-defaults-r2": ["h200-defaults-r2", "h200-tf32-telemetry"],
+    "h200-aa-r3": [f"h200-aa-r3/{s}{i}/{p}" for s in "AB" for i in range(1, 6)
+                   for p in ("vec", "mm", "py")],
     "h200-python": [f"h200-python-{x}" for x in
                     ("torch", "cupy", "jax", "numba", "triton", "others", "mixed-vecadd",
                      "mixed-matmul")],
@@ -121,7 +124,9 @@ def read_set(dirs):
         path = DATA / d
         py = path / "python.json"
         frameworks = set(json.loads(py.read_text()).get("frameworks", {})) if py.exists() else set()
-        with open(path / "results.csv", newline="") as f:
+        plain = path / "results.csv"
+        with (open(plain, newline="") if plain.exists()
+              else lzma.open(path / "results.csv.xz", "rt", newline="")) as f:
             reader = csv.DictReader(f)
             has_device_col = "device" in reader.fieldnames
             for r in reader:

@@ -120,8 +120,9 @@ static void test_aa_by_kind(void)
     }
 }
 
-/* Host-involved copies have no default: untested from one run per side,
- * with the reason; tested from three; tested with a calibration of them. */
+/* Multi-GPU points have no default (no recorded pair of processes):
+ * untested from one run per side, with the reason; tested from three;
+ * tested with a calibration of them. */
 static void test_untrusted_kind(void)
 {
     cb_compare_opts o;
@@ -132,36 +133,36 @@ static void test_untrusted_kind(void)
     cb_cmp_run base, cand, set;
     cb_cmp_run_init(&base), cb_cmp_run_init(&cand), cb_cmp_run_init(&set);
     CB_CHECK(sim_add_process(&base, &m) && sim_add_process(&cand, &m));
-    set_kind(&base, CB_CMP_KIND_HOST_COPY), set_kind(&cand, CB_CMP_KIND_HOST_COPY);
+    set_kind(&base, CB_CMP_KIND_MULTI_GPU), set_kind(&cand, CB_CMP_KIND_MULTI_GPU);
     cb_compare_result r;
     cb_msg err;
     CB_CHECK(cb_compare_runs(&base, &cand, &o, &r, &err));
     CB_CHECK(r.tested == 0 && r.counts[CB_VERDICT_INCONCLUSIVE] == 20);
-    CB_CHECK(r.power[CB_CMP_KIND_HOST_COPY].untested == 20);
-    CB_CHECK_CONTAINS(r.rows[0].note, "host_copy points: no default between-run spread");
+    CB_CHECK(r.power[CB_CMP_KIND_MULTI_GPU].untested == 20);
+    CB_CHECK_CONTAINS(r.rows[0].note, "multi_gpu points: no default between-run spread");
     cb_compare_result_free(&r);
     /* three runs per side: the runs are the unit */
     CB_CHECK(sim_add_process(&base, &m) && sim_add_process(&base, &m));
     CB_CHECK(sim_add_process(&cand, &m) && sim_add_process(&cand, &m));
-    set_kind(&base, CB_CMP_KIND_HOST_COPY), set_kind(&cand, CB_CMP_KIND_HOST_COPY);
+    set_kind(&base, CB_CMP_KIND_MULTI_GPU), set_kind(&cand, CB_CMP_KIND_MULTI_GPU);
     CB_CHECK(cb_compare_runs(&base, &cand, &o, &r, &err));
     CB_CHECK(r.tested == 20 && r.counts[CB_VERDICT_SLOWER] + r.counts[CB_VERDICT_FASTER] == 0);
     cb_compare_result_free(&r);
     /* one run per side with a calibration of this kind from three runs */
     for (int k = 0; k < 3; k++)
         CB_CHECK(sim_add_process(&set, &m));
-    set_kind(&set, CB_CMP_KIND_HOST_COPY);
+    set_kind(&set, CB_CMP_KIND_MULTI_GPU);
     cb_calibration cal;
     int points;
     CB_CHECK(cb_calibration_record(&set, o.min_samples, &cal, &points, &err) && points == 20);
-    const cb_calib_row *pooled = cb_calibration_lookup(&cal, CB_CMP_KIND_HOST_COPY, "*", 1.0);
+    const cb_calib_row *pooled = cb_calibration_lookup(&cal, CB_CMP_KIND_MULTI_GPU, "*", 1.0);
     CB_CHECK(pooled && pooled->runs == 3 && pooled->sd > 0.03 && pooled->df < 40.0);
     cb_spread_source src = cb_calibration_source(&cal);
     o.sources = &src, o.n_sources = 1;
     cb_cmp_run one_b, one_c;
     cb_cmp_run_init(&one_b), cb_cmp_run_init(&one_c);
     CB_CHECK(sim_add_process(&one_b, &m) && sim_add_process(&one_c, &m));
-    set_kind(&one_b, CB_CMP_KIND_HOST_COPY), set_kind(&one_c, CB_CMP_KIND_HOST_COPY);
+    set_kind(&one_b, CB_CMP_KIND_MULTI_GPU), set_kind(&one_c, CB_CMP_KIND_MULTI_GPU);
     CB_CHECK(cb_compare_runs(&one_b, &one_c, &o, &r, &err));
     CB_CHECK(r.tested == 20 && r.widening_count[CB_WIDEN_SOURCE] == 20);
     cb_compare_result_free(&r);

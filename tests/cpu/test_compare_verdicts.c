@@ -213,7 +213,7 @@ static void shapes_defaults(void)
 
     /* The built-in default widens rounds too, by the point's kind and, for
      * device kernels, the BASE median's time scale: its tier's row of
-     * compare_defaults.c (0.18% per run at 100 us, 1.79% at 5 us as derived
+     * compare_defaults.c (0.15% per run at 100 us, 2.13% at 5 us as derived
      * from tests/data), with its df. */
     cb_spread want;
     const char *why;
