@@ -386,6 +386,12 @@ struct cb_ms_tuned {
     cb_matmul_ms_config config;
 };
 const cb_ms_tuned cb_ms_table[] = {
+    /* recorded on an NVIDIA H200 (132 SMs), driver 580.159.04, CUDA 13.0,
+     * SM clock 1980 MHz in every row (tests/data/h200-r3/gemm/tune-*): */
+    {132, 1000, 3000, CB_MATMUL_MS_M64N128K16S3},  /* 28.5 TFLOP/s, 87.9 % of cuBLAS */
+    {132, 4093, 4093, CB_MATMUL_MS_M128N128K32S3}, /* 27.0 TFLOP/s, 57.3 % of cuBLAS */
+    {132, 4096, 4096, CB_MATMUL_MS_M64N128K16S3},  /* 35.7 TFLOP/s, 69.9 % of cuBLAS */
+    {132, 8192, 8192, CB_MATMUL_MS_M64N128K16S3},  /* 36.8 TFLOP/s, 72.0 % of cuBLAS */
     {0, 0, 0, CB_MATMUL_MS_M128N128K16S3},
 };
 

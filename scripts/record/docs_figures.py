@@ -32,6 +32,7 @@ import io
 import json
 import lzma
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -386,6 +387,55 @@ def round3_rows() -> list[str]:
         f"| those two runs compared, one run per side, two H200 boards | {count('slower')} "
         f"slower, {count('faster')} faster, {count('same')} same, {count('throttled')} "
         f"throttled, {count('inconclusive')} inconclusive | h200-r3/compare-suiteB-suiteC |",
+    ] + round3_late_rows()
+
+
+def round3_late_rows() -> list[str]:
+    """The default suite run to its end, the GEMM run at every shape
+    (tests/data/h200-r3/gemm) and the A/A pairs over every kind
+    (tests/data/h200-aa-r3)."""
+    suite = rows("h200-r3/suiteD")
+    m = meta("h200-r3/suiteD")
+    wall = seconds(m["finished"]) - seconds(m["started"])
+    timed_rows = timed(suite)
+    noisy = sum(r["status"] == "noisy" for r in timed_rows)
+    setup = sum(float(r["setup_s"] or 0) + float(r["verify_s"] or 0) for r in suite)
+    sampling = sum(float(r["sampling_s"] or 0) for r in suite)
+    gemm = {shape: rows(f"h200-r3/gemm/run-{shape}")
+            for shape in ("8191x8193x4095", "1000x3000x200", "4096", "torch-fp8")}
+    top = lambda rs: max((r for r in rs if r["benchmark"].startswith("matmul_tc/wgmma_")  # noqa: E731
+                          and r["benchmark"].endswith("_bf16") and r["tflops"]),
+                         key=lambda r: float(r["tflops"]))
+    tf = lambda rs, b: float(best(rs, "tflops", at(b))["tflops"])  # noqa: E731
+    odd, small = top(gemm["8191x8193x4095"]), top(gemm["1000x3000x200"])
+    fp8 = [r for r in gemm["torch-fp8"] if axis(r, "m") == "8192"]
+    torch_fp8 = tf(fp8, "torch/matmul_fp8")
+    lt_fp8 = tf(fp8, "matmul/cublaslt_fp8")
+    tf32 = gemm["4096"]
+    summary = (REPO / DATA / "h200-aa-r3" / "summary.txt").read_text()
+    clean = re.search(r"A/A pairs: (\d+) of (\d+) exit 0 with 0 slower and 0 faster", summary)
+    mde = {k: re.search(rf"device {k}\s.*MDE median ([\d.]+)%", summary).group(1)
+           for k in ("<16us", "16-65us", ">65us")}
+    return [
+        f"| the default suite run to its end (674 points) | {wall:.0f} s wall (meta.json started → "
+        f"finished); {noisy} of {len(timed_rows)} timed rows noisy "
+        f"({100 * noisy / len(timed_rows):.1f} %), setup + verify {setup:.0f} s, sampling "
+        f"{sampling:.0f} s | h200-r3/suiteD |",
+        f"| BF16, best top rung against cuBLAS BF16 in one run: 8191 x 8193 x 4095 · "
+        f"1000 x 3000 x 200 | {float(odd['tflops']):.1f} ({float(odd['pct_ref']):.0f} %, "
+        f"{odd['benchmark'].split('/')[1]}) · {float(small['tflops']):.1f} "
+        f"({float(small['pct_ref']):.1f} %, {small['benchmark'].split('/')[1]}) TFLOP/s | "
+        f"h200-r3/gemm |",
+        f"| TF32 4096³, both unthrottled at 1980 MHz: cuBLAS TF32 · wgmma_ws_tf32 | "
+        f"{tf(tf32, 'matmul/cublas_tf32'):.1f} · {tf(tf32, 'matmul_tc/wgmma_ws_tf32'):.1f} "
+        f"TFLOP/s ({float(best(tf32, 'tflops', at('matmul_tc/wgmma_ws_tf32'))['pct_ref']):.1f} %) "
+        f"| h200-r3/gemm |",
+        f"| FP8 8192³ in one run: cuBLASLt · torch._scaled_mm | {lt_fp8:.1f} · {torch_fp8:.1f} "
+        f"TFLOP/s | h200-r3/gemm/run-torch-fp8 |",
+        f"| A/A over every kind (five pairs, three processes per side, 179 points a pair) | "
+        f"{clean.group(1)} of {clean.group(2)} exit 0 with 0 slower and 0 faster; median MDE of "
+        f"device kernels from one run per side {mde['<16us']} % (< 16.4 µs) · "
+        f"{mde['16-65us']} % · {mde['>65us']} % (> 65.5 µs) | h200-aa-r3 |",
     ]
 
 

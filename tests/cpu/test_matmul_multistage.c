@@ -109,6 +109,15 @@ static void cb_check_config(void)
     CB_CHECK_EQ_INT(cb_matmul_ms_auto(256, 256, 132, NULL), (int)CB_MATMUL_MS_M64N64K16S3);
     CB_CHECK_EQ_INT(r->variant_of("auto", 8192, 8192, 132, why, sizeof why),
                     cb_matmul_ms_auto(8192, 8192, 132, NULL));
+    /* auto with the rows recorded on a 132-SM H200: the nearest within a
+     * factor of 2 in m and n, else the rule */
+    tabled = false;
+    CB_CHECK_EQ_INT(cb_matmul_ms_auto(8192, 8192, 132, &tabled), (int)CB_MATMUL_MS_M64N128K16S3);
+    CB_CHECK(tabled);
+    CB_CHECK_EQ_INT(cb_matmul_ms_auto(4093, 4093, 132, NULL), (int)CB_MATMUL_MS_M128N128K32S3);
+    CB_CHECK_EQ_INT(cb_matmul_ms_auto(900, 2800, 132, NULL), (int)CB_MATMUL_MS_M64N128K16S3);
+    CB_CHECK_EQ_INT(cb_matmul_ms_auto(8192, 8192, 114, &tabled), (int)CB_MATMUL_MS_M128N128K16S3);
+    CB_CHECK(!tabled);
     int configs = 1;
     for (const char *c = CB_MATMUL_MS_CONFIG_NAMES; *c; c++)
         configs += *c == ',';
