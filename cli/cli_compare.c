@@ -9,40 +9,15 @@
 #include "compare_report.h"
 #include "history.h"
 #include "options.h"
+#include "out_file.h"
+#include "report_options.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CB_COMPARE_MAX_DIRS 64
-
-/* A writable stream for FILE, '-' meaning stdout. */
-static FILE *open_out(const char *path)
-{
-    if (strcmp(path, "-") == 0) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "cubench compare: cannot write %s: %s\n", path, strerror(errno));
-    return f;
-}
-
-/* Close (or flush stdout) and say why a write failed: a full disk, a
- * closed pipe, a file-size limit. */
-static bool close_out(FILE *f, const char *path)
-{
-    int saved = 0;
-    bool ok = !ferror(f);
-    if (!ok) saved = errno;
-    if (f == stdout ? fflush(f) != 0 : fclose(f) != 0) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok)
-        fprintf(stderr, "cubench compare: error writing %s: %s\n", path,
-                saved ? strerror(saved) : "write failed");
-    return ok;
-}
 
 typedef struct cli_args {
     cb_compare_opts opts;
@@ -89,15 +64,7 @@ static const cb_option compare_options[] = {
      .open_lo = true,
      .show_default = true,
      .help = "smallest relative change that matters (0.03 = 3%)"},
-    {.name = "alpha",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "X",
-     .offset = OPTS(alpha),
-     .lo = 0,
-     .hi = 0.5,
-     .open_lo = true,
-     .show_default = true,
-     .help = "1 - confidence level of the CIs, and the false discovery rate"},
+    CB_CLI_OPT_ALPHA(OPTS(alpha), "1 - confidence level of the CIs, and the false discovery rate"),
     {.name = "power",
      .kind = CB_OPT_DOUBLE,
      .metavar = "X",
@@ -140,11 +107,8 @@ static const cb_option compare_options[] = {
      .help = "between-run spread per run (relative) for a side of fewer than 3 runs\n"
              "without a calibration, every kind alike; 0: none (rounds alone)\n"
              "(default: by kind of point, docs/compare.md)"},
-    {.name = "calibration",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(calibration),
-     .help = "between-run spread recorded by --calibrate on this machine"},
+    CB_CLI_OPT_FILE("calibration", OFF(calibration),
+                    "between-run spread recorded by --calibrate on this machine"),
     {.name = "history",
      .kind = CB_OPT_STRING,
      .metavar = "DB",
@@ -180,22 +144,12 @@ static const cb_option compare_options[] = {
      .handle = take_new,
      .repeats = true,
      .help = "a run directory of NEW (repeatable)"},
-    {.name = "markdown",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(markdown),
-     .help = "write the markdown report to FILE (default: stdout)"},
-    {.name = "csv",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(csv),
-     .help = "write the per-point CSV to FILE ('-': stdout, and then no markdown on\n"
-             "stdout unless --markdown - is given)"},
-    {.name = "title",
-     .kind = CB_OPT_STRING,
-     .metavar = "TEXT",
-     .offset = OFF(title),
-     .help = "heading of the markdown report"},
+    CB_CLI_OPT_FILE("markdown", OFF(markdown),
+                    "write the markdown report to FILE (default: stdout)"),
+    CB_CLI_OPT_FILE("csv", OFF(csv),
+                    "write the per-point CSV to FILE ('-': stdout, and then no markdown on\n"
+                    "stdout unless --markdown - is given)"),
+    CB_CLI_OPT_TITLE(OFF(title)),
     {.name = "fail-on",
      .kind = CB_OPT_CHOICE,
      .metavar = "slower|none",
@@ -209,9 +163,7 @@ static const cb_option compare_options[] = {
      .help = "also exit 1 for a throttled point the test calls slower"},
 };
 
-static const cb_env_var compare_env[] = {
-    {"PATH", "where `xz` is found, for runs that keep samples.csv.xz"},
-};
+static const cb_env_var compare_env[] = {CB_CLI_ENV_XZ};
 
 static const cb_command compare_command = {
     .name = "compare",
@@ -332,16 +284,16 @@ static bool load_side(cb_cmp_run *run, const char *side, const char *const *dirs
 static bool write_reports(const cli_args *a, const cb_report_input *in)
 {
     if (a->markdown) {
-        FILE *f = open_out(a->markdown);
+        FILE *f = cb_cli_open_out("compare", a->markdown);
         if (!f) return false;
         bool ok = cb_compare_write_markdown(f, in);
-        if (!close_out(f, a->markdown) || !ok) return false;
+        if (!cb_cli_close_out("compare", f, a->markdown, ok)) return false;
     }
     if (a->csv) {
-        FILE *f = open_out(a->csv);
+        FILE *f = cb_cli_open_out("compare", a->csv);
         if (!f) return false;
         bool ok = cb_compare_write_csv(f, in->result, in->opts);
-        if (!close_out(f, a->csv) || !ok) return false;
+        if (!cb_cli_close_out("compare", f, a->csv, ok)) return false;
     }
     return true;
 }
@@ -393,11 +345,9 @@ static int run_calibrate(const cli_args *a, const cb_cmp_run *set)
             "group needs %d such points)\n",
             CB_CALIB_MIN_RUNS, a->opts.min_samples, CB_CALIB_MIN_POINTS);
     } else {
-        FILE *f = open_out(a->output);
-        if (f) {
-            bool ok = cb_calibration_write(f, &cal);
-            if (close_out(f, a->output) && ok) rc = CB_EXIT_OK;
-        }
+        FILE *f = cb_cli_open_out("compare", a->output);
+        if (f && cb_cli_close_out("compare", f, a->output, cb_calibration_write(f, &cal)))
+            rc = CB_EXIT_OK;
         if (rc == CB_EXIT_OK) calibration_summary(&cal, points, a->output);
     }
     cb_calibration_free(&cal);

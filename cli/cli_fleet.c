@@ -9,8 +9,9 @@
 #include "fleet_load.h"
 #include "fleet_report.h"
 #include "options.h"
+#include "out_file.h"
+#include "report_options.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,15 +37,7 @@ static const cb_option fleet_options[] = {
      .show_default = true,
      .help = "a figure is slow/fast when its whole CI lies more than X (relative) from\n"
              "the fleet"},
-    {.name = "alpha",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "X",
-     .offset = OPTS(alpha),
-     .lo = 0,
-     .hi = 0.5,
-     .open_lo = true,
-     .show_default = true,
-     .help = "CIs at 1 - X"},
+    CB_CLI_OPT_ALPHA(OPTS(alpha), "CIs at 1 - X"),
     {.name = "min-runs",
      .kind = CB_OPT_INT,
      .metavar = "N",
@@ -54,33 +47,17 @@ static const cb_option fleet_options[] = {
      .show_default = true,
      .help = "runs of a model that must time a point to judge it (3: the fewest with a\n"
              "spread to judge by)"},
-    {.name = "markdown",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(markdown),
-     .help = "also write the markdown report to FILE"},
-    {.name = "csv",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(csv),
-     .help = "write one row per run and figure, and per problem, to FILE ('-': stdout,\n"
-             "and then no markdown on stdout)"},
-    {.name = "title",
-     .kind = CB_OPT_STRING,
-     .metavar = "TEXT",
-     .offset = OFF(title),
-     .help = "heading of the markdown report"},
-    {.name = "key-figures",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(key_figures),
-     .help = "the figures of runs that declare none (schema 1 and 2):\n"
-             "bench/legacy_key_figures.csv holds the families' figures then"},
+    CB_CLI_OPT_FILE("markdown", OFF(markdown), "also write the markdown report to FILE"),
+    CB_CLI_OPT_FILE("csv", OFF(csv),
+                    "write one row per run and figure, and per problem, to FILE ('-': stdout,\n"
+                    "and then no markdown on stdout)"),
+    CB_CLI_OPT_TITLE(OFF(title)),
+    CB_CLI_OPT_FILE("key-figures", OFF(key_figures),
+                    "the figures of runs that declare none (schema 1 and 2):\n"
+                    "bench/legacy_key_figures.csv holds the families' figures then"),
 };
 
-static const cb_env_var fleet_env[] = {
-    {"PATH", "where `xz` is found, for runs that keep samples.csv.xz"},
-};
+static const cb_env_var fleet_env[] = {CB_CLI_ENV_XZ};
 
 static const cb_command fleet_command = {
     .name = "fleet",
@@ -125,22 +102,10 @@ static int parse_args(int argc, char **argv, cli_args *a)
 static bool write_to(const char *path, const cb_fleet *fl, const cb_fleet_opts *o,
                      const char *title, bool csv)
 {
-    bool to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "cubench fleet: cannot write %s: %s\n", path, strerror(errno));
-        return false;
-    }
+    FILE *f = cb_cli_open_out("fleet", path);
+    if (!f) return false;
     bool ok = csv ? cb_fleet_write_csv(f, fl) : cb_fleet_write_markdown(f, fl, o, title);
-    int saved = ok ? 0 : errno;
-    if (to_stdout ? fflush(f) != 0 : fclose(f) != 0) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok)
-        fprintf(stderr, "cubench fleet: error writing %s: %s\n", path,
-                saved ? strerror(saved) : "write failed");
-    return ok;
+    return cb_cli_close_out("fleet", f, path, ok);
 }
 
 /* Load, take the figures, judge. False with the message printed. */

@@ -5,6 +5,8 @@
 
 #include "history.h"
 #include "options.h"
+#include "out_file.h"
+#include "report_options.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -96,15 +98,7 @@ static const cb_option check_options[] = {
      .hi = 10,
      .show_default = true,
      .help = "an open slowdown whose whole CI lies above 1 + X is a regression"},
-    {.name = "alpha",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "X",
-     .offset = OFF(alpha),
-     .lo = 0,
-     .hi = 0.5,
-     .open_lo = true,
-     .show_default = true,
-     .help = "CIs at 1 - X"},
+    CB_CLI_OPT_ALPHA(OFF(alpha), "CIs at 1 - X"),
     {.name = "recent",
      .kind = CB_OPT_INT,
      .metavar = "N",
@@ -129,17 +123,10 @@ static const cb_option check_options[] = {
      .choices = "cubench,hunter",
      .show_default = true,
      .help = "cubench, or hunter's detector (Student's t, for comparison)"},
-    {.name = "markdown",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(markdown),
-     .help = "the report to FILE (default: stdout)"},
-    {.name = "json",
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(json),
-     .help = "also the JSON document the dashboard reads ('-': stdout, and then no\n"
-             "markdown there)"},
+    CB_CLI_OPT_FILE("markdown", OFF(markdown), "the report to FILE (default: stdout)"),
+    CB_CLI_OPT_FILE("json", OFF(json),
+                    "also the JSON document the dashboard reads ('-': stdout, and then no\n"
+                    "markdown there)"),
 };
 
 static const cb_option export_options[] = {
@@ -357,37 +344,21 @@ static int cmd_show(int argc, char **argv)
     return rc;
 }
 
-static FILE *open_out(const char *path)
-{
-    if (strcmp(path, "-") == 0) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "cubench history: cannot write %s: %s\n", path, strerror(errno));
-    return f;
-}
-
-static bool close_out(FILE *f, const char *path)
-{
-    bool ok = !ferror(f);
-    ok = (f == stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
-    if (!ok) fprintf(stderr, "cubench history: error writing %s\n", path);
-    return ok;
-}
-
 /* The reports of a check: markdown to `md`, JSON to `js` (NULL: none). */
 static bool write_reports(const char *md, const char *js, const cb_hist_data *d,
                           const cb_hist_check *c, const cb_hist_check_opts *o)
 {
     if (md) {
-        FILE *f = open_out(md);
+        FILE *f = cb_cli_open_out("history", md);
         if (!f) return false;
         bool ok = cb_history_write_check(f, d, c, o);
-        if (!close_out(f, md) || !ok) return false;
+        if (!cb_cli_close_out("history", f, md, ok)) return false;
     }
     if (js) {
-        FILE *f = open_out(js);
+        FILE *f = cb_cli_open_out("history", js);
         if (!f) return false;
         bool ok = cb_history_write_json(f, d, c, o);
-        if (!close_out(f, js) || !ok) return false;
+        if (!cb_cli_close_out("history", f, js, ok)) return false;
     }
     return true;
 }

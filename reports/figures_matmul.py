@@ -388,6 +388,16 @@ def _caption(rows: list[Result], chart: F.LineChart, precision_word: str) -> str
             + "." + F.flag_note(chart))
 
 
+def _ladder_blocks(run: Run, out_dir: Path, name: str, rows: list[Result], kernels_what: str,
+                   *section) -> list:
+    """What ends a ladder's section: its bars and its kernel table, those
+    that have anything. `section`: ladder_figure's section and heading where
+    they are not the FP32 ladder's."""
+    ladder = ladder_figure(run, out_dir, name, rows, *section)
+    table = kernel_table([r for r in rows if not r.is_host], kernels_what)
+    return [block for block in (ladder, table) if block]
+
+
 def figures(run: Run, out_dir: Path, prefix: str) -> list:
     """The FP32 ladder: TFLOP/s against size, the bars, the kernel table."""
     rows = fp32_rows(run)
@@ -396,13 +406,7 @@ def figures(run: Run, out_dir: Path, prefix: str) -> list:
         return []
     blocks: list = [F.save_line_chart(chart, out_dir, f"{prefix}matmul_tflops_vs_size", SECTION,
                                       _caption(rows, chart, "FP32"), outside=True)]
-    ladder = ladder_figure(run, out_dir, f"{prefix}matmul_ladder", rows)
-    if ladder:
-        blocks.append(ladder)
-    table = kernel_table([r for r in rows if not r.is_host], "FP32")
-    if table:
-        blocks.append(table)
-    return blocks
+    return blocks + _ladder_blocks(run, out_dir, f"{prefix}matmul_ladder", rows, "FP32")
 
 
 def tensor_figures(run: Run, out_dir: Path, prefix: str) -> list:
@@ -420,14 +424,8 @@ def tensor_figures(run: Run, out_dir: Path, prefix: str) -> list:
     if pairs:
         blocks.append(_panels_figure(run, pairs, out_dir, f"{prefix}matmul_tc_tflops_vs_size",
                                      rows))
-    ladder = ladder_figure(run, out_dir, f"{prefix}matmul_tc_ladder", rows, TC_SECTION,
-                           "Tensor-core ladder")
-    if ladder:
-        blocks.append(ladder)
-    table = kernel_table([r for r in rows if not r.is_host], "tensor-core")
-    if table:
-        blocks.append(table)
-    return blocks
+    return blocks + _ladder_blocks(run, out_dir, f"{prefix}matmul_tc_ladder", rows, "tensor-core",
+                                   TC_SECTION, "Tensor-core ladder")
 
 
 def _panels_figure(run: Run, pairs: list, out_dir: Path, name: str,

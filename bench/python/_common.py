@@ -136,5 +136,37 @@ def seeds(ctx) -> tuple[int, int]:
     return s ^ 0xA, s ^ 0xB
 
 
+def copy_source(p, ctx):
+    """(count, source): the float32 elements a copy moves, drawn from the
+    run's first seed. NumPy is imported here, after `requires` passed."""
+    import numpy as np
+
+    count = copy_elements(p)
+    return count, np.random.default_rng(seeds(ctx)[0]).random(count, dtype=np.float32)
+
+
+def host_array(count: int, fill, pinned_empty=None):
+    """A float32 host array of `count` elements set to `fill`: from the
+    framework's pinned allocator `pinned_empty(count, dtype=...)` when given,
+    else NumPy's pageable memory. Written here, so every page is touched
+    before timing."""
+    import numpy as np
+
+    h = pinned_empty(count, dtype=np.float32) if pinned_empty else np.empty(count, np.float32)
+    h[...] = fill
+    return h
+
+
+def check_copy(p, got, source) -> float:
+    """0.0 when the copy delivered `source` exactly, else VerifyError with
+    how many elements differ."""
+    import numpy as np
+
+    if not np.array_equal(got, source):
+        bad = int(np.count_nonzero(got != source))
+        raise cb.VerifyError(f"{p['direction']} copy: {bad} of {source.size} elements differ")
+    return 0.0
+
+
 def no_device(framework: str, detail: str = "") -> cb.Skip:
     return cb.Skip(f"{framework} sees no CUDA device{': ' + detail if detail else ''}")

@@ -191,18 +191,12 @@ def copy(p, ctx):
         import numpy as np
         import cupyx
 
-        count = C.copy_elements(p)
-        source = np.random.default_rng(C.seeds(ctx)[0]).random(count, dtype=np.float32)
-        pinned = p["memory"] == "pinned"
-
-        def host_array(fill):
-            h = cupyx.empty_pinned(count, dtype=np.float32) if pinned else np.empty(count, np.float32)
-            h[...] = fill
-            return h
+        count, source = C.copy_source(p, ctx)
+        pinned_empty = cupyx.empty_pinned if p["memory"] == "pinned" else None
 
         stream = streams[0]
         if p["direction"] == "h2d":
-            src = host_array(source)
+            src = C.host_array(count, source, pinned_empty)
             dst = cupy.full(count, cupy.nan, dtype=cupy.float32)
 
             def run():
@@ -212,7 +206,7 @@ def copy(p, ctx):
                 return dst.get()
         else:
             src = cupy.asarray(source)
-            dst = host_array(np.nan)
+            dst = C.host_array(count, np.nan, pinned_empty)
 
             def run():
                 src.get(stream=stream, out=dst)
@@ -226,11 +220,7 @@ def copy(p, ctx):
 
     def verify():
         stream.synchronize()
-        got = result()
-        if not np.array_equal(got, source):
-            bad = int(np.count_nonzero(got != source))
-            raise cb.VerifyError(f"{p['direction']} copy: {bad} of {count} elements differ")
-        return 0.0
+        return C.check_copy(p, result(), source)
 
     return cb.Setup(run=run, verify=verify, teardown=lambda: _close(streams),
                     memcpy_kinds=C.copy_kinds(p))

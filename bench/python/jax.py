@@ -183,8 +183,7 @@ def copy(p, ctx):
     jax, dev = _open(ctx)
     import numpy as np
 
-    count = C.copy_elements(p)
-    source = np.random.default_rng(C.seeds(ctx)[0]).random(count, dtype=np.float32)
+    _, source = C.copy_source(p, ctx)
     state = {}
     if p["direction"] == "h2d":
         def run():
@@ -197,10 +196,6 @@ def copy(p, ctx):
             state["out"] = jax.device_put(on_gpu, cpu).block_until_ready()
 
     def verify():
-        got = np.asarray(state["out"])
-        if not np.array_equal(got, source):
-            bad = int(np.count_nonzero(got != source))
-            raise cb.VerifyError(f"{p['direction']} copy: {bad} of {count} elements differ")
-        return 0.0
+        return C.check_copy(p, np.asarray(state["out"]), source)
 
     return cb.Setup(run=run, verify=verify)

@@ -147,17 +147,11 @@ def copy(p, ctx):
     cuda, stream = _open(ctx)
     import numpy as np
 
-    count = C.copy_elements(p)
-    source = np.random.default_rng(C.seeds(ctx)[0]).random(count, dtype=np.float32)
-    pinned = p["memory"] == "pinned"
-
-    def host_array(fill):
-        h = cuda.pinned_array(count, dtype=np.float32) if pinned else np.empty(count, np.float32)
-        h[...] = fill
-        return h
+    count, source = C.copy_source(p, ctx)
+    pinned_empty = cuda.pinned_array if p["memory"] == "pinned" else None
 
     if p["direction"] == "h2d":
-        src = host_array(source)
+        src = C.host_array(count, source, pinned_empty)
         dst = cuda.to_device(np.full(count, np.nan, np.float32), stream=stream)
 
         def run():
@@ -167,7 +161,7 @@ def copy(p, ctx):
             return dst.copy_to_host()
     else:
         src = cuda.to_device(source, stream=stream)
-        dst = host_array(np.nan)
+        dst = C.host_array(count, np.nan, pinned_empty)
 
         def run():
             src.copy_to_host(dst, stream=stream)
@@ -178,10 +172,6 @@ def copy(p, ctx):
 
     def verify():
         stream.synchronize()
-        got = result()
-        if not np.array_equal(got, source):
-            bad = int(np.count_nonzero(got != source))
-            raise cb.VerifyError(f"{p['direction']} copy: {bad} of {count} elements differ")
-        return 0.0
+        return C.check_copy(p, result(), source)
 
     return cb.Setup(run=run, verify=verify, memcpy_kinds=C.copy_kinds(p))

@@ -161,6 +161,14 @@ static void print_uint(FILE *f, long long v)
         fprintf(f, "?");
 }
 
+/* "A SEP B" ("1980 / max 1980", "5 x16"), '?' for a value NVML did not give. */
+static void print_pair(FILE *f, long long a, const char *sep, long long b)
+{
+    print_uint(f, a);
+    fputs(sep, f);
+    print_uint(f, b);
+}
+
 static const char *on_off(int v)
 {
     return v < 0 ? "?" : v ? "on" : "off";
@@ -179,22 +187,14 @@ void cb_nvml_device_print(FILE *f, const cb_nvml_device_info *d)
         fprintf(f, " (default %.0f W)", d->power_default_limit_w);
     fprintf(f, ", power reading %s; clocks SM app ",
             cb_power_source_name(d->power) ? cb_power_source_name(d->power) : "none");
-    print_uint(f, d->app_clock_sm_mhz);
-    fprintf(f, " / max ");
-    print_uint(f, d->max_clock_sm_mhz);
+    print_pair(f, d->app_clock_sm_mhz, " / max ", d->max_clock_sm_mhz);
     fprintf(f, " MHz, memory app ");
-    print_uint(f, d->app_clock_mem_mhz);
-    fprintf(f, " / max ");
-    print_uint(f, d->max_clock_mem_mhz);
+    print_pair(f, d->app_clock_mem_mhz, " / max ", d->max_clock_mem_mhz);
     fprintf(f, " MHz\n    persistence %s, ECC %s, MIG %s, PCIe gen ", on_off(d->persistence_mode),
             on_off(d->ecc_current), on_off(d->mig_current));
-    print_uint(f, d->pcie_gen);
-    fprintf(f, " x");
-    print_uint(f, d->pcie_width);
+    print_pair(f, d->pcie_gen, " x", d->pcie_width);
     fprintf(f, " (max gen ");
-    print_uint(f, d->pcie_max_gen);
-    fprintf(f, " x");
-    print_uint(f, d->pcie_max_width);
+    print_pair(f, d->pcie_max_gen, " x", d->pcie_max_width);
     fprintf(f, ")\n");
     for (int i = 0; i < d->n_errors; i++)
         fprintf(f, "    %s: %s\n", d->errors[i].field, d->errors[i].text);

@@ -476,6 +476,37 @@ def write_synthetic_run(path: Path, *, gpu_name: str = SYNTHETIC_GPU,
     return path
 
 
+@pytest.fixture(scope="module")
+def cubench() -> str:
+    """The cubench binary as the reports find it (CUBENCH_BIN, else the
+    source tree's builds); skips the test without one."""
+    from reports.binary import find_cubench
+    from reports.load import InputError
+    try:
+        return find_cubench(None)
+    except InputError:
+        pytest.skip("no cubench binary (build it, or set CUBENCH_BIN)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium, installed by scripts/setup_browser.sh when the
+    machine has none; skips where it cannot be installed."""
+    import subprocess
+
+    from reports.browser import Chromium, find_browser
+    path = find_browser()
+    if not path:
+        proc = subprocess.run([str(REPO / "scripts" / "setup_browser.sh")],
+                              capture_output=True, text=True)
+        if proc.returncode == 3:
+            pytest.skip(f"no Chromium and no apt-get to install it: {proc.stderr.strip()}")
+        assert proc.returncode == 0, f"scripts/setup_browser.sh failed: {proc.stderr}"
+        path = proc.stdout.strip().splitlines()[-1]
+    with Chromium(path) as chromium:
+        yield chromium
+
+
 @pytest.fixture(scope="session")
 def synthetic_run(tmp_path_factory) -> Path:
     return write_synthetic_run(tmp_path_factory.mktemp("synthetic") / "synthetic_h200like")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 import urllib.error
 import urllib.request
 
@@ -25,26 +24,12 @@ import pytest
 import expect as E
 from conftest import REPO, draw, write_synthetic_run
 from derive import derive_run
-from reports.browser import Chromium, ReportServer, find_browser
+from reports.browser import ReportServer
 
 DATA = REPO / "tests" / "data"
 SUITE = DATA / "h200-defaults-r2"
 TC = DATA / "h200-matmul-tc"
 AB = [DATA / "h200-aa3-A", DATA / "h200-aa3-B"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = find_browser()
-    if not path:
-        proc = subprocess.run([str(REPO / "scripts" / "setup_browser.sh")],
-                              capture_output=True, text=True)
-        if proc.returncode == 3:
-            pytest.skip(f"no Chromium and no apt-get to install it: {proc.stderr.strip()}")
-        assert proc.returncode == 0, f"scripts/setup_browser.sh failed: {proc.stderr}"
-        path = proc.stdout.strip().splitlines()[-1]
-    with Chromium(path) as chromium:
-        yield chromium
 
 
 @pytest.fixture(scope="module")

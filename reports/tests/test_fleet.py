@@ -15,18 +15,9 @@ import sys
 import pytest
 
 from conftest import REPO
-from reports.fleet import find_cubench, main, models, read_rows
-from reports.load import InputError
+from reports.fleet import main, models, read_rows
 
 AA_RUNS = ["aa1-A", "aa1-B", "aa2-A", "aa2-B", "aa3-A", "aa3-B"]
-
-
-@pytest.fixture(scope="module")
-def cubench():
-    try:
-        return find_cubench(None)
-    except InputError:
-        pytest.skip("no cubench binary (build it, or set CUBENCH_BIN)")
 
 
 @pytest.fixture(scope="module")

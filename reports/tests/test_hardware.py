@@ -30,25 +30,25 @@ def _report(dirs, out: Path) -> Path:
     return out
 
 
+def _gpu_b_pair(root: Path, schema: int, suffix: str, cc: str):
+    """The recorded runs against a derived 'GPU B' (1.6x the time, 0.65x
+    the peaks), both at `schema`, and their report: (base, other, out)."""
+    base = derive_run(SOURCES, root / f"h200{suffix}", schema=schema)
+    other = derive_run(SOURCES, root / f"gpu_b{suffix}", schema=schema, time_scale=1.6,
+                       peak_scale=0.65, gpu_name="SYNTHETIC GPU B (derived, not a measurement)",
+                       cc=cc, uuid="GPU-SYNTH-B")
+    return base, other, _report([base, other], root / "report")
+
+
 @pytest.fixture(scope="module")
 def schema1_pair(tmp_path_factory):
     """The recorded runs (schema 1) against a derived 'GPU B' (schema 1)."""
-    root = tmp_path_factory.mktemp("hw1")
-    base = derive_run(SOURCES, root / "h200", schema=1)
-    other = derive_run(SOURCES, root / "gpu_b", schema=1, time_scale=1.6, peak_scale=0.65,
-                       gpu_name="SYNTHETIC GPU B (derived, not a measurement)", cc="8.0",
-                       uuid="GPU-SYNTH-B")
-    return base, other, _report([base, other], root / "report")
+    return _gpu_b_pair(tmp_path_factory.mktemp("hw1"), 1, "", cc="8.0")
 
 
 @pytest.fixture(scope="module")
 def schema2_pair(tmp_path_factory):
-    root = tmp_path_factory.mktemp("hw2")
-    base = derive_run(SOURCES, root / "h200_s2", schema=2)
-    other = derive_run(SOURCES, root / "gpu_b_s2", schema=2, time_scale=1.6, peak_scale=0.65,
-                       gpu_name="SYNTHETIC GPU B (derived, not a measurement)", cc="7.5",
-                       uuid="GPU-SYNTH-B")
-    return base, other, _report([base, other], root / "report")
+    return _gpu_b_pair(tmp_path_factory.mktemp("hw2"), 2, "_s2", cc="7.5")
 
 
 def _figures(out: Path) -> dict:

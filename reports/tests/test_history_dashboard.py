@@ -21,21 +21,11 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from reports.browser import Chromium, ReportServer, find_browser
-from reports.fleet import find_cubench
+from reports.browser import ReportServer
 from reports.history import main
-from reports.load import InputError
 
 sys.path.insert(0, str(REPO / "tests" / "py"))
 from history_runs import series_with_step, write_run  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def cubench():
-    try:
-        return find_cubench(None)
-    except InputError:
-        pytest.skip("no cubench binary (build it, or set CUBENCH_BIN)")
 
 
 @pytest.fixture(scope="module")
@@ -54,20 +44,6 @@ def history(tmp_path_factory, cubench):
     site = root / "site"
     assert main(["--history", str(db), "-o", str(site), "--cubench", cubench]) == 0
     return db, site
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = find_browser()
-    if not path:
-        proc = subprocess.run([str(REPO / "scripts" / "setup_browser.sh")],
-                              capture_output=True, text=True)
-        if proc.returncode == 3:
-            pytest.skip(f"no Chromium and no apt-get to install it: {proc.stderr.strip()}")
-        assert proc.returncode == 0, f"scripts/setup_browser.sh failed: {proc.stderr}"
-        path = proc.stdout.strip().splitlines()[-1]
-    with Chromium(path) as chromium:
-        yield chromium
 
 
 def test_site_files(history):

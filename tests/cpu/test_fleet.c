@@ -37,6 +37,16 @@ typedef struct spec {
     const char *telemetry; /* "min,median,max,mem,power,temp,throttle" or NULL */
 } spec;
 
+/* A test's fleet: the directory root/NAME, made here, and where its
+ * markdown (root/NAME.md) and CSV (root/NAME.csv; csv NULL: none) go. */
+static void new_fleet(const char *name, char fleet[128], char out[160], char csv[160])
+{
+    snprintf(fleet, 128, "%s/%s", root, name);
+    snprintf(out, 160, "%s/%s.md", root, name);
+    if (csv) snprintf(csv, 160, "%s/%s.csv", root, name);
+    CB_CHECK(mkdir(fleet, 0700) == 0);
+}
+
 /* How a run's meta.json looks. */
 typedef struct run_meta {
     const char *gpu;      /* device name, NULL: CPU-only ("device": null) */
@@ -489,10 +499,7 @@ static void write_two_device_run(const char *fleet, const char *name, double slo
 static void test_multi_device(void)
 {
     char fleet[128], out[160], csv[160];
-    snprintf(fleet, sizeof fleet, "%s/multi", root);
-    snprintf(out, sizeof out, "%s/multi.md", root);
-    snprintf(csv, sizeof csv, "%s/multi.csv", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
+    new_fleet("multi", fleet, out, csv);
     write_two_device_run(fleet, "nodeA_all-gpus", 1.5, false);
     write_two_device_run(fleet, "nodeB_all-gpus", 1.0, false);
     spec p[16];
@@ -532,10 +539,7 @@ static void test_multi_device(void)
 static void test_clean_and_small(void)
 {
     char fleet[128], out[160], csv[160];
-    snprintf(fleet, sizeof fleet, "%s/clean", root);
-    snprintf(out, sizeof out, "%s/clean.md", root);
-    snprintf(csv, sizeof csv, "%s/clean.csv", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
+    new_fleet("clean", fleet, out, csv);
     spec p[16];
     run_meta cpu = {NULL, "true", 0, 0, 0};
     run_meta gpu = {"Lone GPU", "true", 5, 5, 0};
@@ -673,10 +677,8 @@ static void test_out_of_memory(void)
     printf("test_fleet: memory limits not tested under AddressSanitizer\n");
 #else
     char fleet[128], out[160], path[600];
-    snprintf(fleet, sizeof fleet, "%s/oom", root);
-    snprintf(out, sizeof out, "%s/oom.md", root);
+    new_fleet("oom", fleet, out, NULL);
     snprintf(err_path, sizeof err_path, "%s/oom.err", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
     spec p[16];
     run_meta cpu = {NULL, "true", 0, 0, 0};
     write_run(fleet, "a", &cpu, p, cpu_points(p, 1.0));
@@ -709,10 +711,7 @@ static void test_out_of_memory(void)
 static void test_hostile_tasks(void)
 {
     char fleet[128], out[160], csv[160], path[600], dir[256];
-    snprintf(fleet, sizeof fleet, "%s/hostile", root);
-    snprintf(out, sizeof out, "%s/hostile.md", root);
-    snprintf(csv, sizeof csv, "%s/hostile.csv", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
+    new_fleet("hostile", fleet, out, csv);
     spec p[16];
     run_meta cpu = {NULL, "true", 0, 0, 0};
     const char *names[] = {"a", "b", "c"};
@@ -821,10 +820,7 @@ static void test_recorded(void)
     CB_CHECK_EQ_INT(f.n_figures, CB_ARRAY_LEN(figures));
     cb_fleet_free(&f);
 
-    snprintf(fleet, sizeof fleet, "%s/recorded", root);
-    snprintf(out, sizeof out, "%s/recorded.md", root);
-    snprintf(csv, sizeof csv, "%s/recorded.csv", root);
-    CB_CHECK(mkdir(fleet, 0700) == 0);
+    new_fleet("recorded", fleet, out, csv);
     static const char *const aa[] = {"aa1-A", "aa1-B", "aa2-A", "aa2-B", "aa3-A", "aa3-B"};
     for (int i = 0; i < CB_ARRAY_LEN(aa); i++) {
         char target[512], link[256];

@@ -23,18 +23,6 @@ from cubench import interrupt  # noqa: E402
 QUICK = ("--quick", "--max-time-per-point", "0.1")
 
 
-@pytest.fixture(scope="module")
-def lib():
-    candidates = []
-    if os.environ.get("CUBENCH_BIN"):
-        candidates.append(Path(os.environ["CUBENCH_BIN"]).parent / "libcubench.so")
-    candidates += [ROOT / d / "libcubench.so" for d in ("build-ci", "build", "build-native")]
-    for c in candidates:
-        if c.is_file():
-            return c
-    pytest.skip("libcubench.so is not built")
-
-
 def env_for(lib) -> dict:
     e = dict(os.environ, CUBENCH_LIB=str(lib), PYTHONPATH=str(ROOT / "python"))
     e.pop("CUDA_VISIBLE_DEVICES", None)

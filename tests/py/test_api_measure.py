@@ -21,16 +21,9 @@ QUICK = dict(quick=True)
 
 
 @pytest.fixture(scope="module")
-def eng():
+def eng(lib):
     """The engine on the library next to the binary ctest names (or the
-    source tree's build)."""
-    candidates = []
-    if os.environ.get("CUBENCH_BIN"):
-        candidates.append(Path(os.environ["CUBENCH_BIN"]).parent / "libcubench.so")
-    candidates += [ROOT / d / "libcubench.so" for d in ("build-ci", "build", "build-native")]
-    lib = next((c for c in candidates if c.is_file()), None)
-    if lib is None:
-        pytest.skip("libcubench.so is not built")
+    source tree's build): conftest's `lib`."""
     os.environ["CUBENCH_LIB"] = str(lib)
     from cubench.engine import engine
     return engine()

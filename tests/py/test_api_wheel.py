@@ -14,18 +14,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def lib():
-    candidates = []
-    if os.environ.get("CUBENCH_BIN"):
-        candidates.append(Path(os.environ["CUBENCH_BIN"]).parent / "libcubench.so")
-    candidates += [ROOT / d / "libcubench.so" for d in ("build-ci", "build", "build-native")]
-    for c in candidates:
-        if c.is_file():
-            return c
-    pytest.skip("libcubench.so is not built")
-
-
 def clean_env() -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("CUBENCH_LIB", "PYTHONPATH", "CUDA_VISIBLE_DEVICES", "VIRTUAL_ENV")}

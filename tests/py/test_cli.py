@@ -190,23 +190,32 @@ def test_env_without_gpu_says_so(cubench, has_gpu):
         assert p.returncode == 3 and "devices: none" in p.stdout
 
 
-def test_ctrl_c_keeps_every_finished_point(cubench, tmp_path):
-    out = tmp_path / "run"
+def interrupt_host_run(cubench, out, sizes: str, max_time: str, lines: int, sigints: int = 1):
+    """Run vecadd/host over `sizes` (one round of 10,000-sample points) into
+    `out`, and send SIGINT `sigints` times at once when results.csv holds
+    `lines` lines (or after 60 s). Returns (exit code, stderr)."""
     proc = subprocess.Popen(
-        [cubench, "run", "vecadd/host", "--axis", "n=2^10:2^12:x2,2^20", "--axis", "threads=1",
-         "--min-samples", "10000", "--max-time-per-point", "0.1", "--replicates", "1",
+        [cubench, "run", "vecadd/host", "--axis", f"n={sizes}", "--axis", "threads=1",
+         "--min-samples", "10000", "--max-time-per-point", max_time, "--replicates", "1",
          "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = out / "results.csv"
     deadline = time.time() + 60
     while time.time() < deadline:
-        if results.exists() and len(results.read_text().splitlines()) >= 3:
+        if results.exists() and len(results.read_text().splitlines()) >= lines:
             break
         time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
+    for _ in range(sigints):
+        proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    rows = read_csv(results)
+    return proc.returncode, err
+
+
+def test_ctrl_c_keeps_every_finished_point(cubench, tmp_path):
+    out = tmp_path / "run"
+    rc, err = interrupt_host_run(cubench, out, "2^10:2^12:x2,2^20", "0.1", lines=3)
+    assert rc == 130, err
+    rows = read_csv(out / "results.csv")
     assert 2 <= len(rows) < 4
     assert all(r["status"] in ("ok", "noisy") and r["median_s"] for r in rows)
     names = {(r["benchmark"], r["axes"]) for r in rows}
@@ -243,22 +252,9 @@ def test_a_doubled_sigint_is_one_request(cubench, tmp_path):
     cleanly (exit 130, meta.json finalised, the finished rows kept), not the
     second signal's immediate exit."""
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [cubench, "run", "vecadd/host", "--axis", "n=2^10:2^20:x2", "--axis", "threads=1",
-         "--min-samples", "10000", "--max-time-per-point", "0.2", "--replicates", "1",
-         "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    results = out / "results.csv"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if results.exists() and len(results.read_text().splitlines()) >= 2:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
-    rows = read_csv(results)
+    rc, err = interrupt_host_run(cubench, out, "2^10:2^20:x2", "0.2", lines=2, sigints=2)
+    assert rc == 130, err
+    rows = read_csv(out / "results.csv")
     assert 1 <= len(rows) < 11
     assert all(r["status"] in ("ok", "noisy") for r in rows)
     meta = json.loads((out / "meta.json").read_text())

@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
@@ -48,18 +46,6 @@ def test_sorted(cubench, n):
 def test_needs_a_gpu(cubench):
     cubench(lambda: None, target="cuda")
 '''
-
-
-@pytest.fixture(scope="module")
-def lib():
-    candidates = []
-    if os.environ.get("CUBENCH_BIN"):
-        candidates.append(Path(os.environ["CUBENCH_BIN"]).parent / "libcubench.so")
-    candidates += [ROOT / d / "libcubench.so" for d in ("build-ci", "build", "build-native")]
-    for c in candidates:
-        if c.is_file():
-            return c
-    pytest.skip("libcubench.so is not built")
 
 
 def session(lib, tmp_path, *args, spin_us=200):

@@ -17,20 +17,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
-def lib():
-    """libcubench.so next to the cubench binary ctest names, else the
-    source tree's build (what the package itself would find)."""
-    candidates = []
-    if os.environ.get("CUBENCH_BIN"):
-        candidates.append(Path(os.environ["CUBENCH_BIN"]).parent / "libcubench.so")
-    candidates += [ROOT / d / "libcubench.so" for d in ("build-ci", "build", "build-debug")]
-    for c in candidates:
-        if c.is_file():
-            return c
-    pytest.skip("libcubench.so is not built")
-
-
-@pytest.fixture(scope="session")
 def cubench_bin(lib):
     path = lib.parent / "cubench"
     if not path.is_file():
