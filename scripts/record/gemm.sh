@@ -210,7 +210,7 @@ step_ncu() {
                 sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active)
     local have=() mt
     for mt in "${want[@]}"; do
-        grep -q "^ *${mt%.*} " "$OUT/ncu-metrics.txt" && have+=("$mt")
+        grep -q "^ *${mt%%.*} " "$OUT/ncu-metrics.txt" && have+=("$mt")
     done
     local list
     list=$(IFS=,; echo "${have[*]}")
