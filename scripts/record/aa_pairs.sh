@@ -19,7 +19,7 @@
 #        add, GEMM, copies), numpy's add, and the tensor-core rungs that
 #        reach the power cap (wgmma_ws BF16 and TF32, cuBLAS BF16) at 1024^3
 #        and 8192^3.
-# About 155 points per side. The runs alternate A B per pair; a side's
+# About 180 points per side (123 + 30 + 26). The runs alternate A B per pair; a side's
 # three directories are one side of `cubench compare` (each point is in one
 # of them). Then:
 #   1. compare per pair: exit code, verdict counts (0 slower, 0 faster
@@ -37,13 +37,16 @@
 #   6. scripts/record/compare_defaults.py with the new runs as a set, so the
 #      built-in defaults can be re-derived from them;
 # and prints a summary (also OUT/summary.txt). Runs, reports and logs are
-# in OUT/aa_pairs.tar.xz. Budget: about 6 minutes on an H200 (each side's
-# three processes about 35 s; the script prints every process's wall time
-# and starts no pair that would end past CB_AA_BUDGET_S).
+# in OUT/aa_pairs.tar.xz. Time on an H200: a side's three processes took
+# 40-60 s (vec 19-31 s, mm 2-5 s, py 17-25 s), a pair about 100 s, so five
+# pairs about 8.5 minutes, and the analysis about 1 minute there (5.5 on a
+# 2-core machine: record with CB_AA_RECORD_ONLY=1 and analyse elsewhere with
+# CB_AA_FROM when a GPU's time is short). The script prints every process's
+# wall time and starts no pair that would end past CB_AA_BUDGET_S.
 #
 # Environment:
 #   CB_AA_PAIRS      A/A pairs (default 5)
-#   CB_AA_BUDGET_S   no new pair starts past this many seconds (default 330)
+#   CB_AA_BUDGET_S   no new pair starts past this many seconds (default 560)
 #   CB_AA_PYTHON     the Python with torch and cupy (default python3)
 #   CB_AA_NO_BUILD=1 use the build there is (CB_AA_BUILD, default build-native/)
 #   CB_AA_RECORD_ONLY=1 record the pairs, pack OUT/aa_runs.tar.xz, analyse nothing
@@ -56,7 +59,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-${OUT:-$PWD/gpu-out}}
 PAIRS=${CB_AA_PAIRS:-5}
-BUDGET=${CB_AA_BUDGET_S:-330}
+BUDGET=${CB_AA_BUDGET_S:-560}
 PY=${CB_AA_PYTHON:-python3}
 FROM=${CB_AA_FROM:-}
 BUILD=${CB_AA_BUILD:-$PWD/build-native}
