@@ -68,6 +68,7 @@ BUILD=${CB_AA_BUILD:-$PWD/build-native}
 BIN=$BUILD/cubench
 W=$(mktemp -d /tmp/aa_pairs.XXXXXX)
 mkdir -p "$OUT" "$W/runs" "$W/cmp"
+. scripts/record/lib.sh # use_unpacked_jansson; its own log below (to stderr)
 log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$W/log.txt" >&2; }
 started=$(date +%s)
 
@@ -89,9 +90,7 @@ PYSEL=(torch/add cupy/add numpy/add torch/matmul_fp32 torch/matmul_bf16 cupy/mat
 # 2^28 operands), and 8192^3 is kept for the GEMMs that reach the power cap.
 
 build() {
-    if [[ -d .gpu-libs/jansson/usr ]]; then
-        export CMAKE_PREFIX_PATH=$PWD/.gpu-libs/jansson/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-    fi
+    use_unpacked_jansson
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
         --format=csv >"$W/nvidia-smi.csv" 2>&1
     scripts/build.sh native >"$W/build.log" 2>&1

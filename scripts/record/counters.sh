@@ -49,8 +49,7 @@ SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
 T0=$(date +%s)
 BUDGET=${BUDGET:-170}
-say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-log() { say "== $(date -u +%H:%M:%S) (+$(( $(date +%s) - T0 )) s) $*"; }
+. scripts/record/lib.sh
 over_budget() { [ $(( $(date +%s) - T0 )) -ge "$BUDGET" ]; }
 
 step_env() {
@@ -59,17 +58,6 @@ step_env() {
     say "GPU: $(head -1 "$OUT/nvidia-smi.txt")"
     NCU=$(command -v ncu || find /opt/nvidia/nsight-compute -maxdepth 2 -name ncu -type f 2>/dev/null | sort | tail -1)
     say "ncu: ${NCU:-not found} $( [ -n "${NCU:-}" ] && "$NCU" --version 2>/dev/null | tail -1)"
-}
-
-step_build() {
-    log "build (scripts/build.sh native)"
-    scripts/build.sh native > "$OUT/build.log" 2>&1
-    local rc=$?
-    say "build rc=$rc: $(tail -1 "$OUT/build.log")"
-    if [ $rc -ne 0 ]; then
-        grep -E "error|Error|jansson" "$OUT/build.log" | head -8 | tee -a "$SUMMARY"
-        exit 1
-    fi
 }
 
 step_test() {
@@ -336,7 +324,7 @@ PY
 }
 
 step_env
-step_build
+build_native
 step_test
 step_ladder vecadd
 step_ncu

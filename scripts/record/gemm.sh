@@ -56,8 +56,7 @@ SUMMARY=$OUT/summary.txt
 T0=$(date +%s)
 BUDGET=${BUDGET:-290}
 export PATH=$PATH:/usr/local/cuda/bin
-say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-log() { say "== $(date -u +%H:%M:%S) (+$(( $(date +%s) - T0 )) s) $*"; }
+. scripts/record/lib.sh
 over_budget() {
     if [ $(( $(date +%s) - T0 )) -ge "$BUDGET" ]; then say "skipped: $1 (past the ${BUDGET} s budget)"; return 0; fi
     return 1
@@ -72,17 +71,6 @@ step_env() {
     NCU=$(command -v ncu || find /opt/nvidia/nsight-compute -maxdepth 2 -name ncu -type f 2>/dev/null | sort | tail -1)
     SAN=$(command -v compute-sanitizer || true)
     say "ncu: ${NCU:-not found}; compute-sanitizer: ${SAN:-not found}"
-}
-
-step_build() {
-    log "build (scripts/build.sh native)"
-    scripts/build.sh native > "$OUT/build.log" 2>&1
-    local rc=$?
-    say "build rc=$rc: $(tail -1 "$OUT/build.log")"
-    if [ $rc -ne 0 ]; then
-        grep -E "error|Error" "$OUT/build.log" | head -8 | tee -a "$SUMMARY"
-        exit 1
-    fi
 }
 
 # Registers, shared memory and spills as ptxas reports them (one core, in
@@ -238,7 +226,7 @@ step_summary() {
 }
 
 step_env
-step_build
+build_native
 step_ptxas
 step_test_tc
 step_run

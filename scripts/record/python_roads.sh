@@ -31,6 +31,7 @@
 set -uo pipefail
 OUT=${1:?usage: scripts/record/python_roads.sh OUT}
 cd "$(dirname "$0")/../.."
+. scripts/record/lib.sh # use_unpacked_jansson; its own log below
 mkdir -p "$OUT" || exit 2
 OUT=$(cd "$OUT" && pwd)
 PY=${PYTHON:-python3}
@@ -86,11 +87,7 @@ fi
 "$PY" -c 'import pycuda.driver as d; print("PyCUDA", __import__("pycuda").VERSION_TEXT, "CUDA", d.get_version())' \
     2>&1 | tail -1 | tee -a "$OUT/steps.log"
 
-if ! pkg-config --exists jansson 2>/dev/null && [ ! -e /usr/include/jansson.h ] &&
-    [ -d .gpu-libs/jansson/usr ]; then
-    export CMAKE_PREFIX_PATH=$PWD/.gpu-libs/jansson/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-    export LD_LIBRARY_PATH=$PWD/.gpu-libs/jansson/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH
-fi
+use_unpacked_jansson
 if [ -n "${CUBENCH_LIB:-}" ] && [ -f "$CUBENCH_LIB" ]; then
     log "using the library already built: $CUBENCH_LIB"
 else

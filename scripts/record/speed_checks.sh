@@ -25,18 +25,9 @@ B=$PWD/build-native
 SUMMARY=$OUT/summary.txt
 : >"$SUMMARY"
 T0=$(date +%s)
-say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-log() { say "== $(date -u +%H:%M:%S) (+$(($(date +%s) - T0)) s) $*"; }
+. scripts/record/lib.sh
 
-log "build (scripts/build.sh native)"
-if [[ -d .gpu-libs/jansson/usr ]] && ! pkg-config --exists jansson 2>/dev/null; then
-    export CMAKE_PREFIX_PATH=$PWD/.gpu-libs/jansson/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-fi
-if ! scripts/build.sh native >"$OUT/build.log" 2>&1; then
-    say "build failed:"
-    grep -E "error|Error|jansson" "$OUT/build.log" | head -8 | tee -a "$SUMMARY"
-    exit 1
-fi
+build_native
 
 for t in test_matmul_check test_matmul test_matmul_tc test_transfers; do
     log "$t"

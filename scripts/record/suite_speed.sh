@@ -26,22 +26,13 @@ BIN=$PWD/build-native/cubench
 SUMMARY=$OUT/summary.txt
 : >"$SUMMARY"
 T0=$(date +%s)
-say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
-log() { say "== $(date -u +%H:%M:%S) (+$(($(date +%s) - T0)) s) $*"; }
+. scripts/record/lib.sh
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,pcie.link.gen.current,pcie.link.width.current \
     --format=csv >"$OUT/nvidia-smi.txt" 2>&1
 say "GPU: $(tail -1 "$OUT/nvidia-smi.txt"); host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-log "build (scripts/build.sh native)"
-if [[ -d .gpu-libs/jansson/usr ]] && ! pkg-config --exists jansson 2>/dev/null; then
-    export CMAKE_PREFIX_PATH=$PWD/.gpu-libs/jansson/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-fi
-if ! scripts/build.sh native >"$OUT/build.log" 2>&1; then
-    say "build failed:"
-    grep -E "error|Error|jansson" "$OUT/build.log" | head -8 | tee -a "$SUMMARY"
-    exit 1
-fi
+build_native
 
 for run in suiteA suiteB; do
     log "cubench run --out $run (stopped after $LIMIT s)"
