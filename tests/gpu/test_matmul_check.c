@@ -129,18 +129,26 @@ static void test_compare(cudaStream_t s)
  * `fault` applied to C on the device before verify. */
 typedef enum { FAULT_NONE, FAULT_NO_RUN, FAULT_OFF_BY_4, FAULT_NAN, FAULT_JUST_OVER } cb_fault;
 
-static cb_status run_with_fault(const cb_bench *b, const cb_device_info *dev, cudaStream_t s,
-                                const char *m, cb_fault fault, double *err, cb_msg *why)
+/* The point m x m x m of `b` set up as the runner would, with a fixed
+ * seed; cb_test_teardown(tp) either way. */
+static cb_status setup_square(const cb_bench *b, const cb_device_info *dev, cudaStream_t s,
+                              const char *m, cb_point_under_test *tp, cb_msg *why)
 {
     const char *values[4] = {m, "m", "m", "auto"};
     cb_point p;
+    *tp = (cb_point_under_test){.b = b};
     CB_CHECK(cb_test_point(b, dev, values, &p));
     const cb_device_info *devs[1] = {dev};
-    cb_bench_ctx ctx = {
-        .param = b->param, .dev = dev, .devs = devs, .n_devs = 1, .stream = s, .seed = 1234};
-    cb_point_info info = {.occupancy = -1};
-    void *state = NULL;
-    cb_status st = b->setup(&p, &ctx, &state, &info, why);
+    cb_bench_ctx ctx = {.dev = dev, .devs = devs, .n_devs = 1, .stream = s, .seed = 1234};
+    return cb_test_setup(b, &p, &ctx, tp, why);
+}
+
+static cb_status run_with_fault(const cb_bench *b, const cb_device_info *dev, cudaStream_t s,
+                                const char *m, cb_fault fault, double *err, cb_msg *why)
+{
+    cb_point_under_test tp;
+    cb_status st = setup_square(b, dev, s, m, &tp, why);
+    void *state = tp.state;
     if (st == CB_OK && fault != FAULT_NO_RUN) st = b->run(state, s, why);
     CB_CU(cudaStreamSynchronize(s));
     cb_matmul_state *mm = state;
@@ -158,7 +166,7 @@ static cb_status run_with_fault(const cb_bench *b, const cb_device_info *dev, cu
         CB_CU(cudaMemcpy(mm->d_c + e, &v, 4, cudaMemcpyHostToDevice));
     }
     if (st == CB_OK) st = b->verify(state, err, why);
-    if (state) b->teardown(state);
+    cb_test_teardown(&tp);
     return st;
 }
 
@@ -199,17 +207,14 @@ static void test_large_bf16(const cb_device_info *dev, cudaStream_t s)
     CB_CHECK_EQ_INT(run_with_fault(b, dev, s, "4096", FAULT_OFF_BY_4, &err, &why), CB_FAIL);
     CB_CHECK_EQ_INT(run_with_fault(b, dev, s, "4096", FAULT_JUST_OVER, &err, &why), CB_FAIL);
     /* Half of k: cuBLAS BF16 planned for k/2 over the same matrices. */
-    const char *values[4] = {"4096", "m", "m", "auto"};
-    cb_point p;
-    CB_CHECK(cb_test_point(b, dev, values, &p));
-    const cb_device_info *devs[1] = {dev};
-    cb_bench_ctx ctx = {
-        .param = b->param, .dev = dev, .devs = devs, .n_devs = 1, .stream = s, .seed = 1234};
-    cb_point_info info = {.occupancy = -1};
-    void *state = NULL;
-    CB_CHECK_EQ_INT(b->setup(&p, &ctx, &state, &info, &why), CB_OK);
+    cb_point_under_test tp;
+    CB_CHECK_EQ_INT(setup_square(b, dev, s, "4096", &tp, &why), CB_OK);
+    void *state = tp.state;
     cb_matmul_state *mm = state;
-    if (!mm) return;
+    if (!mm) {
+        cb_test_teardown(&tp);
+        return;
+    }
     CB_CHECK_EQ_INT(cb_matmul_cublas_gemm(mm->blas, mm->m, mm->n, mm->k / 2, 1.0f, mm->d_a16,
                                           mm->d_b16, CUDA_R_16BF, 0.0f, mm->d_c, CUBLAS_COMPUTE_32F,
                                           &why),
@@ -225,7 +230,7 @@ static void test_large_bf16(const cb_device_info *dev, cudaStream_t s)
     for (size_t i = 0; i < (size_t)mm->k * mm->n; i += 4099)
         wrong += mm->h_b[i] != cb_random_value(mm->seed_b, i);
     CB_CHECK(wrong == 0);
-    b->teardown(state);
+    cb_test_teardown(&tp);
 }
 
 int main(void)
