@@ -36,12 +36,13 @@ Only the standard library: runs anywhere Python 3 does."""
 import argparse
 import csv
 import json
-import lzma
 import math
 import pathlib
 import re
 import statistics
 import sys
+
+from recorded import open_csv
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -124,9 +125,7 @@ def read_set(dirs):
         path = DATA / d
         py = path / "python.json"
         frameworks = set(json.loads(py.read_text()).get("frameworks", {})) if py.exists() else set()
-        plain = path / "results.csv"
-        with (open(plain, newline="") if plain.exists()
-              else lzma.open(path / "results.csv.xz", "rt", newline="")) as f:
+        with open_csv(path, "results.csv") as f:
             reader = csv.DictReader(f)
             has_device_col = "device" in reader.fieldnames
             for r in reader:

@@ -30,7 +30,6 @@ import csv
 import hashlib
 import io
 import json
-import lzma
 import os
 import re
 import shutil
@@ -41,6 +40,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from recorded import open_csv  # noqa: E402
 
 DATA = Path("tests/data")  # relative: the report pages name their runs by this path
 IMG = REPO / "docs" / "img"
@@ -51,12 +52,8 @@ END = "<!-- docs_figures.py: h200 table end -->"
 
 # --- reading the recorded runs --------------------------------------------------
 def open_recorded(run: str, name: str):
-    """A recorded run's CSV file `name`, or NAME.xz where tests/data keeps it
-    compressed (large samples.csv, h200-r3's suites' results.csv)."""
-    plain = REPO / DATA / run / name
-    if plain.exists():
-        return plain.open(newline="", encoding="utf-8")
-    return lzma.open(plain.with_name(name + ".xz"), "rt", newline="", encoding="utf-8")
+    """A recorded run's CSV file `name` (recorded.py: plain or NAME.xz)."""
+    return open_csv(REPO / DATA / run, name)
 
 
 def open_samples(run: str):

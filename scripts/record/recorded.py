@@ -1,0 +1,17 @@
+"""recorded.py - a recorded run's CSV file, which tests/data keeps plain or,
+where it is large, as NAME.xz (samples.csv, the suites' results.csv): one
+opener for the scripts that read the recorded runs."""
+
+from __future__ import annotations
+
+import lzma
+from pathlib import Path
+
+
+def open_csv(run_dir: Path, name: str):
+    """`run_dir`/`name` opened for csv, or `name`.xz decompressed where only
+    that is there."""
+    plain = Path(run_dir) / name
+    if plain.exists():
+        return plain.open(newline="", encoding="utf-8")
+    return lzma.open(plain.with_name(name + ".xz"), "rt", newline="", encoding="utf-8")
