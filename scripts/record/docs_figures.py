@@ -348,23 +348,31 @@ def round2_rows() -> list[str]:
     ]
 
 
+def tflops_of(rs: list[dict], bench: str, column: str = "tflops") -> float:
+    """`column` of the fastest row of `bench` in `rs`."""
+    return float(best(rs, "tflops", at(bench))[column])
+
+
+def suite_account(rs: list[dict]) -> str:
+    """A default suite's noisy share and where its time went, summed over rows."""
+    timed_rows = timed(rs)
+    noisy = sum(r["status"] == "noisy" for r in timed_rows)
+    setup = sum(float(r["setup_s"] or 0) + float(r["verify_s"] or 0) for r in rs)
+    sampling = sum(float(r["sampling_s"] or 0) for r in rs)
+    return (f"{noisy} of {len(timed_rows)} timed rows noisy "
+            f"({100 * noisy / len(timed_rows):.1f} %), setup + verify {setup:.0f} s, "
+            f"sampling {sampling:.0f} s")
+
+
 def round3_rows() -> list[str]:
     """Round 3 (tests/data/h200-r3, schema 3): the GEMM ladders beside their
     references in one run, the default suite's time account and noise, and
     the recorded compare of its two runs."""
     g8, g40 = rows("h200-r3/gemm8192"), rows("h200-r3/gemm4093")
-    tf = lambda rs, b: float(best(rs, "tflops", at(b))["tflops"])  # noqa: E731
-    pct = lambda rs, b: float(best(rs, "tflops", at(b))["pct_ref"])  # noqa: E731
+    tf = tflops_of
+    pct = lambda rs, b: tflops_of(rs, b, "pct_ref")  # noqa: E731
     suites = {name: rows(f"h200-r3/{name}") for name in ("suiteB", "suiteC")}
-    account = []
-    for name, rs in suites.items():
-        timed_rows = timed(rs)
-        noisy = sum(r["status"] == "noisy" for r in timed_rows)
-        setup = sum(float(r["setup_s"] or 0) + float(r["verify_s"] or 0) for r in rs)
-        sampling = sum(float(r["sampling_s"] or 0) for r in rs)
-        account.append(f"{noisy} of {len(timed_rows)} timed rows noisy "
-                       f"({100 * noisy / len(timed_rows):.1f} %), setup + verify {setup:.0f} s, "
-                       f"sampling {sampling:.0f} s")
+    account = [suite_account(rs) for rs in suites.values()]
     with open_recorded("h200-r3", "compare-suiteB-suiteC.csv") as fh:
         verdicts = [r["verdict"] for r in csv.DictReader(fh)]
     count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
@@ -394,16 +402,12 @@ def round3_late_rows() -> list[str]:
     suite = rows("h200-r3/suiteD")
     m = meta("h200-r3/suiteD")
     wall = seconds(m["finished"]) - seconds(m["started"])
-    timed_rows = timed(suite)
-    noisy = sum(r["status"] == "noisy" for r in timed_rows)
-    setup = sum(float(r["setup_s"] or 0) + float(r["verify_s"] or 0) for r in suite)
-    sampling = sum(float(r["sampling_s"] or 0) for r in suite)
     gemm = {shape: rows(f"h200-r3/gemm/run-{shape}")
             for shape in ("8191x8193x4095", "1000x3000x200", "4096", "torch-fp8")}
     top = lambda rs: max((r for r in rs if r["benchmark"].startswith("matmul_tc/wgmma_")  # noqa: E731
                           and r["benchmark"].endswith("_bf16") and r["tflops"]),
                          key=lambda r: float(r["tflops"]))
-    tf = lambda rs, b: float(best(rs, "tflops", at(b))["tflops"])  # noqa: E731
+    tf = tflops_of
     odd, small = top(gemm["8191x8193x4095"]), top(gemm["1000x3000x200"])
     fp8 = [r for r in gemm["torch-fp8"] if axis(r, "m") == "8192"]
     torch_fp8 = tf(fp8, "torch/matmul_fp8")
@@ -415,9 +419,7 @@ def round3_late_rows() -> list[str]:
            for k in ("<16us", "16-65us", ">65us")}
     return [
         f"| the default suite run to its end (674 points) | {wall:.0f} s wall (meta.json started → "
-        f"finished); {noisy} of {len(timed_rows)} timed rows noisy "
-        f"({100 * noisy / len(timed_rows):.1f} %), setup + verify {setup:.0f} s, sampling "
-        f"{sampling:.0f} s | h200-r3/suiteD |",
+        f"finished); {suite_account(suite)} | h200-r3/suiteD |",
         f"| BF16, best top rung against cuBLAS BF16 in one run: 8191 x 8193 x 4095 · "
         f"1000 x 3000 x 200 | {float(odd['tflops']):.1f} ({float(odd['pct_ref']):.0f} %, "
         f"{odd['benchmark'].split('/')[1]}) · {float(small['tflops']):.1f} "
@@ -425,7 +427,7 @@ def round3_late_rows() -> list[str]:
         f"h200-r3/gemm |",
         f"| TF32 4096³, both unthrottled at 1980 MHz: cuBLAS TF32 · wgmma_ws_tf32 | "
         f"{tf(tf32, 'matmul/cublas_tf32'):.1f} · {tf(tf32, 'matmul_tc/wgmma_ws_tf32'):.1f} "
-        f"TFLOP/s ({float(best(tf32, 'tflops', at('matmul_tc/wgmma_ws_tf32'))['pct_ref']):.1f} %) "
+        f"TFLOP/s ({tflops_of(tf32, 'matmul_tc/wgmma_ws_tf32', 'pct_ref'):.1f} %) "
         f"| h200-r3/gemm |",
         f"| FP8 8192³ in one run: cuBLASLt · torch._scaled_mm | {lt_fp8:.1f} · {torch_fp8:.1f} "
         f"TFLOP/s | h200-r3/gemm/run-torch-fp8 |",
