@@ -96,6 +96,19 @@ static const cb_axis_def cb_matmul_axes_ms_config[] = {
     .bytes = cb_matmul_bytes, .flops = cb_matmul_flops, .verify = cb_matmul_host_verify,           \
     .teardown = cb_matmul_host_teardown
 
+/* A cuBLAS entry: the library's GEMM at the fast sizes, through one setup
+ * and run whose param picks the precision. */
+#define CB_MATMUL_CUBLAS(precision)                                                                \
+    CB_AXES(cb_matmul_axes_fast), .param = &cb_matmul_cublas_##precision,                          \
+                                  .setup = cb_matmul_cublas_setup, .run = cb_matmul_cublas_run,    \
+                                  CB_MATMUL_GPU
+
+/* A tensor-core ceiling through cuBLAS: sm_80 on, and no FP32 peak. */
+#define CB_MATMUL_CUBLAS_CEILING(precision, what)                                                  \
+    CB_MATMUL_CUBLAS(precision),                                                                   \
+        .needs = {.min_cc = 80, .feature = what " tensor cores", .library_code = true},            \
+        .peak = CB_PEAK_NONE
+
 /* A hand-written rung: its kernel, the FP32 reference, the family's setup. */
 #define CB_MATMUL_RUNG(rung, ...)                                                                  \
     {.name = "matmul/" #rung,                                                                      \
@@ -122,34 +135,18 @@ static const cb_key_figure cb_matmul_ladder_key[] = {{.name = "SGEMM hand-writte
 static const cb_bench matmul_benches[] = {
     {.name = "matmul/cublas_fp32",
      .summary = "cuBLAS SGEMM, pedantic FP32 (no TF32): the ladder's reference",
-     CB_AXES(cb_matmul_axes_fast),
-     .param = &cb_matmul_cublas_fp32,
-     .setup = cb_matmul_cublas_setup,
-     .run = cb_matmul_cublas_run,
+     CB_MATMUL_CUBLAS(fp32),
      .needs = {.library_code = true},
      .key_figures = (const cb_key_figure[]){{.name = "cuBLAS FP32"}, {0}},
-     CB_MATMUL_GPU,
      .peak = CB_PEAK_FP32,
      .bytes = cb_matmul_bytes},
     {.name = "matmul/cublas_tf32",
      .summary = "ceiling, not FP32: cuBLAS with TF32 tensor cores",
-     CB_AXES(cb_matmul_axes_fast),
-     .param = &cb_matmul_cublas_tf32,
-     .setup = cb_matmul_cublas_setup,
-     .run = cb_matmul_cublas_run,
-     .needs = {.min_cc = 80, .feature = "TF32 tensor cores", .library_code = true},
-     CB_MATMUL_GPU,
-     .peak = CB_PEAK_NONE,
+     CB_MATMUL_CUBLAS_CEILING(tf32, "TF32"),
      .bytes = cb_matmul_bytes},
     {.name = "matmul/cublas_bf16",
      .summary = "ceiling, not FP32: cuBLAS with BF16 inputs, FP32 accumulate",
-     CB_AXES(cb_matmul_axes_fast),
-     .param = &cb_matmul_cublas_bf16,
-     .setup = cb_matmul_cublas_setup,
-     .run = cb_matmul_cublas_run,
-     .needs = {.min_cc = 80, .feature = "BF16 tensor cores", .library_code = true},
-     CB_MATMUL_GPU,
-     .peak = CB_PEAK_NONE,
+     CB_MATMUL_CUBLAS_CEILING(bf16, "BF16"),
      .bytes = cb_matmul_bytes_bf16},
     {.name = "matmul/cublaslt_fp8",
      .summary = "ceiling, not FP32: cuBLASLt FP8 E4M3, per-tensor scales, fast accumulation",

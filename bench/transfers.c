@@ -47,6 +47,23 @@ double cb_xfer_flops_overlap(const cb_point *p)
 #define MEMORY_HELP                                                                                \
     "host memory: pageable (malloc), pinned (cudaMallocHost), registered (cudaHostRegister), "     \
     "wc (write-combined pinned)"
+
+/* The axes every copy shares: which way, from what host memory, how much. */
+#define DIRECTION_AXIS(help_text)                                                                  \
+    {                                                                                              \
+        .name = "direction", .kind = CB_AXIS_ENUM, .defaults = "h2d,d2h", .choices = "h2d,d2h",    \
+        .help = help_text                                                                          \
+    }
+#define MEMORY_AXIS(defaults_list)                                                                 \
+    {                                                                                              \
+        .name = "memory", .kind = CB_AXIS_ENUM, .defaults = defaults_list,                         \
+        .choices = MEMORY_CHOICES, .help = MEMORY_HELP                                             \
+    }
+#define BYTES_AXIS(defaults_list, least, help_text)                                                \
+    {                                                                                              \
+        .name = "bytes", .kind = CB_AXIS_INT, .defaults = defaults_list, .min_value = least,       \
+        .help = help_text                                                                          \
+    }
 #define DIRECTION_HELP "h2d: host to device, d2h: device to host"
 
 /* 1 KiB to 1 GiB in x16 steps plus 256 MiB: 7 sizes. The small ones pin the
@@ -57,69 +74,29 @@ double cb_xfer_flops_overlap(const cb_point *p)
 #define SIZES_1K_1G "2^10,2^14,2^18,2^22,2^26,2^28,2^30"
 
 static const cb_axis_def sync_axes[] = {
-    {.name = "direction",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "h2d,d2h",
-     .choices = "h2d,d2h",
-     .help = DIRECTION_HELP},
+    DIRECTION_AXIS(DIRECTION_HELP),
     /* Registered and write-combined memory copy like pinned memory; they are
      * in the async defaults and one --axis away here. */
-    {.name = "memory",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "pageable,pinned",
-     .choices = MEMORY_CHOICES,
-     .help = MEMORY_HELP},
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = SIZES_1K_1G,
-     .min_value = 1,
-     .help = "bytes per copy"},
+    MEMORY_AXIS("pageable,pinned"),
+    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per copy"),
 };
 
 static const cb_axis_def async_axes[] = {
-    {.name = "direction",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "h2d,d2h",
-     .choices = "h2d,d2h",
-     .help = DIRECTION_HELP},
-    {.name = "memory",
-     .kind = CB_AXIS_ENUM,
-     .defaults = MEMORY_CHOICES,
-     .choices = MEMORY_CHOICES,
-     .help = MEMORY_HELP},
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = SIZES_1K_1G,
-     .min_value = 1,
-     .help = "bytes per copy"},
+    DIRECTION_AXIS(DIRECTION_HELP),
+    MEMORY_AXIS(MEMORY_CHOICES),
+    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per copy"),
 };
 
 static const cb_axis_def bidir_axes[] = {
-    {.name = "memory",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "pageable,pinned",
-     .choices = MEMORY_CHOICES,
-     .help = MEMORY_HELP},
+    MEMORY_AXIS("pageable,pinned"),
     /* Duplex only shows once each copy is long: from 1 MiB up (x16, plus
      * 256 MiB where it peaks on the H200). */
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = "2^20,2^24,2^28,2^30",
-     .min_value = 1,
-     .help = "bytes copied each way (the work model counts both)"},
+    BYTES_AXIS("2^20,2^24,2^28,2^30", 1, "bytes copied each way (the work model counts both)"),
 };
 
 static const cb_axis_def zero_copy_axes[] = {
-    {.name = "direction",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "h2d,d2h",
-     .choices = "h2d,d2h",
-     .help = "h2d: the kernel reads host memory, d2h: it writes host memory"},
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = SIZES_1K_1G,
-     .min_value = 1,
-     .help = "bytes per kernel"},
+    DIRECTION_AXIS("h2d: the kernel reads host memory, d2h: it writes host memory"),
+    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per kernel"),
 };
 
 static const cb_axis_def overlap_axes[] = {
@@ -133,11 +110,7 @@ static const cb_axis_def overlap_axes[] = {
      .defaults = "1,2,4,8",
      .min_value = 1,
      .help = "chunks = streams (1..32); 1 is the serial baseline"},
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = "2^28",
-     .min_value = 4,
-     .help = "bytes of float input (and of output)"},
+    BYTES_AXIS("2^28", 4, "bytes of float input (and of output)"),
     /* 2048 FMAs per 4-byte element: at the FP32 FMA rate of an H200 that
      * takes about as long as moving the 4 bytes over PCIe Gen5. */
     {.name = "fma",
@@ -148,11 +121,7 @@ static const cb_axis_def overlap_axes[] = {
 };
 
 static const cb_axis_def d2d_axes[] = {
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = SIZES_1K_1G,
-     .min_value = 1,
-     .help = "bytes per copy (the work model counts read + write: 2 x bytes)"},
+    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per copy (the work model counts read + write: 2 x bytes)"),
 };
 
 /* The copies, as facts (transfers.h): legs, sync or async, side streams. */
@@ -172,11 +141,11 @@ static const cb_xfer_copy copy_d2d = {
     .note = "cudaMemcpyAsync device to device; bytes = 2 x size (read + write), as BabelStream "
             "and nvbandwidth count"};
 
-/* The family defaults: every transfer runs on the GPU. */
-#define CB_XFER_GPU .target = CB_TARGET_CUDA
-#define CB_XFER_COPY_HOOKS                                                                         \
-    .setup = cb_xfer_copy_setup, .run = cb_xfer_copy_run, .verify = cb_xfer_copy_verify,           \
-    .teardown = cb_xfer_copy_teardown
+/* The family defaults: every transfer runs on the GPU, through the four
+ * hooks of its kind (cb_xfer_<stem>_*: copy, zero_copy, overlap). */
+#define CB_XFER_GPU(stem)                                                                          \
+    .target = CB_TARGET_CUDA, .setup = cb_xfer_##stem##_setup, .run = cb_xfer_##stem##_run,        \
+    .verify = cb_xfer_##stem##_verify, .teardown = cb_xfer_##stem##_teardown
 
 /* The key figures: pinned copies at their asymptotic rate (the figure
  * people quote), the best of each direction. */
@@ -196,8 +165,7 @@ static const cb_bench transfers_benches[] = {
      .peak = CB_PEAK_PCIE,
      .bytes = cb_xfer_bytes_copy,
      .param = &copy_sync,
-     CB_XFER_COPY_HOOKS,
-     CB_XFER_GPU},
+     CB_XFER_GPU(copy)},
     {.name = "transfers/memcpy_async",
      .summary = "cudaMemcpyAsync host<->device by host memory kind",
      .kind = CB_KIND_HOST_COPY,
@@ -206,8 +174,7 @@ static const cb_bench transfers_benches[] = {
      .bytes = cb_xfer_bytes_copy,
      .param = &copy_async,
      .key_figures = async_keys,
-     CB_XFER_COPY_HOOKS,
-     CB_XFER_GPU},
+     CB_XFER_GPU(copy)},
     /* No peak: the PCIe peak is per direction, and a combined figure
      * against it would read as up to 200%. */
     {.name = "transfers/bidir",
@@ -219,19 +186,14 @@ static const cb_bench transfers_benches[] = {
      .param = &copy_bidir,
      .key_figures =
          (const cb_key_figure[]){{.name = "pinned bidirectional", .where = "memory=pinned"}, {0}},
-     CB_XFER_COPY_HOOKS,
-     CB_XFER_GPU},
+     CB_XFER_GPU(copy)},
     {.name = "transfers/zero_copy",
      .summary = "a kernel reading/writing mapped pinned host memory",
      .kind = CB_KIND_HOST_COPY,
      CB_AXES(zero_copy_axes),
      .peak = CB_PEAK_PCIE,
      .bytes = cb_xfer_bytes_copy,
-     .setup = cb_xfer_zero_copy_setup,
-     .run = cb_xfer_zero_copy_run,
-     .verify = cb_xfer_zero_copy_verify,
-     .teardown = cb_xfer_zero_copy_teardown,
-     CB_XFER_GPU},
+     CB_XFER_GPU(zero_copy)},
     {.name = "transfers/overlap",
      .summary = "H2D -> kernel -> D2H in chunks over streams, and each stage alone",
      .kind = CB_KIND_HOST_COPY,
@@ -239,11 +201,7 @@ static const cb_bench transfers_benches[] = {
      .peak = CB_PEAK_NONE,
      .bytes = cb_xfer_bytes_overlap,
      .flops = cb_xfer_flops_overlap,
-     .setup = cb_xfer_overlap_setup,
-     .run = cb_xfer_overlap_run,
-     .verify = cb_xfer_overlap_verify,
-     .teardown = cb_xfer_overlap_teardown,
-     CB_XFER_GPU},
+     CB_XFER_GPU(overlap)},
     {.name = "transfers/d2d",
      .summary = "cudaMemcpyAsync device to device (bytes: read + write)",
      CB_AXES(d2d_axes),
@@ -251,8 +209,7 @@ static const cb_bench transfers_benches[] = {
      .bytes = cb_xfer_bytes_two_way,
      .param = &copy_d2d,
      .key_figures = (const cb_key_figure[]){{.name = "D2D copy"}, {0}},
-     CB_XFER_COPY_HOOKS,
-     CB_XFER_GPU},
+     CB_XFER_GPU(copy)},
 };
 
 const cb_family cb_family_transfers = {.name = "transfers",
