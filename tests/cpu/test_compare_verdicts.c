@@ -82,24 +82,46 @@ static cb_compare_row one_point(const cb_compare_opts *o, const char *timer, int
     return row;
 }
 
-static double shape_b[4 * 5 * 20], shape_c[4 * 5 * 20];
+/* The shapes' points: R rounds of N samples, D runs a side where a shape
+ * has several; b is the base, c the candidate. */
+enum { R = 5, N = 20, D = 4 };
+static double b[D * R * N], c[D * R * N];
+
+/* One run of rounds a side, event-timed, one sample a launch. */
+static cb_compare_row rounds_point(const cb_compare_opts *o, const double *base, const double *cand)
+{
+    return one_point(o, "event", 1, base, cand, R, N, 1);
+}
+
+/* Base and candidate drawn around their medians, with the rounds' usual
+ * offsets (0.2%) and noise (0.5%), and compared. */
+static cb_compare_row drawn_point(const cb_compare_opts *o, double base_median, double cand_median)
+{
+    draw(b, R, N, base_median, 0.002, 0.005);
+    draw(c, R, N, cand_median, 0.002, 0.005);
+    return rounds_point(o, b, c);
+}
+
+/* --between-run 0: rounds alone, so the shapes test the rounds' own
+ * arithmetic; the default widening has its own checks further on. */
+static cb_compare_opts rounds_alone(void)
+{
+    cb_compare_opts o;
+    cb_compare_opts_default(&o);
+    o.between_run_sd = 0.0;
+    return o;
+}
 
 /* Rounds alone: identical, 10% slower and faster, 2%, too few samples. */
 static void shapes_rounds(void)
 {
-    cb_compare_opts o;
-    cb_compare_opts_default(&o);
-    /* --between-run 0: rounds alone, so the shapes below test the rounds'
-     * own arithmetic; the default widening has its own checks further on */
-    o.between_run_sd = 0.0;
-    enum { R = 5, N = 20, D = 4 };
-    double *b = shape_b, *c = shape_c;
+    cb_compare_opts o = rounds_alone();
     cb_compare_row row;
 
     /* identical: same, on rounds */
     draw(b, R, N, 100e-6, 0.002, 0.005);
-    memcpy(c, b, sizeof shape_b);
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    memcpy(c, b, sizeof b);
+    row = rounds_point(&o, b, c);
     CB_CHECK(row.verdict == CB_VERDICT_SAME);
     CB_CHECK(row.base.basis == CB_BASIS_ROUNDS && row.base.units == R &&
              row.widening == CB_WIDEN_NONE);
@@ -108,21 +130,21 @@ static void shapes_rounds(void)
 
     /* 10% slower, and the mirror */
     draw(c, R, N, 110e-6, 0.002, 0.005);
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    row = rounds_point(&o, b, c);
     CB_CHECK_MSG(row.verdict == CB_VERDICT_SLOWER, "%s %s", cb_verdict_name(row.verdict), row.note);
     CB_CHECK_NEAR(row.ratio, 1.10, 0.01);
     CB_CHECK(row.ci_lo > 1.0 + o.delta && row.q <= o.alpha);
-    row = one_point(&o, "event", 1, c, b, R, N, 1);
+    row = rounds_point(&o, c, b);
     CB_CHECK(row.verdict == CB_VERDICT_FASTER);
 
     /* 2% slower: real but below delta: never slower; not shown same */
     draw(c, R, N, 102e-6, 0.002, 0.005);
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    row = rounds_point(&o, b, c);
     CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE || row.verdict == CB_VERDICT_SAME);
 
     /* too few samples */
     o.min_samples = 200;
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    row = rounds_point(&o, b, c);
     CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
     CB_CHECK_CONTAINS(row.note, "too few samples (100/100, need 200)");
 }
@@ -130,35 +152,29 @@ static void shapes_rounds(void)
 /* The timer's floor, per run, and a host-timed batch. */
 static void shapes_floor(void)
 {
-    cb_compare_opts o;
-    cb_compare_opts_default(&o);
-    o.between_run_sd = 0.0;
-    enum { R = 5, N = 20, D = 4 };
-    double *b = shape_b, *c = shape_c;
+    cb_compare_opts o = rounds_alone();
     cb_compare_row row;
 
     /* The floor: a 4 us launch-bound point 8% slower is 0.32 us, below the
      * event timer's 0.5 us: inconclusive, however tight; 0 removes it. */
     draw(b, R, N, 4e-6, 0.001, 0.002);
     draw(c, R, N, 4.32e-6, 0.001, 0.002);
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    row = rounds_point(&o, b, c);
     CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
     CB_CHECK_CONTAINS(row.note, "below the timer's 0.5 us floor");
     CB_CHECK_NEAR(row.mde, 0.5 / 4.0, 0.01);
     o.event_res_s = 0.0;
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    row = rounds_point(&o, b, c);
     CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
     /* ... and an A/A there cannot be called same under the floor */
-    cb_compare_opts_default(&o);
-    o.between_run_sd = 0.0;
-    row = one_point(&o, "event", 1, b, b, R, N, 1);
+    o = rounds_alone();
+    row = rounds_point(&o, b, b);
     CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE);
     CB_CHECK_CONTAINS(row.note, "of the median is 0.12 us: below the timer's 0.5 us floor");
     o.event_res_s = 0.0;
-    row = one_point(&o, "event", 1, b, b, R, N, 1);
+    row = rounds_point(&o, b, b);
     CB_CHECK(row.verdict == CB_VERDICT_SAME);
-    cb_compare_opts_default(&o);
-    o.between_run_sd = 0.0;
+    o = rounds_alone();
     /* the floor is per run: a batch of 100 divides it */
     row = one_point(&o, "event", 100, b, c, R, N, 1);
     CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
@@ -178,8 +194,6 @@ static void shapes_one_unit(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
-    enum { R = 5, N = 20, D = 4 };
-    double *b = shape_b, *c = shape_c;
     cb_compare_row row;
 
     /* One unit per run (schema 1), --between-run 0.01: 1% per run makes
@@ -207,8 +221,6 @@ static void shapes_defaults(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
-    enum { R = 5, N = 20, D = 4 };
-    double *b = shape_b, *c = shape_c;
     cb_compare_row row;
 
     /* The built-in default widens rounds too, by the point's kind and, for
@@ -217,17 +229,13 @@ static void shapes_defaults(void)
      * from tests/data), with its df. */
     cb_spread want;
     const char *why;
-    draw(b, R, N, 100e-6, 0.002, 0.005);
-    draw(c, R, N, 105e-6, 0.002, 0.005);
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    row = drawn_point(&o, 100e-6, 105e-6);
     CB_CHECK(row.base.basis == CB_BASIS_ROUNDS && row.widening == CB_WIDEN_DEFAULT);
     CB_CHECK(cb_kind_default_spread(CB_CMP_KIND_DEVICE, row.base.median_s, &want, &why));
     CB_CHECK(want.sd > 0.001 && want.sd < 0.005 && isfinite(want.df));
     CB_CHECK_NEAR(row.spread.sd, want.sd, 1e-15);
     CB_CHECK_NEAR(row.spread.df, want.df, 1e-12);
-    draw(b, R, N, 5e-6, 0.002, 0.005);
-    draw(c, R, N, 5e-6, 0.002, 0.005);
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    row = drawn_point(&o, 5e-6, 5e-6);
     CB_CHECK(row.widening == CB_WIDEN_DEFAULT);
     CB_CHECK(cb_kind_default_spread(CB_CMP_KIND_DEVICE, 5e-6, &want, &why) && want.sd > 0.01);
     CB_CHECK_NEAR(row.spread.sd, want.sd, 1e-15);
@@ -239,9 +247,6 @@ static void shapes_calibration(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
-    enum { R = 5, N = 20, D = 4 };
-    double *b = shape_b, *c = shape_c;
-    cb_compare_row row;
 
     /* A calibration widens rounds too, with its df: four points of three
      * runs that share their offsets (-2%, 0, +2%): sigma 2% per run, most of
@@ -262,9 +267,7 @@ static void shapes_calibration(void)
     cb_spread_source src = cb_calibration_source(&cal);
     o.sources = &src;
     o.n_sources = 1;
-    draw(b, R, N, 100e-6, 0.002, 0.005);
-    draw(c, R, N, 110e-6, 0.002, 0.005);
-    row = one_point(&o, "event", 1, b, c, R, N, 1);
+    cb_compare_row row = drawn_point(&o, 100e-6, 110e-6);
     CB_CHECK(row.widening == CB_WIDEN_SOURCE);
     CB_CHECK_NEAR(row.spread.sd, 0.02, 1e-12);
     CB_CHECK(row.verdict == CB_VERDICT_INCONCLUSIVE); /* 2% per run, df ~3.4: MDE far above 10% */
@@ -278,14 +281,11 @@ static void shapes_runs(void)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
-    enum { R = 5, N = 20, D = 4 };
-    double *b = shape_b, *c = shape_c;
-    cb_compare_row row;
 
     /* Several runs per side: the runs are the unit, no widening. */
     draw(b, D * R, N, 100e-6, 0.003, 0.005);
     draw(c, D * R, N, 110e-6, 0.003, 0.005);
-    row = one_point(&o, "event", 1, b, c, R, N, D);
+    cb_compare_row row = one_point(&o, "event", 1, b, c, R, N, D);
     CB_CHECK(row.base.basis == CB_BASIS_RUNS && row.base.runs == D &&
              row.widening == CB_WIDEN_NONE);
     CB_CHECK(row.df >= 2 * (D - 1) - 1);
@@ -306,19 +306,20 @@ static void test_shapes(void)
  * rounds with exactly equal medians still carry their samples' noise. */
 static void test_unit_floors(void)
 {
-    enum { R = 5, N = 21 };
-    static double t[R * N];
-    for (int r = 0; r < R; r++)
-        for (int k = 0; k < N; k++)
-            t[r * N + k] =
-                1e-4 * (1.0 + 0.01 * (k - N / 2) / (N / 2)); /* median 1e-4 in every round */
+    enum { ROUNDS = 5, PER_ROUND = 21 };
+    static double t[ROUNDS * PER_ROUND];
+    /* median 1e-4 in every round */
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < PER_ROUND; k++)
+            t[r * PER_ROUND + k] = 1e-4 * (1.0 + 0.01 * (k - PER_ROUND / 2) / (PER_ROUND / 2));
     cb_cmp_run run;
     cb_cmp_run_init(&run);
-    cb_cmp_point *p = explicit_point(&run, "event", 1, t, R, N);
+    cb_cmp_point *p = explicit_point(&run, "event", 1, t, ROUNDS, PER_ROUND);
     cb_side_est e;
     cb_msg err;
     CB_CHECK(p && cb_side_estimate(p, NAN, &e, &err));
-    CB_CHECK(e.basis == CB_BASIS_ROUNDS && e.units == R && e.runs == 1 && e.n == R * N);
+    CB_CHECK(e.basis == CB_BASIS_ROUNDS && e.units == ROUNDS && e.runs == 1 &&
+             e.n == ROUNDS * PER_ROUND);
     CB_CHECK_NEAR(e.median_s, 1e-4, 1e-12);
     CB_CHECK(e.var > 0.0); /* not the rounds' zero spread */
     /* samples in a scrambled order group the same (sorted, n log n) */
@@ -326,14 +327,14 @@ static void test_unit_floors(void)
     cb_cmp_run_init(&shuffled);
     CB_CHECK(cb_cmp_run_begin_dir(&shuffled, "y", &err));
     cb_cmp_point *q = cb_cmp_run_add_point(&shuffled, "fam/x", "n=1", "ok", NULL, &err);
-    for (int s = 0; q && s < R * N; s++) {
-        int at = (s * 37) % (R * N); /* 37 is prime to 105: a permutation */
-        CB_CHECK(cb_cmp_point_add_time(q, t[at], at / N, &err));
+    for (int s = 0; q && s < ROUNDS * PER_ROUND; s++) {
+        int at = (s * 37) % (ROUNDS * PER_ROUND); /* 37 is prime to 105: a permutation */
+        CB_CHECK(cb_cmp_point_add_time(q, t[at], at / PER_ROUND, &err));
     }
     cb_side_est f;
     CB_CHECK(q && cb_side_estimate(q, NAN, &f, &err));
     CB_CHECK_NEAR(f.center, e.center, 1e-12);
-    CB_CHECK(f.units == R);
+    CB_CHECK(f.units == ROUNDS);
     cb_cmp_run_free(&run);
     cb_cmp_run_free(&shuffled);
 }
