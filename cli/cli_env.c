@@ -22,10 +22,7 @@ typedef struct env_args {
 } env_args;
 
 static const cb_option env_options[] = {
-    {.name = "no-cupti",
-     .kind = CB_OPT_FLAG,
-     .offset = offsetof(env_args, no_cupti),
-     .help = "do not try CUPTI activity tracing"},
+    CB_OPTION_FLAG("no-cupti", offsetof(env_args, no_cupti), "do not try CUPTI activity tracing"),
 };
 
 static const cb_env_var env_env[] = {
@@ -42,10 +39,8 @@ static const cb_command env_command = {
              "cannot), the GPU code in the build, the CPU baselines' ISA and BLAS,\n"
              "whether CUPTI activity tracing works, and what NVML (telemetry) sees: power\n"
              "limits, clocks, persistence, ECC, MIG, PCIe.",
-    .options = env_options,
-    .n_options = CB_ARRAY_LEN(env_options),
-    .env = env_env,
-    .n_env = CB_ARRAY_LEN(env_env),
+    CB_COMMAND_OPTIONS(env_options),
+    CB_COMMAND_ENV(env_env),
     .epilogue = "exit codes: 0 a CUDA device is usable; 2 bad usage; 3 no usable CUDA device",
     .min_args = 0,
     .max_args = 0,

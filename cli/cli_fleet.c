@@ -38,15 +38,9 @@ static const cb_option fleet_options[] = {
      .help = "a figure is slow/fast when its whole CI lies more than X (relative) from\n"
              "the fleet"},
     CB_CLI_OPT_ALPHA(OPTS(alpha), "CIs at 1 - X"),
-    {.name = "min-runs",
-     .kind = CB_OPT_INT,
-     .metavar = "N",
-     .offset = OFF(min_runs),
-     .lo = 3,
-     .hi = 1000000,
-     .show_default = true,
-     .help = "runs of a model that must time a point to judge it (3: the fewest with a\n"
-             "spread to judge by)"},
+    CB_OPTION_NUMBER(CB_OPT_INT, "min-runs", "N", OFF(min_runs), 3, 1000000,
+                     "runs of a model that must time a point to judge it (3: the fewest with a\n"
+                     "spread to judge by)"),
     CB_CLI_OPT_FILE("markdown", OFF(markdown), "also write the markdown report to FILE"),
     CB_CLI_OPT_FILE("csv", OFF(csv),
                     "write one row per run and figure, and per problem, to FILE ('-': stdout,\n"
@@ -72,10 +66,8 @@ static const cb_command fleet_command = {
              "(compare's estimate) to the others' mean, with its leave-one-out t CI. Failed,\n"
              "killed and never-started array tasks (DIR/_fleet/) are listed as problems.\n"
              "The markdown report goes to stdout, every other line to stderr.",
-    .options = fleet_options,
-    .n_options = CB_ARRAY_LEN(fleet_options),
-    .env = fleet_env,
-    .n_env = CB_ARRAY_LEN(fleet_env),
+    CB_COMMAND_OPTIONS(fleet_options),
+    CB_COMMAND_ENV(fleet_env),
     .epilogue = "exit codes: 0 nothing flagged; 1 a run flagged or a problem; 2 bad usage or\n"
                 "input, or complete runs without a figure to judge",
     .min_args = 1,

@@ -12,10 +12,7 @@ typedef struct list_args {
 } list_args;
 
 static const cb_option list_options[] = {
-    {.name = "names",
-     .kind = CB_OPT_FLAG,
-     .offset = offsetof(list_args, names),
-     .help = "only the names, one per line"},
+    CB_OPTION_FLAG("names", offsetof(list_args, names), "only the names, one per line"),
 };
 
 static const cb_command list_command = {
@@ -23,8 +20,7 @@ static const cb_command list_command = {
     .synopsis = "[GLOB] [--names]",
     .about = "Lists every benchmark (or those matching GLOB, e.g. 'vecadd*') with its\n"
              "summary and axes (name, defaults, meaning).",
-    .options = list_options,
-    .n_options = CB_ARRAY_LEN(list_options),
+    CB_COMMAND_OPTIONS(list_options),
     .epilogue = "exit codes: 0 listed; 2 bad usage or no benchmark matches",
     .min_args = 0,
     .max_args = 1,

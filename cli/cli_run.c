@@ -96,45 +96,22 @@ static const cb_option run_options[] = {
              "VALUES: lists 32,64,128; ranges START:STOP[:STEP] with STEP xK\n"
              "(multiply) or +K; powers 2^20; units k M G, Ki Mi Gi (KiB MiB GiB);\n"
              "SM multiples 4sm; words like auto"},
-    {.name = "out",
-     .kind = CB_OPT_STRING,
-     .metavar = "DIR",
-     .offset = OFF(out_dir),
-     .help = "write here (a new or empty directory; default results/<UTC time>-<host>);\n"
-             "a run never overwrites another"},
-    {.name = "device",
-     .kind = CB_OPT_STRING,
-     .metavar = "N|all|N,M",
-     .offset = OFF(device),
-     .help = "CUDA device(s): every single-GPU point runs on each, in turn, into one\n"
-             "run directory (rows say `device`); multi-GPU points (p2p, nccl) run once\n"
-             "over them all. An ordinal the machine lacks is refused; without a GPU,\n"
-             "leave it out and GPU points are skipped (default 0)"},
-    {.name = "cache",
-     .kind = CB_OPT_CHOICE,
-     .metavar = "cold|hot",
-     .choices = "cold,hot",
-     .offset = OFF(cache),
-     .show_default = true,
-     .help = "cold: flush L2 before every sample, one run per sample;\n"
-             "hot: batch runs into samples >= 100 us"},
-    {.name = "max-time-per-point",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "S",
-     .offset = OFF(max_time_s),
-     .lo = 0,
-     .hi = 86400,
-     .show_default = true,
-     .help = "sampling budget per point in seconds; a point that runs out is `noisy`"},
-    {.name = "min-samples",
-     .kind = CB_OPT_INT,
-     .metavar = "N",
-     .offset = OFF(min_samples),
-     .lo = 1,
-     .hi = 10000,
-     .show_default = true,
-     .help = "samples before the stopping rule may stop (at least the fewest that can\n"
-             "give a 95% CI of the median: 6)"},
+    CB_OPTION_STRING("out", "DIR", OFF(out_dir),
+                     "write here (a new or empty directory; default results/<UTC time>-<host>);\n"
+                     "a run never overwrites another"),
+    CB_OPTION_STRING("device", "N|all|N,M", OFF(device),
+                     "CUDA device(s): every single-GPU point runs on each, in turn, into one\n"
+                     "run directory (rows say `device`); multi-GPU points (p2p, nccl) run once\n"
+                     "over them all. An ordinal the machine lacks is refused; without a GPU,\n"
+                     "leave it out and GPU points are skipped (default 0)"),
+    CB_OPTION_CHOICE("cache", "cold|hot", "cold,hot", OFF(cache),
+                     "cold: flush L2 before every sample, one run per sample;\n"
+                     "hot: batch runs into samples >= 100 us"),
+    CB_OPTION_NUMBER(CB_OPT_DOUBLE, "max-time-per-point", "S", OFF(max_time_s), 0, 86400,
+                     "sampling budget per point in seconds; a point that runs out is `noisy`"),
+    CB_OPTION_NUMBER(CB_OPT_INT, "min-samples", "N", OFF(min_samples), 1, 10000,
+                     "samples before the stopping rule may stop (at least the fewest that can\n"
+                     "give a 95% CI of the median: 6)"),
     {.name = "target-ci",
      .kind = CB_OPT_DOUBLE,
      .metavar = "PCT",
@@ -144,10 +121,8 @@ static const cb_option run_options[] = {
      .scale = 0.01,
      .show_default = true,
      .help = "stop when the 95% CI of the median is within +-PCT % of it"},
-    {.name = "quick",
-     .kind = CB_OPT_FLAG,
-     .offset = OFF(quick),
-     .help = "smoke run: 6 samples, +-2% target, 0.05 s per point, 1 warm-up run"},
+    CB_OPTION_FLAG("quick", OFF(quick),
+                   "smoke run: 6 samples, +-2% target, 0.05 s per point, 1 warm-up run"),
     {.name = "replicates",
      .kind = CB_OPT_HANDLER,
      .metavar = "auto|R",
@@ -157,20 +132,12 @@ static const cb_option run_options[] = {
              "budget. auto (default): 3 rounds for points under 65 us per run, 1 for\n"
              "the rest (the first round with the whole budget). samples.csv says which\n"
              "round each sample is from (docs/methodology.md)"},
-    {.name = "keep-throttled",
-     .kind = CB_OPT_FLAG,
-     .offset = OFF(keep_throttled),
-     .help = "keep samples taken while the GPU throttles (studies of sustained power);\n"
-             "by default they are set aside and the runner waits for the clock to\n"
-             "recover"},
-    {.name = "seed",
-     .kind = CB_OPT_INT,
-     .metavar = "N",
-     .offset = OFF(seed),
-     .lo = 0,
-     .hi = 4611686018427387904.0,
-     .show_default = true,
-     .help = "seed of the random inputs"},
+    CB_OPTION_FLAG("keep-throttled", OFF(keep_throttled),
+                   "keep samples taken while the GPU throttles (studies of sustained power);\n"
+                   "by default they are set aside and the runner waits for the clock to\n"
+                   "recover"),
+    CB_OPTION_NUMBER(CB_OPT_INT, "seed", "N", OFF(seed), 0, 4611686018427387904.0,
+                     "seed of the random inputs"),
     {.name = "threads",
      .kind = CB_OPT_INT,
      .metavar = "N",
@@ -178,19 +145,11 @@ static const cb_option run_options[] = {
      .lo = 1,
      .hi = 256,
      .help = "threads for host benchmarks (default: all cores)"},
-    {.name = "timer",
-     .kind = CB_OPT_CHOICE,
-     .metavar = "event|cupti",
-     .choices = "event,cupti",
-     .offset = OFF(timer),
-     .show_default = true,
-     .help = "what the statistics use (CUPTI times are recorded next to events\n"
-             "whenever CUPTI is on)"},
-    {.name = "no-cupti",
-     .kind = CB_OPT_FLAG,
-     .offset = OFF(no_cupti),
-     .help = "no CUPTI subscriber (use under nsys or ncu)"},
-    {.name = "no-nvtx", .kind = CB_OPT_FLAG, .offset = OFF(no_nvtx), .help = "no NVTX ranges"},
+    CB_OPTION_CHOICE("timer", "event|cupti", "event,cupti", OFF(timer),
+                     "what the statistics use (CUPTI times are recorded next to events\n"
+                     "whenever CUPTI is on)"),
+    CB_OPTION_FLAG("no-cupti", OFF(no_cupti), "no CUPTI subscriber (use under nsys or ncu)"),
+    CB_OPTION_FLAG("no-nvtx", OFF(no_nvtx), "no NVTX ranges"),
     {.name = "telemetry-period",
      .kind = CB_OPT_DOUBLE,
      .metavar = "MS",
@@ -211,29 +170,20 @@ static const cb_option run_options[] = {
              "root or `nvidia-smi -acp UNRESTRICTED`); reset at the end, on exit and on\n"
              "a second Ctrl-C; recorded in meta.json. Off by default: a shared machine's\n"
              "clocks are not cubench's to change"},
-    {.name = "no-telemetry",
-     .kind = CB_OPT_FLAG,
-     .offset = OFF(no_telemetry),
-     .help = "no NVML sampler (the telemetry columns stay empty)"},
-    {.name = "metrics",
-     .kind = CB_OPT_STRING,
-     .metavar = "PRESET|LIST",
-     .offset = OFF(metrics),
-     .help = "hardware counters of each GPU point in a replay pass after its samples:\n"
-             "sol, memory, compute, or CUPTI metric names, comma-separated\n"
-             "(sol,dram__bytes_read.sum); results.csv gains the sol_* columns,\n"
-             "metrics.csv every metric (docs/counters.md)"},
-    {.name = "profile",
-     .kind = CB_OPT_FLAG,
-     .offset = OFF(profile),
-     .help = "bracket the sampling with cudaProfilerStart/Stop; needs exactly one\n"
-             "point. Prints the ncu/nsys command lines"},
-    {.name = "dry-run",
-     .kind = CB_OPT_FLAG,
-     .offset = OFF(dry_run),
-     .help = "print the points and exit (GPU points too, without a GPU: values that\n"
-             "need the device, like 4sm, unresolved)"},
-    {.name = "quiet", .kind = CB_OPT_FLAG, .offset = OFF(quiet), .help = "no progress line"},
+    CB_OPTION_FLAG("no-telemetry", OFF(no_telemetry),
+                   "no NVML sampler (the telemetry columns stay empty)"),
+    CB_OPTION_STRING("metrics", "PRESET|LIST", OFF(metrics),
+                     "hardware counters of each GPU point in a replay pass after its samples:\n"
+                     "sol, memory, compute, or CUPTI metric names, comma-separated\n"
+                     "(sol,dram__bytes_read.sum); results.csv gains the sol_* columns,\n"
+                     "metrics.csv every metric (docs/counters.md)"),
+    CB_OPTION_FLAG("profile", OFF(profile),
+                   "bracket the sampling with cudaProfilerStart/Stop; needs exactly one\n"
+                   "point. Prints the ncu/nsys command lines"),
+    CB_OPTION_FLAG("dry-run", OFF(dry_run),
+                   "print the points and exit (GPU points too, without a GPU: values that\n"
+                   "need the device, like 4sm, unresolved)"),
+    CB_OPTION_FLAG("quiet", OFF(quiet), "no progress line"),
 };
 
 static const cb_env_var run_env[] = {
@@ -250,10 +200,8 @@ static const cb_command run_command = {
              "family name); with none, the whole default suite. Without a GPU, CUDA\n"
              "benchmarks are skipped (left out of the default suite) and the CPU\n"
              "baselines run.",
-    .options = run_options,
-    .n_options = CB_ARRAY_LEN(run_options),
-    .env = run_env,
-    .n_env = CB_ARRAY_LEN(run_env),
+    CB_COMMAND_OPTIONS(run_options),
+    CB_COMMAND_ENV(run_env),
     .epilogue = "exit codes: 0 all points ran (ok, noisy or skip); 1 at least one point\n"
                 "failed or a file could not be written; 2 bad usage or input;\n"
                 "130 interrupted (the files hold every finished point)",

@@ -67,6 +67,34 @@ typedef struct cb_command {
 
 #define CB_MAX_OPTIONS 48
 
+/* A command's tables, each with its length. */
+#define CB_COMMAND_OPTIONS(table) .options = (table), .n_options = CB_ARRAY_LEN(table)
+#define CB_COMMAND_ENV(table)     .env = (table), .n_env = CB_ARRAY_LEN(table)
+
+/* The options most tables hold, one line each; an option with more to say
+ * (a one-letter alias, a scale, an open bound, a default not shown) is
+ * written out field by field. */
+#define CB_OPTION_FLAG(NAME, OFFSET, HELP)                                                         \
+    {                                                                                              \
+        .name = NAME, .kind = CB_OPT_FLAG, .offset = (OFFSET), .help = HELP                        \
+    }
+#define CB_OPTION_STRING(NAME, METAVAR, OFFSET, HELP)                                              \
+    {                                                                                              \
+        .name = NAME, .kind = CB_OPT_STRING, .metavar = METAVAR, .offset = (OFFSET), .help = HELP  \
+    }
+/* KIND CB_OPT_INT or CB_OPT_DOUBLE in [LO, HI], its default shown. */
+#define CB_OPTION_NUMBER(KIND, NAME, METAVAR, OFFSET, LO, HI, HELP)                                \
+    {                                                                                              \
+        .name = NAME, .kind = KIND, .metavar = METAVAR, .offset = (OFFSET), .lo = LO, .hi = HI,    \
+        .show_default = true, .help = HELP                                                         \
+    }
+/* One word of CHOICES ("cold,hot"), its default shown. */
+#define CB_OPTION_CHOICE(NAME, METAVAR, CHOICES, OFFSET, HELP)                                     \
+    {                                                                                              \
+        .name = NAME, .kind = CB_OPT_CHOICE, .metavar = METAVAR, .choices = CHOICES,               \
+        .offset = (OFFSET), .show_default = true, .help = HELP                                     \
+    }
+
 /* What a parse found besides the values it stored. */
 typedef struct cb_parsed {
     char **args; /* positional arguments, in order (pointers into argv) */
