@@ -123,6 +123,18 @@ dirs() {
     done
 }
 
+# part_dirs K... : the part directories both sides of pairs K wrote.
+part_dirs() {
+    local k s part
+    for k in "$@"; do
+        for s in A B; do
+            for part in vec mm py; do
+                [[ -d $W/runs/$s$k/$part ]] && printf '%s\n' "$W/runs/$s$k/$part"
+            done
+        done
+    done
+}
+
 # scaled SRC DST FACTOR : a copy of a run with every time x FACTOR.
 scaled() {
     mkdir -p "$2"
@@ -174,20 +186,8 @@ fi
 "$BIN" run "${MM[@]}" --dry-run >"$W/points-mm.txt" 2>&1
 log "selection: $(grep -c ' ' "$W/points-vec.txt") + $(grep -c ' ' "$W/points-mm.txt") C points (--dry-run lines)"
 
-done_pairs=0
-[[ -n $FROM ]] && done_pairs=$PAIRS
-for ((k = 1; k <= PAIRS && ${#FROM} == 0; k++)); do
-    t_pair=$(date +%s)
-    side "A$k"
-    side "B$k"
-    done_pairs=$k
-    last=$(($(date +%s) - t_pair))
-    if ((k < PAIRS && $(date +%s) - started + last > BUDGET)); then
-        log "stopping after $k pairs: another would end past ${BUDGET} s"
-        break
-    fi
-done
-PAIRS=$done_pairs
+# runs analysed elsewhere (CB_AA_FROM) count as all PAIRS done
+[[ -z $FROM ]] && run_pairs side
 log "runs done after $(($(date +%s) - started)) s"
 if [[ ${CB_AA_RECORD_ONLY:-0} == 1 ]]; then
     tar -C "$W" -cJf "$OUT/aa_runs.tar.xz" runs log.txt times.txt nvidia-smi.csv points-vec.txt points-mm.txt 2>/dev/null
@@ -213,14 +213,7 @@ for ((k = 1; k <= PAIRS; k++)); do
     done
 done
 if ((PAIRS >= 3)); then
-    cal=()
-    for k in 1 2; do
-        for s in A B; do
-            for part in vec mm py; do
-                [[ -d $W/runs/$s$k/$part ]] && cal+=("$W/runs/$s$k/$part")
-            done
-        done
-    done
+    mapfile -t cal < <(part_dirs 1 2)
     # one set per process group: --calibrate takes the runs of each part
     "$BIN" compare --calibrate "${cal[@]}" -o "$W/cmp/calibration.csv" 2>"$W/cmp/calibrate.err"
     for ((k = 3; k <= PAIRS; k++)); do
@@ -231,14 +224,7 @@ if ((PAIRS >= 3)); then
         cmp "plant1.05-$k-cal" --calibration "$W/cmp/calibration.csv" "${base[@]}" "${planted[@]}"
     done
 fi
-set_args=()
-for ((k = 1; k <= PAIRS; k++)); do
-    for s in A B; do
-        for part in vec mm py; do
-            [[ -d $W/runs/$s$k/$part ]] && set_args+=("$W/runs/$s$k/$part")
-        done
-    done
-done
+mapfile -t set_args < <(part_dirs $(seq 1 "$PAIRS"))
 if [[ ${CB_AA_REDERIVE:-1} == 1 ]]; then
     "$PY" scripts/record/compare_defaults.py --set aa-pairs "${set_args[@]}" >"$W/defaults.txt" 2>&1
 else

@@ -42,21 +42,17 @@
 set -uo pipefail
 OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
-mkdir -p "$OUT" || exit 2
-OUT=$(cd "$OUT" && pwd)
-BIN=$PWD/build-native/cubench
-SUMMARY=$OUT/summary.txt
-: > "$SUMMARY"
-T0=$(date +%s)
-BUDGET=${BUDGET:-170}
 . scripts/record/lib.sh
+open_out
+BIN=$PWD/build-native/cubench
+BUDGET=${BUDGET:-170}
 over_budget() { [ $(( $(date +%s) - T0 )) -ge "$BUDGET" ]; }
 
 step_env() {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu \
         --format=csv,noheader > "$OUT/nvidia-smi.txt" 2>&1
     say "GPU: $(head -1 "$OUT/nvidia-smi.txt")"
-    NCU=$(command -v ncu || find /opt/nvidia/nsight-compute -maxdepth 2 -name ncu -type f 2>/dev/null | sort | tail -1)
+    find_ncu
     say "ncu: ${NCU:-not found} $( [ -n "${NCU:-}" ] && "$NCU" --version 2>/dev/null | tail -1)"
 }
 

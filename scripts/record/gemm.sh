@@ -48,15 +48,11 @@
 set -uo pipefail
 OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
-mkdir -p "$OUT" || exit 2
-OUT=$(cd "$OUT" && pwd)
+. scripts/record/lib.sh
+open_out
 BIN=$PWD/build-native/cubench
-SUMMARY=$OUT/summary.txt
-: > "$SUMMARY"
-T0=$(date +%s)
 BUDGET=${BUDGET:-290}
 export PATH=$PATH:/usr/local/cuda/bin
-. scripts/record/lib.sh
 over_budget() {
     if [ $(( $(date +%s) - T0 )) -ge "$BUDGET" ]; then say "skipped: $1 (past the ${BUDGET} s budget)"; return 0; fi
     return 1
@@ -68,7 +64,7 @@ step_env() {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \
         --format=csv > "$OUT/nvidia-smi.txt" 2>&1
     say "GPU: $(tail -1 "$OUT/nvidia-smi.txt")"
-    NCU=$(command -v ncu || find /opt/nvidia/nsight-compute -maxdepth 2 -name ncu -type f 2>/dev/null | sort | tail -1)
+    find_ncu
     SAN=$(command -v compute-sanitizer || true)
     say "ncu: ${NCU:-not found}; compute-sanitizer: ${SAN:-not found}"
 }
@@ -196,12 +192,8 @@ step_ncu() {
                 smsp__sass_inst_executed_op_ldgsts.sum smsp__inst_executed_op_ldgsts.sum
                 smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
                 sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active)
-    local have=() mt
-    for mt in "${want[@]}"; do
-        grep -q "^ *${mt%%.*} " "$OUT/ncu-metrics.txt" && have+=("$mt")
-    done
     local list
-    list=$(IFS=,; echo "${have[*]}")
+    list=$(known_metrics "$OUT/ncu-metrics.txt" "${want[@]}")
     timeout 45 "$NCU" --clock-control none --profile-from-start off -k "regex:cb_tc_ldmatrix" -c 1 \
         --metrics "$list" "$BIN" run matmul_tc/ldmatrix_bf16 --axis m=4096 --profile --no-cupti \
         --quiet --out "$OUT/ncu-run-ldmatrix" > "$OUT/ncu-ldmatrix.log" 2>&1

@@ -62,6 +62,7 @@ BUDGET=${CB_AA_BUDGET_S:-420}
 W=$(mktemp -d /tmp/gpu_aa.XXXXXX)
 BIN=${CB_AA_BIN:-$PWD/build/cubench}
 mkdir -p "$OUT"
+. scripts/record/lib.sh # run_pairs; its own log below (to stderr)
 log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$W/log.txt" >&2; }
 started=$(date +%s)
 
@@ -123,19 +124,8 @@ fi
 log "selection: $(grep -c . "$W/points.txt") lines of --dry-run output"
 
 run_one warmup-r1 1
-done_pairs=0
-for ((k = 1; k <= PAIRS; k++)); do
-    t_pair=$(date +%s)
-    run_one "A$k" "$REPS"
-    run_one "B$k" "$REPS"
-    done_pairs=$k
-    last=$(($(date +%s) - t_pair))
-    if ((k < PAIRS && $(date +%s) - started + last > BUDGET)); then
-        log "stopping after $k pairs: another would end past ${BUDGET} s"
-        break
-    fi
-done
-PAIRS=$done_pairs
+pair_side() { run_one "$1" "$REPS"; }
+run_pairs pair_side
 log "runs done after $(($(date +%s) - started)) s"
 
 for ((k = 1; k <= PAIRS; k++)); do

@@ -27,8 +27,8 @@ mkdir -p "$W"
 BIN=$PWD/build/cubench
 SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
+. scripts/record/lib.sh # say, known_metrics; its own log below (no running seconds)
 log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$SUMMARY"; }
-say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 T0=$(date +%s)
 BUDGET=${BUDGET:-420}   # seconds after which the optional steps (ncu, sanitizers, SASS) are skipped
 TC_GLOB='matmul_tc/*'
@@ -84,12 +84,8 @@ ncu_point() {
                 l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
                 smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct
                 smsp__warp_issue_stalled_barrier_per_warp_active.pct)
-    local have=() mt
-    for mt in "${want[@]}"; do
-        grep -q "^ *${mt%%.*} " "$W/ncu-metrics.txt" && have+=("$mt")
-    done
     local list
-    list=$(IFS=,; echo "${have[*]}")
+    list=$(known_metrics "$W/ncu-metrics.txt" "${want[@]}")
     timeout 90 ncu --clock-control none --profile-from-start off -k "regex:cb_tc_(mma|ldmatrix|wgmma)" -c 2 \
         --metrics "$list" "$BIN" run "$bench" --axis "m=$m" --profile --no-cupti --quiet \
         --out "$W/ncu-run-$name" > "$W/ncu-$name.txt" 2>&1

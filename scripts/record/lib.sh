@@ -1,5 +1,10 @@
+# shellcheck shell=bash
 # lib.sh - what the recording scripts share; sourced from the repository
-# root after the script has set OUT, SUMMARY and T0 (never run alone).
+# root after the script has set OUT (never run alone).
+#   open_out         make $OUT (a relative one under the repository root)
+#                    and make it absolute; start SUMMARY=$OUT/summary.txt
+#                    empty and T0 now (say, log and build_native need them);
+#                    exit 2 where OUT cannot be made
 #   say TEXT...      a line to stdout and to $SUMMARY
 #   log TEXT...      the same, stamped with the UTC time and the seconds
 #                    since $T0
@@ -10,6 +15,23 @@
 #   build_native     scripts/build.sh native into $OUT/build.log; its result
 #                    goes to $SUMMARY, and on failure its errors too, and the
 #                    script exits 1
+#   find_ncu         NCU=ncu on PATH, else the newest under
+#                    /opt/nvidia/nsight-compute (empty: none)
+#   known_metrics LIST METRIC...
+#                    the METRICs that `ncu --query-metrics` output LIST
+#                    names, comma-separated: an older ncu lacks some, and one
+#                    unknown name fails the whole pass
+#   run_pairs SIDE   SIDE A1, SIDE B1, SIDE A2, ... for PAIRS pairs, stopping
+#                    when another pair would end past BUDGET seconds after
+#                    $started; PAIRS becomes the pairs done
+
+open_out() {
+    mkdir -p "$OUT" || exit 2
+    OUT=$(cd "$OUT" && pwd)
+    SUMMARY=$OUT/summary.txt
+    : >"$SUMMARY"
+    T0=$(date +%s)
+}
 
 say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 log() { say "== $(date -u +%H:%M:%S) (+$(($(date +%s) - T0)) s) $*"; }
@@ -32,4 +54,35 @@ build_native() {
         grep -E "error|Error|jansson" "$OUT/build.log" | head -8 | tee -a "$SUMMARY"
         exit 1
     fi
+}
+
+find_ncu() {
+    # shellcheck disable=SC2034 # read by the scripts that call it
+    NCU=$(command -v ncu || find /opt/nvidia/nsight-compute -maxdepth 2 -name ncu -type f 2>/dev/null | sort | tail -1)
+}
+
+known_metrics() {
+    local list=$1 have=() mt
+    shift
+    for mt in "$@"; do
+        grep -q "^ *${mt%%.*} " "$list" && have+=("$mt")
+    done
+    (IFS=,; echo "${have[*]}")
+}
+
+# shellcheck disable=SC2154 # started: set by the script when its runs began
+run_pairs() {
+    local side=$1 k t_pair last done_pairs=0
+    for ((k = 1; k <= PAIRS; k++)); do
+        t_pair=$(date +%s)
+        "$side" "A$k"
+        "$side" "B$k"
+        done_pairs=$k
+        last=$(($(date +%s) - t_pair))
+        if ((k < PAIRS && $(date +%s) - started + last > BUDGET)); then
+            log "stopping after $k pairs: another would end past ${BUDGET} s"
+            break
+        fi
+    done
+    PAIRS=$done_pairs
 }

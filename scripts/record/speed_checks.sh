@@ -19,13 +19,9 @@
 set -uo pipefail
 OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
-mkdir -p "$OUT" || exit 2
-OUT=$(cd "$OUT" && pwd)
-B=$PWD/build-native
-SUMMARY=$OUT/summary.txt
-: >"$SUMMARY"
-T0=$(date +%s)
 . scripts/record/lib.sh
+open_out
+B=$PWD/build-native
 
 build_native
 

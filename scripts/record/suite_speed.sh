@@ -19,14 +19,10 @@
 set -uo pipefail
 OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
-mkdir -p "$OUT" || exit 2
-OUT=$(cd "$OUT" && pwd)
+. scripts/record/lib.sh
+open_out
 LIMIT=${SUITE_LIMIT:-200}
 BIN=$PWD/build-native/cubench
-SUMMARY=$OUT/summary.txt
-: >"$SUMMARY"
-T0=$(date +%s)
-. scripts/record/lib.sh
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,pcie.link.gen.current,pcie.link.width.current \
     --format=csv >"$OUT/nvidia-smi.txt" 2>&1
