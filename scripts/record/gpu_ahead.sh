@@ -19,21 +19,10 @@
 # 540 s) bounds the whole call.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-W=$OUT/ahead
-rm -rf "$W"
-mkdir -p "$W"
-PY=${PYTHON:-python3}
+. scripts/record/lib.sh
+python_session ahead ahead.tar.gz
 DEADLINE=${DEADLINE:-540}
-export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
-export CUBENCH_LIB=$PWD/build/libcubench.so
-log() { printf '== %s %4ds %s\n' "$(date -u +%H:%M:%S)" "$SECONDS" "$*" | tee -a "$W/session.log"; }
 left() { echo $((DEADLINE - SECONDS - 15)); }
-pack() {
-    tar czf "$OUT/ahead.tar.gz" -C "$OUT" ahead
-    log "wrote $OUT/ahead.tar.gz ($(du -h "$OUT/ahead.tar.gz" | cut -f1))"
-}
-trap pack EXIT
 
 log "build"
 TESTS=(test_runner_ahead test_vecadd test_cupti test_telemetry_runner)

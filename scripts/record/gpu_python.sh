@@ -30,22 +30,11 @@
 # itself.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-W=$OUT/python
-rm -rf "$W"
-mkdir -p "$W"
-PY=${PYTHON:-python3}
-export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
-export CUBENCH_LIB=$PWD/build/libcubench.so
+. scripts/record/lib.sh
+python_session python python-session.tar.gz
 FAST=(--max-time-per-point 0.3 --quiet)
 N28=268435456
 DEADLINE=${DEADLINE:-540}
-log() { printf '== %s %4ds %s\n' "$(date -u +%H:%M:%S)" "$SECONDS" "$*" | tee -a "$W/session.log"; }
-pack() {
-    tar czf "$OUT/python-session.tar.gz" -C "$OUT" python
-    log "wrote $OUT/python-session.tar.gz ($(du -h "$OUT/python-session.tar.gz" | cut -f1))"
-}
-trap pack EXIT
 limit() { # limit WANT: WANT seconds, or what is left before DEADLINE (0: skip the step)
     local left=$((DEADLINE - SECONDS - 15))
     if [ "$left" -lt 20 ]; then echo 0; elif [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
@@ -94,7 +83,7 @@ run small-hot 60 run "${ADDS[@]}" --axis n=2^10,2^16,2^20 --axis block=256 --cac
     "${FAST[@]}" --out "$W/small-hot"
 
 log "Nsight Compute: the add kernels at 2^28"
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)
+find_ncu
 METRICS=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 METRICS+=,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum
 METRICS+=,smsp__sass_inst_executed_op_global_ld.sum,smsp__sass_inst_executed_op_global_st.sum

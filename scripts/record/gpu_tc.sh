@@ -21,13 +21,10 @@
 #   sass-summary.txt, sass-*.txt  instruction counts per kernel and main-loop excerpts
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
-OUT=${OUT:-$PWD/gpu-out}
-W=$OUT/work
-mkdir -p "$W"
-BIN=$PWD/build/cubench
+. scripts/record/lib.sh # say, known_metrics; its own log below (no running seconds)
+release_work work
 SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
-. scripts/record/lib.sh # say, known_metrics; its own log below (no running seconds)
 log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$SUMMARY"; }
 T0=$(date +%s)
 BUDGET=${BUDGET:-420}   # seconds after which the optional steps (ncu, sanitizers, SASS) are skipped

@@ -14,10 +14,8 @@
 # $OUT/telemetry.tar.gz. About 3 minutes on an H200.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-W=$OUT/telemetry
-mkdir -p "$W"
-BIN=$PWD/build/cubench
+. scripts/record/lib.sh # release_work; its own log below (to stdout)
+release_work telemetry
 log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 if [ ! -x "$BIN" ]; then

@@ -21,6 +21,14 @@
 #                    the METRICs that `ncu --query-metrics` output LIST
 #                    names, comma-separated: an older ncu lacks some, and one
 #                    unknown name fails the whole pass
+#   release_work NAME
+#                    for the scripts on the release preset's build/: OUT
+#                    (default ./gpu-out), W=$OUT/NAME made, BIN build/cubench
+#   python_session NAME TARBALL
+#                    release_work on a fresh W, PY and the environment for
+#                    `python -m cubench` on build/, `log` stamped with the
+#                    seconds since the start into $W/session.log, and
+#                    $OUT/TARBALL packed from W on any exit
 #   run_pairs SIDE   SIDE A1, SIDE B1, SIDE A2, ... for PAIRS pairs, stopping
 #                    when another pair would end past BUDGET seconds after
 #                    $started; PAIRS becomes the pairs done
@@ -68,6 +76,33 @@ known_metrics() {
         grep -q "^ *${mt%%.*} " "$list" && have+=("$mt")
     done
     (IFS=,; echo "${have[*]}")
+}
+
+# shellcheck disable=SC2034 # BIN: read by the scripts that call it
+release_work() {
+    OUT=${OUT:-$PWD/gpu-out}
+    W=$OUT/$1
+    mkdir -p "$W"
+    BIN=$PWD/build/cubench
+}
+
+# shellcheck disable=SC2034,SC2317 # PY: read by the caller; log: called later
+python_session() {
+    OUT=${OUT:-$PWD/gpu-out}
+    rm -rf "${OUT:?}/$1"
+    release_work "$1"
+    PY=${PYTHON:-python3}
+    export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
+    export CUBENCH_LIB=$PWD/build/libcubench.so
+    SESSION_DIR=$1 SESSION_TAR=$2
+    log() { printf '== %s %4ds %s\n' "$(date -u +%H:%M:%S)" "$SECONDS" "$*" | tee -a "$W/session.log"; }
+    trap pack_session EXIT
+}
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+pack_session() {
+    tar czf "$OUT/$SESSION_TAR" -C "$OUT" "$SESSION_DIR"
+    log "wrote $OUT/$SESSION_TAR ($(du -h "$OUT/$SESSION_TAR" | cut -f1))"
 }
 
 # shellcheck disable=SC2154 # started: set by the script when its runs began
