@@ -40,11 +40,9 @@
 # it), python3, and ncu on PATH or under /opt/nvidia/nsight-compute for
 # step 8.
 set -uo pipefail
-OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/record/lib.sh
-open_out
-BIN=$PWD/build-native/cubench
+open_out "${1:-}"
 BUDGET=${BUDGET:-170}
 over_budget() { [ $(( $(date +%s) - T0 )) -ge "$BUDGET" ]; }
 

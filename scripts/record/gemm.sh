@@ -46,11 +46,9 @@
 # Needs: the CUDA toolkit, libjansson-dev, python3; compute-sanitizer and
 # ncu on PATH or under /usr/local/cuda/bin, /opt/nvidia/nsight-compute.
 set -uo pipefail
-OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/record/lib.sh
-open_out
-BIN=$PWD/build-native/cubench
+open_out "${1:-}"
 BUDGET=${BUDGET:-290}
 export PATH=$PATH:/usr/local/cuda/bin
 over_budget() {

@@ -1,10 +1,11 @@
 # shellcheck shell=bash
 # lib.sh - what the recording scripts share; sourced from the repository
 # root after the script has set OUT (never run alone).
-#   open_out         make $OUT (a relative one under the repository root)
-#                    and make it absolute; start SUMMARY=$OUT/summary.txt
-#                    empty and T0 now (say, log and build_native need them);
-#                    exit 2 where OUT cannot be made
+#   open_out [DIR]   OUT=DIR, else $OUT, else ./gpu-out (a relative one under
+#                    the repository root), made and absolute; SUMMARY=
+#                    $OUT/summary.txt started empty and T0 now (say, log and
+#                    build_native need them); NATIVE the build_native build
+#                    and BIN its cubench; exit 2 where OUT cannot be made
 #   say TEXT...      a line to stdout and to $SUMMARY
 #   log TEXT...      the same, stamped with the UTC time and the seconds
 #                    since $T0
@@ -33,12 +34,16 @@
 #                    when another pair would end past BUDGET seconds after
 #                    $started; PAIRS becomes the pairs done
 
+# shellcheck disable=SC2034 # NATIVE, BIN: read by the scripts that call it
 open_out() {
+    OUT=${1:-${OUT:-./gpu-out}}
     mkdir -p "$OUT" || exit 2
     OUT=$(cd "$OUT" && pwd)
     SUMMARY=$OUT/summary.txt
     : >"$SUMMARY"
     T0=$(date +%s)
+    NATIVE=$PWD/build-native
+    BIN=$NATIVE/cubench
 }
 
 say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }

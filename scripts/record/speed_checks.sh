@@ -17,17 +17,15 @@
 # build.log, test-NAME.log, memcheck-*.log, copiesA/, copiesB/ (run
 # directories).
 set -uo pipefail
-OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/record/lib.sh
-open_out
-B=$PWD/build-native
+open_out "${1:-}"
 
 build_native
 
 for t in test_matmul_check test_matmul test_matmul_tc test_transfers; do
     log "$t"
-    (cd "$B/tests" && timeout 300 "./$t") >"$OUT/$t.log" 2>&1
+    (cd "$NATIVE/tests" && timeout 300 "./$t") >"$OUT/$t.log" 2>&1
     say "$t rc=$? (0 pass, 77 skipped): $(tail -1 "$OUT/$t.log")"
     grep -E "planted|check failed|FAIL" "$OUT/$t.log" | head -12 | tee -a "$SUMMARY"
 done
@@ -35,11 +33,11 @@ done
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if [[ -n "$SAN" ]]; then
     log "compute-sanitizer memcheck: test_matmul_check"
-    (cd "$B/tests" && timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 \
+    (cd "$NATIVE/tests" && timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 \
         ./test_matmul_check) >"$OUT/memcheck-test_matmul_check.log" 2>&1
     say "memcheck test_matmul_check rc=$? (0 clean, 9 errors): $(grep -E "ERROR SUMMARY" "$OUT/memcheck-test_matmul_check.log" | tail -1)"
     log "compute-sanitizer memcheck: transfers at 16 MiB and 256 MiB, pooled buffers"
-    timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 "$B/cubench" run \
+    timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 "$BIN" run \
         'transfers/memcpy_async' 'transfers/bidir' --axis bytes=2^24,2^28 --quick --no-cupti \
         --out "$OUT/memcheck-transfers" >"$OUT/memcheck-transfers.log" 2>&1
     say "memcheck transfers rc=$? (0 clean, 9 errors): $(grep -E "ERROR SUMMARY" "$OUT/memcheck-transfers.log" | tail -1)"
@@ -49,7 +47,7 @@ fi
 
 for run in copiesA copiesB; do
     log "pinned copies alone ($run)"
-    timeout 120 "$B/cubench" run transfers/memcpy_async transfers/bidir --axis memory=pinned \
+    timeout 120 "$BIN" run transfers/memcpy_async transfers/bidir --axis memory=pinned \
         --axis bytes=2^24,2^26,2^28,2^30 --quiet --out "$OUT/$run" >"$OUT/$run.log" 2>&1
     say "$run rc=$?"
     python3 - "$OUT/$run/results.csv" <<'EOF' | tee -a "$SUMMARY"

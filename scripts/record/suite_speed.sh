@@ -17,12 +17,10 @@
 # Needs: the CUDA toolkit, libjansson-dev (or an unpacked one under
 # .gpu-libs/jansson, as scripts/record/gpu_aa.sh says), python3.
 set -uo pipefail
-OUT=${1:-${OUT:-./gpu-out}}
 cd "$(dirname "$0")/../.." || exit 2
 . scripts/record/lib.sh
-open_out
+open_out "${1:-}"
 LIMIT=${SUITE_LIMIT:-200}
-BIN=$PWD/build-native/cubench
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu,pcie.link.gen.current,pcie.link.width.current \
     --format=csv >"$OUT/nvidia-smi.txt" 2>&1
