@@ -158,6 +158,19 @@ static cb_hist_check check(const mem_history *m, const cb_hist_check_opts *o)
     return c;
 }
 
+/* Check m under o and expect `changes` change points and `regressions`
+ * regressions (-1: any number). */
+static void expect_counts(const mem_history *m, const cb_hist_check_opts *o, int changes,
+                          int regressions)
+{
+    cb_hist_check c = check(m, o);
+    CB_CHECK_MSG((changes < 0 || c.n_changes == changes) &&
+                     (regressions < 0 || c.regressions == regressions),
+                 "%d changes (want %d), %d regressions (want %d)", c.n_changes, changes,
+                 c.regressions, regressions);
+    cb_hist_check_free(&c);
+}
+
 static void test_check_rules(void)
 {
     cb_hist_check_opts o;
@@ -180,19 +193,13 @@ static void test_check_rules(void)
     CB_CHECK(c.n_changes == 1 && c.regressions == 0 && c.n_changes && c.changes[0].open);
     cb_hist_check_free(&c);
     o.recent = 25;
-    c = check(&m, &o);
-    CB_CHECK(c.regressions == 1);
-    cb_hist_check_free(&c);
+    expect_counts(&m, &o, -1, 1);
     o.recent = 5;
     /* +2% is a change but no regression at delta 3%; at delta 1% it is */
     make_history(&m, 1.02, 35);
-    c = check(&m, &o);
-    CB_CHECK(c.n_changes == 1 && c.regressions == 0);
-    cb_hist_check_free(&c);
+    expect_counts(&m, &o, 1, 0);
     o.delta = 0.005;
-    c = check(&m, &o);
-    CB_CHECK(c.regressions == 1);
-    cb_hist_check_free(&c);
+    expect_counts(&m, &o, -1, 1);
     o.delta = 0.03;
     /* faster is a change, never a regression */
     make_history(&m, 0.9, 36);
@@ -237,15 +244,11 @@ static void test_set_aside(void)
     for (int r = 25; r < 29; r++)
         m.v[r].median_s *= 1.12, m.v[r].throttle = "sw_power_cap";
     snprintf(m.v[10].status, sizeof m.v[10].status, "skip");
-    c = check(&m, &o);
-    CB_CHECK_MSG(c.n_changes == 0, "%d changes", c.n_changes);
-    cb_hist_check_free(&c);
+    expect_counts(&m, &o, 0, -1);
     /* ... unless they were not marked: then they are a change up and down */
     for (int r = 25; r < 29; r++)
         m.v[r].throttle = NULL;
-    c = check(&m, &o);
-    CB_CHECK_MSG(c.n_changes == 2, "%d changes", c.n_changes);
-    cb_hist_check_free(&c);
+    expect_counts(&m, &o, 2, -1);
     /* a step next to throttled runs says so */
     make_history(&m, 1.1, 30);
     m.v[29].throttle = "hw_slowdown";
