@@ -6,6 +6,7 @@
  * was asked and whether the reset went through. */
 /* test links: cubench_engine */
 #include "cb_test.h"
+#include "test_fake_nvml.h"
 #include "json_writer.h"
 #include "signals.h"
 #include "telemetry.h"
@@ -18,21 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define UUID "GPU-00000000-fake-0000-0000-000000000000"
-
-static long (*fake_calls)(const char *);
 static char log_path[256];
 
 static cb_telemetry *open_fake(const char *script)
 {
-    setenv("CUBENCH_FAKE_NVML", script, 1);
-    cb_telemetry_options o;
-    cb_telemetry_options_defaults(&o);
-    o.library = CB_FAKE_NVML;
-    o.period_s = 0.01;
-    cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){UUID}, 1);
-    CB_CHECK(cb_telemetry_sampling(t));
-    return t;
+    return fake_nvml_open(script, 0.01);
 }
 
 /* The fake's log of lock and reset calls, one line each. */
@@ -48,15 +39,8 @@ static void read_log(char *out, size_t cap)
 
 static void lock_json(const cb_telemetry *t, char *out, size_t cap)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cb_json j;
-    cb_json_begin(&j, f);
-    cb_telemetry_write_lock_json(&j, t);
-    cb_json_end(&j);
-    fclose(f);
-    snprintf(out, cap, "%s", buf);
+    char *buf = fake_nvml_json(cb_telemetry_write_lock_json, t);
+    snprintf(out, cap, "%s", buf ? buf : "");
     free(buf);
 }
 
@@ -69,7 +53,7 @@ static void test_lock_and_reset(void)
     CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_OK);
     char log[512];
     read_log(log, sizeof log);
-    CB_CHECK_STR(log, "lock " UUID " 1500\n");
+    CB_CHECK_STR(log, "lock " FAKE_UUID " 1500\n");
     char json[512];
     lock_json(t, json, sizeof json);
     CB_CHECK(strstr(json, "\"sm_mhz\": 1500") != NULL);
@@ -78,7 +62,7 @@ static void test_lock_and_reset(void)
     cb_telemetry_unlock_clocks(t);
     cb_telemetry_unlock_clocks(t); /* twice: the second is a no-op */
     read_log(log, sizeof log);
-    CB_CHECK_STR(log, "lock " UUID " 1500\nreset " UUID " 0\n");
+    CB_CHECK_STR(log, "lock " FAKE_UUID " 1500\nreset " FAKE_UUID " 0\n");
     CB_CHECK_EQ_INT(fake_calls("nvmlDeviceResetGpuLockedClocks"), resets + 1);
     lock_json(t, json, sizeof json);
     CB_CHECK(strstr(json, "\"held\": false") != NULL);
@@ -96,7 +80,7 @@ static void test_close_resets(void)
     cb_telemetry_close(t);
     char log[512];
     read_log(log, sizeof log);
-    CB_CHECK_STR(log, "lock " UUID " 1200\nreset " UUID " 0\n");
+    CB_CHECK_STR(log, "lock " FAKE_UUID " 1200\nreset " FAKE_UUID " 0\n");
 }
 
 static void test_refused(void)
@@ -108,7 +92,7 @@ static void test_refused(void)
     long resets = fake_calls("nvmlDeviceResetGpuLockedClocks");
     CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_FAIL);
     CB_CHECK(strstr(why.text, "nvidia-smi -acp UNRESTRICTED") != NULL);
-    CB_CHECK(strstr(why.text, UUID) != NULL);
+    CB_CHECK(strstr(why.text, FAKE_UUID) != NULL);
     CB_CHECK_EQ_INT(fake_calls("nvmlDeviceResetGpuLockedClocks"), resets);
     char log[64];
     read_log(log, sizeof log);
@@ -125,7 +109,7 @@ static void test_refused(void)
     cb_telemetry_options o;
     cb_telemetry_options_defaults(&o);
     o.library = "/nonexistent/libnvidia-ml.so.1";
-    t = cb_telemetry_open(&o, (const char *[]){UUID}, 1);
+    t = cb_telemetry_open(&o, (const char *[]){FAKE_UUID}, 1);
     CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_FAIL);
     CB_CHECK(strstr(why.text, "--lock-clocks needs NVML") != NULL);
     cb_telemetry_close(t);
@@ -162,21 +146,18 @@ static void test_exit_paths(void)
     int status = child_leaves(0);
     CB_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     read_log(log, sizeof log);
-    CB_CHECK_STR(log, "lock " UUID " 1410\nreset " UUID " 0\n");
+    CB_CHECK_STR(log, "lock " FAKE_UUID " 1410\nreset " FAKE_UUID " 0\n");
 
     status = child_leaves(1);
     CB_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT);
     read_log(log, sizeof log);
-    CB_CHECK_STR(log, "lock " UUID " 1410\nreset " UUID " 0\n");
+    CB_CHECK_STR(log, "lock " FAKE_UUID " 1410\nreset " FAKE_UUID " 0\n");
 }
 
 int main(void)
 {
-    void *h = dlopen(CB_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
-    void *sym = h ? dlsym(h, "cb_fake_nvml_calls") : NULL;
-    CB_CHECK(sym != NULL);
-    if (!sym) return cb_test_finish("test_clock_lock");
-    *(void **)&fake_calls = sym;
+    void *h = fake_nvml_load();
+    if (!h) return cb_test_finish("test_clock_lock");
 
     char dir[] = "/tmp/cb_clock_lock_XXXXXX";
     CB_CHECK(mkdtemp(dir) != NULL);

@@ -4,15 +4,14 @@
  * matching by UUID, single readings, and meta.json's telemetry block. */
 /* test links: cubench_telemetry */
 #include "cb_test.h"
+#include "test_fake_nvml.h"
 #include "telemetry.h"
 #include "telemetry_device.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
 
-/* The fake's call counter, from the same loaded copy of the library. */
 static void *fake_handle;
-static long (*fake_calls)(const char *);
 
 static void script(const char *text)
 {
@@ -25,16 +24,7 @@ static void script(const char *text)
 /* meta.json's telemetry member for `t`, as text (caller frees). */
 static char *telemetry_json(const cb_telemetry *t)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    cb_json j;
-    cb_json_begin(&j, f);
-    cb_telemetry_write_json(&j, t);
-    cb_json_end(&j);
-    fclose(f);
-    return buf;
+    return fake_nvml_json(cb_telemetry_write_json, t);
 }
 
 static bool json_has(const char *json, const char *text)
@@ -73,7 +63,7 @@ static void test_absent_and_failing_init(void)
 
     script("init=fail:9");
     o.library = CB_FAKE_NVML;
-    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
+    t = cb_telemetry_open(&o, (const char *[]){FAKE_UUID}, 1);
     CB_CHECK(!cb_telemetry_sampling(t));
     CB_CHECK_STR(cb_telemetry_unavailable_reason(t), "nvmlInit_v2 failed: Driver Not Loaded (9)");
     js = telemetry_json(t);
@@ -85,7 +75,7 @@ static void test_absent_and_failing_init(void)
     script(NULL);
     long inits = fake_calls("nvmlInit_v2");
     o.off = true;
-    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
+    t = cb_telemetry_open(&o, (const char *[]){FAKE_UUID}, 1);
     CB_CHECK_STR(cb_telemetry_unavailable_reason(t), "off (--no-telemetry)");
     CB_CHECK_EQ_INT(fake_calls("nvmlInit_v2"), inits);
     cb_telemetry_close(t);
@@ -199,10 +189,7 @@ static void test_readings(void)
 
 static void test_matching_and_json(void)
 {
-    cb_telemetry_options o;
-    cb_telemetry_options_defaults(&o);
-    o.library = CB_FAKE_NVML;
-    o.period_s = 0.005;
+    cb_telemetry_options o = fake_nvml_options(0.005);
     script("devices=GPU-aaaa,GPU-bbbb;names=Zero,One;fail=nvmlDeviceGetMigMode:3");
     /* By UUID (CUDA and NVML may order devices differently), any case. */
     cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){"gpu-BBBB"}, 1);
@@ -247,7 +234,7 @@ static void test_matching_and_json(void)
     cb_telemetry_close(t);
 
     script("fail=nvmlDeviceGetCount_v2:999");
-    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
+    t = cb_telemetry_open(&o, (const char *[]){FAKE_UUID}, 1);
     CB_CHECK(!cb_telemetry_sampling(t));
     CB_CHECK_STR(cb_telemetry_unavailable_reason(t),
                  "nvmlDeviceGetCount_v2 failed: Unknown Error (999)");
@@ -257,7 +244,7 @@ static void test_matching_and_json(void)
     cb_telemetry_close(t);
 
     script("fail=nvmlSystemGetDriverVersion:3");
-    t = cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
+    t = cb_telemetry_open(&o, (const char *[]){FAKE_UUID}, 1);
     CB_CHECK(cb_telemetry_sampling(t)); /* a missing version is no reason to stop */
     js = telemetry_json(t);
     CB_CHECK(json_has(js, "\"driver_version\": null"));
@@ -270,10 +257,7 @@ static void test_several_devices(void)
 {
     /* --device all: the sampler follows the pass's device; a run device NVML
      * does not see is named in meta.json, and its points are not sampled. */
-    cb_telemetry_options o;
-    cb_telemetry_options_defaults(&o);
-    o.library = CB_FAKE_NVML;
-    o.period_s = 0.001;
+    cb_telemetry_options o = fake_nvml_options(0.001);
     script("devices=GPU-aaaa,GPU-bbbb,GPU-dddd;sm_clock=1000;sm_clock_offset=0,100,200");
     const char *run[] = {"GPU-aaaa", "GPU-cccc", "GPU-bbbb"};
     cb_telemetry *t = cb_telemetry_open(&o, run, 3);
@@ -302,11 +286,8 @@ static void test_several_devices(void)
 
 int main(void)
 {
-    fake_handle = dlopen(CB_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
-    void *sym = fake_handle ? dlsym(fake_handle, "cb_fake_nvml_calls") : NULL;
-    CB_CHECK(sym != NULL);
-    if (!sym) return cb_test_finish("test_telemetry_nvml");
-    memcpy(&fake_calls, &sym, sizeof fake_calls);
+    fake_handle = fake_nvml_load();
+    if (!fake_handle) return cb_test_finish("test_telemetry_nvml");
     test_absent_and_failing_init();
     test_device_info();
     test_readings();

@@ -6,6 +6,7 @@
  * its field and is counted, and the run goes on. */
 /* test links: cubench_telemetry */
 #include "cb_test.h"
+#include "test_fake_nvml.h"
 #include "nvml_table.h"
 #include "cb_common.h"
 #include "telemetry.h"
@@ -16,8 +17,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-static long (*fake_calls)(const char *);
-
 static void sleep_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
@@ -25,23 +24,10 @@ static void sleep_s(double s)
     }
 }
 
-static cb_telemetry *open_fake(const char *script, double period_s)
-{
-    setenv("CUBENCH_FAKE_NVML", script, 1);
-    cb_telemetry_options o;
-    cb_telemetry_options_defaults(&o);
-    o.library = CB_FAKE_NVML;
-    o.period_s = period_s;
-    cb_telemetry *t =
-        cb_telemetry_open(&o, (const char *[]){"GPU-00000000-fake-0000-0000-000000000000"}, 1);
-    CB_CHECK(cb_telemetry_sampling(t));
-    return t;
-}
-
 static void test_span(void)
 {
     /* The 4th reading on reports power capping, the 6th on a lower clock. */
-    cb_telemetry *t = open_fake("sm_clock=1980*5,1755;reasons=0*3,4", 0.002);
+    cb_telemetry *t = fake_nvml_open("sm_clock=1980*5,1755;reasons=0*3,4", 0.002);
     cb_telemetry_readings r = {0};
     cb_msg why = {{0}};
     double t0 = cb_now_s();
@@ -92,7 +78,7 @@ static void test_span(void)
 static void test_period(void)
 {
     /* 20 ms for 150 ms: about 8 readings, never more than the period allows. */
-    cb_telemetry *t = open_fake("sm_clock=1980", 0.020);
+    cb_telemetry *t = fake_nvml_open("sm_clock=1980", 0.020);
     cb_telemetry_readings r = {0};
     cb_msg why = {{0}};
     cb_telemetry_point_begin(t);
@@ -111,7 +97,7 @@ static void test_failing_call(void)
 {
     /* The temperature call fails from the 3rd reading on, and the clock call
      * once: fields go empty, the readings go on. */
-    cb_telemetry *t = open_fake("temp=40*2,fail:15;sm_clock=1980,fail:999,1980", 0.002);
+    cb_telemetry *t = fake_nvml_open("temp=40*2,fail:15;sm_clock=1980,fail:999,1980", 0.002);
     cb_telemetry_readings r = {0};
     cb_msg why = {{0}};
     cb_telemetry_point_begin(t);
@@ -131,14 +117,7 @@ static void test_failing_call(void)
     CB_CHECK_NEAR(pt.sm_clock_min_mhz, 1980, 0);
     cb_telemetry_readings_free(&r);
 
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    cb_json j;
-    cb_json_begin(&j, f);
-    cb_telemetry_write_json(&j, t);
-    cb_json_end(&j);
-    fclose(f);
+    char *buf = fake_nvml_json(cb_telemetry_write_json, t);
     CB_CHECK(buf && strstr(buf, "\"temperature\": {"));
     CB_CHECK(buf && strstr(buf, "\"first_error\": \"GPU is lost (15)\""));
     CB_CHECK(buf && strstr(buf, "\"first_error\": \"Unknown Error (999)\""));
@@ -148,11 +127,8 @@ static void test_failing_call(void)
 
 int main(void)
 {
-    void *h = dlopen(CB_FAKE_NVML, RTLD_NOW | RTLD_LOCAL);
-    void *sym = h ? dlsym(h, "cb_fake_nvml_calls") : NULL;
-    CB_CHECK(sym != NULL);
-    if (!sym) return cb_test_finish("test_telemetry_sampler");
-    memcpy(&fake_calls, &sym, sizeof fake_calls);
+    void *h = fake_nvml_load();
+    if (!h) return cb_test_finish("test_telemetry_sampler");
     test_span();
     test_period();
     test_failing_call();
