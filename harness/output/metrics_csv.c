@@ -54,34 +54,21 @@ static void figure_cell(cb_csv_row *row, const cb_result *r, double v)
     cb_csv_num(row, pc->asked && pc->status == CB_OK ? v : NAN);
 }
 
-void cb_metrics_cell_sol_dram(cb_csv_row *row, const cb_result *r)
-{
-    figure_cell(row, r, r->counters.sol_dram_pct);
-}
-void cb_metrics_cell_sol_l2(cb_csv_row *row, const cb_result *r)
-{
-    figure_cell(row, r, r->counters.sol_l2_pct);
-}
-void cb_metrics_cell_sol_l1(cb_csv_row *row, const cb_result *r)
-{
-    figure_cell(row, r, r->counters.sol_l1_pct);
-}
-void cb_metrics_cell_sol_sm(cb_csv_row *row, const cb_result *r)
-{
-    figure_cell(row, r, r->counters.sol_sm_pct);
-}
-void cb_metrics_cell_sol_tensor(cb_csv_row *row, const cb_result *r)
-{
-    figure_cell(row, r, r->counters.sol_tensor_pct);
-}
-void cb_metrics_cell_dram_bytes(cb_csv_row *row, const cb_result *r)
-{
-    figure_cell(row, r, r->counters.dram_bytes);
-}
-void cb_metrics_cell_measured_flops(cb_csv_row *row, const cb_result *r)
-{
-    figure_cell(row, r, r->counters.measured_flops);
-}
+/* The figures' cells, each one field of the point's counters. */
+#define FIGURE_CELL(column, field)                                                                 \
+    void cb_metrics_cell_##column(cb_csv_row *row, const cb_result *r)                             \
+    {                                                                                              \
+        figure_cell(row, r, r->counters.field);                                                    \
+    }
+FIGURE_CELL(sol_dram, sol_dram_pct)
+FIGURE_CELL(sol_l2, sol_l2_pct)
+FIGURE_CELL(sol_l1, sol_l1_pct)
+FIGURE_CELL(sol_sm, sol_sm_pct)
+FIGURE_CELL(sol_tensor, sol_tensor_pct)
+FIGURE_CELL(dram_bytes, dram_bytes)
+FIGURE_CELL(measured_flops, measured_flops)
+#undef FIGURE_CELL
+
 void cb_metrics_cell_status(cb_csv_row *row, const cb_result *r)
 {
     cb_csv_str(row, r->counters.asked ? cb_status_name(r->counters.status) : NULL);
