@@ -7,8 +7,8 @@
  *   phase_warm_up           warm-up runs; the last one sizes a hot batch
  *   cb_settle_throttle      a throttled GPU is given time to recover
  *   cb_phase_sample         the samples under the stopping rule
- *                           (runner_sample.c: one ahead, throttled samples
- *                           set aside)
+ *                           (runner_sample.c: hot ones one ahead, cold ones
+ *                           one at a time, throttled samples set aside)
  *   phase_attach_cupti      CUPTI's view of the round's samples
  *   teardown
  * and, after its last round, cb_point_finish pools the rounds into the row

@@ -1,14 +1,27 @@
 /* runner_sample.c - the samples of one round under the stopping rule.
  *
- * Event-timed samples are queued one ahead: sample k+1 is enqueued before
- * sample k is read, so the GPU starts it the moment k ends and the launch
- * latency of the host (a Python framework's dispatch is ~10 us a call)
- * falls between a stop and the next start only when the host cannot keep
- * ahead, i.e. when runs are shorter than their launch; then the samples
- * show that launch rate, as a program would see it. The sample in flight
- * when the rule stops is waited for and dropped (keeping it turned
+ * Hot event-timed samples are queued one ahead: sample k+1 is enqueued
+ * before sample k is read, so the GPU starts it the moment k ends and the
+ * launch latency of the host (a Python framework's dispatch is ~10 us a
+ * call) falls between a stop and the next start only when the host cannot
+ * keep ahead, i.e. when runs are shorter than their launch; then the
+ * samples show that launch rate, as a program would see it. The sample in
+ * flight when the rule stops is waited for and dropped (keeping it turned
  * converged rows noisy: the CI of one extra sample could cross the target
  * after the rule had said converged); none is queued past max_samples.
+ *
+ * Cold samples are taken one at a time: [flush, start, runs, stop], then
+ * read. Queued one ahead, cold samples ran back to back on the GPU and
+ * short ones alternated between two values from one sample to the next,
+ * whichever event pair timed them: on the H200 a 65536-element float4
+ * vector add read 3744 and 4160 ns in turn (median 4128 ns, quartiles
+ * 3744-4160 ns), with two or three pairs in flight alike, against
+ * 3744 ns with both quartiles on it when each sample was read before the
+ * next was queued (docs/methodology.md). The median fell between the two
+ * values and the CI of points under ~20 us could not narrow: they ran
+ * out of budget at +-0.6-2.4%. The flush that opens a cold sample (tens
+ * of microseconds) still gives the host its head start: a launch slower
+ * than the flush is the only host time a cold sample can show.
  *
  * Throttle-aware sampling: where NVML samples the point's GPU, a sample
  * read while the newest reading shows the GPU throttled (telemetry.h) is
@@ -16,7 +29,7 @@
  * clock to recover (cb_settle_throttle) and goes on. The time waited is
  * not charged to the sampling budget; the point's throttle budget bounds
  * it, after which throttled samples are kept and the row says so. Host
- * timers and --profile take samples one at a time, the same rules. */
+ * timers and --profile take samples one at a time too, the same rules. */
 #include "runner_point.h"
 
 #include "cupti_timer.h"
@@ -235,8 +248,9 @@ drain:
     return end;
 }
 
-/* One sample at a time: host timers, and --profile (its first sample
- * bracketed by cudaProfilerStart/Stop). */
+/* One sample at a time: cold event-timed samples (the file's comment says
+ * why), host timers, and --profile (its first sample bracketed by
+ * cudaProfilerStart/Stop). */
 static sampling_end sample_waited(const cb_run_config *cfg, const cb_bench *b, void *state,
                                   cb_timing *t, point_timing pt, int round, point_run *pr,
                                   uint64_t *first_id, int *n_round, cb_msg *why)
@@ -274,7 +288,7 @@ sampling_end cb_phase_sample(const cb_run_config *cfg, const cb_bench *b, void *
                              point_timing pt, int round, point_run *pr, uint64_t *first_id,
                              int *n_round, cb_msg *why)
 {
-    if (pt.cuda && !pt.host_timer && !cfg->profile)
+    if (pt.cuda && !pt.host_timer && pt.hot && !cfg->profile)
         return sample_ahead(cfg, b, state, t, pt, round, pr, first_id, n_round, why);
     return sample_waited(cfg, b, state, t, pt, round, pr, first_id, n_round, why);
 }
