@@ -186,15 +186,22 @@ static double ratio(double measured, double model)
 /* The GPU time of the metric pass's ranges (gpu__time_duration.sum, summed
  * over the point's kernels) against the kernels' time in the timed samples
  * (cupti_median_s; the event-timed median where CUPTI did not time them). */
-static double range_time_ratio(const char *run, const cb_csv *r)
+/* Does the GPU time of the metric pass's ranges match the timed kernels?
+ * A range also holds the profiler's own start and stop of the counters: a
+ * fixed few microseconds, not a share of the kernel (on the H200 the
+ * ranges read 6.0-7.5 us more than the kernels at 60 us and at 730 us
+ * alike), so the bound is `rel` of the kernels' time plus that allowance. */
+#define CB_RANGE_OVERHEAD_ALLOWED_S 10e-6
+static bool range_time_matches(const char *run, const cb_csv *r, double rel)
 {
     double ranges_s = 1e-9 * metric_value(run, "gpu__time_duration.sum");
     double timed_s = num(r, 0, "cupti_median_s");
     if (!isfinite(timed_s)) timed_s = num(r, 0, "median_s");
-    double q = ranges_s / timed_s;
-    printf("  GPU time of the ranges %.1f us, of the timed kernels %.1f us: %+.2f%%\n",
-           1e6 * ranges_s, 1e6 * timed_s, 100 * (q - 1));
-    return q;
+    double allowed = rel * timed_s + CB_RANGE_OVERHEAD_ALLOWED_S;
+    printf("  GPU time of the ranges %.1f us, of the timed kernels %.1f us: %+.1f us (allowed "
+           "+-%.1f us)\n",
+           1e6 * ranges_s, 1e6 * timed_s, 1e6 * (ranges_s - timed_s), 1e6 * allowed);
+    return fabs(ranges_s - timed_s) <= allowed;
 }
 
 static void test_vecadd_sol(double *median, double *ci)
@@ -213,7 +220,7 @@ static void test_vecadd_sol(double *median, double *ci)
     CB_CHECK_STR(cell(r, 0, "metrics_kernels"), "1");
     CB_CHECK_STR(cell(r, 0, "metrics_reason"), "");
     /* The range is the kernel, not the enqueue around it. */
-    CB_CHECK(fabs(range_time_ratio("sol", r) - 1) <= 0.05);
+    CB_CHECK(range_time_matches("sol", r, 0.05));
     double dram = num(r, 0, "sol_dram_pct");
     if (!(dram >= 85)) printf("  DRAM throughput %.1f%% of peak: below the 85%% asked\n", dram);
     CB_CHECK(dram >= 85 && dram <= 100.5);
@@ -288,7 +295,7 @@ static void test_two_kernels(void)
     }
     CB_CHECK_STR(cell(r, 0, "metrics_status"), "ok");
     CB_CHECK_STR(cell(r, 0, "metrics_kernels"), "2");
-    CB_CHECK(fabs(range_time_ratio("two", r) - 1) <= 0.10);
+    CB_CHECK(range_time_matches("two", r, 0.05));
     CB_CHECK(num(r, 0, "sol_sm_pct") > 0 && num(r, 0, "sol_tensor_pct") > 0);
     CB_CHECK(num(r, 0, "dram_bytes") > 0);
     cb_csv_free(r);
