@@ -138,8 +138,8 @@ static const cb_command compare_command = {
              "means NEW is more than --delta slower with confidence 1 - alpha, after\n"
              "Benjamini-Hochberg across the points. With fewer than 3 runs per side the\n"
              "between-run spread the data cannot show comes from --calibration, else\n"
-             "--between-run, else the default of the point's kind (measured on H200 A/A runs;\n"
-             "host copies, Python frameworks and multi-GPU points have none: inconclusive).\n"
+             "--history, else --between-run, else the default of the point's kind (measured\n"
+             "on H200 A/A runs; multi-GPU points have none: inconclusive).\n"
              "A point that ran throttled on either side is `throttled`, never slower.\n"
              "The markdown report goes to stdout, every other line to stderr.",
     CB_COMMAND_OPTIONS(compare_options),

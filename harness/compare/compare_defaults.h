@@ -9,10 +9,9 @@
  * needed so that its 99% intervals held 99% of the recorded pairs of
  * processes. A default is trusted when at least 3 processes of one build
  * on one GPU, back to back, measured the kind, over at least 10 points;
- * host-involved copies, Python frameworks and multi-GPU points were
- * recorded in fewer (2 processes, or none), so they have none: their points
- * are `inconclusive` from one run per side (the report says why and what
- * helps). The table and the script are checked against each other by
+ * a kind recorded in fewer (multi-GPU points: none yet) has none, and its
+ * points are `inconclusive` from one run per side (the report says why and
+ * what helps). The table and the script are checked against each other by
  * tests/py/test_compare_aa.py (docs/compare.md has the figures). */
 #ifndef CB_COMPARE_DEFAULTS_H
 #define CB_COMPARE_DEFAULTS_H
