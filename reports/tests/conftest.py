@@ -15,11 +15,17 @@ Real recorded runs live in tests/data/<name>/ and are picked up by
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import math
 import os
+import runpy
+import subprocess
 import sys
+import tempfile
+import traceback
 import zlib
 from pathlib import Path
 
@@ -80,6 +86,12 @@ def recorded_runs() -> list[Path]:
     return chosen + extra
 
 
+def pytest_configure(config):
+    # also registered by tests/pytest_plugins/cb_shard.py, which reads it
+    config.addinivalue_line("markers", "shard_group(name): the group cb_shard.py keeps the "
+                                       "test in (tests that draw the same report)")
+
+
 _DRAWN: dict[tuple[str, ...], Path] = {}
 
 
@@ -93,6 +105,82 @@ def draw(dirs, root: Path) -> Path:
         write_report([str(d) for d in dirs], out, warn=lambda message: None)
         _DRAWN[key] = out
     return _DRAWN[key]
+
+
+@contextlib.contextmanager
+def unrendered():
+    """Reports drawn in here are the reports as made (every figure laid out,
+    its data, caption and the page written) but with empty PNG and SVG
+    files: rendering them is about half of a report's time. For tests that
+    read no pixels; test_report checks the images of every kind of run and
+    test_browser those of the comparison and CPU-only pages."""
+    from matplotlib.figure import Figure
+
+    def savefig(self, fname, *args, **kwargs):
+        if isinstance(fname, (str, os.PathLike)):
+            Path(fname).write_bytes(b"")
+
+    real = Figure.savefig
+    Figure.savefig = savefig
+    try:
+        yield
+    finally:
+        Figure.savefig = real
+
+
+def reports_cli(*args, cwd=REPO, check: bool = False) -> subprocess.CompletedProcess:
+    """`python3 -m reports ARGS` as a child process, forked from this one:
+    the module runs as __main__ with its own stdout, stderr and exit
+    status, but without an interpreter start and the report's imports
+    (matplotlib's alone takes over a second on a small machine, and most
+    error cases finish in milliseconds). The child inherits this process's
+    state: a report made in unrendered() is unrendered there too. The tests
+    of the interpreter itself (a Python without matplotlib, no arguments,
+    Ctrl-C) start a real one."""
+    import reports.build  # noqa: F401 (imported here once, not in every child)
+    argv = [str(a) for a in args]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            code = 1
+            try:
+                os.dup2(out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False),
+                                              encoding=sys.__stdout__.encoding,
+                                              line_buffering=True)
+                sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False),
+                                              encoding=sys.__stderr__.encoding,
+                                              errors="backslashreplace", line_buffering=True)
+                os.chdir(cwd)
+                sys.argv = ["-m", *argv]
+                try:
+                    runpy.run_module("reports", run_name="__main__", alter_sys=True)
+                    code = 0
+                except SystemExit as exc:
+                    if exc.code is None or isinstance(exc.code, int):
+                        code = exc.code or 0
+                    else:
+                        print(exc.code, file=sys.stderr)
+                except BaseException:  # as the interpreter reports an uncaught one
+                    traceback.print_exc()
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        out.seek(0)
+        err.seek(0)
+        proc = subprocess.CompletedProcess(["python3", "-m", "reports", *argv],
+                                           os.waitstatus_to_exitcode(status),
+                                           out.read().decode(sys.__stdout__.encoding),
+                                           err.read().decode(sys.__stderr__.encoding,
+                                                             "backslashreplace"))
+    if check:
+        proc.check_returncode()
+    return proc
 
 
 @pytest.fixture(scope="session")

@@ -9,13 +9,11 @@ different GPU models get the hardware page instead (test_hardware.py).
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 
 import pytest
 
 import expect as E
-from conftest import PAIR_GPU, REPO
+from conftest import PAIR_GPU, reports_cli, unrendered
 from reports.compare import match_runs
 from reports.load import load_run
 
@@ -26,8 +24,10 @@ SCALE = {"vecadd": 0.5, "matmul": 1.25, "transfers": 1.0}
 def compared(synthetic_pair, tmp_path_factory):
     base, new = synthetic_pair
     out = tmp_path_factory.mktemp("compare")
-    proc = subprocess.run([sys.executable, "-m", "reports", str(base), str(new), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    # Unrendered: the tests read the figures' data and the page, no pixels
+    # (test_browser renders an A/B page).
+    with unrendered():
+        proc = reports_cli(base, new, "-o", out)
     assert proc.returncode == 0, proc.stderr
     return base, new, out
 

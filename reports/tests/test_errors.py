@@ -2,7 +2,9 @@
 
 Each case starts from a valid synthetic directory and breaks one promise of
 schema version 1; the report must refuse it by name, without a traceback
-and without writing a page.
+and without writing a page. The command runs as a child forked from the
+test (conftest.reports_cli); the cases about the interpreter itself (no
+arguments, no matplotlib) start a real one.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, write_synthetic_run
+from conftest import REPO, reports_cli, write_synthetic_run
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +93,7 @@ def test_corrupt_input_exits_2_with_a_clear_message(case, good, tmp_path):
     breaker, message = BREAKS[case]
     breaker(run)
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = reports_cli(run, "-o", out)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -106,8 +107,7 @@ def test_one_bad_directory_among_good_ones_fails_the_whole_report(good, tmp_path
     bad = _copy(good, tmp_path)
     (bad / "meta.json").unlink()
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "reports", str(good), str(bad), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = reports_cli(good, bad, "-o", out)
     assert proc.returncode == 2 and "meta.json: missing" in proc.stderr
     assert not (out / "index.html").exists()
 
@@ -123,17 +123,15 @@ def test_header_only_results_make_an_empty_report(good, tmp_path):
     header = (run / "results.csv").read_text().splitlines()[0]
     (run / "results.csv").write_text(header + "\n")
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = reports_cli(run, "-o", out)
     assert proc.returncode == 0, proc.stderr
     assert json.loads((out / "report.json").read_text())["figures"] == []
 
 
 # --- output that cannot be written, inputs that break the decoder, no venv ---------
 
-def _report(args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "reports", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, **kwargs)
+def _report(args):
+    return reports_cli(*args)
 
 
 def _one_error_line(proc, fragment):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import expect as E
-from conftest import REPO
+from conftest import REPO, unrendered
 from derive import THROTTLE_WORDS, derive_run
 
 DATA = REPO / "tests" / "data"
@@ -24,9 +24,12 @@ SOURCES = [DATA / "h200-cupti-on", DATA / "h200-matmul-configs"]
 
 
 def _report(dirs, out: Path) -> Path:
-    """Drawn in-process (the CLI has tests of its own)."""
+    """Drawn in-process (the CLI has tests of its own) and unrendered: these
+    tests read the figures' data and the page, no pixels (test_browser
+    renders a hardware page of a derived GPU B)."""
     from reports.build import write_report
-    write_report([str(d) for d in dirs], out, warn=lambda message: None)
+    with unrendered():
+        write_report([str(d) for d in dirs], out, warn=lambda message: None)
     return out
 
 

@@ -15,12 +15,13 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import REPO, write_synthetic_run
+from conftest import REPO, reports_cli, write_synthetic_run
 
 
-def _report(args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "reports", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, **kwargs)
+def _report(args):
+    """The command as a forked child (conftest.reports_cli); Ctrl-C below
+    is sent to a real interpreter."""
+    return reports_cli(*args)
 
 
 def _one_line(proc, code: int, fragment: str) -> str:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import math
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import expect as E
-from conftest import REPO, draw, recorded_runs
+from conftest import REPO, draw, recorded_runs, reports_cli, unrendered
 
 RUNS = ["synthetic"] + [str(p) for p in recorded_runs()]
 REL = 1e-9
@@ -417,6 +416,7 @@ def _series_curve(s, rows_by_id):
             r["_axes"].get("memory"))
 
 
+@pytest.mark.shard_group("synthetic")  # its report is the synthetic `made`'s
 def test_synthetic_transfer_fits_come_from_fits_csv(synthetic_run, drawn_root):
     import csv
     from conftest import OVERLAP_EFFICIENCY, transfer_alpha_beta
@@ -453,8 +453,7 @@ def test_fit_without_fits_csv_recovers_the_model(tmp_path):
     from conftest import transfer_alpha_beta, write_synthetic_run
     run = write_synthetic_run(tmp_path / "nofits", families=("transfers",), fits=False)
     out = tmp_path / "r"
-    subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                   cwd=REPO, check=True, capture_output=True)
+    reports_cli(run, "-o", out, check=True)
     by_id = {r["_id"]: r for r in E.timed(run)}
     data = E.figure_data(out, "transfers_d2h")
     for s in data["series"]:
@@ -487,8 +486,7 @@ def test_incomplete_run_is_reported_and_missing_samples_tolerated(tmp_path):
     (run / "meta.json").write_text(json.dumps(meta))
     (run / "samples.csv").unlink()
     out = tmp_path / "r"
-    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = reports_cli(run, "-o", out)
     assert proc.returncode == 0, proc.stderr
     assert "samples.csv: missing" in proc.stderr
     html = (out / "index.html").read_text()
@@ -510,6 +508,7 @@ def test_matmul_with_a_size_axis(tmp_path):
     assert panel["size_axis"] == "size" and panel["size"] == 4096
 
 
+@pytest.mark.shard_group("cpu_only")  # the fixture's, with the captions test
 def test_host_only_run_without_a_gpu(cpu_only):
     """CI has no GPU: host baselines only, device null. The report draws what
     there is and leaves out what needs a GPU (roofline, peaks)."""
@@ -531,8 +530,7 @@ def test_overlap_benchmark_in_a_family_of_its_own(tmp_path):
                                                      "overlap/streams,overlap,")
     (run / "results.csv").write_text(text)
     out = tmp_path / "r"
-    subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                   cwd=REPO, check=True, capture_output=True)
+    reports_cli(run, "-o", out, check=True)
     data = E.figure_data(out, "overlap_overlap")
     rows = E.timed(run, "overlap")
     med = {(r["_axes"]["stage"], float(r["_axes"]["streams"])): float(r["median_s"]) for r in rows}
@@ -560,14 +558,15 @@ def test_measured_curves_are_solid_and_peaks_dashed(made):
 @pytest.fixture(scope="module")
 def cpu_only(tmp_path_factory):
     """A run made without a GPU: only vecadd/host and matmul/host_* rows,
-    meta.json device null (SYNTHETIC fixture)."""
+    meta.json device null (SYNTHETIC fixture). Unrendered: the tests here
+    read no pixels, and test_browser renders this run's page."""
     from conftest import write_synthetic_run
     root = tmp_path_factory.mktemp("cpu_only")
     run = write_synthetic_run(root / "cpu_run", families=("vecadd", "matmul"),
                               keep=lambda bench: "/host" in bench, no_device=True)
     out = root / "report"
-    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    with unrendered():
+        proc = reports_cli(run, "-o", out)
     assert proc.returncode == 0, proc.stderr
     return run, out
 
@@ -586,8 +585,7 @@ def cpu_only_real(tmp_path_factory):
                            "--out", str(run)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     out = root / "report"
-    proc = subprocess.run([sys.executable, "-m", "reports", str(run), "-o", str(out)],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = reports_cli(run, "-o", out)
     assert proc.returncode == 0, proc.stderr
     return run, out
 
