@@ -31,6 +31,10 @@ SUITE = DATA / "h200-defaults-r2"
 TC = DATA / "h200-matmul-tc"
 AB = [DATA / "h200-aa3-A", DATA / "h200-aa3-B"]
 
+# Every test here in the shard of the suite's run (tests/pytest_plugins/
+# cb_shard.py): its report is drawn once for test_report, test_page and here.
+pytestmark = pytest.mark.shard_group(SUITE.name)
+
 
 @pytest.fixture(scope="module")
 def pages(drawn_root, tmp_path_factory):

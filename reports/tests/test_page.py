@@ -26,6 +26,11 @@ def suite(drawn_root):
     return SUITE, draw([SUITE], drawn_root)
 
 
+# Sharded with the suite's other tests (tests/pytest_plugins/cb_shard.py):
+# its report is drawn once for test_report, this file and test_browser.
+ON_SUITE = pytest.mark.shard_group(SUITE.name)
+
+
 def _names(out: Path) -> set[str]:
     return {f["name"] for f in E.manifest(out)["figures"]}
 
@@ -57,6 +62,7 @@ def test_key_figures_lead_the_page_with_the_runs_values(run, drawn_root):
             assert f"matmul/cublas_{kind[3:].lower()}" in entry["of"]
 
 
+@ON_SUITE
 def test_cublas_tensor_shares_use_the_datasheet_peak(suite):
     _, out = suite
     got = {f["figure"]: f for f in E.manifest(out)["runs"][0]["key_figures"]}
@@ -67,6 +73,7 @@ def test_cublas_tensor_shares_use_the_datasheet_peak(suite):
                         rel_tol=1e-9)
 
 
+@ON_SUITE
 def test_throttle_flags_only_where_a_reason_can_have_slowed_the_point(suite):
     run, out = suite
     rows = {r["_id"]: r for r in E.rows(run)}
@@ -93,6 +100,7 @@ def test_throttle_flags_only_where_a_reason_can_have_slowed_the_point(suite):
     assert "not counted: cannot slow a copy-engine copy" in html
 
 
+@ON_SUITE
 def test_one_gpu_collapses_the_multi_gpu_sections(suite):
     run, out = suite
     names = _names(out)
@@ -105,6 +113,7 @@ def test_one_gpu_collapses_the_multi_gpu_sections(suite):
     assert skipped.count("<td>p2p/copy</td>") == 1
 
 
+@ON_SUITE
 def test_telemetry_is_against_seconds_and_decimated(suite):
     run, out = suite
     samples = E.samples(run)
@@ -121,6 +130,7 @@ def test_telemetry_is_against_seconds_and_decimated(suite):
         assert sum(b["samples"] for b in data["buckets"]) == data["samples"]
 
 
+@ON_SUITE
 def test_the_page_is_light(suite):
     """The budget of a one-run page (reports/benchmark.py measures size and
     time; size alone is checked here, it does not depend on the machine)."""
@@ -131,6 +141,7 @@ def test_the_page_is_light(suite):
     assert biggest <= 500e3, "no sidecar carries the samples: samples.csv holds them"
 
 
+@ON_SUITE
 def test_tables_sort_offline(suite):
     _, out = suite
     html = (out / "index.html").read_text()

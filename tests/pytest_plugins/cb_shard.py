@@ -1,13 +1,19 @@
 """cb_shard.py - a pytest plugin that runs one shard of the collected tests,
-so ctest can run the shards of one large file side by side.
+so ctest can run the shards of one large file (or of files run together)
+side by side.
 
-    CB_PYTEST_SHARD=i/N python -m pytest -p cb_shard FILE
+    CB_PYTEST_SHARD=i/N python -m pytest -p cb_shard FILE...
 
-keeps shard i (0-based) of N. Tests are grouped by their parameter id (for
-reports/tests/test_report.py, the recorded run a test checks, so each run's
-report is made in one shard only) or, without parameters, by their name;
-the groups, in the order collected, go to the shards in turn. Every test is
-in exactly one shard. Without the variable, nothing is deselected."""
+keeps shard i (0-based) of N. Tests are grouped by what they draw, so that
+each report is made in one shard only: a `shard_group(NAME)` mark names the
+group (reports/tests/test_page.py's tests of the recorded suite: the suite's
+run), else a test's parameter id (for reports/tests/test_report.py, the
+recorded run it checks, which test_page's parameters share), else its name.
+Groups go to shards heaviest first, each to the shard with the least so far,
+by their seconds in CB_PYTEST_SHARD_COST ("group=seconds,..."; a group not
+named there counts 1 s). Every test is in exactly one shard, and every
+shard computes the same split. Without CB_PYTEST_SHARD nothing is
+deselected."""
 import os
 
 
@@ -24,21 +30,52 @@ def _shard():
     return index, count
 
 
+def _costs():
+    spec = os.environ.get("CB_PYTEST_SHARD_COST", "")
+    costs = {}
+    for pair in filter(None, spec.split(",")):
+        name, _, seconds = pair.rpartition("=")
+        try:
+            costs[name] = float(seconds)
+        except ValueError:
+            raise SystemExit(f"CB_PYTEST_SHARD_COST: {pair!r} is not group=seconds") from None
+    return costs
+
+
+def group_of(item) -> str:
+    mark = item.get_closest_marker("shard_group")
+    if mark is not None:
+        return mark.args[0]
+    callspec = getattr(item, "callspec", None)
+    return callspec.id if callspec is not None else item.name
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "shard_group(name): the group cb_shard.py keeps the "
+                                       "test in (tests that draw the same report)")
+
+
 def pytest_collection_modifyitems(config, items):
     shard = _shard()
     if shard is None:
         return
     index, count = shard
-    groups = {}
+    costs = _costs()
+    groups = []  # in the order collected
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        key = callspec.id if callspec is not None else item.name
-        groups.setdefault(key, len(groups))
+        group = group_of(item)
+        if group not in groups:
+            groups.append(group)
+    load = [0.0] * count
+    home = {}
+    # sorted() is stable: groups of one cost keep the order collected
+    for group in sorted(groups, key=lambda g: -costs.get(g, 1.0)):
+        target = min(range(count), key=lambda k: (load[k], k))
+        home[group] = target
+        load[target] += costs.get(group, 1.0)
     keep, drop = [], []
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        key = callspec.id if callspec is not None else item.name
-        (keep if groups[key] % count == index else drop).append(item)
+        (keep if home[group_of(item)] == index else drop).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
