@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, reports_cli
 from reports.fleet import main, models, read_rows
 
 AA_RUNS = ["aa1-A", "aa1-B", "aa2-A", "aa2-B", "aa3-A", "aa3-B"]
@@ -128,10 +127,9 @@ def test_errors(fleet, cubench, tmp_path, capsys):
 
 
 def test_module_entry_point(fleet, cubench, tmp_path):
-    """`python3 -m reports --fleet` reaches the fleet page."""
+    """`python3 -m reports --fleet` reaches the fleet page (the module run as
+    __main__ in a forked child, conftest.reports_cli)."""
     out = tmp_path / "page"
-    proc = subprocess.run([sys.executable, "-m", "reports", "--fleet", str(fleet), "-o",
-                           str(out), "--cubench", cubench],
-                          cwd=REPO, capture_output=True, text=True)
+    proc = reports_cli("--fleet", fleet, "-o", out, "--cubench", cubench)
     assert proc.returncode == 0, proc.stderr
     assert (out / "index.html").exists()
