@@ -186,3 +186,10 @@ cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, 
     if (elapsed_s >= 10.0 * rule->max_time_s && n >= 3) return CB_STOP_BUDGET;
     return CB_STOP_CONTINUE;
 }
+
+bool cb_stop_met_at_budget(const cb_stop_rule *rule, const double *x, int n)
+{
+    cb_summary s;
+    cb_stats_summarise(x, n, &s);
+    return isfinite(s.ci_rel_half) && s.ci_rel_half <= rule->target_rel;
+}

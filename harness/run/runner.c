@@ -195,13 +195,16 @@ static void telemetry_round_end(const cb_run_config *cfg, point_run *pr)
         fprintf(stderr, "cubench: telemetry: %s\n", why.text);
 }
 
-/* The noisy reason of a round that ran out of budget. */
+/* A round that ran out of budget: noisy, with the reason, unless its
+ * interval met the target anyway (cb_stop_met_at_budget says why that
+ * is sound). */
 static void note_budget_end(const cb_run_config *cfg, point_run *pr, int round, int start, int n)
 {
+    const cb_stop_rule rule = cb_round_rule(cfg, pr, round);
+    if (cb_stop_met_at_budget(&rule, pr->samples.time_s + start, n)) return;
     cb_summary s;
     cb_stats_summarise(pr->samples.time_s + start, n, &s);
     pr->noisy_rounds++;
-    const cb_stop_rule rule = cb_round_rule(cfg, pr, round);
     snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
              "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
              100 * s.ci_rel_half, n, 100 * rule.target_rel, rule.max_time_s);

@@ -233,6 +233,21 @@ int main(void)
     for (int i = 0; i < 1000; i++)
         saw[i] = 1.0 + 1e-5 * (i % 50);
     CB_CHECK_EQ_INT(cb_stop_check(&rule, saw, 10, 0.01), CB_STOP_CONTINUE);
+    /* The budget ends a round: its interval, if it meets the target, is as
+     * good as a converged one (no optional stopping chose it). Ten narrow
+     * samples, lag-1 autocorrelation 0.019 after the bias correction: the
+     * rule would go on (n_eff 9.6, under 10), their interval is within the
+     * target. */
+    const double digits[10] = {1, 4, 1, 4, 2, 1, 3, 5, 6, 2};
+    double narrow[10];
+    for (int i = 0; i < 10; i++)
+        narrow[i] = 1.0 + 1e-5 * digits[i];
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, narrow, 10, 0.01), CB_STOP_CONTINUE);
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, narrow, 10, 1.5), CB_STOP_BUDGET);
+    CB_CHECK(cb_stop_met_at_budget(&rule, narrow, 10));
+    CB_CHECK(!cb_stop_met_at_budget(&rule, noisy, 10));   /* +-25% spread */
+    CB_CHECK(!cb_stop_met_at_budget(&rule, noisy, 1000)); /* still wider than 0.5% */
+    CB_CHECK(!cb_stop_met_at_budget(&rule, saw, 10));     /* n_eff too small for any interval */
 
     test_autocorrelation();
     test_drift();
