@@ -435,6 +435,27 @@ def round3_late_rows() -> list[str]:
         f"{clean.group(1)} of {clean.group(2)} exit 0 with 0 slower and 0 faster; median MDE of "
         f"device kernels from one run per side {mde['<16us']} % (< 16.4 µs) · "
         f"{mde['16-65us']} % · {mde['>65us']} % (> 65.5 µs) | h200-aa-r3 |",
+    ] + suite_one_at_a_time_rows()
+
+
+def suite_one_at_a_time_rows() -> list[str]:
+    """The default suite after cold samples were taken one at a time: two
+    runs in separate processes on one board (tests/data/h200-r3/suiteE), and
+    their compare."""
+    walls, accounts = [], []
+    for run in ("E1", "E2"):
+        m = meta(f"h200-r3/suiteE/{run}")
+        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
+        accounts.append(suite_account(rows(f"h200-r3/suiteE/{run}")))
+    with open_recorded("h200-r3/suiteE", "compare-E1-E2.csv") as fh:
+        verdicts = [r["verdict"] for r in csv.DictReader(fh)]
+    count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
+    return [
+        f"| the default suite with cold samples one at a time (674 points), two processes | "
+        f"{walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} | h200-r3/suiteE |",
+        f"| those two runs compared, one run per side | {count('slower')} slower, "
+        f"{count('faster')} faster, {count('same')} same, {count('throttled')} throttled, "
+        f"{count('inconclusive')} inconclusive | h200-r3/suiteE/compare-E1-E2 |",
     ]
 
 
