@@ -450,9 +450,13 @@ def suite_one_at_a_time_rows() -> list[str]:
     with open_recorded("h200-r3/suiteE", "compare-E1-E2.csv") as fh:
         verdicts = [r["verdict"] for r in csv.DictReader(fh)]
     count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
+    f = meta("h200-r3/suiteF")
     return [
         f"| the default suite with cold samples one at a time (674 points), two processes | "
         f"{walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} | h200-r3/suiteE |",
+        f"| the same, with budget-ended rounds judged by their interval, on another board | "
+        f"{seconds(f['finished']) - seconds(f['started']):.0f} s wall; "
+        f"{suite_account(rows('h200-r3/suiteF'))} | h200-r3/suiteF |",
         f"| those two runs compared, one run per side | {count('slower')} slower, "
         f"{count('faster')} faster, {count('same')} same, {count('throttled')} throttled, "
         f"{count('inconclusive')} inconclusive | h200-r3/suiteE/compare-E1-E2 |",
