@@ -65,30 +65,28 @@ static bool ptx_runs_on(int arch, char suffix, int cc)
     return arch <= cc;
 }
 
-cb_code_kind cb_build_code_for(int cc, const char *sass, const char *ptx, char *arch, size_t len)
+/* The newest entry of `list` that runs on cc by `runs_on`, written to arch
+ * ("90a"); false when none does. SASS and PTX lists are searched alike. */
+static bool newest_arch(const char *list, bool (*runs_on)(int, char, int), int cc, char *arch,
+                        size_t len)
 {
     int best = -1, number;
     char best_suffix = '\0', suffix;
-    for (const char *p = sass ? sass : ""; next_arch(&p, &number, &suffix);) {
-        if (sass_runs_on(number, suffix, cc) && number >= best) {
+    for (const char *p = list ? list : ""; next_arch(&p, &number, &suffix);) {
+        if (runs_on(number, suffix, cc) && number >= best) {
             best = number;
             best_suffix = suffix;
         }
     }
-    if (best >= 0) {
-        snprintf(arch, len, "%d%s", best, best_suffix ? (char[2]){best_suffix, '\0'} : "");
-        return CB_CODE_SASS;
-    }
-    for (const char *p = ptx ? ptx : ""; next_arch(&p, &number, &suffix);) {
-        if (ptx_runs_on(number, suffix, cc) && number >= best) {
-            best = number;
-            best_suffix = suffix;
-        }
-    }
-    if (best >= 0) {
-        snprintf(arch, len, "%d%s", best, best_suffix ? (char[2]){best_suffix, '\0'} : "");
-        return CB_CODE_PTX;
-    }
+    if (best < 0) return false;
+    snprintf(arch, len, "%d%s", best, best_suffix ? (char[2]){best_suffix, '\0'} : "");
+    return true;
+}
+
+cb_code_kind cb_build_code_for(int cc, const char *sass, const char *ptx, char *arch, size_t len)
+{
+    if (newest_arch(sass, sass_runs_on, cc, arch, len)) return CB_CODE_SASS;
+    if (newest_arch(ptx, ptx_runs_on, cc, arch, len)) return CB_CODE_PTX;
     if (len) arch[0] = '\0';
     return CB_CODE_NONE;
 }
