@@ -10,6 +10,7 @@
 #include "host_info.h"
 #include "library_versions.h"
 #include "json_writer.h"
+#include "row_groups.h"
 #include "telemetry.h"
 
 #include <errno.h>
@@ -284,11 +285,7 @@ bool cb_meta_write(const char *dir, const cb_meta *m, cb_msg *err)
     /* Checked at every step, and durable before the rename: a full disk
      * leaves the previous meta.json in place, never a cut one. */
     errno = 0;
-    int e = 0;
-    if (fflush(f) != 0 || ferror(f)) e = errno ? errno : EIO;
-    if (!e && fsync(fileno(f)) != 0) e = errno;
-    if (fclose(f) != 0 && !e) e = errno ? errno : EIO;
-    if (!e && rename(tmp, final) != 0) e = errno;
+    int e = cb_commit_file(f, tmp, final);
     if (e) {
         unlink(tmp);
         cb_msg_set(err, "cannot write '%s': %s", final, strerror(e));

@@ -69,6 +69,16 @@ bool cb_curve_rows_same(const cb_curve_row *p, const cb_curve_row *q)
     return strcmp(p->r->bench->name, q->r->bench->name) == 0 && strcmp(p->key, q->key) == 0;
 }
 
+int cb_commit_file(FILE *f, const char *tmp, const char *path)
+{
+    int err = 0;
+    if (fflush(f) != 0 || ferror(f)) err = errno ? errno : EIO;
+    if (!err && fsync(fileno(f)) != 0) err = errno;
+    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (!err && rename(tmp, path) != 0) err = errno;
+    return err;
+}
+
 cb_status cb_write_atomically(const char *dir, const char *name, cb_table_writer write,
                               const void *ctx, cb_msg *why)
 {
@@ -84,11 +94,7 @@ cb_status cb_write_atomically(const char *dir, const char *name, cb_table_writer
         return CB_FAIL;
     }
     write(f, ctx);
-    int err = 0;
-    if (fflush(f) != 0 || ferror(f)) err = errno ? errno : EIO;
-    if (!err && fsync(fileno(f)) != 0) err = errno;
-    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-    if (!err && rename(tmp, path) != 0) err = errno;
+    int err = cb_commit_file(f, tmp, path);
     if (err) {
         cb_msg_set(why, "cannot write %s: %s", path, strerror(err));
         remove(tmp);

@@ -37,4 +37,9 @@ typedef void (*cb_table_writer)(FILE *f, const void *ctx);
 cb_status cb_write_atomically(const char *dir, const char *name, cb_table_writer write,
                               const void *ctx, cb_msg *why);
 
+/* The end of such a write: flush, fsync and close f (closed whatever
+ * happens), then rename tmp to path. 0, or the errno of the first step that
+ * failed (EIO where that step set none); the caller removes tmp on failure. */
+int cb_commit_file(FILE *f, const char *tmp, const char *path);
+
 #endif
