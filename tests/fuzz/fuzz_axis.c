@@ -20,6 +20,9 @@
  *     `axes` cell), and a single VALUE parses back through its decimal text.
  * Build and run: tests/fuzz/README.md.
  */
+#define FUZZ_TARGET "fuzz_axis"
+#include "fuzz.h"
+
 #include "axis.h"
 
 #include <inttypes.h>
@@ -27,16 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_ASSERT(cond)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_axis: %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
 
 #define AXIS_LIMIT ((int64_t)1 << 62)
 

@@ -10,22 +10,15 @@
  *     that again gives the same fields.
  * Build and run: tests/fuzz/README.md.
  */
+#define FUZZ_TARGET "fuzz_csv_reader"
+#include "fuzz.h"
+
 #include "csv_reader.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define FUZZ_ASSERT(cond)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_csv_reader: %s:%d: %s\n", __FILE__, __LINE__, #cond);            \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* Append `s` quoted (inner quotes doubled) to buf; returns the new length. */
 static size_t put_quoted(char *buf, size_t len, const char *s)

@@ -7,14 +7,14 @@
  * on any compiler. A property violation aborts; an argument that cannot be
  * read, or no input at all, exits 2; otherwise 0.
  */
+#include "fuzz.h"
+
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int n_inputs;
 
