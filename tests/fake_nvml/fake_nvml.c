@@ -520,23 +520,22 @@ cb_nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(cb_nvmlDevice_t dev, unsi
 }
 #endif
 
-static cb_nvmlReturn_t static_uint(double v, unsigned int *out)
-{
-    *out = (unsigned int)v;
-    return CB_NVML_SUCCESS;
-}
+/* A getter of one fixed value from the script: the device check, then the
+ * value as NVML's unsigned int. */
+#define FAKE_STATIC_UINT(function, field)                                                          \
+    cb_nvmlReturn_t function(cb_nvmlDevice_t dev, unsigned int *out)                               \
+    {                                                                                              \
+        FAKE_CHECK(dev);                                                                           \
+        *out = (unsigned int)S.field;                                                              \
+        return CB_NVML_SUCCESS;                                                                    \
+    }
 
-cb_nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(cb_nvmlDevice_t dev, unsigned int *mw)
-{
-    FAKE_CHECK(dev);
-    return static_uint(S.power_limit, mw);
-}
-
-cb_nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(cb_nvmlDevice_t dev, unsigned int *mw)
-{
-    FAKE_CHECK(dev);
-    return static_uint(S.power_default_limit, mw);
-}
+FAKE_STATIC_UINT(nvmlDeviceGetEnforcedPowerLimit, power_limit)
+FAKE_STATIC_UINT(nvmlDeviceGetPowerManagementDefaultLimit, power_default_limit)
+FAKE_STATIC_UINT(nvmlDeviceGetCurrPcieLinkGeneration, pcie_gen)
+FAKE_STATIC_UINT(nvmlDeviceGetCurrPcieLinkWidth, pcie_width)
+FAKE_STATIC_UINT(nvmlDeviceGetMaxPcieLinkGeneration, pcie_max_gen)
+FAKE_STATIC_UINT(nvmlDeviceGetMaxPcieLinkWidth, pcie_max_width)
 
 cb_nvmlReturn_t nvmlDeviceGetPersistenceMode(cb_nvmlDevice_t dev, int *mode)
 {
@@ -557,30 +556,6 @@ cb_nvmlReturn_t nvmlDeviceGetMigMode(cb_nvmlDevice_t dev, unsigned int *cur, uns
     FAKE_CHECK(dev);
     *cur = *pending = (unsigned int)S.mig;
     return CB_NVML_SUCCESS;
-}
-
-cb_nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(cb_nvmlDevice_t dev, unsigned int *g)
-{
-    FAKE_CHECK(dev);
-    return static_uint(S.pcie_gen, g);
-}
-
-cb_nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(cb_nvmlDevice_t dev, unsigned int *w)
-{
-    FAKE_CHECK(dev);
-    return static_uint(S.pcie_width, w);
-}
-
-cb_nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(cb_nvmlDevice_t dev, unsigned int *g)
-{
-    FAKE_CHECK(dev);
-    return static_uint(S.pcie_max_gen, g);
-}
-
-cb_nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(cb_nvmlDevice_t dev, unsigned int *w)
-{
-    FAKE_CHECK(dev);
-    return static_uint(S.pcie_max_width, w);
 }
 
 /* The clock lock leaves a line per call in $CUBENCH_FAKE_NVML_LOG, so a
