@@ -31,14 +31,7 @@
 #include <nccl.h>
 
 #define CB_NCCL(call)                                                                              \
-    do {                                                                                           \
-        ncclResult_t cb_nr_ = (call);                                                              \
-        if (cb_nr_ != ncclSuccess) {                                                               \
-            cb_msg_set(why, "%s failed at %s:%d: %s", #call, __FILE__, __LINE__,                   \
-                       ncclGetErrorString(cb_nr_));                                                \
-            return CB_FAIL;                                                                        \
-        }                                                                                          \
-    } while (0)
+    CB_CHECK_NAMED_STATUS(ncclResult_t, ncclSuccess, ncclGetErrorString, call, #call)
 
 enum { CB_COLL_MAX_RANKS = 64 };
 

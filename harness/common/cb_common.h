@@ -56,16 +56,23 @@ enum {
         }                                                                                          \
     } while (0)
 
-/* The same for cuBLAS; needs cublas_api.h. */
-#define CB_CUBLAS(call)                                                                            \
+/* The check for a library whose calls return a status with a name (cuBLAS,
+ * NCCL): on a status other than `ok`, describe it by name_of and return
+ * CB_FAIL. `text` is the call as written, stringised by the caller so that
+ * macros inside it show unexpanded. */
+#define CB_CHECK_NAMED_STATUS(type, ok, name_of, call, text)                                       \
     do {                                                                                           \
-        cublasStatus_t cb_st_ = (call);                                                            \
-        if (cb_st_ != CUBLAS_STATUS_SUCCESS) {                                                     \
-            cb_msg_set(why, "%s failed at %s:%d: %s", #call, __FILE__, __LINE__,                   \
-                       cublasGetStatusName(cb_st_));                                               \
+        type cb_lib_rc_ = (call);                                                                  \
+        if (cb_lib_rc_ != (ok)) {                                                                  \
+            cb_msg_set(why, "%s failed at %s:%d: %s", text, __FILE__, __LINE__,                    \
+                       name_of(cb_lib_rc_));                                                       \
             return CB_FAIL;                                                                        \
         }                                                                                          \
     } while (0)
+
+/* The same for cuBLAS; needs cublas_api.h. */
+#define CB_CUBLAS(call)                                                                            \
+    CB_CHECK_NAMED_STATUS(cublasStatus_t, CUBLAS_STATUS_SUCCESS, cublasGetStatusName, call, #call)
 
 /* The same for CUPTI; needs cupti.h. */
 #define CB_CUPTI(call)                                                                             \
