@@ -170,71 +170,62 @@ static void cb_tc_needs(const void *param, int *min_cc, int *max_cc, const char 
     .target = CB_TARGET_CUDA, .needs = {.from_param = cb_tc_needs}, CB_AXES(cb_tc_axes),           \
     .peak = CB_PEAK_NONE, .flops = cb_matmul_flops, .setup = cb_tc_setup, .run = cb_tc_run,        \
     .verify = cb_tc_verify, .teardown = cb_tc_teardown
-#define CB_TC_BF16_DEFAULTS                                                                        \
-    .ref_bench = "matmul/cublas_bf16", .bytes = cb_matmul_bytes_bf16, CB_TC_FAMILY
-#define CB_TC_TF32_DEFAULTS                                                                        \
-    .ref_bench = "matmul/cublas_tf32", .bytes = cb_matmul_bytes, CB_TC_FAMILY
-#define CB_TC_FP8_DEFAULTS                                                                         \
-    .ref_bench = "matmul/cublaslt_fp8", .bytes = cb_matmul_bytes_fp8, CB_TC_FAMILY
-#define CB_TC_VARIANT(r, p)                                                                        \
-    .param = &(const cb_tc_variant)                                                                \
-    {                                                                                              \
-        .rung = &cb_tc_rung_##r, .prec = p                                                         \
-    }
+/* What a precision brings: the cuBLAS reference of that precision and its
+ * byte model (BF16 and FP8 inputs move less than FP32). */
+#define CB_TC_PREC_BF16 .ref_bench = "matmul/cublas_bf16", .bytes = cb_matmul_bytes_bf16
+#define CB_TC_PREC_TF32 .ref_bench = "matmul/cublas_tf32", .bytes = cb_matmul_bytes
+#define CB_TC_PREC_FP8  .ref_bench = "matmul/cublaslt_fp8", .bytes = cb_matmul_bytes_fp8
+/* An entry's splice: rung r (cb_tc_rung_<r>) at precision p (BF16, TF32 or
+ * FP8), named once so the variant and the precision's defaults agree. */
+#define CB_TC_DEFAULTS(r, p)                                                                       \
+    .param = &(const cb_tc_variant){.rung = &cb_tc_rung_##r, .prec = CB_TC_##p}, CB_TC_PREC_##p,   \
+    CB_TC_FAMILY
+
+/* The key figures the fastest rungs of a precision stand for. */
+static const cb_key_figure cb_tc_bf16_key[] = {{.name = "tensor-core BF16"}, {0}};
+static const cb_key_figure cb_tc_fp8_key[] = {{.name = "tensor-core FP8"}, {0}};
 
 static const cb_bench matmul_tc_benches[] = {
     {.name = "matmul_tc/mma_bf16",
      .summary = "BF16 mma.sync m16n8k16 from a padded smem tile (sm_80+)",
-     CB_TC_VARIANT(mma, CB_TC_BF16),
-     CB_TC_BF16_DEFAULTS},
+     CB_TC_DEFAULTS(mma, BF16)},
     {.name = "matmul_tc/mma_tf32",
      .summary = "TF32 mma.sync m16n8k8 from a padded smem tile (sm_80+)",
-     CB_TC_VARIANT(mma, CB_TC_TF32),
-     CB_TC_TF32_DEFAULTS},
+     CB_TC_DEFAULTS(mma, TF32)},
     {.name = "matmul_tc/ldmatrix_bf16",
      .summary = "BF16 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
-     CB_TC_VARIANT(ldmatrix, CB_TC_BF16),
-     CB_TC_BF16_DEFAULTS},
+     CB_TC_DEFAULTS(ldmatrix, BF16)},
     {.name = "matmul_tc/ldmatrix_tf32",
      .summary = "TF32 + ldmatrix, swizzled smem, 3-stage cp.async pipeline",
-     CB_TC_VARIANT(ldmatrix, CB_TC_TF32),
-     CB_TC_TF32_DEFAULTS},
+     CB_TC_DEFAULTS(ldmatrix, TF32)},
     {.name = "matmul_tc/wgmma_bf16",
      .summary = "BF16 wgmma on TMA-loaded smem, mbarrier ring (sm_90a)",
-     CB_TC_VARIANT(wgmma, CB_TC_BF16),
-     CB_TC_BF16_DEFAULTS},
+     CB_TC_DEFAULTS(wgmma, BF16)},
     {.name = "matmul_tc/wgmma_tf32",
      .summary = "TF32 wgmma on TMA-loaded smem, B transposed first (sm_90a)",
-     CB_TC_VARIANT(wgmma, CB_TC_TF32),
-     CB_TC_TF32_DEFAULTS},
+     CB_TC_DEFAULTS(wgmma, TF32)},
     {.name = "matmul_tc/wgmma_ws_bf16",
      .summary = "BF16 wgmma, producer/consumer warpgroups, persistent (sm_90a)",
-     CB_TC_VARIANT(wgmma_ws, CB_TC_BF16),
-     CB_TC_BF16_DEFAULTS,
-     .key_figures = (const cb_key_figure[]){{.name = "tensor-core BF16"}, {0}}},
+     CB_TC_DEFAULTS(wgmma_ws, BF16),
+     .key_figures = cb_tc_bf16_key},
     {.name = "matmul_tc/wgmma_ws_tf32",
      .summary = "TF32 wgmma_ws, operands swapped so B is read as it lies (sm_90a)",
-     CB_TC_VARIANT(wgmma_ws, CB_TC_TF32),
-     CB_TC_TF32_DEFAULTS},
+     CB_TC_DEFAULTS(wgmma_ws, TF32)},
     {.name = "matmul_tc/wgmma_cluster_bf16",
      .summary = "BF16 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
-     CB_TC_VARIANT(wgmma_cluster, CB_TC_BF16),
-     CB_TC_BF16_DEFAULTS,
-     .key_figures = (const cb_key_figure[]){{.name = "tensor-core BF16"}, {0}}},
+     CB_TC_DEFAULTS(wgmma_cluster, BF16),
+     .key_figures = cb_tc_bf16_key},
     {.name = "matmul_tc/wgmma_cluster_tf32",
      .summary = "TF32 wgmma_ws in 2-CTA clusters, B multicast (sm_90a)",
-     CB_TC_VARIANT(wgmma_cluster, CB_TC_TF32),
-     CB_TC_TF32_DEFAULTS},
+     CB_TC_DEFAULTS(wgmma_cluster, TF32)},
     {.name = "matmul_tc/wgmma_fp8",
      .summary = "FP8 E4M3 wgmma_ws, per-tensor scales, B K-major (sm_90a)",
-     CB_TC_VARIANT(wgmma_fp8, CB_TC_FP8),
-     CB_TC_FP8_DEFAULTS,
-     .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
+     CB_TC_DEFAULTS(wgmma_fp8, FP8),
+     .key_figures = cb_tc_fp8_key},
     {.name = "matmul_tc/wgmma_cluster_fp8",
      .summary = "FP8 E4M3 wgmma_cluster: 2-CTA clusters, B multicast (sm_90a)",
-     CB_TC_VARIANT(wgmma_cluster, CB_TC_FP8),
-     CB_TC_FP8_DEFAULTS,
-     .key_figures = (const cb_key_figure[]){{.name = "tensor-core FP8"}, {0}}},
+     CB_TC_DEFAULTS(wgmma_cluster, FP8),
+     .key_figures = cb_tc_fp8_key},
 };
 
 const cb_family cb_family_matmul_tc = {
