@@ -40,16 +40,21 @@
 #define CB_MATMUL_SIZES_SLOW "256,512,1024,2048,4096"
 #define CB_MATMUL_SIZES_HOST "64,128,256,512"
 
-static const cb_axis_def cb_matmul_axes_fast[] = {CB_MATMUL_M_AXIS(CB_MATMUL_SIZES_FAST),
-                                                  CB_MATMUL_N_AXIS, CB_MATMUL_K_AXIS};
-static const cb_axis_def cb_matmul_axes_slow[] = {CB_MATMUL_M_AXIS(CB_MATMUL_SIZES_SLOW),
-                                                  CB_MATMUL_N_AXIS, CB_MATMUL_K_AXIS};
-static const cb_axis_def cb_matmul_axes_host[] = {CB_MATMUL_M_AXIS(CB_MATMUL_SIZES_HOST),
-                                                  CB_MATMUL_N_AXIS, CB_MATMUL_K_AXIS};
+/* m (with its default list), n and k: the shape every rung's axes start
+ * with. */
+#define CB_MATMUL_SHAPE_AXES(sizes) CB_MATMUL_M_AXIS(sizes), CB_MATMUL_N_AXIS, CB_MATMUL_K_AXIS
+/* The block-tile axis of a tunable rung: `auto` or one of its configs. */
+#define CB_MATMUL_CONFIG_AXIS(names, text)                                                         \
+    {                                                                                              \
+        .name = "config", .kind = CB_AXIS_ENUM, .defaults = "auto", .choices = "auto," names,      \
+        .help = text                                                                               \
+    }
+
+static const cb_axis_def cb_matmul_axes_fast[] = {CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_FAST)};
+static const cb_axis_def cb_matmul_axes_slow[] = {CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_SLOW)};
+static const cb_axis_def cb_matmul_axes_host[] = {CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_HOST)};
 static const cb_axis_def cb_matmul_axes_tile[] = {
-    CB_MATMUL_M_AXIS(CB_MATMUL_SIZES_SLOW),
-    CB_MATMUL_N_AXIS,
-    CB_MATMUL_K_AXIS,
+    CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_SLOW),
     {.name = "tile",
      .kind = CB_AXIS_INT,
      .defaults = "8,16,32",
@@ -57,26 +62,16 @@ static const cb_axis_def cb_matmul_axes_tile[] = {
      .help = "edge of the square thread-block tile: 8, 16 or 32"},
 };
 static const cb_axis_def cb_matmul_axes_config[] = {
-    CB_MATMUL_M_AXIS(CB_MATMUL_SIZES_FAST),
-    CB_MATMUL_N_AXIS,
-    CB_MATMUL_K_AXIS,
-    {.name = "config",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "auto",
-     .choices = "auto," CB_MATMUL_CONFIG_NAMES,
-     .help = "block tile mMnNkK; auto: 128x128x8 unless that leaves SMs idle"},
+    CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_FAST),
+    CB_MATMUL_CONFIG_AXIS(CB_MATMUL_CONFIG_NAMES,
+                          "block tile mMnNkK; auto: 128x128x8 unless that leaves SMs idle"),
 };
-
 static const cb_axis_def cb_matmul_axes_ms_config[] = {
-    CB_MATMUL_M_AXIS(CB_MATMUL_SIZES_FAST),
-    CB_MATMUL_N_AXIS,
-    CB_MATMUL_K_AXIS,
-    {.name = "config",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "auto",
-     .choices = "auto," CB_MATMUL_MS_CONFIG_NAMES,
-     .help = "block tile mMnNkK and cp.async stages sS; auto: the autotuned choice recorded for "
-             "this GPU's SM count, else the largest tile that gives every SM two blocks"},
+    CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_FAST),
+    CB_MATMUL_CONFIG_AXIS(CB_MATMUL_MS_CONFIG_NAMES,
+                          "block tile mMnNkK and cp.async stages sS; auto: the autotuned choice "
+                          "recorded for this GPU's SM count, else the largest tile that gives "
+                          "every SM two blocks"),
 };
 
 /* The hand-written rungs, declared from the list (kernels/matmul_*.cu). */
