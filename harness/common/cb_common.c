@@ -2,6 +2,7 @@
 #include "cb_common.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 const char *cb_status_name(cb_status s)
@@ -26,6 +27,15 @@ void cb_msg_set(cb_msg *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(m->text, sizeof m->text, fmt, ap);
     va_end(ap);
+}
+
+void *cb_grow_array(void *items, int n, int *cap, int first_cap, size_t size)
+{
+    if (n < *cap) return items;
+    int grown_cap = *cap ? 2 * *cap : first_cap;
+    void *grown = realloc(items, (size_t)grown_cap * size);
+    if (grown) *cap = grown_cap;
+    return grown;
 }
 
 double cb_now_s(void)

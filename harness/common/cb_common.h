@@ -32,6 +32,12 @@ typedef struct cb_msg {
 /* printf into a message; a NULL message is allowed and ignored. */
 void cb_msg_set(cb_msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Room for one more item in a growing array of `size`-byte items that holds
+ * n of *cap: the array as it is while n < *cap, else the array realloc'd to
+ * twice *cap (first_cap when empty) and *cap updated; NULL when out of
+ * memory, the array and *cap left as they were. */
+void *cb_grow_array(void *items, int n, int *cap, int first_cap, size_t size);
+
 /* Seconds on the monotonic clock (samples, telemetry and progress share it). */
 double cb_now_s(void);
 

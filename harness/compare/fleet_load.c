@@ -48,13 +48,9 @@ static void free_names(char **names, int n)
 /* Append a name to a growing list. */
 static bool push_name(char ***names, int *n, int *cap, const char *name)
 {
-    if (*n == *cap) {
-        int grown_cap = *cap ? *cap * 2 : 64;
-        char **grown = realloc(*names, (size_t)grown_cap * sizeof *grown);
-        if (!grown) return false;
-        *names = grown;
-        *cap = grown_cap;
-    }
+    char **grown = cb_grow_array(*names, *n, cap, 64, sizeof *grown);
+    if (!grown) return false;
+    *names = grown;
     return ((*names)[*n] = strdup(name)) != NULL && ++*n;
 }
 

@@ -119,13 +119,9 @@ static bool read_record(cb_fleet *f, const char *fleet_dir, const char *name, in
         cb_msg_set(err, "%s: %lld bytes: not a task record", path, (long long)st.st_size);
         return false;
     }
-    if (f->n_tasks == *cap) {
-        int grown_cap = *cap ? *cap * 2 : 16;
-        cb_fleet_task *grown = realloc(f->tasks, (size_t)grown_cap * sizeof *grown);
-        if (!grown) return oom(err);
-        f->tasks = grown;
-        *cap = grown_cap;
-    }
+    cb_fleet_task *grown = cb_grow_array(f->tasks, f->n_tasks, cap, 16, sizeof *grown);
+    if (!grown) return oom(err);
+    f->tasks = grown;
     cb_fleet_task *t = &f->tasks[f->n_tasks];
     memset(t, 0, sizeof *t);
     cb_csv *csv = cb_csv_read_file(path, err);

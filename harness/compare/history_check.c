@@ -90,12 +90,9 @@ typedef struct changes {
 
 static bool push_change(changes *c, const cb_hist_change *ch)
 {
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 64;
-        cb_hist_change *v = realloc(c->v, (size_t)cap * sizeof *v);
-        if (!v) return false;
-        c->v = v, c->cap = cap;
-    }
+    cb_hist_change *v = cb_grow_array(c->v, c->n, &c->cap, 64, sizeof *v);
+    if (!v) return false;
+    c->v = v;
     c->v[c->n++] = *ch;
     return true;
 }

@@ -63,15 +63,12 @@ static bool add_run_row(void *ctx, int n_cols, const char *const *v, const doubl
     run_rows *r = ctx;
     cb_hist_data *d = r->d;
     if (n_cols < 11) return true;
-    if (d->n_runs == r->cap) {
-        int cap = r->cap ? 2 * r->cap : 256;
-        cb_hist_run *runs = realloc(d->runs, (size_t)cap * sizeof *runs);
-        if (!runs) {
-            cb_msg_set(err, "history: out of memory");
-            return false;
-        }
-        d->runs = runs, r->cap = cap;
+    cb_hist_run *runs = cb_grow_array(d->runs, d->n_runs, &r->cap, 256, sizeof *runs);
+    if (!runs) {
+        cb_msg_set(err, "history: out of memory");
+        return false;
     }
+    d->runs = runs;
     cb_hist_run *run = &d->runs[d->n_runs++];
     run->id = v[0] ? strtoll(v[0], NULL, 10) : -1;
     copy(run->started, sizeof run->started, v[1]);
@@ -138,12 +135,9 @@ static bool add_point_row(void *ctx, int n_cols, const char *const *v, const dou
     if (n_cols < 5 || !v[0] || !v[1] || !v[2]) return true;
     p->total++;
     if (!point_wanted(p->f, v[1], v[2], v[3] ? v[3] : "")) return true;
-    if (p->n == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 256;
-        point_row *pts = realloc(p->v, (size_t)cap * sizeof *pts);
-        if (!pts) goto oom;
-        p->v = pts, p->cap = cap;
-    }
+    point_row *pts = cb_grow_array(p->v, p->n, &p->cap, 256, sizeof *pts);
+    if (!pts) goto oom;
+    p->v = pts;
     point_row *r = &p->v[p->n];
     r->id = strtoll(v[0], NULL, 10);
     r->benchmark = strdup(v[1]);
@@ -212,12 +206,9 @@ static bool add_result_row(void *ctx, int n_cols, const char *const *v, const do
     run_index rk = {strtoll(v[1], NULL, 10), 0};
     const run_index *ri = bsearch(&rk, r->runs, (size_t)r->n_runs, sizeof rk, cmp_run_index);
     if (!p || !ri) return true; /* a point or machine not asked for */
-    if (r->n == r->cap) {
-        int cap = r->cap ? 2 * r->cap : 4096;
-        raw_result *nv = realloc(r->v, (size_t)cap * sizeof *nv);
-        if (!nv) goto oom;
-        r->v = nv, r->cap = cap;
-    }
+    raw_result *nv = cb_grow_array(r->v, r->n, &r->cap, 4096, sizeof *nv);
+    if (!nv) goto oom;
+    r->v = nv;
     raw_result *x = &r->v[r->n];
     x->point = (int)(p - r->points->v);
     x->run = ri->at;

@@ -116,15 +116,12 @@ static bool collect_kind_row(void *ctx, int n_cols, const char *const *vals, con
     (void)nums;
     kind_rows *k = ctx;
     if (n_cols < 4 || !vals[0] || !vals[1]) return true;
-    if (k->n == k->cap) {
-        int cap = k->cap ? 2 * k->cap : 64;
-        kind_row *r = realloc(k->rows, (size_t)cap * sizeof *r);
-        if (!r) {
-            cb_msg_set(err, "history: out of memory");
-            return false;
-        }
-        k->rows = r, k->cap = cap;
+    kind_row *rows = cb_grow_array(k->rows, k->n, &k->cap, 64, sizeof *rows);
+    if (!rows) {
+        cb_msg_set(err, "history: out of memory");
+        return false;
     }
+    k->rows = rows;
     kind_row *r = &k->rows[k->n++];
     r->id = strtoll(vals[0], NULL, 10);
     snprintf(r->benchmark, sizeof r->benchmark, "%s", vals[1]);
