@@ -48,3 +48,12 @@ void cb_csv_end(cb_csv_row *r)
     fputc('\n', r->f);
     r->fields = 0;
 }
+
+void cb_csv_header_line(FILE *f, const char *const *names)
+{
+    cb_csv_row r;
+    cb_csv_begin(&r, f);
+    for (int i = 0; names[i]; i++)
+        cb_csv_str(&r, names[i]);
+    cb_csv_end(&r);
+}

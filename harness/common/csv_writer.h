@@ -17,4 +17,7 @@ void cb_csv_num(cb_csv_row *r, double v);
 void cb_csv_int(cb_csv_row *r, long long v);
 void cb_csv_end(cb_csv_row *r);
 
+/* A header line: every name of a NULL-terminated list, as text fields. */
+void cb_csv_header_line(FILE *f, const char *const *names);
+
 #endif

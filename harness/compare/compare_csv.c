@@ -44,6 +44,7 @@ static const char *const header[] = {
     "bimodal",
     "base_throttled_samples",
     "new_throttled_samples",
+    NULL,
 };
 
 /* `inf` for a df every part of which is known exactly. */
@@ -111,11 +112,7 @@ static void write_row(FILE *f, const cb_compare_row *row, const cb_compare_opts 
 
 bool cb_compare_write_csv(FILE *f, const cb_compare_result *r, const cb_compare_opts *o)
 {
-    cb_csv_row w;
-    cb_csv_begin(&w, f);
-    for (int i = 0; i < CB_ARRAY_LEN(header); i++)
-        cb_csv_str(&w, header[i]);
-    cb_csv_end(&w);
+    cb_csv_header_line(f, header);
     for (int i = 0; i < r->n_rows; i++)
         write_row(f, &r->rows[i], o);
     return !ferror(f);

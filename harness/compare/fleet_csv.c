@@ -34,6 +34,7 @@ static const char *const header[] = {
     "throttle",
     "pcie",
     "detail",
+    NULL,
 };
 
 static void csv_identity(cb_csv_row *r, const char *model, const char *run, const char *task,
@@ -143,11 +144,7 @@ static void csv_problems(FILE *f, const cb_fleet *fl)
 
 bool cb_fleet_write_csv(FILE *f, const cb_fleet *fl)
 {
-    cb_csv_row r;
-    cb_csv_begin(&r, f);
-    for (int i = 0; i < CB_ARRAY_LEN(header); i++)
-        cb_csv_str(&r, header[i]);
-    cb_csv_end(&r);
+    cb_csv_header_line(f, header);
     for (int g = 0; g < fl->n_groups; g++) {
         const cb_fleet_group *grp = &fl->groups[g];
         for (int k = 0; k < grp->n; k++)

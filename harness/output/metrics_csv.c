@@ -14,11 +14,7 @@ const char *const cb_metrics_columns[] = {"benchmark", "axes", "device", "metric
 
 void cb_metrics_csv_header(FILE *f)
 {
-    cb_csv_row row;
-    cb_csv_begin(&row, f);
-    for (int i = 0; cb_metrics_columns[i]; i++)
-        cb_csv_str(&row, cb_metrics_columns[i]);
-    cb_csv_end(&row);
+    cb_csv_header_line(f, cb_metrics_columns);
 }
 
 bool cb_metrics_csv_has_rows(const cb_result *r)

@@ -25,15 +25,6 @@ const char *const cb_samples_columns[] = {"benchmark",    "axes",     "sample", 
                                           "cupti_s",      "batch",    "device", "replicate",
                                           "sm_clock_mhz", "throttle", NULL};
 
-static void format_header(FILE *f, const char *const *cols)
-{
-    cb_csv_row r;
-    cb_csv_begin(&r, f);
-    for (int i = 0; cols[i]; i++)
-        cb_csv_str(&r, cols[i]);
-    cb_csv_end(&r);
-}
-
 /* Append `len` bytes to `fd` and fsync; on any failure cut the file back to
  * `keep` bytes so it ends on a whole row. */
 static bool append_durably(int fd, off_t keep, const char *buf, size_t len, const char *path,
@@ -108,7 +99,7 @@ static void format_result(FILE *f, const void *ctx)
 static void format_samples_header(FILE *f, const void *ctx)
 {
     (void)ctx;
-    format_header(f, cb_samples_columns);
+    cb_csv_header_line(f, cb_samples_columns);
 }
 
 /* mkdir -p */
