@@ -1,6 +1,7 @@
 /* fleet_figures.c - key figures from the runs, or from a map for older
  * runs (fleet_figures.h). */
 #include "fleet_figures.h"
+#include "fleet_util.h"
 
 #include "csv_reader.h"
 
@@ -8,12 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool oom(cb_msg *err)
-{
-    cb_msg_set(err, "out of memory");
-    return false;
-}
 
 double cb_fleet_work(const cb_fleet_figure *fig, const cb_cmp_point *p)
 {
@@ -90,7 +85,7 @@ static bool map_point(const cb_csv *map, const map_cols *c, cb_cmp_point *p, cb_
     if (!*name) return true;
     p->key_rule =
         strcmp(cb_csv_get(map, r, c->rule), "largest") == 0 ? CB_CMP_KEY_LARGEST : CB_CMP_KEY_BEST;
-    return (p->key_figure = strdup(name)) != NULL || oom(err);
+    return (p->key_figure = strdup(name)) != NULL || cb_fleet_oom(err);
 }
 
 static int find_figure(const cb_fleet *f, const char *name)
@@ -124,7 +119,7 @@ static bool map_figures(cb_fleet *f, const cb_csv *map, const map_cols *c, cb_ms
         bool largest = strcmp(cb_csv_get(map, r, c->rule), "largest") == 0;
         bool cpu = c->kind >= 0 && strcmp(cb_csv_get(map, r, c->kind), "host") == 0;
         if (*name && !figure(f, name, largest ? CB_CMP_KEY_LARGEST : CB_CMP_KEY_BEST, cpu))
-            return oom(err);
+            return cb_fleet_oom(err);
     }
     return true;
 }
@@ -158,7 +153,7 @@ bool cb_fleet_apply_map(cb_fleet *f, const char *path, cb_msg *err)
 static bool add_candidate(cb_fleet *f, const cb_cmp_point *p, cb_msg *err)
 {
     cb_fleet_figure *fig = figure(f, p->key_figure, p->key_rule, true);
-    if (!fig) return oom(err);
+    if (!fig) return cb_fleet_oom(err);
     double bytes = isnan(p->facts.bytes) ? 0.0 : p->facts.bytes;
     fig->flops = fig->flops && p->facts.flops > 0 && p->facts.flops > bytes;
     fig->cpu = fig->cpu && p->kind == CB_CMP_KIND_HOST;

@@ -8,6 +8,7 @@
  * in the rows; each run's value is compare's side estimate (compare_units.h,
  * N log N) and the comparisons are fleet_stat's, linear in the runs. */
 #include "fleet_judge.h"
+#include "fleet_util.h"
 #include "stats.h"
 
 #include "compare_stats.h"
@@ -20,12 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool oom(cb_msg *err)
-{
-    cb_msg_set(err, "out of memory");
-    return false;
-}
 
 /* ---- grouping ----------------------------------------------------------- */
 
@@ -71,7 +66,7 @@ static bool make_groups(cb_fleet *f, cb_msg *err)
     f->groups = calloc((size_t)f->n_members + 1, sizeof *f->groups);
     if (!order || !f->groups) {
         free(order);
-        return oom(err);
+        return cb_fleet_oom(err);
     }
     int n = 0;
     for (int i = 0; i < f->n_members; i++)
@@ -87,7 +82,7 @@ static bool make_groups(cb_fleet *f, cb_msg *err)
         s = e;
     }
     free(order);
-    return ok || oom(err);
+    return ok || cb_fleet_oom(err);
 }
 
 /* ---- one figure of one model -------------------------------------------- */
@@ -136,13 +131,13 @@ static bool pool_candidates(const cb_fleet *f, const cb_fleet_group *g, const cb
             if (pool->n_points > cap) {
                 cap = cap ? 2 * cap : 64;
                 const cb_cmp_point **grown = realloc(*origin, (size_t)cap * sizeof *grown);
-                if (!grown) return oom(err);
+                if (!grown) return cb_fleet_oom(err);
                 *origin = grown;
             }
             if (pool->n_points > before) (*origin)[before] = pt;
             double med = point_median(pt);
             if (isnan(med) || !cb_cmp_point_add_time(q, cb_fleet_work(fig, pt) / med, 0, err))
-                return isnan(med) ? oom(err) : false;
+                return isnan(med) ? cb_fleet_oom(err) : false;
         }
     }
     return true;
@@ -270,7 +265,7 @@ static bool judge_figure(cb_fleet *f, cb_fleet_group *g, int fig_i, const cb_fle
                         0};
     cb_fleet_loo *loo = malloc(n * sizeof *loo);
     bool ok = fv.vals && fv.who && fv.values && fv.clocks && loo;
-    if (!ok) oom(err);
+    if (!ok) cb_fleet_oom(err);
     if (ok && (ok = measure(f, g, fig_i, &fv, err))) {
         ref->timed = fv.timed;
         give_verdicts(f, fig_i, &fv, loo, o);
@@ -343,7 +338,7 @@ static bool clear_cells(cb_fleet *f, cb_msg *err)
     for (int i = 0; i < f->n_members; i++) {
         cb_fleet_member *m = &f->members[i];
         m->cells = malloc((size_t)(f->n_figures ? f->n_figures : 1) * sizeof *m->cells);
-        if (!m->cells) return oom(err);
+        if (!m->cells) return cb_fleet_oom(err);
         for (int c = 0; c < f->n_figures; c++)
             m->cells[c] = (cb_fleet_cell){NULL, 0, NAN, NAN, NAN, NAN, NAN, CB_FLEET_NA};
     }

@@ -3,6 +3,7 @@
  * Sizes: directory entries are sorted once (n log n); tasks are joined to
  * directories by binary search on the sorted names. */
 #include "fleet_load.h"
+#include "fleet_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,21 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static bool oom(cb_msg *err)
-{
-    cb_msg_set(err, "out of memory");
-    return false;
-}
-
-/* dir + "/" + name into out; false (err set) when it does not fit. */
-static bool join(char *out, size_t len, const char *dir, const char *name, cb_msg *err)
-{
-    int n = snprintf(out, len, "%s/%s", dir, name);
-    if (n >= 0 && (size_t)n < len) return true;
-    cb_msg_set(err, "%.100s/%.60s: path too long", dir, name);
-    return false;
-}
 
 static bool is_dir(const char *path)
 {
@@ -69,13 +55,13 @@ static char **list_run_dirs(const char *dir, int *count, cb_msg *err)
     struct dirent *e;
     while (ok && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' || e->d_name[0] == '_') continue;
-        if (join(path, sizeof path, dir, e->d_name, NULL) && is_dir(path))
+        if (cb_fleet_join(path, sizeof path, dir, e->d_name, NULL) && is_dir(path))
             ok = push_name(&names, &n, &cap, e->d_name);
     }
     closedir(d);
     if (!ok || (!names && !(names = malloc(sizeof *names)))) {
         free_names(names, n);
-        oom(err);
+        cb_fleet_oom(err);
         return NULL;
     }
     qsort(names, (size_t)n, sizeof *names, cmp_name);
@@ -86,16 +72,13 @@ static char **list_run_dirs(const char *dir, int *count, cb_msg *err)
 static cb_fleet_member *add_member(cb_fleet *f, int dir, const char *name, const char *device,
                                    cb_msg *err)
 {
-    if (f->n_members == f->cap_members) {
-        int cap = f->cap_members ? 2 * f->cap_members : 64;
-        cb_fleet_member *grown = realloc(f->members, (size_t)cap * sizeof *grown);
-        if (!grown) return oom(err), NULL;
-        f->members = grown;
-        f->cap_members = cap;
-    }
+    cb_fleet_member *grown =
+        cb_grow_array(f->members, f->n_members, &f->cap_members, 64, sizeof *grown);
+    if (!grown) return cb_fleet_oom(err), NULL;
+    f->members = grown;
     cb_fleet_member *m = &f->members[f->n_members];
     memset(m, 0, sizeof *m);
-    if (!(m->name = strdup(name))) return oom(err), NULL;
+    if (!(m->name = strdup(name))) return cb_fleet_oom(err), NULL;
     snprintf(m->device, sizeof m->device, "%s", device);
     m->dir = dir;
     m->task = -1;
@@ -198,8 +181,8 @@ static bool add_incomplete(cb_fleet *f, int dir, const cb_cmp_meta *meta, const 
 static bool load_dir(cb_fleet *f, int dir, const char *fleet_dir, cb_msg *err)
 {
     char run_path[PATH_MAX], path[PATH_MAX];
-    if (!join(run_path, sizeof run_path, fleet_dir, f->dirs[dir].name, err) ||
-        !join(path, sizeof path, run_path, "meta.json", err))
+    if (!cb_fleet_join(run_path, sizeof run_path, fleet_dir, f->dirs[dir].name, err) ||
+        !cb_fleet_join(path, sizeof path, run_path, "meta.json", err))
         return false;
     cb_cmp_meta meta;
     cb_msg why;
@@ -258,7 +241,7 @@ static bool check_fleet_dir(const char *dir, cb_msg *err)
         cb_msg_set(err, "%s: %s", dir, stat(dir, &st) == 0 ? "not a directory" : strerror(errno));
         return false;
     }
-    if (!join(probe, sizeof probe, dir, "results.csv", err)) return false;
+    if (!cb_fleet_join(probe, sizeof probe, dir, "results.csv", err)) return false;
     if (stat(probe, &st) == 0) {
         cb_msg_set(err, "%s is one run directory; give the directory that holds the runs", dir);
         return false;
@@ -276,7 +259,7 @@ bool cb_fleet_load(cb_fleet *f, const char *dir, cb_msg *err)
     f->dirs = calloc((size_t)n + 1, sizeof *f->dirs);
     if (!f->dirs) {
         free_names(names, n);
-        return oom(err);
+        return cb_fleet_oom(err);
     }
     for (int i = 0; i < n; i++) {
         f->dirs[i] = (cb_fleet_dir){.name = names[i], .task = -1}; /* the name is the dir's now */

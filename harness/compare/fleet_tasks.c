@@ -3,6 +3,7 @@
  * tasks without one as ranges: a stray record of task 3,999,999 costs one
  * record, not a report line for every id below it. */
 #include "fleet_load.h"
+#include "fleet_util.h"
 
 #include "csv_reader.h"
 #include "parse_number.h"
@@ -19,21 +20,6 @@
 #define TASKS_MAX 4000000
 /* A task record is one header and one short row. */
 #define TASK_FILE_MAX 65536
-
-/* dir + "/" + name into out; false (err set) when it does not fit. */
-static bool join(char *out, size_t len, const char *dir, const char *name, cb_msg *err)
-{
-    int n = snprintf(out, len, "%s/%s", dir, name);
-    if (n >= 0 && (size_t)n < len) return true;
-    cb_msg_set(err, "%.100s/%.60s: path too long", dir, name);
-    return false;
-}
-
-static bool oom(cb_msg *err)
-{
-    cb_msg_set(err, "out of memory");
-    return false;
-}
 
 /* The id of a record's file name "task-ID.csv" (ID as Slurm writes it: no
  * sign, no leading zero), or -1 when the name is not a record's. */
@@ -57,7 +43,7 @@ static int name_id(const char *name)
 static bool read_expected(cb_fleet *f, const char *fleet_dir, cb_msg *err)
 {
     char path[PATH_MAX];
-    if (!join(path, sizeof path, fleet_dir, "expected", err)) return false;
+    if (!cb_fleet_join(path, sizeof path, fleet_dir, "expected", err)) return false;
     FILE *fp = fopen(path, "r");
     if (!fp) return errno == ENOENT || (cb_msg_set(err, "%s: %s", path, strerror(errno)), false);
     char text[64] = "";
@@ -106,7 +92,7 @@ static bool take_record(cb_fleet_task *t, const cb_csv *csv, int file_id, cb_msg
     copy_field(csv, "reason", t->reason, sizeof t->reason);
     int rd = cb_csv_col(csv, "run_dir");
     t->run_dir = strdup(rd >= 0 ? cb_csv_get(csv, 0, rd) : "");
-    return t->run_dir != NULL || oom(err);
+    return t->run_dir != NULL || cb_fleet_oom(err);
 }
 
 static bool read_record(cb_fleet *f, const char *fleet_dir, const char *name, int id, int *cap,
@@ -114,13 +100,13 @@ static bool read_record(cb_fleet *f, const char *fleet_dir, const char *name, in
 {
     char path[PATH_MAX];
     struct stat st;
-    if (!join(path, sizeof path, fleet_dir, name, err)) return false;
+    if (!cb_fleet_join(path, sizeof path, fleet_dir, name, err)) return false;
     if (stat(path, &st) == 0 && st.st_size > TASK_FILE_MAX) {
         cb_msg_set(err, "%s: %lld bytes: not a task record", path, (long long)st.st_size);
         return false;
     }
     cb_fleet_task *grown = cb_grow_array(f->tasks, f->n_tasks, cap, 16, sizeof *grown);
-    if (!grown) return oom(err);
+    if (!grown) return cb_fleet_oom(err);
     f->tasks = grown;
     cb_fleet_task *t = &f->tasks[f->n_tasks];
     memset(t, 0, sizeof *t);
@@ -145,7 +131,7 @@ static bool find_gaps(cb_fleet *f, cb_msg *err)
 {
     if (f->expected <= 0) return true;
     f->gaps = malloc(((size_t)f->n_tasks + 1) * sizeof *f->gaps);
-    if (!f->gaps) return oom(err);
+    if (!f->gaps) return cb_fleet_oom(err);
     int next = 0;
     for (int t = 0; t <= f->n_tasks; t++) {
         int id = t < f->n_tasks ? f->tasks[t].id : f->expected;
@@ -160,7 +146,7 @@ bool cb_fleet_read_tasks(cb_fleet *f, const char *dir, cb_msg *err)
 {
     char fleet_dir[PATH_MAX];
     struct stat st;
-    if (!join(fleet_dir, sizeof fleet_dir, dir, "_fleet", err)) return false;
+    if (!cb_fleet_join(fleet_dir, sizeof fleet_dir, dir, "_fleet", err)) return false;
     if (stat(fleet_dir, &st) != 0 || !S_ISDIR(st.st_mode)) return true;
     if (!read_expected(f, fleet_dir, err)) return false;
     DIR *d = opendir(fleet_dir);
