@@ -32,46 +32,66 @@ double cb_matmul_gen_entry(const cb_matmul_gen *g, size_t e)
     return g->alpha * acc;
 }
 
-typedef struct cb_gen_job {
-    const cb_matmul_gen *g;
-    const size_t *idx;
-    double *exact;
-    int from, to;
-} cb_gen_job;
+/* Run fn over [0, count) cut into `threads` even slices (at most
+ * CB_SLICES_MAX): the caller takes slice 0 and any slice whose thread could
+ * not start, so every entry is computed. */
+typedef void (*cb_slice_fn)(void *ctx, int from, int to);
 
-static void *cb_gen_job_run(void *arg)
+typedef struct cb_slice {
+    cb_slice_fn fn;
+    void *ctx;
+    int from, to;
+} cb_slice;
+
+static void *cb_slice_run(void *arg)
 {
-    const cb_gen_job *job = arg;
-    for (int t = job->from; t < job->to; t++)
-        job->exact[t] = cb_matmul_gen_entry(job->g, job->idx[t]);
+    const cb_slice *s = arg;
+    s->fn(s->ctx, s->from, s->to);
     return NULL;
 }
 
-#define CB_GEN_MAX_THREADS 64
+#define CB_SLICES_MAX 64
 
-void cb_matmul_gen_entries(const cb_matmul_gen *g, const size_t *idx, int count, double *exact,
-                           int threads)
+static void cb_run_slices(int count, int threads, cb_slice_fn fn, void *ctx)
 {
-    if (threads > CB_GEN_MAX_THREADS) threads = CB_GEN_MAX_THREADS;
+    if (threads > CB_SLICES_MAX) threads = CB_SLICES_MAX;
     if (threads > count) threads = count;
     if (threads < 1) threads = 1;
-    cb_gen_job jobs[CB_GEN_MAX_THREADS];
-    pthread_t tids[CB_GEN_MAX_THREADS];
-    bool started[CB_GEN_MAX_THREADS] = {false};
+    cb_slice slices[CB_SLICES_MAX];
+    pthread_t tids[CB_SLICES_MAX];
+    bool started[CB_SLICES_MAX] = {false};
     for (int t = 0; t < threads; t++)
-        jobs[t] = (cb_gen_job){g, idx, exact, (int)((int64_t)count * t / threads),
+        slices[t] = (cb_slice){fn, ctx, (int)((int64_t)count * t / threads),
                                (int)((int64_t)count * (t + 1) / threads)};
-    /* As cb_matmul_ref_full: the caller takes job 0 and any job whose
-     * thread could not start, so every entry is computed. */
     for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tids[t], NULL, cb_gen_job_run, &jobs[t]) == 0;
-    cb_gen_job_run(&jobs[0]);
+        started[t] = pthread_create(&tids[t], NULL, cb_slice_run, &slices[t]) == 0;
+    cb_slice_run(&slices[0]);
     for (int t = 1; t < threads; t++) {
         if (started[t])
             pthread_join(tids[t], NULL);
         else
-            cb_gen_job_run(&jobs[t]);
+            cb_slice_run(&slices[t]);
     }
+}
+
+typedef struct cb_gen_job {
+    const cb_matmul_gen *g;
+    const size_t *idx;
+    double *exact;
+} cb_gen_job;
+
+static void cb_gen_slice(void *ctx, int from, int to)
+{
+    const cb_gen_job *job = ctx;
+    for (int t = from; t < to; t++)
+        job->exact[t] = cb_matmul_gen_entry(job->g, job->idx[t]);
+}
+
+void cb_matmul_gen_entries(const cb_matmul_gen *g, const size_t *idx, int count, double *exact,
+                           int threads)
+{
+    cb_gen_job job = {g, idx, exact};
+    cb_run_slices(count, threads, cb_gen_slice, &job);
 }
 
 /* The t-th entry a spot check looks at (see cb_matmul_spot_indices). */
@@ -159,15 +179,14 @@ float cb_matmul_quantize_e4m3(const float *x, size_t count, uint8_t *q, float *d
 typedef struct cb_ref_job {
     const cb_matmul_problem *p;
     double *ref;
-    int row0, row1;
 } cb_ref_job;
 
-static void *cb_ref_rows(void *arg)
+static void cb_ref_rows(void *ctx, int row0, int row1)
 {
-    const cb_ref_job *job = arg;
+    const cb_ref_job *job = ctx;
     const cb_matmul_problem *p = job->p;
     const size_t n = (size_t)p->n;
-    for (int i = job->row0; i < job->row1; i++) {
+    for (int i = row0; i < row1; i++) {
         double *acc = job->ref + (size_t)i * n;
         for (size_t j = 0; j < n; j++)
             acc[j] = 0.0;
@@ -183,34 +202,12 @@ static void *cb_ref_rows(void *arg)
             if (p->beta != 0.0) acc[j] += p->beta * (double)p->c0[(size_t)i * n + j];
         }
     }
-    return NULL;
 }
-
-#define CB_REF_MAX_THREADS 64
 
 void cb_matmul_ref_full(const cb_matmul_problem *p, double *ref, int threads)
 {
-    if (threads > CB_REF_MAX_THREADS) threads = CB_REF_MAX_THREADS;
-    if (threads > p->m) threads = p->m;
-    if (threads < 1) threads = 1;
-    cb_ref_job jobs[CB_REF_MAX_THREADS];
-    pthread_t tids[CB_REF_MAX_THREADS];
-    bool started[CB_REF_MAX_THREADS] = {false};
-    for (int t = 0; t < threads; t++) {
-        jobs[t] = (cb_ref_job){p, ref, (int)((int64_t)p->m * t / threads),
-                               (int)((int64_t)p->m * (t + 1) / threads)};
-    }
-    /* Thread 0's rows run on the caller; a thread that cannot be created
-     * has its rows done by the caller too (the result must be complete). */
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tids[t], NULL, cb_ref_rows, &jobs[t]) == 0;
-    cb_ref_rows(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tids[t], NULL);
-        else
-            cb_ref_rows(&jobs[t]);
-    }
+    cb_ref_job job = {p, ref};
+    cb_run_slices(p->m, threads, cb_ref_rows, &job);
 }
 
 double cb_matmul_ref_entry(const cb_matmul_problem *p, int i, int j)
