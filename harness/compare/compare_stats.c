@@ -53,33 +53,37 @@ double cb_normal_quantile(double p)
     return x - u / (1.0 + x * u / 2.0);
 }
 
+/* The modified Lentz method keeps c and d off zero by this much. */
+#define LENTZ_TINY 1e-300
+
+/* One step of the modified Lentz method: the fraction's next partial
+ * numerator `num` updates c and d; returns the factor the value takes. */
+static double lentz_step(double num, double *c, double *d)
+{
+    *d = 1.0 + num * *d;
+    *c = 1.0 + num / *c;
+    if (fabs(*d) < LENTZ_TINY) *d = LENTZ_TINY;
+    if (fabs(*c) < LENTZ_TINY) *c = LENTZ_TINY;
+    *d = 1.0 / *d;
+    return *d * *c;
+}
+
 /* The continued fraction of the regularized incomplete beta function
  * I_x(a, b), evaluated by the modified Lentz method; converges quickly for
  * x < (a + 1) / (a + b + 2), which the caller arranges. */
 static double beta_fraction(double a, double b, double x)
 {
-    const double tiny = 1e-300, eps = 1e-15;
+    const double eps = 1e-15;
     double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
-    if (fabs(d) < tiny) d = tiny;
+    if (fabs(d) < LENTZ_TINY) d = LENTZ_TINY;
     d = 1.0 / d;
     double f = d;
     for (int m = 1; m <= 10000; m++) {
         /* even step */
-        double num = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
-        d = 1.0 + num * d;
-        c = 1.0 + num / c;
-        if (fabs(d) < tiny) d = tiny;
-        if (fabs(c) < tiny) c = tiny;
-        d = 1.0 / d;
-        f *= d * c;
+        f *= lentz_step(m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m)), &c, &d);
         /* odd step */
-        num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
-        d = 1.0 + num * d;
-        c = 1.0 + num / c;
-        if (fabs(d) < tiny) d = tiny;
-        if (fabs(c) < tiny) c = tiny;
-        d = 1.0 / d;
-        double step = d * c;
+        double step =
+            lentz_step(-(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0)), &c, &d);
         f *= step;
         if (fabs(step - 1.0) < eps) break;
     }
