@@ -330,29 +330,22 @@ static const cb_axis_def coll_axes[] = {
              "(all-gather), each input (reduce-scatter)"},
 };
 
-/* The family defaults: one process driving every GPU of the run. */
-#define CB_NCCL_FAMILY                                                                             \
-    .target = CB_TARGET_CUDA, .devices = 2, CB_AXES(coll_axes), .peak = CB_PEAK_NONE,              \
-    .bytes = coll_bytes, .setup = coll_setup, .run = coll_run, .verify = coll_verify,              \
-    .teardown = coll_teardown
+/* The family defaults: one process driving every GPU of the run, for the
+ * collective CB_COLL_<op>. */
+#define CB_NCCL_FAMILY(op)                                                                         \
+    .param = &(const cb_coll_op){CB_COLL_##op}, .target = CB_TARGET_CUDA, .devices = 2,            \
+    CB_AXES(coll_axes), .peak = CB_PEAK_NONE, .bytes = coll_bytes, .setup = coll_setup,            \
+    .run = coll_run, .verify = coll_verify, .teardown = coll_teardown
 
 static const cb_bench nccl_benches[] = {
     {.name = "nccl/all_reduce",
      .summary = "ncclAllReduce (sum), one process driving every GPU",
-     .param = &(const cb_coll_op){CB_COLL_ALL_REDUCE},
-     CB_NCCL_FAMILY},
-    {.name = "nccl/all_gather",
-     .summary = "ncclAllGather",
-     .param = &(const cb_coll_op){CB_COLL_ALL_GATHER},
-     CB_NCCL_FAMILY},
+     CB_NCCL_FAMILY(ALL_REDUCE)},
+    {.name = "nccl/all_gather", .summary = "ncclAllGather", CB_NCCL_FAMILY(ALL_GATHER)},
     {.name = "nccl/reduce_scatter",
      .summary = "ncclReduceScatter (sum)",
-     .param = &(const cb_coll_op){CB_COLL_REDUCE_SCATTER},
-     CB_NCCL_FAMILY},
-    {.name = "nccl/broadcast",
-     .summary = "ncclBroadcast from rank 0",
-     .param = &(const cb_coll_op){CB_COLL_BROADCAST},
-     CB_NCCL_FAMILY},
+     CB_NCCL_FAMILY(REDUCE_SCATTER)},
+    {.name = "nccl/broadcast", .summary = "ncclBroadcast from rank 0", CB_NCCL_FAMILY(BROADCAST)},
 };
 
 const cb_family cb_family_nccl = {.name = "nccl",
