@@ -102,6 +102,24 @@ static void format_samples_header(FILE *f, const void *ctx)
     cb_csv_header_line(f, cb_samples_columns);
 }
 
+/* Create dir/name, which must not exist yet, and write its header line:
+ * false with err set when the path is too long or a step fails. */
+static bool create_file(cb_sink_file *f, const char *dir, const char *name, row_formatter header,
+                        cb_msg *err)
+{
+    if (snprintf(f->path, sizeof f->path, "%s/%s", dir, name) >= (int)sizeof f->path) {
+        cb_msg_set(err, "output path too long: %s", dir);
+        return false;
+    }
+    f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (f->fd < 0) {
+        cb_msg_set(err, "cannot write '%s': %s", f->path, strerror(errno));
+        return false;
+    }
+    f->length = 0;
+    return write_rows(f, header, NULL, err);
+}
+
 /* mkdir -p */
 static bool make_dirs(const char *path, cb_msg *err)
 {
@@ -199,19 +217,7 @@ bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err)
     for (int i = 0; i < 2; i++) {
         cb_sink_file *f = files[i];
         f->fd = -1;
-        if (snprintf(f->path, sizeof f->path, "%s/%s", s->dir, names[i]) >= (int)sizeof f->path) {
-            cb_msg_set(err, "output path too long: %s", s->dir);
-            cb_sink_discard(s);
-            return false;
-        }
-        f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (f->fd < 0) {
-            cb_msg_set(err, "cannot write '%s': %s", f->path, strerror(errno));
-            cb_sink_discard(s);
-            return false;
-        }
-        f->length = 0;
-        if (!write_rows(f, headers[i], NULL, err)) {
+        if (!create_file(f, s->dir, names[i], headers[i], err)) {
             cb_sink_discard(s);
             return false;
         }
@@ -270,19 +276,8 @@ static bool write_metrics(cb_sink *s, const cb_result *r, cb_msg *err)
 {
     if (!cb_metrics_csv_has_rows(r)) return true;
     cb_sink_file *f = &s->metrics;
-    if (f->fd < 0) {
-        if (snprintf(f->path, sizeof f->path, "%s/metrics.csv", s->dir) >= (int)sizeof f->path) {
-            cb_msg_set(err, "output path too long: %s", s->dir);
-            return false;
-        }
-        f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (f->fd < 0) {
-            cb_msg_set(err, "cannot write '%s': %s", f->path, strerror(errno));
-            return false;
-        }
-        f->length = 0;
-        if (!write_rows(f, format_metrics_header, NULL, err)) return false;
-    }
+    if (f->fd < 0 && !create_file(f, s->dir, "metrics.csv", format_metrics_header, err))
+        return false;
     return write_rows(f, format_metrics, r, err);
 }
 
