@@ -28,9 +28,17 @@ static void iso_time(time_t t, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void version_text(int v, char *buf, size_t len)
+/* A CUDA version (12040) as "12.4" under key; null when the query failed or
+ * answered 0 (no driver installed). */
+static void kv_cuda_version(cb_json *j, const char *key, cudaError_t e, int version)
 {
-    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+    if (e != cudaSuccess || version <= 0) {
+        cb_json_kv_str(j, key, NULL);
+        return;
+    }
+    char text[32];
+    snprintf(text, sizeof text, "%d.%d", version / 1000, (version % 1000) / 10);
+    cb_json_kv_str(j, key, text);
 }
 
 /* A comma-separated architecture list of build_info.h ("75,80") as a JSON
@@ -219,22 +227,14 @@ static void write_body(cb_json *j, const cb_meta *m)
 
     cb_json_key(j, "cuda");
     cb_json_object_begin(j);
-    char v[32];
     /* Both versions are known without a device: the runtime is the library
      * linked in, and the driver answers 0 when none is installed. */
     int runtime = 0, driver = 0;
-    if (cudaRuntimeGetVersion(&runtime) == cudaSuccess && runtime > 0) {
-        version_text(runtime, v, sizeof v);
-        cb_json_kv_str(j, "runtime_version", v);
-    } else {
-        cb_json_kv_str(j, "runtime_version", NULL);
-    }
-    if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
-        version_text(driver, v, sizeof v);
-        cb_json_kv_str(j, "driver_api_version", v);
-    } else {
-        cb_json_kv_str(j, "driver_api_version", NULL);
-    }
+    cudaError_t e = cudaRuntimeGetVersion(&runtime);
+    kv_cuda_version(j, "runtime_version", e, runtime);
+    e = cudaDriverGetVersion(&driver);
+    kv_cuda_version(j, "driver_api_version", e, driver);
+    char v[32];
     cb_cublas_version(v, sizeof v);
     cb_json_kv_str(j, "cublas_version", v);
     cb_json_kv_int(j, "cupti_api_version", cb_cupti_api_version());
