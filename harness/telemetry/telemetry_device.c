@@ -24,6 +24,17 @@ static void field_error(const cb_nvml *n, cb_nvml_device_info *d, const char *fi
             field_error(n, d, field, cb_rc_);                                                      \
     } while (0)
 
+/* A feature's mode (persistence, ECC, MIG) into *flag: 1 enabled, 0 not;
+ * a failed query leaves it unknown and records why. */
+static void feature_flag(const cb_nvml *n, cb_nvml_device_info *d, int *flag, const char *field,
+                         cb_nvmlReturn_t rc, long long mode)
+{
+    if (rc == CB_NVML_SUCCESS)
+        *flag = mode == CB_NVML_FEATURE_ENABLED;
+    else
+        field_error(n, d, field, rc);
+}
+
 void cb_nvml_device_unknown(cb_nvml_device_info *d, int index)
 {
     memset(d, 0, sizeof *d);
@@ -68,21 +79,12 @@ void cb_nvml_device_query(const cb_nvml *n, cb_nvmlDevice_t dev, int index, cb_n
                   CB_NVML_CALL(n, DeviceGetMaxClockInfo, dev, CB_NVML_CLOCK_MEM, &cb_v_));
     int mode = 0, pending = 0;
     rc = CB_NVML_CALL(n, DeviceGetPersistenceMode, dev, &mode);
-    if (rc == CB_NVML_SUCCESS)
-        d->persistence_mode = mode == CB_NVML_FEATURE_ENABLED;
-    else
-        field_error(n, d, "persistence_mode", rc);
+    feature_flag(n, d, &d->persistence_mode, "persistence_mode", rc, mode);
     rc = CB_NVML_CALL(n, DeviceGetEccMode, dev, &mode, &pending);
-    if (rc == CB_NVML_SUCCESS)
-        d->ecc_current = mode == CB_NVML_FEATURE_ENABLED;
-    else
-        field_error(n, d, "ecc_current", rc);
+    feature_flag(n, d, &d->ecc_current, "ecc_current", rc, mode);
     unsigned int mig = 0, mig_pending = 0;
     rc = CB_NVML_CALL(n, DeviceGetMigMode, dev, &mig, &mig_pending);
-    if (rc == CB_NVML_SUCCESS)
-        d->mig_current = mig == CB_NVML_FEATURE_ENABLED;
-    else
-        field_error(n, d, "mig_mode_current", rc);
+    feature_flag(n, d, &d->mig_current, "mig_mode_current", rc, mig);
     CB_QUERY_UINT(d->pcie_gen, "pcie_generation",
                   CB_NVML_CALL(n, DeviceGetCurrPcieLinkGeneration, dev, &cb_v_));
     CB_QUERY_UINT(d->pcie_width, "pcie_width",
