@@ -142,7 +142,11 @@ def test_host_run_end_to_end(cubench, tmp_path):
         times = sorted(float(s["time_s"]) for s in mine)
         assert times[0] == pytest.approx(float(r["min_s"]), rel=1e-6)
         if r["status"] == "ok" and r["replicates"] == "1":
-            assert float(r["ci_rel_half"]) <= 0.005
+            # the run's +-0.5 %, or the coarser precision a point on several
+            # CPU threads declares (its note names it)
+            declared = re.search(r"CI target \+-([\d.]+)%", r["note"])
+            target = float(declared.group(1)) / 100 if declared else 0.005
+            assert float(r["ci_rel_half"]) <= target, (r["axes"], r["ci_rel_half"], r["note"])
         if r["status"] == "ok":
             # every round met the rule on its own (>= 10 samples); the pooled
             # CI of several rounds also holds the spread between them
