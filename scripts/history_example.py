@@ -43,11 +43,11 @@ POINT = ("vecadd/float4_per_thread", "n=16777216;block=256")  # the two-mode poi
 def copy_run(src: Path, dst: Path) -> Path:
     dst.mkdir(parents=True, exist_ok=True)
     for name in ("meta.json", "results.csv", "samples.csv"):
+        packed = src / (name + ".xz")
         if (src / name).exists():
             shutil.copyfile(src / name, dst / name)
-    packed = src / "samples.csv.xz"
-    if packed.exists():
-        (dst / "samples.csv").write_bytes(lzma.decompress(packed.read_bytes()))
+        elif packed.exists():  # recorded CSVs are kept as .xz
+            (dst / name).write_bytes(lzma.decompress(packed.read_bytes()))
     return dst
 
 

@@ -34,7 +34,8 @@ machine_line() {
 # ---- detection: generated series from the recorded H200 A/A runs ----
 aa=$src/tests/data/h200-aa-r2
 mkdir -p "$tmp/A1"
-cp "$aa/A1/meta.json" "$aa/A1/results.csv" "$tmp/A1/"
+cp "$aa/A1/meta.json" "$tmp/A1/"
+xz -dc "$aa/A1/results.csv.xz" >"$tmp/A1/results.csv"
 xz -dc "$aa/A1/samples.csv.xz" >"$tmp/A1/samples.csv"
 say "detection: $series series per row"
 {
