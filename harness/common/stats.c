@@ -187,9 +187,7 @@ cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, 
     return CB_STOP_CONTINUE;
 }
 
-bool cb_stop_met_at_budget(const cb_stop_rule *rule, const double *x, int n)
+bool cb_stop_met_at_budget(const cb_stop_rule *rule, const cb_summary *s)
 {
-    cb_summary s;
-    cb_stats_summarise(x, n, &s);
-    return isfinite(s.ci_rel_half) && s.ci_rel_half <= rule->target_rel;
+    return isfinite(s->ci_rel_half) && s->ci_rel_half <= rule->target_rel;
 }

@@ -82,14 +82,15 @@ typedef enum cb_stop_verdict {
  * `elapsed_s` is the time spent sampling so far. */
 cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, double elapsed_s);
 
-/* A round that the budget ended (cb_stop_check said CB_STOP_BUDGET): does
- * its interval meet the target all the same? Such samples were taken until
+/* A round that the budget ended (cb_stop_check said CB_STOP_BUDGET), `s`
+ * its summary (cb_stats_summarise): does its interval meet the target all
+ * the same? Such samples were taken until
  * time ran out, not until they looked precise, so their interval carries
  * none of the optional-stopping bias that makes the rule ask for
  * min_samples effective samples before it stops early; the interval itself
  * still comes from n_eff. True when it exists and is within target_rel: a
  * long point whose 10 samples of 0.1-0.3 s drift together (n_eff 8 < 10)
  * with a CI of +-0.01-0.5% reached the precision the run asked for. */
-bool cb_stop_met_at_budget(const cb_stop_rule *rule, const double *x, int n);
+bool cb_stop_met_at_budget(const cb_stop_rule *rule, const cb_summary *s);
 
 #endif

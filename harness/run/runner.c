@@ -201,9 +201,9 @@ static void telemetry_round_end(const cb_run_config *cfg, point_run *pr)
 static void note_budget_end(const cb_run_config *cfg, point_run *pr, int round, int start, int n)
 {
     const cb_stop_rule rule = cb_round_rule(cfg, pr, round);
-    if (cb_stop_met_at_budget(&rule, pr->samples.time_s + start, n)) return;
     cb_summary s;
     cb_stats_summarise(pr->samples.time_s + start, n, &s);
+    if (cb_stop_met_at_budget(&rule, &s)) return;
     pr->noisy_rounds++;
     snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
              "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",

@@ -180,7 +180,7 @@ typedef struct ahead_ctx {
     const cb_bench *b;
     void *state;
     cb_timing *t;
-    bool flush, cupti;
+    bool cupti;
     point_run *pr;
     int queued;     /* samples enqueued this round, set-aside ones included */
     uint64_t id[2]; /* the CUPTI id of the sample on each event pair        */
@@ -190,15 +190,16 @@ static cb_status enqueue_ahead(ahead_ctx *c, int slot, cb_msg *why)
 {
     c->queued++;
     c->id[slot] = c->cupti ? c->t->next_sample_id++ : 0;
-    return cb_enqueue_sample(c->b, c->state, c->t, c->flush, c->pr->batch, c->id[slot], slot, why);
+    /* Only hot samples are queued ahead: no flush (the file's comment). */
+    return cb_enqueue_sample(c->b, c->state, c->t, false, c->pr->batch, c->id[slot], slot, why);
 }
 
 static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, void *state,
-                                 cb_timing *t, point_timing pt, int round, point_run *pr,
-                                 uint64_t *first_id, int *n_round, cb_msg *why)
+                                 cb_timing *t, int round, point_run *pr, uint64_t *first_id,
+                                 int *n_round, cb_msg *why)
 {
     round_state rs = {.rule = cb_round_rule(cfg, pr, round), .start = pr->samples.n};
-    ahead_ctx c = {cfg, b, state, t, !pt.hot, cb_cupti_active(), pr, 0, {0, 0}};
+    ahead_ctx c = {cfg, b, state, t, cb_cupti_active(), pr, 0, {0, 0}};
     *first_id = t->next_sample_id;
     *n_round = 0;
     rs.started = cb_now_s();
@@ -289,6 +290,6 @@ sampling_end cb_phase_sample(const cb_run_config *cfg, const cb_bench *b, void *
                              int *n_round, cb_msg *why)
 {
     if (pt.cuda && !pt.host_timer && pt.hot && !cfg->profile)
-        return sample_ahead(cfg, b, state, t, pt, round, pr, first_id, n_round, why);
+        return sample_ahead(cfg, b, state, t, round, pr, first_id, n_round, why);
     return sample_waited(cfg, b, state, t, pt, round, pr, first_id, n_round, why);
 }

@@ -244,10 +244,15 @@ int main(void)
         narrow[i] = 1.0 + 1e-5 * digits[i];
     CB_CHECK_EQ_INT(cb_stop_check(&rule, narrow, 10, 0.01), CB_STOP_CONTINUE);
     CB_CHECK_EQ_INT(cb_stop_check(&rule, narrow, 10, 1.5), CB_STOP_BUDGET);
-    CB_CHECK(cb_stop_met_at_budget(&rule, narrow, 10));
-    CB_CHECK(!cb_stop_met_at_budget(&rule, noisy, 10));   /* +-25% spread */
-    CB_CHECK(!cb_stop_met_at_budget(&rule, noisy, 1000)); /* still wider than 0.5% */
-    CB_CHECK(!cb_stop_met_at_budget(&rule, saw, 10));     /* n_eff too small for any interval */
+    cb_summary at_end;
+    cb_stats_summarise(narrow, 10, &at_end);
+    CB_CHECK(cb_stop_met_at_budget(&rule, &at_end));
+    cb_stats_summarise(noisy, 10, &at_end);
+    CB_CHECK(!cb_stop_met_at_budget(&rule, &at_end)); /* +-25% spread */
+    cb_stats_summarise(noisy, 1000, &at_end);
+    CB_CHECK(!cb_stop_met_at_budget(&rule, &at_end)); /* still wider than 0.5% */
+    cb_stats_summarise(saw, 10, &at_end);
+    CB_CHECK(!cb_stop_met_at_budget(&rule, &at_end)); /* n_eff too small for any interval */
 
     test_autocorrelation();
     test_drift();
