@@ -108,7 +108,8 @@ static const cb_option run_options[] = {
                      "cold: flush L2 before every sample, one run per sample;\n"
                      "hot: batch runs into samples >= 100 us"),
     CB_OPTION_NUMBER(CB_OPT_DOUBLE, "max-time-per-point", "S", OFF(max_time_s), 0, 86400,
-                     "sampling budget per point in seconds; a point that runs out is `noisy`"),
+                     "sampling budget per point in seconds; a point that runs out with its CI\n"
+                     "still wider than the target is `noisy`"),
     CB_OPTION_NUMBER(CB_OPT_INT, "min-samples", "N", OFF(min_samples), 1, 10000,
                      "samples before the stopping rule may stop (at least the fewest that can\n"
                      "give a 95% CI of the median: 6)"),
