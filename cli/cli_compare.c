@@ -69,9 +69,15 @@ static const cb_option compare_options[] = {
                      "power of the reported minimum detectable effect (MDE)"),
     CB_OPTION_NUMBER(CB_OPT_INT, "min-samples", "N", OFF(min_samples), 1, 1000000,
                      "fewer samples on a side is inconclusive"),
-    CB_OPTION_NUMBER(CB_OPT_DOUBLE, "min-abs-delta", "S", OPTS(event_res_s), 0, 1,
-                     "event timer resolution per run in seconds (as CUDA documents it); a change\n"
-                     "below it is inconclusive; 0: none"),
+    {.name = "min-abs-delta",
+     .kind = CB_OPT_DOUBLE,
+     .metavar = "S",
+     .offset = OPTS(event_res_s),
+     .lo = 0,
+     .hi = 1,
+     .help = "event timer resolution per run in seconds; a change below it is\n"
+             "inconclusive; 0: none (default: the grid the point's samples sit on, the\n"
+             "larger side's, at most the 5e-07 CUDA documents for an event pair)"},
     CB_OPTION_NUMBER(CB_OPT_DOUBLE, "host-resolution", "S", OPTS(host_res_s), 0, 1,
                      "the host clock's resolution in seconds; 0: none"),
     {.name = "between-run",

@@ -169,10 +169,17 @@ bool cb_stats_drift(const double *x, int n, double *change)
 cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, double elapsed_s)
 {
     if (n >= rule->min_samples) {
-        /* Sorting every sample is O(n log n) per check; cheap next to a GPU
-         * sample, and checking only every 8th sample once n is large keeps
-         * long runs near linear. */
-        if (n < 64 || n % 8 == 0) {
+        /* A check sorts every sample: O(n log n). Checked every 8th sample,
+         * a point of 8000 short samples spent ~67 us of host time per sample
+         * on checks (more than the GPU's sample; 7.6 us now). Checked
+         * every 2^j-th sample, 2^j the largest power of two <= n / 64 and
+         * at least 8 (64 checks per doubling of n), the total stays near
+         * O(n log n) and the rule stops at most 1/64 later than checking
+         * every sample would. */
+        int every = 8;
+        while (every * 64 <= n)
+            every *= 2;
+        if (n < 64 || n % every == 0) {
             cb_summary s;
             cb_stats_summarise(x, n, &s);
             if (s.n_eff >= rule->min_samples && s.ci_rel_half <= rule->target_rel)

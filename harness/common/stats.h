@@ -11,7 +11,8 @@
  *      (ci_hi - ci_lo) / 2 <= target_rel x median: its half-width, taken as
  *      half its total width, is within target_rel of the median (the
  *      interval need not be symmetric about the median).
- * Checked after every sample below 64, then after every 8th. Else the point
+ * Checked after every sample below 64, then after every 2^j-th (2^j the
+ * largest power of two <= n / 64, at least 8). Else the point
  * is out of budget (`noisy`) once max_time_s has passed (with min_samples
  * taken) or max_samples are taken.
  *

@@ -29,7 +29,7 @@ void cb_compare_opts_default(cb_compare_opts *o)
     o->alpha = 0.01;
     o->power = 0.99;
     o->min_samples = 5;
-    o->event_res_s = 0.5e-6;
+    o->event_res_s = NAN; /* each side's sample grid */
     o->host_res_s = 1e-7;
     o->between_run_sd = CB_BETWEEN_RUN_BY_KIND;
 }

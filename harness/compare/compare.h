@@ -42,9 +42,12 @@
  *   same          the CI lies inside [1/(1 + delta), 1 + delta], and delta of
  *                 the median is above the floor (else inconclusive)
  *   inconclusive  anything else
- * The floor is the timer's resolution per run: event timer `event_res_s`
- * (CUDA documents about 0.5 us for an event pair), host clock
- * `host_res_s`, CUPTI none (nanosecond timestamps); divided by the batch. */
+ * The floor is the timer's resolution per run: event timer `event_res_s`,
+ * by default the grid the point's samples sit on (the smallest gap between
+ * two distinct sample times, the larger of the two sides': 32 ns for the
+ * H200's events) but never more than the ~0.5 us CUDA documents for an
+ * event pair; host clock `host_res_s`, CUPTI none (nanosecond timestamps);
+ * divided by the batch. */
 #ifndef CB_COMPARE_H
 #define CB_COMPARE_H
 
@@ -73,12 +76,18 @@ typedef enum cb_verdict {
  * "untimed", "same". */
 const char *cb_verdict_name(cb_verdict v);
 
+/* What CUDA documents as the resolution of an event pair: the floor where
+ * a side's samples show no grid (every time equal, or one sample). */
+#define CB_EVENT_RES_DOCUMENTED_S 0.5e-6
+
 typedef struct cb_compare_opts {
     double delta;                    /* smallest change that matters, default 0.03       */
     double alpha;                    /* CI level 1 - alpha and FDR level, default 0.01    */
     double power;                    /* of the reported MDE, default 0.99                 */
     int min_samples;                 /* fewer on a side is inconclusive, default 5        */
-    double event_res_s;              /* event timer resolution, default 0.5e-6; 0: none   */
+    double event_res_s;              /* event timer resolution; NAN (default): each side's
+                                      * sample grid, at most CB_EVENT_RES_DOCUMENTED_S;
+                                      * 0: none                                       */
     double host_res_s;               /* host clock resolution, default 1e-7; 0: none      */
     double between_run_sd;           /* per run, for sides of fewer than 3 runs that no
                                       * source covers; CB_BETWEEN_RUN_BY_KIND (default):

@@ -8,14 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 
-double cb_compare_floor(const cb_cmp_point *p, const cb_compare_opts *o)
+double cb_compare_floor(const cb_cmp_point *p, const cb_side_est *e, const cb_compare_opts *o)
 {
-    double res = o->event_res_s; /* unknown timers are taken as the default, events */
-    if (strcmp(p->timer, "host") == 0)
-        res = o->host_res_s;
-    else if (strcmp(p->timer, "cupti") == 0)
-        res = 0.0;
-    return res / (p->batch > 0 ? p->batch : 1);
+    double per_run = 1.0 / (p->batch > 0 ? p->batch : 1);
+    if (strcmp(p->timer, "host") == 0) return o->host_res_s * per_run;
+    if (strcmp(p->timer, "cupti") == 0) return 0.0;
+    /* Events, and unknown timers taken as events: as given, else the grid
+     * the side's own samples sit on (already per run), never coarser than
+     * CUDA documents for an event pair. */
+    if (!isnan(o->event_res_s)) return o->event_res_s * per_run;
+    double documented = CB_EVENT_RES_DOCUMENTED_S * per_run;
+    return e && e->grid_s > 0.0 && e->grid_s < documented ? e->grid_s : documented;
 }
 
 /* Add a variance part with its df to a Satterthwaite sum. */
@@ -102,7 +105,7 @@ void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_
                            const char *device_name, const cb_compare_opts *o)
 {
     const cb_side_est *eb = &row->base, *ec = &row->cand;
-    double fb = cb_compare_floor(b, o), fc = cb_compare_floor(c, o);
+    double fb = cb_compare_floor(b, eb, o), fc = cb_compare_floor(c, ec, o);
     row->floor_s = fb > fc ? fb : fc;
     row->log_ratio = ec->center - eb->center;
     row->ratio = exp(row->log_ratio);

@@ -104,9 +104,22 @@ static void power_by_kind(FILE *f, const cb_compare_result *r, const cb_compare_
     }
 }
 
+/* The event timer's floor as the options set it. */
+static const char *event_floor_text(const cb_compare_opts *o, char *buf, size_t len)
+{
+    if (isnan(o->event_res_s))
+        snprintf(buf, len,
+                 "events: the grid of the point's samples, at most %g µs (`floor_s` in the CSV)",
+                 1e6 * CB_EVENT_RES_DOCUMENTED_S);
+    else
+        snprintf(buf, len, "event timer %g µs", 1e6 * o->event_res_s);
+    return buf;
+}
+
 /* The points that cannot catch 2 delta, by what binds them, and what helps. */
 static void power_help(FILE *f, const cb_compare_result *r, const cb_compare_opts *o)
 {
+    char buf[128];
     const cb_power_count *all = &r->power[CB_CMP_KINDS];
     int spread = all->tested - all->detect - all->floor_bound;
     if (spread > 0)
@@ -119,10 +132,10 @@ static void power_help(FILE *f, const cb_compare_result *r, const cb_compare_opt
                 spread, cb_plural(spread), 200.0 * o->delta);
     if (all->floor_bound > 0)
         fprintf(f,
-                "- %d point%s are held back by the timer's floor (%g µs per run for events): a "
-                "change smaller than that cannot be seen; batching runs into samples (`cubench "
-                "run --cache hot`) divides the floor.\n",
-                all->floor_bound, cb_plural(all->floor_bound), 1e6 * o->event_res_s);
+                "- %d point%s are held back by the timer's floor (%s): a change smaller than "
+                "that cannot be seen; batching runs into samples (`cubench run --cache hot`) "
+                "divides the floor.\n",
+                all->floor_bound, cb_plural(all->floor_bound), event_floor_text(o, buf, sizeof buf));
     if (all->untested > 0)
         fprintf(f,
                 "- %d point%s could not be tested: their kind has no default between-run spread "
@@ -401,6 +414,7 @@ static void table_row(FILE *f, const cb_compare_row *row)
 
 static void rules(FILE *f, const cb_report_input *in)
 {
+    char floor[128];
     const cb_compare_opts *o = in->opts;
     double level = 100.0 * (1.0 - o->alpha);
     fprintf(f,
@@ -408,11 +422,11 @@ static void rules(FILE *f, const cb_report_input *in)
             "after the Benjamini–Hochberg correction over the %d tested points; *same*: the %g%% "
             "CI of NEW/BASE lies within ±%g%%; *throttled*: a side ran throttled, never a "
             "regression; otherwise *inconclusive*. MDE: the smallest slowdown a point catches "
-            "with probability %g at level %g (and at least the timer's floor: event timer %g "
-            "µs, host clock %g µs, per run of a batch). Fewer than %d samples on a side: "
-            "*inconclusive*.\n\n",
+            "with probability %g at level %g (and at least the timer's floor: %s, host clock "
+            "%g µs, per run of a batch). Fewer than %d samples on a side: *inconclusive*.\n\n",
             100.0 * o->delta, level, in->result->tested, level, 100.0 * o->delta, o->power,
-            o->alpha, 1e6 * o->event_res_s, 1e6 * o->host_res_s, o->min_samples);
+            o->alpha, event_floor_text(o, floor, sizeof floor), 1e6 * o->host_res_s,
+            o->min_samples);
 }
 
 static void groups(FILE *f, const cb_compare_result *r, const cb_compare_opts *o)

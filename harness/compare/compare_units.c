@@ -90,15 +90,37 @@ static int unit_logs(const cb_cmp_point *p, const work *w, int u, int end_limit)
     return end;
 }
 
+/* The smallest gap between distinct sample times (`sorted`: ascending),
+ * in seconds; NAN when every time is equal. */
+static double smallest_gap(const double *sorted, int n)
+{
+    double gap = INFINITY;
+    for (int i = 1; i < n; i++)
+        if (sorted[i] > sorted[i - 1] && sorted[i] - sorted[i - 1] < gap)
+            gap = sorted[i] - sorted[i - 1];
+    return isfinite(gap) ? gap : NAN;
+}
+
+/* The timer's grid: the smallest gap, where the times show one, i.e. at
+ * least half of them tie with another (a short point's thousands of event
+ * samples sit on a handful of 32 ns steps on the H200). Times that mostly
+ * differ may come from a finer clock or none: their smallest gap says
+ * nothing about a resolution (NAN). */
+static double grid_of(const double *sorted, int n)
+{
+    int distinct = n > 0;
+    for (int i = 1; i < n; i++)
+        distinct += sorted[i] > sorted[i - 1];
+    return n >= 2 && 2 * distinct <= n ? smallest_gap(sorted, n) : NAN;
+}
+
 /* The smallest gap between distinct sample times, relative to the median:
  * the timer's grid when the times sit on one (0 when every time is equal).
  * `sorted`: the point's times, ascending. */
 static double relative_tick(const cb_cmp_point *p, const double *buf)
 {
-    double tick = INFINITY, med = cb_stats_quantile_sorted(buf, p->n, 0.5);
-    for (int i = 1; i < p->n; i++)
-        if (buf[i] > buf[i - 1] && buf[i] - buf[i - 1] < tick) tick = buf[i] - buf[i - 1];
-    return isfinite(tick) && med > 0.0 ? tick / med : 0.0;
+    double tick = smallest_gap(buf, p->n), med = cb_stats_quantile_sorted(buf, p->n, 0.5);
+    return !isnan(tick) && med > 0.0 ? tick / med : 0.0;
 }
 
 double cb_units_rho(const cb_cmp_point *const *points, int n)
@@ -244,6 +266,7 @@ bool cb_side_estimate_dirs(const cb_cmp_point *p, double rho, cb_side_est *out,
 {
     memset(out, 0, sizeof *out);
     out->center = out->median_s = out->var = out->df = out->rel_iqr = out->mode_gap = NAN;
+    out->grid_s = NAN;
     for (int d = 0; d < n_dirs_out; d++)
         dirs_out[d] = (cb_dir_value){NAN, NAN, NAN, 0};
     out->n = p->n;
@@ -277,6 +300,7 @@ bool cb_side_estimate_dirs(const cb_cmp_point *p, double rho, cb_side_est *out,
     side_of(dirs, n_dirs, w.s.a, out);
     out->median_s = exp(out->center);
     out->rel_iqr = cb_cmp_rel_iqr(w.sorted, p->n);
+    out->grid_s = grid_of(w.sorted, p->n);
 done:
     free(units), free(dirs);
     work_free(&w);

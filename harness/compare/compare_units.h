@@ -77,6 +77,8 @@ typedef struct cb_side_est {
     bool bimodal;    /* a unit switched modes, or a run's rounds split  */
     double mode_gap; /* the largest such gap, relative; NAN: none       */
     bool tick_floor; /* the timer's grid set a unit's variance          */
+    double grid_s;   /* smallest gap between distinct sample times, s per
+                      * run (the timer's grid); NAN: fewer than 2 values */
 } cb_side_est;
 
 /* A directory's value M_d and the variance of it its own units give. */

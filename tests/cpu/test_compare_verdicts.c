@@ -180,6 +180,27 @@ static void shapes_floor(void)
     CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
     CB_CHECK_NEAR(row.floor_s, 0.5e-8, 1e-15);
 
+    /* By default the floor is the grid the samples sit on: the same 4 us
+     * point with its times on the H200's 32 ns event grid (most tie) can
+     * be `same` at delta 3% (0.12 us) and 8% slower is slower; the grid is
+     * the larger side's. Times that mostly differ show no grid: 0.5 us. */
+    o = rounds_alone();
+    draw(b, R, N, 4e-6, 0.001, 0.002);
+    draw(c, R, N, 4.32e-6, 0.001, 0.002);
+    for (int i = 0; i < R * N; i++) {
+        b[i] = 32e-9 * round(b[i] / 32e-9);
+        c[i] = 64e-9 * round(c[i] / 64e-9);
+    }
+    row = rounds_point(&o, b, b);
+    CB_CHECK_NEAR(row.floor_s, 32e-9, 1e-15);
+    CB_CHECK(row.verdict == CB_VERDICT_SAME);
+    row = rounds_point(&o, b, c);
+    CB_CHECK_NEAR(row.floor_s, 64e-9, 1e-15);
+    CB_CHECK(row.verdict == CB_VERDICT_SLOWER);
+    draw(b, R, N, 4e-6, 0.001, 0.002);
+    row = rounds_point(&o, b, b);
+    CB_CHECK_NEAR(row.floor_s, 0.5e-6, 1e-15);
+
     /* A host-timed, batched point from 97 ns to 184 ns: slower (the event
      * floor of 0.5 us called this `same`). */
     draw(b, R, N, 97e-9, 0.002, 0.01);

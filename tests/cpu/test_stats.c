@@ -227,6 +227,17 @@ int main(void)
     CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 1000, 0.5), CB_STOP_BUDGET); /* out of samples */
     CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 5, 1.5), CB_STOP_CONTINUE);  /* minimum first */
     CB_CHECK_EQ_INT(cb_stop_check(&rule, noisy, 3, 10.5), CB_STOP_BUDGET);   /* very slow point */
+    /* From 512 samples on the rule is checked at multiples of the largest
+     * power of two <= n / 64: at n = 1000 (every 16th) not, at 1008 yes. */
+    cb_stop_rule big = rule;
+    big.max_samples = 2000;
+    double converged[1008];
+    for (int i = 0; i < 1008; i++)
+        converged[i] = 1.0 + 1e-5 * (i % 2);
+    CB_CHECK_EQ_INT(cb_stop_check(&big, converged, 1000, 0.01), CB_STOP_CONTINUE);
+    CB_CHECK_EQ_INT(cb_stop_check(&big, converged, 1008, 0.01), CB_STOP_CONVERGED);
+    CB_CHECK_EQ_INT(cb_stop_check(&big, converged, 504, 0.01), CB_STOP_CONVERGED); /* every 8th */
+    CB_CHECK_EQ_INT(cb_stop_check(&big, converged, 63, 0.01), CB_STOP_CONVERGED);  /* every one */
     /* Narrow but autocorrelated (a slow sawtooth): 10 samples carry the
      * information of fewer than 10, so the rule goes on. */
     double saw[1000];

@@ -17,6 +17,6 @@ void cb_compare_point_test(cb_compare_row *row, const cb_cmp_point *b, const cb_
                            const char *device_name, const cb_compare_opts *o);
 
 /* The timer floor of one side's point: resolution per run / batch. */
-double cb_compare_floor(const cb_cmp_point *p, const cb_compare_opts *o);
+double cb_compare_floor(const cb_cmp_point *p, const cb_side_est *e, const cb_compare_opts *o);
 
 #endif
