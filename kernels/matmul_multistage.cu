@@ -31,6 +31,7 @@
  * that is 16 copies against 1024 FFMAs per thread and slice). C is stored
  * as float4 where n is a multiple of 4 and C aligned, else per element;
  * blocks past an edge check every row and column. */
+#include "cb_cp_async.h"
 #include "matmul_cuda.h"
 #include "matmul_multistage_kernels.h"
 #include "matmul_multistage_layout.h"
@@ -73,38 +74,16 @@ template <int BK> __device__ __forceinline__ int cb_ms_a_off(int r, int kk)
     return cb_ms_a_offset(r, kk, BK);
 }
 
+/* cp.async of 16 or 4 bytes into a stage (cb_cp_async.h), from generic
+ * shared-memory pointers. */
 __device__ __forceinline__ void cb_ms_cp16(float *dst, const float *src, bool ok)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                     (uint32_t)__cvta_generic_to_shared(dst)),
-                 "l"(src), "r"(ok ? 16 : 0)
-                 : "memory");
-#endif
+    cb_cp_async_cg16((uint32_t)__cvta_generic_to_shared(dst), src, ok);
 }
 
 __device__ __forceinline__ void cb_ms_cp4(float *dst, const float *src, bool ok)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(
-                     (uint32_t)__cvta_generic_to_shared(dst)),
-                 "l"(src), "r"(ok ? 4 : 0)
-                 : "memory");
-#endif
-}
-
-__device__ __forceinline__ void cb_ms_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-template <int N> __device__ __forceinline__ void cb_ms_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
+    cb_cp_async_ca4((uint32_t)__cvta_generic_to_shared(dst), src, ok);
 }
 
 /* The copies of slice t (k from t BK) into stage `as` / `bs`. */
@@ -200,20 +179,13 @@ __device__ __forceinline__ void cb_ms_store4(float *crow, int col, int n, bool v
 {
     if (vec) {
         if (col >= n) return;
-        float4 v = make_float4(alpha * r[0], alpha * r[1], alpha * r[2], alpha * r[3]);
-        float4 *out = reinterpret_cast<float4 *>(crow + col);
-        if (beta != 0.0f) {
-            const float4 old = *out;
-            v.x = fmaf(beta, old.x, v.x), v.y = fmaf(beta, old.y, v.y);
-            v.z = fmaf(beta, old.z, v.z), v.w = fmaf(beta, old.w, v.w);
-        }
-        *out = v;
+        cb_matmul_store4(crow + col,
+                         make_float4(alpha * r[0], alpha * r[1], alpha * r[2], alpha * r[3]), beta);
         return;
     }
 #pragma unroll
     for (int j = 0; j < 4; j++)
-        if (col + j < n)
-            crow[col + j] = beta == 0.0f ? alpha * r[j] : fmaf(beta, crow[col + j], alpha * r[j]);
+        if (col + j < n) cb_matmul_store(crow + col + j, alpha * r[j], beta);
 }
 
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, bool VEC>
@@ -248,21 +220,21 @@ __global__ void __launch_bounds__(cb_ms_shape<BM, BN, BK, WARPS_M, WARPS_N, STAG
         if (s < slices)
             cb_ms_load<BM, BN, BK, WARPS_M, WARPS_N, STAGES, VEC>(stage_a(s), stage_b(s), a, b, m,
                                                                   n, k, m0, n0, s * BK);
-        cb_ms_commit();
+        cb_cp_async_commit();
     }
     for (int t = 0; t < slices; t++) {
         /* Groups committed: t + STAGES - 1; at most STAGES - 2 pending
          * leaves slice t landed (for this thread; the barrier: for all). */
-        cb_ms_wait<STAGES - 2>();
+        cb_cp_async_wait<STAGES - 2>();
         __syncthreads();
         const int next = t + STAGES - 1;
         if (next < slices)
             cb_ms_load<BM, BN, BK, WARPS_M, WARPS_N, STAGES, VEC>(
                 stage_a(next % STAGES), stage_b(next % STAGES), a, b, m, n, k, m0, n0, next * BK);
-        cb_ms_commit();
+        cb_cp_async_commit();
         cb_ms_compute<BN, BK, TM, TN>(acc, stage_a(t % STAGES), stage_b(t % STAGES), tr, tc);
     }
-    cb_ms_wait<0>(); /* nothing may still be writing shared memory at exit */
+    cb_cp_async_wait<0>(); /* nothing may still be writing shared memory at exit */
 
     /* Epilogue: rows tr + 16 s + i, columns tc + 32 u + j. */
     const bool vec_c = n % 4 == 0 && ((uintptr_t)c & 15u) == 0;
@@ -344,33 +316,13 @@ template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES> struct c
 
 } // namespace
 
-extern "C" cudaError_t cb_matmul_multistage(const cb_matmul_args *g, int variant,
-                                            cudaStream_t stream)
-{
-    switch (variant) {
+static const cb_matmul_instance cb_ms_instances[] = {
 #define CB_X(cfg, bm, bn, bk, wm, wn, st)                                                          \
-    case cfg:                                                                                      \
-        return cb_ms_config<bm, bn, bk, wm, wn, st>::launch(g, stream);
-        CB_MS_CONFIGS(CB_X)
+    {cfg, cb_ms_config<bm, bn, bk, wm, wn, st>::launch,                                            \
+     cb_ms_config<bm, bn, bk, wm, wn, st>::query},
+    CB_MS_CONFIGS(CB_X)
 #undef CB_X
-    default:
-        return cudaErrorInvalidValue;
-    }
-}
-
-extern "C" cudaError_t cb_matmul_multistage_query(const cb_matmul_args *g, int variant,
-                                                  cb_matmul_launch_info *info)
-{
-    switch (variant) {
-#define CB_X(cfg, bm, bn, bk, wm, wn, st)                                                          \
-    case cfg:                                                                                      \
-        return cb_ms_config<bm, bn, bk, wm, wn, st>::query(g, info);
-        CB_MS_CONFIGS(CB_X)
-#undef CB_X
-    default:
-        return cudaErrorInvalidValue;
-    }
-}
+};
 
 /* ---- choosing a configuration ---- */
 
@@ -426,22 +378,8 @@ extern "C" int cb_matmul_ms_auto(int m, int n, int sm_count, bool *from_table)
 /* The `config` axis: `auto` or one of CB_MATMUL_MS_CONFIG_NAMES. */
 static int cb_ms_variant_of(const char *text, int m, int n, int sm_count, char *why, size_t len)
 {
-    if (strcmp(text, "auto") == 0) return cb_matmul_ms_auto(m, n, sm_count, nullptr);
-    const char *list = CB_MATMUL_MS_CONFIG_NAMES;
-    const size_t want = strlen(text);
-    for (int i = 0; *list; i++) {
-        const size_t item = strcspn(list, ",");
-        if (item == want && strncmp(list, text, want) == 0) return i;
-        list += item + (list[item] == ',');
-    }
-    snprintf(why, len, "config=%s: not one of auto," CB_MATMUL_MS_CONFIG_NAMES, text);
-    return -1;
+    return cb_matmul_config_of(text, CB_MATMUL_MS_CONFIG_NAMES,
+                               cb_matmul_ms_auto(m, n, sm_count, nullptr), why, len);
 }
 
-extern "C" const cb_matmul_rung cb_matmul_rung_multistage = {
-    .name = "multistage",
-    .launch = cb_matmul_multistage,
-    .query = cb_matmul_multistage_query,
-    .variant_axis = "config",
-    .variant_of = cb_ms_variant_of,
-};
+CB_MATMUL_RUNG_OF(multistage, cb_ms_instances, "config", cb_ms_variant_of);

@@ -40,10 +40,6 @@ typedef enum cb_matmul_ms_config {
  * every SM two blocks. */
 int cb_matmul_ms_auto(int m, int n, int sm_count, bool *from_table);
 
-cudaError_t cb_matmul_multistage(const cb_matmul_args *args, int variant, cudaStream_t stream);
-cudaError_t cb_matmul_multistage_query(const cb_matmul_args *args, int variant,
-                                       cb_matmul_launch_info *info);
-
 #ifdef __cplusplus
 }
 #endif

@@ -17,99 +17,55 @@
 #define CB_NAIVE_BX 32
 #define CB_NAIVE_BY 16
 
-__global__ void __launch_bounds__(CB_NAIVE_BX *CB_NAIVE_BY)
-    cb_matmul_naive_uncoalesced_kernel(int m, int n, int k, float alpha,
-                                       const float *__restrict__ a, const float *__restrict__ b,
-                                       float beta, float *__restrict__ c)
+/* One element of C per thread. kRowsOnX: threadIdx.x walks the rows of C
+ * (uncoalesced: a warp reads 32 rows of A and writes C n floats apart);
+ * otherwise it walks the columns (coalesced: a warp reads one line of B). */
+template <bool kRowsOnX>
+static __device__ __forceinline__ void
+cb_naive_element(int m, int n, int k, float alpha, const float *__restrict__ a,
+                 const float *__restrict__ b, float beta, float *__restrict__ c)
 {
-    const int row = blockIdx.x * blockDim.x + threadIdx.x;
-    const int col = blockIdx.y * blockDim.y + threadIdx.y;
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    const int row = kRowsOnX ? x : y, col = kRowsOnX ? y : x;
     if (row >= m || col >= n) return;
     const float *arow = a + (size_t)row * k;
     float acc = 0.0f;
     for (int p = 0; p < k; p++)
         acc = fmaf(arow[p], b[(size_t)p * n + col], acc);
-    float *out = c + (size_t)row * n + col;
-    *out = beta == 0.0f ? alpha * acc : fmaf(beta, *out, alpha * acc);
+    cb_matmul_store(c + (size_t)row * n + col, alpha * acc, beta);
+}
+
+__global__ void __launch_bounds__(CB_NAIVE_BX *CB_NAIVE_BY)
+    cb_matmul_naive_uncoalesced_kernel(int m, int n, int k, float alpha,
+                                       const float *__restrict__ a, const float *__restrict__ b,
+                                       float beta, float *__restrict__ c)
+{
+    cb_naive_element<true>(m, n, k, alpha, a, b, beta, c);
 }
 
 __global__ void __launch_bounds__(CB_NAIVE_BX *CB_NAIVE_BY)
     cb_matmul_naive_coalesced_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
                                      const float *__restrict__ b, float beta, float *__restrict__ c)
 {
-    const int col = blockIdx.x * blockDim.x + threadIdx.x;
-    const int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= m || col >= n) return;
-    const float *arow = a + (size_t)row * k;
-    float acc = 0.0f;
-    for (int p = 0; p < k; p++)
-        acc = fmaf(arow[p], b[(size_t)p * n + col], acc);
-    float *out = c + (size_t)row * n + col;
-    *out = beta == 0.0f ? alpha * acc : fmaf(beta, *out, alpha * acc);
+    cb_naive_element<false>(m, n, k, alpha, a, b, beta, c);
 }
 
 /* uncoalesced: x runs over rows (m), y over columns (n). */
-static dim3 cb_naive_grid_rows(const cb_matmul_args *g)
+static cb_matmul_launch_plan cb_naive_rows_plan(const cb_matmul_args *g)
 {
-    return dim3(cb_cdiv(g->m, CB_NAIVE_BX), cb_cdiv(g->n, CB_NAIVE_BY));
+    return {cb_matmul_naive_uncoalesced_kernel,
+            dim3(cb_cdiv(g->m, CB_NAIVE_BX), cb_cdiv(g->n, CB_NAIVE_BY)),
+            dim3(CB_NAIVE_BX, CB_NAIVE_BY), "32x16 threads, threadIdx.x -> row"};
 }
 
 /* coalesced: x runs over columns (n), y over rows (m). */
-static dim3 cb_naive_grid_cols(const cb_matmul_args *g)
+static cb_matmul_launch_plan cb_naive_cols_plan(const cb_matmul_args *g)
 {
-    return dim3(cb_cdiv(g->n, CB_NAIVE_BX), cb_cdiv(g->m, CB_NAIVE_BY));
+    return {cb_matmul_naive_coalesced_kernel,
+            dim3(cb_cdiv(g->n, CB_NAIVE_BX), cb_cdiv(g->m, CB_NAIVE_BY)),
+            dim3(CB_NAIVE_BX, CB_NAIVE_BY), "32x16 threads, threadIdx.x -> column"};
 }
 
-static cudaError_t cb_matmul_naive_uncoalesced(const cb_matmul_args *g, int variant,
-                                               cudaStream_t stream)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    dim3 grid = cb_naive_grid_rows(g);
-    if (grid.y > 65535) return cudaErrorInvalidConfiguration;
-    cb_matmul_naive_uncoalesced_kernel<<<grid, dim3(CB_NAIVE_BX, CB_NAIVE_BY), 0, stream>>>(
-        g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
-    return cudaGetLastError();
-}
-
-static cudaError_t cb_matmul_naive_uncoalesced_query(const cb_matmul_args *g, int variant,
-                                                     cb_matmul_launch_info *info)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    return cb_matmul_fill_info(cb_matmul_naive_uncoalesced_kernel, CB_NAIVE_BX * CB_NAIVE_BY,
-                               cb_naive_grid_rows(g), "32x16 threads, threadIdx.x -> row", info);
-}
-
-static cudaError_t cb_matmul_naive_coalesced(const cb_matmul_args *g, int variant,
-                                             cudaStream_t stream)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    dim3 grid = cb_naive_grid_cols(g);
-    if (grid.y > 65535) return cudaErrorInvalidConfiguration;
-    cb_matmul_naive_coalesced_kernel<<<grid, dim3(CB_NAIVE_BX, CB_NAIVE_BY), 0, stream>>>(
-        g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
-    return cudaGetLastError();
-}
-
-static cudaError_t cb_matmul_naive_coalesced_query(const cb_matmul_args *g, int variant,
-                                                   cb_matmul_launch_info *info)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    return cb_matmul_fill_info(cb_matmul_naive_coalesced_kernel, CB_NAIVE_BX * CB_NAIVE_BY,
-                               cb_naive_grid_cols(g), "32x16 threads, threadIdx.x -> column", info);
-}
-
-extern "C" const cb_matmul_rung cb_matmul_rung_naive_uncoalesced = {
-    .name = "naive_uncoalesced",
-    .launch = cb_matmul_naive_uncoalesced,
-    .query = cb_matmul_naive_uncoalesced_query,
-    .variant_axis = NULL,
-    .variant_of = NULL,
-};
-
-extern "C" const cb_matmul_rung cb_matmul_rung_naive_coalesced = {
-    .name = "naive_coalesced",
-    .launch = cb_matmul_naive_coalesced,
-    .query = cb_matmul_naive_coalesced_query,
-    .variant_axis = NULL,
-    .variant_of = NULL,
-};
+CB_MATMUL_PLANNED_RUNG(naive_uncoalesced, cb_naive_rows_plan);
+CB_MATMUL_PLANNED_RUNG(naive_coalesced, cb_naive_cols_plan);

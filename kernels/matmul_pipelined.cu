@@ -17,32 +17,12 @@
     X(CB_MATMUL_M128N256K8, 2, 4, 4, 2, 8)                                                         \
     X(CB_MATMUL_M256N128K8, 4, 2, 4, 2, 8)
 
-static cudaError_t cb_matmul_pipelined(const cb_matmul_args *g, int variant, cudaStream_t stream)
-{
-    switch (variant) {
+static const cb_matmul_instance cb_pipelined_instances[] = {
 #define CB_X(cfg, wm, wn, sm, sn, bk)                                                              \
-    case cfg:                                                                                      \
-        return cb_wt_launch<wm, wn, sm, sn, bk, true>(g, stream);
-        CB_PIPELINED_CONFIGS(CB_X)
+    {cfg, cb_wt_launch<wm, wn, sm, sn, bk, true>, cb_wt_query<wm, wn, sm, sn, bk, true>},
+    CB_PIPELINED_CONFIGS(CB_X)
 #undef CB_X
-    default:
-        return cudaErrorInvalidValue;
-    }
-}
-
-static cudaError_t cb_matmul_pipelined_query(const cb_matmul_args *g, int variant,
-                                             cb_matmul_launch_info *info)
-{
-    switch (variant) {
-#define CB_X(cfg, wm, wn, sm, sn, bk)                                                              \
-    case cfg:                                                                                      \
-        return cb_wt_query<wm, wn, sm, sn, bk, true>(g, info);
-        CB_PIPELINED_CONFIGS(CB_X)
-#undef CB_X
-    default:
-        return cudaErrorInvalidValue;
-    }
-}
+};
 
 /* Fewer blocks than SMs leaves SMs idle for the whole kernel, which costs
  * more than the lower data reuse of a smaller tile. */
@@ -59,22 +39,8 @@ extern "C" cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count)
 static int cb_pipelined_variant_of(const char *text, int m, int n, int sm_count, char *why,
                                    size_t len)
 {
-    if (strcmp(text, "auto") == 0) return (int)cb_matmul_config_auto(m, n, sm_count);
-    const char *list = CB_MATMUL_CONFIG_NAMES;
-    const size_t want = strlen(text);
-    for (int i = 0; *list; i++) {
-        const size_t item = strcspn(list, ",");
-        if (item == want && strncmp(list, text, want) == 0) return i;
-        list += item + (list[item] == ',');
-    }
-    snprintf(why, len, "config=%s: not one of auto," CB_MATMUL_CONFIG_NAMES, text);
-    return -1;
+    return cb_matmul_config_of(text, CB_MATMUL_CONFIG_NAMES,
+                               (int)cb_matmul_config_auto(m, n, sm_count), why, len);
 }
 
-extern "C" const cb_matmul_rung cb_matmul_rung_pipelined = {
-    .name = "pipelined",
-    .launch = cb_matmul_pipelined,
-    .query = cb_matmul_pipelined_query,
-    .variant_axis = "config",
-    .variant_of = cb_pipelined_variant_of,
-};
+CB_MATMUL_RUNG_OF(pipelined, cb_pipelined_instances, "config", cb_pipelined_variant_of);

@@ -52,8 +52,7 @@ __global__ void __launch_bounds__(CB_R1_THREADS)
     for (int i = 0; i < CB_R1_TM; i++) {
         const int row = m0 + trow + i;
         if (row < m) {
-            float *out = c + (size_t)row * n + col;
-            *out = beta == 0.0f ? alpha * acc[i] : fmaf(beta, *out, alpha * acc[i]);
+            cb_matmul_store(c + (size_t)row * n + col, alpha * acc[i], beta);
         }
     }
 }
@@ -114,68 +113,22 @@ __global__ void __launch_bounds__(CB_R2_THREADS)
 #pragma unroll
         for (int j = 0; j < CB_R2_TN; j++) {
             const int col = n0 + tcol + j;
-            if (col < n) {
-                float *out = c + (size_t)row * n + col;
-                *out = beta == 0.0f ? alpha * acc[i][j] : fmaf(beta, *out, alpha * acc[i][j]);
-            }
+            if (col < n) cb_matmul_store(c + (size_t)row * n + col, alpha * acc[i][j], beta);
         }
     }
 }
 
-static dim3 cb_r1_grid(const cb_matmul_args *g)
+static cb_matmul_launch_plan cb_r1_plan(const cb_matmul_args *g)
 {
-    return dim3(cb_cdiv(g->n, CB_R1_BN), cb_cdiv(g->m, CB_R1_BM));
+    return {cb_matmul_regblock_1d_kernel, dim3(cb_cdiv(g->n, CB_R1_BN), cb_cdiv(g->m, CB_R1_BM)),
+            dim3(CB_R1_THREADS), "64x64x8 tile, 8x1 per thread"};
 }
 
-static dim3 cb_r2_grid(const cb_matmul_args *g)
+static cb_matmul_launch_plan cb_r2_plan(const cb_matmul_args *g)
 {
-    return dim3(cb_cdiv(g->n, CB_R2_BN), cb_cdiv(g->m, CB_R2_BM));
+    return {cb_matmul_regblock_2d_kernel, dim3(cb_cdiv(g->n, CB_R2_BN), cb_cdiv(g->m, CB_R2_BM)),
+            dim3(CB_R2_THREADS), "128x128x8 tile, 8x8 per thread"};
 }
 
-static cudaError_t cb_matmul_regblock_1d(const cb_matmul_args *g, int variant, cudaStream_t stream)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    cb_matmul_regblock_1d_kernel<<<cb_r1_grid(g), CB_R1_THREADS, 0, stream>>>(
-        g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
-    return cudaGetLastError();
-}
-
-static cudaError_t cb_matmul_regblock_1d_query(const cb_matmul_args *g, int variant,
-                                               cb_matmul_launch_info *info)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    return cb_matmul_fill_info(cb_matmul_regblock_1d_kernel, CB_R1_THREADS, cb_r1_grid(g),
-                               "64x64x8 tile, 8x1 per thread", info);
-}
-
-static cudaError_t cb_matmul_regblock_2d(const cb_matmul_args *g, int variant, cudaStream_t stream)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    cb_matmul_regblock_2d_kernel<<<cb_r2_grid(g), CB_R2_THREADS, 0, stream>>>(
-        g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
-    return cudaGetLastError();
-}
-
-static cudaError_t cb_matmul_regblock_2d_query(const cb_matmul_args *g, int variant,
-                                               cb_matmul_launch_info *info)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    return cb_matmul_fill_info(cb_matmul_regblock_2d_kernel, CB_R2_THREADS, cb_r2_grid(g),
-                               "128x128x8 tile, 8x8 per thread", info);
-}
-
-extern "C" const cb_matmul_rung cb_matmul_rung_regblock_1d = {
-    .name = "regblock_1d",
-    .launch = cb_matmul_regblock_1d,
-    .query = cb_matmul_regblock_1d_query,
-    .variant_axis = NULL,
-    .variant_of = NULL,
-};
-
-extern "C" const cb_matmul_rung cb_matmul_rung_regblock_2d = {
-    .name = "regblock_2d",
-    .launch = cb_matmul_regblock_2d,
-    .query = cb_matmul_regblock_2d_query,
-    .variant_axis = NULL,
-    .variant_of = NULL,
-};
+CB_MATMUL_PLANNED_RUNG(regblock_1d, cb_r1_plan);
+CB_MATMUL_PLANNED_RUNG(regblock_2d, cb_r2_plan);

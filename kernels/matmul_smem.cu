@@ -38,10 +38,7 @@ __global__ void __launch_bounds__(TILE *TILE)
             acc = fmaf(as[ty][p], bs[p][tx], acc);
         __syncthreads();
     }
-    if (row < m && col < n) {
-        float *out = c + (size_t)row * n + col;
-        *out = beta == 0.0f ? alpha * acc : fmaf(beta, *out, alpha * acc);
-    }
+    if (row < m && col < n) cb_matmul_store(c + (size_t)row * n + col, alpha * acc, beta);
 }
 
 /* The same algorithm for shapes made of whole tiles: no bounds checks, and
@@ -71,8 +68,8 @@ __global__ void __launch_bounds__(TILE *TILE)
             acc = fmaf(as[ty][p], bs[p][tx], acc);
         __syncthreads();
     }
-    float *out = c + (size_t)(blockIdx.y * TILE + ty) * n + blockIdx.x * TILE + tx;
-    *out = beta == 0.0f ? alpha * acc : fmaf(beta, *out, alpha * acc);
+    cb_matmul_store(c + (size_t)(blockIdx.y * TILE + ty) * n + blockIdx.x * TILE + tx, alpha * acc,
+                    beta);
 }
 
 template <int TILE> static bool cb_smem_full(const cb_matmul_args *g)
@@ -107,34 +104,12 @@ static cudaError_t cb_smem_query(const cb_matmul_args *g, cb_matmul_launch_info 
     return cb_matmul_fill_info(cb_matmul_smem_tiled_kernel<TILE>, TILE * TILE, grid, desc, info);
 }
 
-static cudaError_t cb_matmul_smem_tiled(const cb_matmul_args *g, int tile, cudaStream_t stream)
-{
-    switch (tile) {
-    case 8:
-        return cb_smem_launch<8>(g, stream);
-    case 16:
-        return cb_smem_launch<16>(g, stream);
-    case 32:
-        return cb_smem_launch<32>(g, stream);
-    default:
-        return cudaErrorInvalidValue;
-    }
-}
-
-static cudaError_t cb_matmul_smem_tiled_query(const cb_matmul_args *g, int tile,
-                                              cb_matmul_launch_info *info)
-{
-    switch (tile) {
-    case 8:
-        return cb_smem_query<8>(g, info);
-    case 16:
-        return cb_smem_query<16>(g, info);
-    case 32:
-        return cb_smem_query<32>(g, info);
-    default:
-        return cudaErrorInvalidValue;
-    }
-}
+/* The compiled tiles; the variant is the tile's edge. */
+static const cb_matmul_instance cb_smem_instances[] = {
+    {8, cb_smem_launch<8>, cb_smem_query<8>},
+    {16, cb_smem_launch<16>, cb_smem_query<16>},
+    {32, cb_smem_launch<32>, cb_smem_query<32>},
+};
 
 /* The `tile` axis: the edge of the square tile, one of the compiled 8, 16, 32. */
 static int cb_smem_variant_of(const char *text, int m, int n, int sm_count, char *why, size_t len)
@@ -146,10 +121,4 @@ static int cb_smem_variant_of(const char *text, int m, int n, int sm_count, char
     return -1;
 }
 
-extern "C" const cb_matmul_rung cb_matmul_rung_smem_tiled = {
-    .name = "smem_tiled",
-    .launch = cb_matmul_smem_tiled,
-    .query = cb_matmul_smem_tiled_query,
-    .variant_axis = "tile",
-    .variant_of = cb_smem_variant_of,
-};
+CB_MATMUL_RUNG_OF(smem_tiled, cb_smem_instances, "tile", cb_smem_variant_of);

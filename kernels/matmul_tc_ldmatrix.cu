@@ -68,7 +68,7 @@ __device__ __forceinline__ void cb_ldm_load_stage(const cb_tc_args &g, uint32_t 
         const int id = tid + i * kThreads, r = id / 8, c = id % 8;
         const int gr = bm + r, gk = k0 + c * C::VEC;
         const bool ok = gr < g.m && gk < g.k;
-        cb_tc_cp_async16(sa + r * kRowBytesA + cb_tc_swizzle_row128(r, c) * 16,
+        cb_cp_async_cg16(sa + r * kRowBytesA + cb_tc_swizzle_row128(r, c) * 16,
                          ok ? A + (size_t)gr * g.k + gk : A, ok);
     }
 #pragma unroll
@@ -77,7 +77,7 @@ __device__ __forceinline__ void cb_ldm_load_stage(const cb_tc_args &g, uint32_t 
         const int gk = k0 + r, gn = bn + c * C::VEC;
         const bool ok = gk < g.k && gn < g.n;
         const int pc = P == CB_TC_BF16 ? cb_tc_swizzle_bf16_b(r, c) : cb_tc_swizzle_tf32_b(r, c);
-        cb_tc_cp_async16(sb + r * C::B_ROW_BYTES + pc * 16, ok ? B + (size_t)gk * g.n + gn : B, ok);
+        cb_cp_async_cg16(sb + r * C::B_ROW_BYTES + pc * 16, ok ? B + (size_t)gk * g.n + gn : B, ok);
     }
 }
 
@@ -94,36 +94,30 @@ __global__ void __launch_bounds__(kThreads, 2) cb_tc_ldmatrix_kernel(cb_tc_args 
     const int kt_count = (g.k + C::BK - 1) / C::BK;
 
     float acc[kMT][kNT][4];
-#pragma unroll
-    for (int i = 0; i < kMT; i++)
-#pragma unroll
-        for (int j = 0; j < kNT; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                acc[i][j][e] = 0.0f;
+    cb_tc_zero_tiles(acc);
 
-                /* Prologue: slices 0 .. kStages-2 in flight, one commit group each
-                 * (empty groups past the end keep the group count uniform). */
+    /* Prologue: slices 0 .. kStages-2 in flight, one commit group each
+     * (empty groups past the end keep the group count uniform). */
 #pragma unroll
     for (int s = 0; s < kStages - 1; s++) {
         if (s < kt_count)
             cb_ldm_load_stage<P>(g, sbase + s * C::STAGE, sbase + s * C::STAGE + kStageA, bm, bn,
                                  s * C::BK, tid);
-        cb_tc_cp_async_commit();
+        cb_cp_async_commit();
     }
 
     for (int kt = 0; kt < kt_count; kt++) {
         /* Groups committed so far: kt + kStages - 1; allowing kStages - 2
          * pending leaves slice kt complete (for this thread; the barrier
          * makes it complete for all and frees slice kt - 1's stage). */
-        cb_tc_cp_async_wait<kStages - 2>();
+        cb_cp_async_wait<kStages - 2>();
         __syncthreads();
         const int next = kt + kStages - 1;
         if (next < kt_count) {
             const uint32_t st = sbase + (next % kStages) * C::STAGE;
             cb_ldm_load_stage<P>(g, st, st + kStageA, bm, bn, next * C::BK, tid);
         }
-        cb_tc_cp_async_commit();
+        cb_cp_async_commit();
 
         const uint32_t sa = sbase + (kt % kStages) * C::STAGE, sb = sa + kStageA;
         const uint8_t *sb_ptr = smem + (kt % kStages) * C::STAGE + kStageA;
@@ -169,28 +163,12 @@ __global__ void __launch_bounds__(kThreads, 2) cb_tc_ldmatrix_kernel(cb_tc_args 
                             row + 4 * h * C::B_ROW_BYTES + chunk * 16));
                 }
             }
-#pragma unroll
-            for (int i = 0; i < kMT; i++)
-#pragma unroll
-                for (int j = 0; j < kNT; j++) {
-                    if constexpr (P == CB_TC_BF16)
-                        cb_tc_mma_bf16(acc[i][j], af[i], bf[j]);
-                    else
-                        cb_tc_mma_tf32(acc[i][j], af[i], bf[j]);
-                }
+            cb_tc_mma_tiles<P>(acc, af, bf);
         }
     }
-    cb_tc_cp_async_wait<0>(); /* nothing may be left writing shared memory at exit */
+    cb_cp_async_wait<0>(); /* nothing may be left writing shared memory at exit */
 
-    const bool pairs = cb_tc_pairs(g);
-#pragma unroll
-    for (int i = 0; i < kMT; i++)
-#pragma unroll
-        for (int j = 0; j < kNT; j++) {
-            const int row = bm + wm * 64 + i * 16 + gq, col = bn + wn * 32 + j * 8 + 2 * q;
-            cb_tc_store_pair(g, pairs, row, col, acc[i][j][0], acc[i][j][1]);
-            cb_tc_store_pair(g, pairs, row + 8, col, acc[i][j][2], acc[i][j][3]);
-        }
+    cb_tc_store_tiles(g, acc, bm + wm * 64, bn + wn * 32, gq, q);
 #endif
 }
 

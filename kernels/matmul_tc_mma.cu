@@ -87,13 +87,7 @@ __global__ void __launch_bounds__(kThreads) cb_tc_mma_kernel(cb_tc_args g)
     const int bm = blockIdx.y * kBM, bn = blockIdx.x * kBN;
 
     float acc[kMT][kNT][4];
-#pragma unroll
-    for (int i = 0; i < kMT; i++)
-#pragma unroll
-        for (int j = 0; j < kNT; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                acc[i][j][e] = 0.0f;
+    cb_tc_zero_tiles(acc);
 
     for (int k0 = 0; k0 < g.k; k0 += C::BK) {
         uint4 ra[A_LOADS], rb[B_LOADS];
@@ -150,27 +144,11 @@ __global__ void __launch_bounds__(kThreads) cb_tc_mma_kernel(cb_tc_args g)
                     bf[j][1] = cb_tc_to_tf32(bs[ks + q + 4][n]);
                 }
             }
-#pragma unroll
-            for (int i = 0; i < kMT; i++)
-#pragma unroll
-                for (int j = 0; j < kNT; j++) {
-                    if constexpr (P == CB_TC_BF16)
-                        cb_tc_mma_bf16(acc[i][j], af[i], bf[j]);
-                    else
-                        cb_tc_mma_tf32(acc[i][j], af[i], bf[j]);
-                }
+            cb_tc_mma_tiles<P>(acc, af, bf);
         }
     }
 
-    const bool pairs = cb_tc_pairs(g);
-#pragma unroll
-    for (int i = 0; i < kMT; i++)
-#pragma unroll
-        for (int j = 0; j < kNT; j++) {
-            const int row = bm + wm * 64 + i * 16 + gq, col = bn + wn * 32 + j * 8 + 2 * q;
-            cb_tc_store_pair(g, pairs, row, col, acc[i][j][0], acc[i][j][1]);
-            cb_tc_store_pair(g, pairs, row + 8, col, acc[i][j][2], acc[i][j][3]);
-        }
+    cb_tc_store_tiles(g, acc, bm + wm * 64, bn + wn * 32, gq, q);
 #endif
 }
 

@@ -97,62 +97,30 @@ __global__ void __launch_bounds__(CB_V_THREADS)
             const int col = n0 + tcol + j;
             if (kVec) {
                 if (col >= n) break;
-                float4 v = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1],
-                                       alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
-                float4 *out = reinterpret_cast<float4 *>(crow + col);
-                if (beta != 0.0f) {
-                    const float4 old = *out;
-                    v.x = fmaf(beta, old.x, v.x);
-                    v.y = fmaf(beta, old.y, v.y);
-                    v.z = fmaf(beta, old.z, v.z);
-                    v.w = fmaf(beta, old.w, v.w);
-                }
-                *out = v;
+                cb_matmul_store4(crow + col,
+                                 make_float4(alpha * acc[i][j], alpha * acc[i][j + 1],
+                                             alpha * acc[i][j + 2], alpha * acc[i][j + 3]),
+                                 beta);
             } else {
 #pragma unroll
                 for (int jj = 0; jj < 4; jj++) {
-                    if (col + jj < n) {
-                        const float v = alpha * acc[i][j + jj];
-                        crow[col + jj] = beta == 0.0f ? v : fmaf(beta, crow[col + jj], v);
-                    }
+                    if (col + jj < n)
+                        cb_matmul_store(crow + col + jj, alpha * acc[i][j + jj], beta);
                 }
             }
         }
     }
 }
 
-static dim3 cb_v_grid(const cb_matmul_args *g)
+/* float4 wherever k and n allow it (whole tiles or not), else scalar edges. */
+static cb_matmul_launch_plan cb_v_plan(const cb_matmul_args *g)
 {
-    return dim3(cb_cdiv(g->n, CB_V_BN), cb_cdiv(g->m, CB_V_BM));
-}
-
-static cudaError_t cb_matmul_vectorized(const cb_matmul_args *g, int variant, cudaStream_t stream)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
+    const dim3 grid(cb_cdiv(g->n, CB_V_BN), cb_cdiv(g->m, CB_V_BM));
     if (cb_edge_mode_for(g, CB_V_BM, CB_V_BN, CB_V_BK) == CB_EDGE_SCALAR)
-        cb_matmul_vectorized_kernel<false><<<cb_v_grid(g), CB_V_THREADS, 0, stream>>>(
-            g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
-    else
-        cb_matmul_vectorized_kernel<true><<<cb_v_grid(g), CB_V_THREADS, 0, stream>>>(
-            g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
-    return cudaGetLastError();
+        return {cb_matmul_vectorized_kernel<false>, grid, dim3(CB_V_THREADS),
+                "128x128x8 tile, 8x8 per thread, scalar edges"};
+    return {cb_matmul_vectorized_kernel<true>, grid, dim3(CB_V_THREADS),
+            "128x128x8 tile, 8x8 per thread, float4"};
 }
 
-static cudaError_t cb_matmul_vectorized_query(const cb_matmul_args *g, int variant,
-                                              cb_matmul_launch_info *info)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    if (cb_edge_mode_for(g, CB_V_BM, CB_V_BN, CB_V_BK) == CB_EDGE_SCALAR)
-        return cb_matmul_fill_info(cb_matmul_vectorized_kernel<false>, CB_V_THREADS, cb_v_grid(g),
-                                   "128x128x8 tile, 8x8 per thread, scalar edges", info);
-    return cb_matmul_fill_info(cb_matmul_vectorized_kernel<true>, CB_V_THREADS, cb_v_grid(g),
-                               "128x128x8 tile, 8x8 per thread, float4", info);
-}
-
-extern "C" const cb_matmul_rung cb_matmul_rung_vectorized = {
-    .name = "vectorized",
-    .launch = cb_matmul_vectorized,
-    .query = cb_matmul_vectorized_query,
-    .variant_axis = NULL,
-    .variant_of = NULL,
-};
+CB_MATMUL_PLANNED_RUNG(vectorized, cb_v_plan);

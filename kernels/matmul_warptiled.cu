@@ -7,23 +7,5 @@
 #include "matmul_warptile.h"
 
 /* 4 x 2 warps of 32 x 64, 2 x 2 sub-tiles of 4 x 4 per lane, BK = 8. */
-static cudaError_t cb_matmul_warptiled(const cb_matmul_args *g, int variant, cudaStream_t stream)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    return cb_wt_launch<4, 2, 2, 2, 8, false>(g, stream);
-}
-
-static cudaError_t cb_matmul_warptiled_query(const cb_matmul_args *g, int variant,
-                                             cb_matmul_launch_info *info)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    return cb_wt_query<4, 2, 2, 2, 8, false>(g, info);
-}
-
-extern "C" const cb_matmul_rung cb_matmul_rung_warptiled = {
-    .name = "warptiled",
-    .launch = cb_matmul_warptiled,
-    .query = cb_matmul_warptiled_query,
-    .variant_axis = NULL,
-    .variant_of = NULL,
-};
+CB_MATMUL_SINGLE_RUNG(warptiled, (cb_wt_launch<4, 2, 2, 2, 8, false>),
+                      (cb_wt_query<4, 2, 2, 2, 8, false>));

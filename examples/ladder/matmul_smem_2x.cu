@@ -39,35 +39,17 @@ static __global__ void __launch_bounds__(TILE *TILE / ROWS)
     const int rows[ROWS] = {row0, row1};
     for (int r = 0; r < ROWS; r++) {
         if (rows[r] >= m) continue;
-        float *out = c + (size_t)rows[r] * n + col;
-        *out = beta == 0.0f ? alpha * acc[r] : fmaf(beta, *out, alpha * acc[r]);
+        cb_matmul_store(c + (size_t)rows[r] * n + col, alpha * acc[r], beta);
     }
 }
 
-static dim3 grid_of(const cb_matmul_args *g)
+/* The launch: 16 x 8 threads per 16 x 16 tile of C (matmul_cuda.h's plan,
+ * which the rung's launcher and query both read). */
+static cb_matmul_launch_plan plan(const cb_matmul_args *g)
 {
-    return dim3(cb_cdiv(g->n, TILE), cb_cdiv(g->m, TILE));
+    return {cb_matmul_smem_2x_kernel, dim3(cb_cdiv(g->n, TILE), cb_cdiv(g->m, TILE)),
+            dim3(TILE, TILE / ROWS), "16x16 smem tiles, 2 rows of C per thread"};
 }
 
-static cudaError_t launch(const cb_matmul_args *g, int variant, cudaStream_t stream)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    cb_matmul_smem_2x_kernel<<<grid_of(g), dim3(TILE, TILE / ROWS), 0, stream>>>(
-        g->m, g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c);
-    return cudaGetLastError();
-}
-
-static cudaError_t query(const cb_matmul_args *g, int variant, cb_matmul_launch_info *info)
-{
-    if (variant != 0) return cudaErrorInvalidValue;
-    return cb_matmul_fill_info(cb_matmul_smem_2x_kernel, TILE * TILE / ROWS, grid_of(g),
-                               "16x16 smem tiles, 2 rows of C per thread", info);
-}
-
-extern "C" const cb_matmul_rung cb_matmul_rung_smem_2x = {
-    .name = "smem_2x",
-    .launch = launch,
-    .query = query,
-    .variant_axis = NULL,
-    .variant_of = NULL,
-};
+/* cb_matmul_rung_smem_2x (kernels/matmul_kernels.h): no variant axis. */
+CB_MATMUL_PLANNED_RUNG(smem_2x, plan);

@@ -1,5 +1,6 @@
 /* matmul_tc_cuda.h - CUDA-only pieces the tensor-core kernels share: the
- * warp-level PTX (mma.sync, ldmatrix, cp.async, the TF32 rounding) and the
+ * warp-level PTX (mma.sync, ldmatrix, the TF32 rounding; cp.async in
+ * cb_cp_async.h) and the
  * epilogue that writes alpha * acc + beta * C with bounds checks.
  *
  * Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k16" and
@@ -17,6 +18,7 @@
 
 #include "matmul_tc_kernels.h"
 #include "matmul_tc_layout.h"
+#include "cb_cp_async.h"
 
 #include <stdint.h>
 
@@ -87,33 +89,6 @@ __device__ __forceinline__ void cb_tc_ldmatrix_x4_trans(uint32_t (&r)[4], uint32
 #endif
 }
 
-/* 16 bytes global -> shared without registers; `valid` false writes 16
- * zero bytes and reads nothing (src-size 0), which is how tiles past the
- * matrix edge become zeros. .cg: L2 only, the tile is reused from shared
- * memory, not L1. */
-__device__ __forceinline__ void cb_tc_cp_async16(uint32_t dst, const void *src, bool valid)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
-                 "r"(valid ? 16 : 0)
-                 : "memory");
-#endif
-}
-
-__device__ __forceinline__ void cb_tc_cp_async_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-template <int N> __device__ __forceinline__ void cb_tc_cp_async_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
 /* Whether C's column pairs (col even) can be stored as one float2: n even
  * (col and col + 1 are both inside the matrix or both outside) and ldc
  * even (the pair is 8-byte aligned). */
@@ -141,6 +116,53 @@ __device__ __forceinline__ void cb_tc_store_pair(const cb_tc_args &g, bool pairs
     }
     p[0] = g.beta != 0.0f ? v0 + g.beta * p[0] : v0;
     if (col + 1 < g.n) p[1] = g.beta != 0.0f ? v1 + g.beta * p[1] : v1;
+}
+
+/* A warp's MT x NT m16n8 accumulator tiles (the C layout above), for the
+ * mma.sync rungs. */
+template <int MT, int NT> __device__ __forceinline__ void cb_tc_zero_tiles(float (&acc)[MT][NT][4])
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                acc[i][j][e] = 0.0f;
+}
+
+/* acc[i][j] += af[i] bf[j] for every tile: one k-step of precision P. */
+template <cb_tc_precision P, int MT, int NT>
+__device__ __forceinline__ void
+cb_tc_mma_tiles(float (&acc)[MT][NT][4], const uint32_t (&af)[MT][4], const uint32_t (&bf)[NT][2])
+{
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            if constexpr (P == CB_TC_BF16)
+                cb_tc_mma_bf16(acc[i][j], af[i], bf[j]);
+            else
+                cb_tc_mma_tf32(acc[i][j], af[i], bf[j]);
+        }
+}
+
+/* The epilogue of the tiles: tile (i, j) holds C rows wrow + 16 i + gq (and
+ * + 8), columns wcol + 8 j + 2 q (and + 1); gq = lane / 4, q = lane % 4. */
+template <int MT, int NT>
+__device__ __forceinline__ void cb_tc_store_tiles(const cb_tc_args &g,
+                                                  const float (&acc)[MT][NT][4], int wrow, int wcol,
+                                                  int gq, int q)
+{
+    const bool pairs = cb_tc_pairs(g);
+#pragma unroll
+    for (int i = 0; i < MT; i++)
+#pragma unroll
+        for (int j = 0; j < NT; j++) {
+            const int row = wrow + i * 16 + gq, col = wcol + j * 8 + 2 * q;
+            cb_tc_store_pair(g, pairs, row, col, acc[i][j][0], acc[i][j][1]);
+            cb_tc_store_pair(g, pairs, row + 8, col, acc[i][j][2], acc[i][j][3]);
+        }
 }
 
 #endif

@@ -239,24 +239,14 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
                 if (kMode == CB_EDGE_SCALAR) {
 #pragma unroll
                     for (int j = 0; j < 4; j++) {
-                        if (col + j < n) {
-                            const float v = alpha * r[j];
-                            crow[col + j] = beta == 0.0f ? v : fmaf(beta, crow[col + j], v);
-                        }
+                        if (col + j < n) cb_matmul_store(crow + col + j, alpha * r[j], beta);
                     }
                     continue;
                 }
                 if (kMode == CB_EDGE_VEC4 && col >= n) continue;
-                float4 v = make_float4(alpha * r[0], alpha * r[1], alpha * r[2], alpha * r[3]);
-                float4 *out = reinterpret_cast<float4 *>(crow + col);
-                if (beta != 0.0f) {
-                    const float4 old = *out;
-                    v.x = fmaf(beta, old.x, v.x);
-                    v.y = fmaf(beta, old.y, v.y);
-                    v.z = fmaf(beta, old.z, v.z);
-                    v.w = fmaf(beta, old.w, v.w);
-                }
-                *out = v;
+                cb_matmul_store4(
+                    crow + col, make_float4(alpha * r[0], alpha * r[1], alpha * r[2], alpha * r[3]),
+                    beta);
             }
         }
     }
