@@ -15,19 +15,15 @@ vecadd_float4_per_thread(const float4 *__restrict__ a, const float4 *__restrict_
 
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
-    const size_t n4 = l->n / 4, tail = l->n % 4, off = n4 * 4;
+    const size_t n4 = l->n / 4, tail = l->n % 4;
     unsigned blocks = cb_vecadd_blocks(n4 > tail ? n4 : tail, l->block);
     if (!blocks) return cudaErrorInvalidConfiguration;
-    vecadd_float4_per_thread<<<blocks, l->block, 0, s>>>((const float4 *)l->a, (const float4 *)l->b,
-                                                         (float4 *)l->c, n4, l->a + off, l->b + off,
-                                                         l->c + off, tail);
-    return cudaGetLastError();
+    return cb_vecadd_launch4(vecadd_float4_per_thread, blocks, l, s);
 }
 
 static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
 {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_float4_per_thread, l->block,
-                                                         0);
+    return cb_vecadd_occupancy(vecadd_float4_per_thread, l, blocks);
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread = {

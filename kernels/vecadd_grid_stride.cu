@@ -12,13 +12,12 @@ static __global__ void vecadd_grid_stride(const float *__restrict__ a, const flo
 
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
-    vecadd_grid_stride<<<l->grid, l->block, 0, s>>>(l->a, l->b, l->c, l->n);
-    return cudaGetLastError();
+    return cb_vecadd_launch1(vecadd_grid_stride, (unsigned)l->grid, l, s);
 }
 
 static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
 {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_grid_stride, l->block, 0);
+    return cb_vecadd_occupancy(vecadd_grid_stride, l, blocks);
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_grid_stride = {

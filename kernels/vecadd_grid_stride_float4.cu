@@ -32,11 +32,8 @@ static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 
     if (tid < tail) ct[tid] = at[tid] + bt[tid];
 }
 
-typedef void (*float4_kernel)(const float4 *, const float4 *, float4 *, size_t, const float *,
-                              const float *, float *, size_t);
-
 /* The compiled (ilp, hint) combinations; NULL for anything else. */
-static float4_kernel pick(int ilp, bool stream)
+static cb_vecadd4_fn pick(int ilp, bool stream)
 {
     switch (ilp * 2 + (stream ? 1 : 0)) {
     case 2:
@@ -58,19 +55,14 @@ static float4_kernel pick(int ilp, bool stream)
 
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
-    const size_t n4 = l->n / 4, tail = l->n % 4, off = n4 * 4;
-    float4_kernel k = pick(l->ilp, l->stream_hint);
-    if (!k) return cudaErrorInvalidValue;
-    k<<<l->grid, l->block, 0, s>>>((const float4 *)l->a, (const float4 *)l->b, (float4 *)l->c, n4,
-                                   l->a + off, l->b + off, l->c + off, tail);
-    return cudaGetLastError();
+    cb_vecadd4_fn k = pick(l->ilp, l->stream_hint);
+    return k ? cb_vecadd_launch4(k, (unsigned)l->grid, l, s) : cudaErrorInvalidValue;
 }
 
 static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
 {
-    float4_kernel k = pick(l->ilp, l->stream_hint);
-    if (!k) return cudaErrorInvalidValue;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, k, l->block, 0);
+    cb_vecadd4_fn k = pick(l->ilp, l->stream_hint);
+    return k ? cb_vecadd_occupancy(k, l, blocks) : cudaErrorInvalidValue;
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_grid_stride_float4 = {

@@ -14,14 +14,12 @@ static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
     unsigned blocks = cb_vecadd_blocks(l->n, l->block);
     if (!blocks) return cudaErrorInvalidConfiguration;
-    vecadd_thread_per_elem<<<blocks, l->block, 0, s>>>(l->a, l->b, l->c, l->n);
-    return cudaGetLastError();
+    return cb_vecadd_launch1(vecadd_thread_per_elem, blocks, l, s);
 }
 
 static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
 {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_thread_per_elem, l->block,
-                                                         0);
+    return cb_vecadd_occupancy(vecadd_thread_per_elem, l, blocks);
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_thread_per_elem = {

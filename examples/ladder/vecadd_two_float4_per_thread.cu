@@ -19,19 +19,15 @@ static __global__ void vecadd_two_float4(const float4 *__restrict__ a, const flo
 
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
-    const size_t n4 = l->n / 4, tail = l->n % 4, off = n4 * 4;
-    const size_t half = (n4 + 1) / 2;
+    const size_t half = (l->n / 4 + 1) / 2, tail = l->n % 4;
     unsigned blocks = cb_vecadd_blocks(half > tail ? half : tail, l->block);
     if (!blocks) return cudaErrorInvalidConfiguration;
-    vecadd_two_float4<<<blocks, l->block, 0, s>>>((const float4 *)l->a, (const float4 *)l->b,
-                                                  (float4 *)l->c, n4, l->a + off, l->b + off,
-                                                  l->c + off, tail);
-    return cudaGetLastError();
+    return cb_vecadd_launch4(vecadd_two_float4, blocks, l, s); /* vecadd_cuda.h */
 }
 
 static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
 {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, vecadd_two_float4, l->block, 0);
+    return cb_vecadd_occupancy(vecadd_two_float4, l, blocks);
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_two_float4_per_thread = {

@@ -1,6 +1,7 @@
 /* vecadd_cuda.h - what the vector-add kernels share (CUDA only): the
- * float4 add, the cache-hinted loads and stores, and the grid of a kernel
- * whose threads each take a fixed share of the vector. */
+ * float4 add, the cache-hinted loads and stores, the grid of a kernel
+ * whose threads each take a fixed share of the vector, and the launch and
+ * occupancy query of a kernel of either signature. */
 #ifndef CB_VECADD_CUDA_H
 #define CB_VECADD_CUDA_H
 
@@ -30,6 +31,38 @@ static inline unsigned cb_vecadd_blocks(size_t items, int block)
 {
     size_t blocks = (items + (size_t)block - 1) / (size_t)block;
     return blocks > 0x7fffffffu ? 0u : (unsigned)(blocks ? blocks : 1);
+}
+
+/* The float4 kernels' signature: n4 float4s of a, b and c, then the n % 4
+ * floats past them (at, bt, ct: the tail). */
+typedef void (*cb_vecadd4_fn)(const float4 *a, const float4 *b, float4 *c, size_t n4,
+                              const float *at, const float *bt, float *ct, size_t tail);
+
+/* Launch a float4 kernel on `blocks` blocks of l->block threads over l's
+ * vectors cut into n / 4 float4s and the n % 4 tail; the launch error. */
+static inline cudaError_t cb_vecadd_launch4(cb_vecadd4_fn kernel, unsigned blocks,
+                                            const cb_vecadd_launch *l, cudaStream_t s)
+{
+    const size_t n4 = l->n / 4, tail = l->n % 4, off = n4 * 4;
+    kernel<<<blocks, l->block, 0, s>>>((const float4 *)l->a, (const float4 *)l->b, (float4 *)l->c,
+                                       n4, l->a + off, l->b + off, l->c + off, tail);
+    return cudaGetLastError();
+}
+
+/* The scalar kernels' launch: c = a + b over n floats on `blocks` blocks. */
+static inline cudaError_t
+cb_vecadd_launch1(void (*kernel)(const float *, const float *, float *, size_t), unsigned blocks,
+                  const cb_vecadd_launch *l, cudaStream_t s)
+{
+    kernel<<<blocks, l->block, 0, s>>>(l->a, l->b, l->c, l->n);
+    return cudaGetLastError();
+}
+
+/* Resident blocks per SM of `kernel` at l->block threads (occupancy API). */
+template <typename Kernel>
+static cudaError_t cb_vecadd_occupancy(Kernel kernel, const cb_vecadd_launch *l, int *blocks)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, l->block, 0);
 }
 
 #endif
