@@ -5,7 +5,10 @@
  * the run's target. Fake host benchmarks that alternate two run times 30%
  * apart, so the median's CI cannot get under ~13% however many samples
  * (modes 4% apart merged into one under a loaded sanitizer build's jitter,
- * and the undeclared point then converged). */
+ * and the undeclared point then converged). And a point of three rounds is
+ * judged by its row: every fifth run 30% slower, so each round of 10
+ * samples has a CI reaching the slow runs and runs out of samples, while
+ * the 30 pooled have theirs among the fast ones: `ok`, with a note. */
 /* test links: cubench_engine */
 #include "cb_test.h"
 #include "cb_common.h"
@@ -19,12 +22,14 @@
 #include <unistd.h>
 
 typedef struct alt_param {
-    double target;  /* what setup declares (0: nothing)        */
-    double high_us; /* every other run's time; the rest 100 us */
+    double target;  /* what setup declares (0: nothing)           */
+    double high_us; /* every period-th run's time; the rest 100 us */
+    int period;
 } alt_param;
 
 typedef struct alt_state {
     double high_us;
+    int period;
     long runs;
 } alt_state;
 
@@ -36,6 +41,7 @@ static cb_status alt_setup(const cb_point *p, const cb_bench_ctx *ctx, void **st
     alt_state *st = calloc(1, sizeof *st);
     if (!st) return CB_FAIL;
     st->high_us = param->high_us;
+    st->period = param->period;
     info->target_ci_rel = param->target;
     *state = st;
     return CB_OK;
@@ -45,7 +51,7 @@ static cb_status alt_run(void *state, cudaStream_t stream, cb_msg *why)
 {
     (void)stream, (void)why;
     alt_state *st = state;
-    const double until = cb_now_s() + 1e-6 * (++st->runs % 2 ? st->high_us : 100.0);
+    const double until = cb_now_s() + 1e-6 * (++st->runs % st->period == 0 ? st->high_us : 100.0);
     while (cb_now_s() < until) {
     }
     return CB_OK;
@@ -66,7 +72,8 @@ static void alt_teardown(void *state)
 static const cb_axis_def alt_axes[] = {
     {.name = "n", .kind = CB_AXIS_INT, .defaults = "1", .min_value = 1, .help = "unused"}};
 
-static const alt_param declared = {0.25, 130}, plain = {0, 130}, erratic = {0.25, 1000};
+static const alt_param declared = {0.25, 130, 2}, plain = {0, 130, 2}, erratic = {0.25, 1000, 2},
+                       fifth = {0.05, 130, 5};
 
 #define ALT(nm, prm)                                                                               \
     {                                                                                              \
@@ -79,6 +86,48 @@ static const cb_bench alt_benches[] = {ALT("declared", declared), ALT("plain", p
                                        ALT("erratic", erratic)};
 static const cb_family alt_family = {
     .name = "alt", .benches = alt_benches, .count = CB_ARRAY_LEN(alt_benches)};
+static const cb_bench rounds_benches[] = {
+    {.name = "alt_rounds/fifth", .summary = "test", .target = CB_TARGET_HOST, CB_AXES(alt_axes),
+     .param = &fifth, .setup = alt_setup, .run = alt_run, .verify = alt_verify,
+     .teardown = alt_teardown}};
+static const cb_family rounds_family = {
+    .name = "alt_rounds", .benches = rounds_benches, .count = CB_ARRAY_LEN(rounds_benches)};
+
+/* Three rounds of at most 10 samples each (the budget is max_samples). */
+static void pooled_rounds(const char *dir)
+{
+    cb_msg err = {{0}};
+    CB_CHECK(cb_registry_add_family(&rounds_family, &err) == CB_OK);
+    const char *globs[] = {"alt_rounds/fifth"};
+    cb_plan_request req = {.globs = globs, .n_globs = 1, .max_points = 10};
+    cb_plan plan;
+    CB_CHECK(cb_plan_build(&req, &plan, &err));
+    CB_CHECK_EQ_INT(plan.n, 1);
+    cb_run_config cfg;
+    cb_run_config_defaults(&cfg);
+    cfg.quiet = true;
+    cfg.use_cupti = cfg.nvtx = false;
+    cfg.stop.max_time_s = 30;
+    cfg.stop.max_samples = 30;
+    cfg.stop.min_samples = 6;
+    cfg.replicates = 3;
+    char out[256];
+    snprintf(out, sizeof out, "%s/rounds", dir);
+    cb_sink sink;
+    CB_CHECK(cb_sink_open(&sink, out, &err));
+    cb_result *rows = NULL;
+    cb_run_totals t;
+    CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, &rows, &t, &err) == CB_OK);
+    cb_sink_close(&sink);
+    CB_CHECK_EQ_INT(rows[0].summary.n, 30);
+    CB_CHECK_EQ_INT(rows[0].status, CB_OK);
+    CB_CHECK(rows[0].summary.ci_rel_half <= 0.05);
+    CB_CHECK(strstr(rows[0].note, "3 of 3 rounds ran out of budget alone; pooled") != NULL);
+    printf("rounds: %s ci %.3g, note '%s'\n", cb_status_name(rows[0].status),
+           rows[0].summary.ci_rel_half, rows[0].note);
+    free(rows);
+    cb_plan_free(&plan);
+}
 
 int main(void)
 {
@@ -121,6 +170,7 @@ int main(void)
            rows[1].reason, rows[2].reason);
     free(rows);
     cb_plan_free(&plan);
+    pooled_rounds(dir);
     char cmd[sizeof dir + 16];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CB_CHECK(system(cmd) == 0);
