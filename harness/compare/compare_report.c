@@ -135,7 +135,8 @@ static void power_help(FILE *f, const cb_compare_result *r, const cb_compare_opt
                 "- %d point%s are held back by the timer's floor (%s): a change smaller than "
                 "that cannot be seen; batching runs into samples (`cubench run --cache hot`) "
                 "divides the floor.\n",
-                all->floor_bound, cb_plural(all->floor_bound), event_floor_text(o, buf, sizeof buf));
+                all->floor_bound, cb_plural(all->floor_bound),
+                event_floor_text(o, buf, sizeof buf));
     if (all->untested > 0)
         fprintf(f,
                 "- %d point%s could not be tested: their kind has no default between-run spread "

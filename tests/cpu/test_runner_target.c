@@ -86,10 +86,15 @@ static const cb_bench alt_benches[] = {ALT("declared", declared), ALT("plain", p
                                        ALT("erratic", erratic)};
 static const cb_family alt_family = {
     .name = "alt", .benches = alt_benches, .count = CB_ARRAY_LEN(alt_benches)};
-static const cb_bench rounds_benches[] = {
-    {.name = "alt_rounds/fifth", .summary = "test", .target = CB_TARGET_HOST, CB_AXES(alt_axes),
-     .param = &fifth, .setup = alt_setup, .run = alt_run, .verify = alt_verify,
-     .teardown = alt_teardown}};
+static const cb_bench rounds_benches[] = {{.name = "alt_rounds/fifth",
+                                           .summary = "test",
+                                           .target = CB_TARGET_HOST,
+                                           CB_AXES(alt_axes),
+                                           .param = &fifth,
+                                           .setup = alt_setup,
+                                           .run = alt_run,
+                                           .verify = alt_verify,
+                                           .teardown = alt_teardown}};
 static const cb_family rounds_family = {
     .name = "alt_rounds", .benches = rounds_benches, .count = CB_ARRAY_LEN(rounds_benches)};
 
