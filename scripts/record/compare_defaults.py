@@ -58,6 +58,8 @@ SETS = {
     "h200-defaults-r2": ["h200-defaults-r2", "h200-tf32-telemetry"],
     "h200-aa-r3": [f"h200-aa-r3/{s}{i}/{p}" for s in "AB" for i in range(1, 6)
                    for p in ("vec", "mm", "py")],
+    "h200-aa-r3b": [f"h200-aa-r3b/{s}{i}/{p}" for s in "AB" for i in range(1, 6)
+                    for p in ("vec", "mm", "py")],
     "h200-python": [f"h200-python-{x}" for x in
                     ("torch", "cupy", "jax", "numba", "triton", "others", "mixed-vecadd",
                      "mixed-matmul")],
