@@ -451,7 +451,7 @@ def suite_one_at_a_time_rows() -> list[str]:
         verdicts = [r["verdict"] for r in csv.DictReader(fh)]
     count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
     f = meta("h200-r3/suiteF")
-    return [
+    return suite_pooled_rows() + [
         f"| the default suite with cold samples one at a time (674 points), two processes | "
         f"{walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} | h200-r3/suiteE |",
         f"| the same, with budget-ended rounds judged by their interval, on another board | "
@@ -460,6 +460,49 @@ def suite_one_at_a_time_rows() -> list[str]:
         f"| those two runs compared, one run per side | {count('slower')} slower, "
         f"{count('faster')} faster, {count('same')} same, {count('throttled')} throttled, "
         f"{count('inconclusive')} inconclusive | h200-r3/suiteE/compare-E1-E2 |",
+    ]
+
+
+def suite_pooled_rows() -> list[str]:
+    """The default suite after the stopping rule's checks were spaced out and
+    points of several rounds were judged by their pooled interval: two runs
+    in separate processes on one board (tests/data/h200-r3/suiteG), their
+    compare, and pinned copies alone in two more processes; and the A/A
+    pairs of that runner (tests/data/h200-aa-r3b)."""
+    walls, accounts = [], []
+    for run in ("G1", "G2"):
+        m = meta(f"h200-r3/suiteG/{run}")
+        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
+        accounts.append(suite_account(rows(f"h200-r3/suiteG/{run}")))
+    with open_recorded("h200-r3/suiteG", "compare-G1-G2.csv") as fh:
+        verdicts = [r["verdict"] for r in csv.DictReader(fh)]
+    count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
+    pinned = [r for p in ("pinned1", "pinned2") for r in rows(f"h200-r3/suiteG/{p}")]
+    one_way = [float(r["gbps"]) for r in pinned if r["benchmark"] == "transfers/memcpy_async"]
+    from_64 = [float(r["gbps"]) for r in pinned if r["benchmark"] == "transfers/memcpy_async"
+               and int(axis(r, "bytes")) >= 64 << 20]
+    bidir_1g = [float(r["gbps"]) for r in pinned if r["benchmark"] == "transfers/bidir"
+                and axis(r, "bytes") == str(1 << 30)]
+    summary = (REPO / DATA / "h200-aa-r3b" / "summary.txt").read_text()
+    clean = re.search(r"A/A pairs: (\d+) of (\d+) exit 0 with 0 slower and 0 faster", summary)
+    mde = {k: re.search(rf"device {k}\s.*MDE median ([\d.]+)%", summary).group(1)
+           for k in ("<16us", "16-65us", ">65us")}
+    return [
+        f"| the default suite with rule checks spaced out and rounds judged pooled (674 points), "
+        f"two processes | {walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} "
+        f"| h200-r3/suiteG |",
+        f"| those two runs compared, one run per side | {count('slower')} slower, "
+        f"{count('faster')} faster, {count('same')} same, {count('throttled')} throttled, "
+        f"{count('inconclusive')} inconclusive | h200-r3/suiteG/compare-G1-G2 |",
+        f"| pinned copies alone, two processes: H2D and D2H 16 MiB–1 GiB · from 64 MiB · "
+        f"bidirectional 1 GiB | {min(one_way):.1f}–{max(one_way):.1f} · "
+        f"{min(from_64):.1f}–{max(from_64):.1f} · "
+        f"{' and '.join(f'{x:.1f}' for x in bidir_1g)} GB/s (1e9 bytes/s of payload each way) "
+        f"| h200-r3/suiteG/pinned* |",
+        f"| A/A over every kind on that runner (five pairs, three processes per side) | "
+        f"{clean.group(1)} of {clean.group(2)} exit 0 with 0 slower and 0 faster; median MDE of "
+        f"device kernels from one run per side {mde['<16us']} % (< 16.4 µs) · "
+        f"{mde['16-65us']} % · {mde['>65us']} % (> 65.5 µs) | h200-aa-r3b |",
     ]
 
 
