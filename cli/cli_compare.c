@@ -284,7 +284,7 @@ static void calibration_summary(const cb_calibration *cal, int points, const cha
     fprintf(stderr, "cubench compare: calibration of %d points (%s) in %d groups written to %s",
             points, cal->basis, cal->n_rows, path);
     for (int k = 0; k < CB_CMP_KINDS; k++) {
-        const cb_calib_row *all = cb_calibration_lookup(cal, (cb_cmp_kind)k, "*", 1.0);
+        const cb_calib_row *all = cb_calibration_lookup(cal, (cb_cmp_kind)k, "*", NULL, 1.0);
         if (all && strcmp(all->benchmark, "*") == 0)
             fprintf(stderr, "; %s points %.2f%% per run (df %.0f)",
                     cb_cmp_kind_name((cb_cmp_kind)k), 100.0 * all->sd, all->df);

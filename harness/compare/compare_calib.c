@@ -11,6 +11,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A number: what parse_number.h accepts, or plain strtod's form. */
+static bool is_number(const char *s, size_t len)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf) return false;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end = NULL;
+    (void)strtod(buf, &end);
+    return end && *end == '\0';
+}
+
+void cb_calib_path(const char *benchmark, const char *axes, char *out, size_t len)
+{
+    size_t o = (size_t)snprintf(out, len, "%s", benchmark);
+    for (const char *a = axes ? axes : ""; *a && o < len;) {
+        const char *end = strchr(a, ';');
+        size_t n = end ? (size_t)(end - a) : strlen(a);
+        const char *eq = memchr(a, '=', n);
+        if (eq && !is_number(eq + 1, n - (size_t)(eq + 1 - a)))
+            o += (size_t)snprintf(out + o, len - o, ";%.*s", (int)n, a);
+        a += n + (end != NULL);
+    }
+}
+
 int cb_calib_bucket(double median_s)
 {
     double b = floor(log(median_s / 1e-9) / log(4.0));
@@ -49,13 +74,14 @@ typedef struct point_sum {
     int k;                   /* runs that timed it            */
     double mean, s2, within; /* mean and variance of the run values, mean v */
     int bucket;
+    char path[CB_CALIB_PATH_LEN]; /* cb_calib_path */
 } point_sum;
 
 static int cmp_sum(const void *a, const void *b)
 {
     const point_sum *x = a, *y = b;
-    return cmp_key(x->obs->point->kind, x->obs->point->benchmark, x->bucket, y->obs->point->kind,
-                   y->obs->point->benchmark, y->bucket);
+    return cmp_key(x->obs->point->kind, x->path, x->bucket, y->obs->point->kind, y->path,
+                   y->bucket);
 }
 
 /* A group being summed: the points' excess and, per run, its summed offset
@@ -154,7 +180,8 @@ static bool emit(cb_calibration *c, cb_cmp_kind kind, const char *benchmark, int
 
 static point_sum summarise(const cb_calib_obs *obs, int k)
 {
-    point_sum p = {obs, k, 0.0, 0.0, 0.0, 0};
+    point_sum p = {obs, k, 0.0, 0.0, 0.0, 0, ""};
+    cb_calib_path(obs->point->benchmark, obs->point->axes, p.path, sizeof p.path);
     for (int i = 0; i < k; i++)
         p.mean += obs[i].value / k, p.within += obs[i].var / k;
     for (int i = 0; i < k; i++)
@@ -163,7 +190,7 @@ static point_sum summarise(const cb_calib_obs *obs, int k)
     return p;
 }
 
-/* The points' summaries, sorted by (kind, benchmark, bucket). */
+/* The points' summaries, sorted by (kind, path, bucket). */
 static point_sum *summaries(const cb_calib_obs *obs, int n, int *count)
 {
     point_sum *sums = malloc((size_t)(n > 0 ? n : 1) * sizeof *sums);
@@ -180,33 +207,31 @@ static point_sum *summaries(const cb_calib_obs *obs, int n, int *count)
     return sums;
 }
 
-static bool same_benchmark(const point_sum *a, const point_sum *b)
+static bool same_path(const point_sum *a, const point_sum *b)
 {
-    return a->obs->point->kind == b->obs->point->kind &&
-           strcmp(a->obs->point->benchmark, b->obs->point->benchmark) == 0;
+    return a->obs->point->kind == b->obs->point->kind && strcmp(a->path, b->path) == 0;
 }
 
-/* The rows of one kind: per bucket, per benchmark, pooled. */
+/* The rows of one kind: per bucket, per path, pooled. */
 static bool build_kind(cb_calibration *out, const point_sum *s, int n, accum acc[3])
 {
     accum_reset(&acc[2]);
     for (int start = 0; start < n;) {
         accum_reset(&acc[1]);
         int end = start;
-        while (end < n && same_benchmark(&s[end], &s[start])) {
+        while (end < n && same_path(&s[end], &s[start])) {
             accum_reset(&acc[0]);
             int b_end = end;
-            for (; b_end < n && same_benchmark(&s[b_end], &s[start]) &&
-                   s[b_end].bucket == s[end].bucket;
+            for (; b_end < n && same_path(&s[b_end], &s[start]) && s[b_end].bucket == s[end].bucket;
                  b_end++)
                 accum_add(&acc[0], &s[b_end]);
             const cb_cmp_point *p = s[end].obs->point;
-            if (!emit(out, p->kind, p->benchmark, s[end].bucket, &acc[0])) return false;
+            if (!emit(out, p->kind, s[end].path, s[end].bucket, &acc[0])) return false;
             accum_merge(&acc[1], &acc[0]);
             end = b_end;
         }
         const cb_cmp_point *p = s[start].obs->point;
-        if (!emit(out, p->kind, p->benchmark, CB_CALIB_ANY_BUCKET, &acc[1])) return false;
+        if (!emit(out, p->kind, s[start].path, CB_CALIB_ANY_BUCKET, &acc[1])) return false;
         accum_merge(&acc[2], &acc[1]);
         start = end;
     }
@@ -392,11 +417,12 @@ static bool parse_row(const cb_csv *csv, int r, const int *col, int run_sd_col, 
     const char *path = cb_csv_name(csv), *bench = cb_csv_get(csv, r, col[COL_BENCH]);
     long line = cb_csv_line(csv, r);
     double points, runs;
-    if (strcmp(cb_csv_get(csv, r, col[COL_VERSION]), "2") != 0) {
+    const char *version = cb_csv_get(csv, r, col[COL_VERSION]);
+    if (strcmp(version, "2") != 0 && strcmp(version, "3") != 0) {
         cb_msg_set(err,
-                   "%s:%ld: calibration_version '%.20s'; this cubench reads version 2 (version 1 "
-                   "came from one A/A pair, its df counting points: record it again from >= 3 "
-                   "runs)",
+                   "%s:%ld: calibration_version '%.20s'; this cubench reads versions 2 and 3 "
+                   "(version 1 came from one A/A pair, its df counting points: record it again "
+                   "from >= 3 runs)",
                    path, line, cb_csv_get(csv, r, col[COL_VERSION]));
         return false;
     }
@@ -495,10 +521,12 @@ static bool is_group(const cb_calib_row *r, cb_cmp_kind kind, const char *benchm
     return r->kind == kind && strcmp(r->benchmark, benchmark) == 0;
 }
 
-const cb_calib_row *cb_calibration_lookup(const cb_calibration *c, cb_cmp_kind kind,
-                                          const char *benchmark, double median_s)
+/* The row of group `name` (a path or a benchmark) nearest the bucket, else
+ * its all-sizes row, else NULL. */
+static const cb_calib_row *lookup_group(const cb_calibration *c, cb_cmp_kind kind,
+                                        const char *benchmark, int bucket)
 {
-    int bucket = cb_calib_bucket(median_s), best_distance = 0;
+    int best_distance = 0;
     const cb_calib_row *best = NULL, *pooled = NULL;
     for (int i = first_row(c, kind, benchmark);
          i < c->n_rows && is_group(&c->rows[i], kind, benchmark); i++) {
@@ -510,7 +538,18 @@ const cb_calib_row *cb_calibration_lookup(const cb_calibration *c, cb_cmp_kind k
                  (distance == best_distance && r->sd > best->sd))
             best = r, best_distance = distance; /* nearest; between equals, the wider */
     }
-    if (best || pooled) return best ? best : pooled;
+    return best ? best : pooled;
+}
+
+const cb_calib_row *cb_calibration_lookup(const cb_calibration *c, cb_cmp_kind kind,
+                                          const char *benchmark, const char *axes, double median_s)
+{
+    int bucket = cb_calib_bucket(median_s);
+    char path[CB_CALIB_PATH_LEN];
+    cb_calib_path(benchmark, axes, path, sizeof path);
+    const cb_calib_row *r = lookup_group(c, kind, path, bucket);
+    if (!r && strcmp(path, benchmark) != 0) r = lookup_group(c, kind, benchmark, bucket); /* v2 */
+    if (r) return r;
     int g = first_row(c, kind, "*");
     return g < c->n_rows && is_group(&c->rows[g], kind, "*") ? &c->rows[g] : NULL;
 }
@@ -518,7 +557,7 @@ const cb_calib_row *cb_calibration_lookup(const cb_calibration *c, cb_cmp_kind k
 static bool calibration_lookup(const void *ctx, const cb_spread_query *q, cb_spread *out)
 {
     const cb_calibration *c = ctx;
-    const cb_calib_row *r = cb_calibration_lookup(c, q->kind, q->benchmark, q->median_s);
+    const cb_calib_row *r = cb_calibration_lookup(c, q->kind, q->benchmark, q->axes, q->median_s);
     if (!r) return false;
     *out = (cb_spread){r->sd, r->df, r->run_sd, r->run_df, ""};
     if (r->bucket == CB_CALIB_ANY_BUCKET)

@@ -19,17 +19,24 @@
  *   a floor: sigma is at least the spread one run's own units give its
  *   value (sqrt(mean v)): a between-run spread smaller than what a run can
  *   resolve is not measured, and sigma = 0 would claim exact knowledge.
- * Groups, each needing >= CB_CALIB_MIN_POINTS points: each benchmark at
- * each time scale (factor-4 buckets of the median: bucket b holds medians in
- * [4^b, 4^(b+1)) ns), each benchmark over all its sizes, and every point of
- * a kind (compare_kind.h). A point is widened by the first group that has
- * it: its bucket, else the benchmark's nearest bucket, else the benchmark,
- * else its kind; never by another kind's.
+ * Groups, each needing >= CB_CALIB_MIN_POINTS points: each path at each
+ * time scale (factor-4 buckets of the median: bucket b holds medians in
+ * [4^b, 4^(b+1)) ns), each path over all its sizes, and every point of a
+ * kind (compare_kind.h). A path is a benchmark with the values of its axes
+ * that are words (cb_calib_path: memory=pageable, direction=h2d,
+ * config=auto): a pageable copy and a pinned one of one benchmark differ
+ * between processes by 24% and 0.2%, and one group of both gave the pinned
+ * ones a spread too wide and the pageable ones one too narrow (an A/A pair
+ * on the H200 called a pageable copy 26% faster). A point is widened by
+ * the first group that has it: its bucket, else its path's nearest bucket,
+ * else its path, else (a version-2 file, grouped by benchmark) the same by
+ * benchmark, else its kind; never by another kind's.
  *
  * The file is CSV (docs/compare.md):
  *   calibration_version,kind,benchmark,bucket,time_lo_s,time_hi_s,points,
  *   runs,between_run_sd,df,run_sd,run_df,basis,device
- * `bucket` and `benchmark` are `*` for the pooled rows; between_run_sd is
+ * `benchmark` holds the path (version 3) or the benchmark (version 2, read
+ * too); `bucket` and `benchmark` are `*` for the pooled rows; between_run_sd is
  * sigma (relative, per run); basis says what the runs' own spread was
  * (runs... rounds, samples: the widening adds to the same kind of spread).
  * Version 1 files (one A/A pair, df counting points) are refused with the
@@ -43,14 +50,15 @@
 
 #include <stdio.h>
 
-#define CB_CALIB_VERSION    2
+#define CB_CALIB_VERSION    3
+#define CB_CALIB_PATH_LEN   256
 #define CB_CALIB_MIN_RUNS   3
 #define CB_CALIB_MIN_POINTS 3
 #define CB_CALIB_ANY_BUCKET (-1000) /* the `*` bucket */
 
 typedef struct cb_calib_row {
     cb_cmp_kind kind;
-    char *benchmark; /* "*": every point of the kind */
+    char *benchmark; /* the path (or a v2 benchmark); "*": the kind */
     int bucket;      /* CB_CALIB_ANY_BUCKET: every size */
     int points, runs;
     double sd, df;         /* sigma and its df                        */
@@ -72,6 +80,11 @@ typedef struct cb_calib_obs {
     double value, var;         /* M_k and the variance of it (log)       */
     double median_s;           /* the point's mean over runs, seconds    */
 } cb_calib_obs;
+
+/* A point's path: `benchmark`, then ";name=value" for each of `axes`
+ * ("n=1;memory=pinned") whose value is not a number, in their order;
+ * truncated to `len`. */
+void cb_calib_path(const char *benchmark, const char *axes, char *out, size_t len);
 
 /* The bucket of a median: floor(log4(median / 1 ns)). */
 int cb_calib_bucket(double median_s);
@@ -96,9 +109,10 @@ bool cb_calibration_write(FILE *f, const cb_calibration *c);
  * ("PATH:LINE: what") for anything else. */
 bool cb_calibration_read(const char *path, cb_calibration *out, cb_msg *err);
 
-/* The group that widens a point, or NULL when the calibration has none. */
+/* The group that widens a point (`axes` NULL: the benchmark is the path),
+ * or NULL when the calibration has none. */
 const cb_calib_row *cb_calibration_lookup(const cb_calibration *c, cb_cmp_kind kind,
-                                          const char *benchmark, double median_s);
+                                          const char *benchmark, const char *axes, double median_s);
 
 /* The calibration as a spread source (its lifetime is c's). */
 cb_spread_source cb_calibration_source(const cb_calibration *c);

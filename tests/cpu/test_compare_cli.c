@@ -184,7 +184,7 @@ static void schema2_sides(const schema2_dirs *d)
 static void schema2_calibration(const schema2_dirs *d)
 {
     CB_CHECK(run_cli("--calibrate", d->a, d->b, d->c, "-o", d->cal, NULL) == 0);
-    CB_CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "2") == 0);
+    CB_CHECK(strcmp(csv_cell(d->cal, 0, "calibration_version"), "3") == 0);
     CB_CHECK(strcmp(csv_cell(d->cal, 0, "basis"), "rounds") == 0);
     CB_CHECK(strcmp(csv_cell(d->cal, 0, "device"), "Test GPU") == 0);
     CB_CHECK(run_cli(d->a, d->c, "--calibration", d->cal, "--markdown", d->md, "--csv", d->csv,

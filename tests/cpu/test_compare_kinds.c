@@ -155,7 +155,7 @@ static void test_untrusted_kind(void)
     cb_calibration cal;
     int points;
     CB_CHECK(cb_calibration_record(&set, o.min_samples, &cal, &points, &err) && points == 20);
-    const cb_calib_row *pooled = cb_calibration_lookup(&cal, CB_CMP_KIND_MULTI_GPU, "*", 1.0);
+    const cb_calib_row *pooled = cb_calibration_lookup(&cal, CB_CMP_KIND_MULTI_GPU, "*", NULL, 1.0);
     CB_CHECK(pooled && pooled->runs == 3 && pooled->sd > 0.03 && pooled->df < 40.0);
     cb_spread_source src = cb_calibration_source(&cal);
     o.sources = &src, o.n_sources = 1;
@@ -193,7 +193,7 @@ static void test_calibration_df(void)
     cb_msg err;
     int points;
     CB_CHECK(cb_calibration_record(&set, 5, &cal, &points, &err) && points == 60);
-    const cb_calib_row *all = cb_calibration_lookup(&cal, CB_CMP_KIND_DEVICE, "*", 1.0);
+    const cb_calib_row *all = cb_calibration_lookup(&cal, CB_CMP_KIND_DEVICE, "*", NULL, 1.0);
     CB_CHECK(all && all->df < 10.0 && all->run_df == 2.0);
     printf("calibration of 3 runs x 60 points sharing a 3%% run offset: sigma %.2f%% with df "
            "%.1f (its run-wide part %.2f%%, df %.0f)\n",
@@ -252,7 +252,7 @@ static void test_calibration_of_parts(void)
     cb_calibration cal;
     int points;
     CB_CHECK(cb_calibration_record(&set, 5, &cal, &points, &err) && points == 40);
-    const cb_calib_row *all = cb_calibration_lookup(&cal, CB_CMP_KIND_DEVICE, "*", 1.0);
+    const cb_calib_row *all = cb_calibration_lookup(&cal, CB_CMP_KIND_DEVICE, "*", NULL, 1.0);
     CB_CHECK(all && all->runs == 3 && all->run_df == 5.0 && isfinite(all->run_sd));
     CB_CHECK(all && all->sd > 0.002 && all->sd < 0.015);
     cb_calibration_free(&cal);
