@@ -98,32 +98,45 @@ static const cb_bench rounds_benches[] = {{.name = "alt_rounds/fifth",
 static const cb_family rounds_family = {
     .name = "alt_rounds", .benches = rounds_benches, .count = CB_ARRAY_LEN(rounds_benches)};
 
-/* Three rounds of at most 10 samples each (the budget is max_samples). */
-static void pooled_rounds(const char *dir)
+/* Run the points of `glob` with `cfg` (quiet, no CUPTI or NVTX) into
+ * dir/sub; the rows (free them), *n their count. */
+static cb_result *run_glob(const char *glob, cb_run_config cfg, const char *dir, const char *sub,
+                           int *n)
 {
     cb_msg err = {{0}};
-    CB_CHECK(cb_registry_add_family(&rounds_family, &err) == CB_OK);
-    const char *globs[] = {"alt_rounds/fifth"};
+    const char *globs[] = {glob};
     cb_plan_request req = {.globs = globs, .n_globs = 1, .max_points = 10};
     cb_plan plan;
     CB_CHECK(cb_plan_build(&req, &plan, &err));
-    CB_CHECK_EQ_INT(plan.n, 1);
-    cb_run_config cfg;
-    cb_run_config_defaults(&cfg);
     cfg.quiet = true;
     cfg.use_cupti = cfg.nvtx = false;
-    cfg.stop.max_time_s = 30;
-    cfg.stop.max_samples = 30;
-    cfg.stop.min_samples = 6;
-    cfg.replicates = 3;
     char out[256];
-    snprintf(out, sizeof out, "%s/rounds", dir);
+    snprintf(out, sizeof out, "%s/%s", dir, sub);
     cb_sink sink;
     CB_CHECK(cb_sink_open(&sink, out, &err));
     cb_result *rows = NULL;
     cb_run_totals t;
     CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, &rows, &t, &err) == CB_OK);
     cb_sink_close(&sink);
+    *n = plan.n;
+    cb_plan_free(&plan);
+    return rows;
+}
+
+/* Three rounds of at most 10 samples each (the budget is max_samples). */
+static void pooled_rounds(const char *dir)
+{
+    cb_msg err = {{0}};
+    CB_CHECK(cb_registry_add_family(&rounds_family, &err) == CB_OK);
+    cb_run_config cfg;
+    cb_run_config_defaults(&cfg);
+    cfg.stop.max_time_s = 30;
+    cfg.stop.max_samples = 30;
+    cfg.stop.min_samples = 6;
+    cfg.replicates = 3;
+    int n = 0;
+    cb_result *rows = run_glob("alt_rounds/fifth", cfg, dir, "rounds", &n);
+    CB_CHECK_EQ_INT(n, 1);
     CB_CHECK_EQ_INT(rows[0].summary.n, 30);
     CB_CHECK_EQ_INT(rows[0].status, CB_OK);
     CB_CHECK(rows[0].summary.ci_rel_half <= 0.05);
@@ -131,7 +144,6 @@ static void pooled_rounds(const char *dir)
     printf("rounds: %s ci %.3g, note '%s'\n", cb_status_name(rows[0].status),
            rows[0].summary.ci_rel_half, rows[0].note);
     free(rows);
-    cb_plan_free(&plan);
 }
 
 int main(void)
@@ -140,25 +152,13 @@ int main(void)
     CB_CHECK(cb_registry_add_family(&alt_family, &err) == CB_OK);
     char dir[] = "/tmp/cb_test_runner_target_XXXXXX";
     CB_CHECK(mkdtemp(dir) != NULL);
-    const char *globs[] = {"alt/*"};
-    cb_plan_request req = {.globs = globs, .n_globs = 1, .max_points = 10};
-    cb_plan plan;
-    CB_CHECK(cb_plan_build(&req, &plan, &err));
     cb_run_config cfg;
     cb_run_config_defaults(&cfg);
-    cfg.quiet = true;
-    cfg.use_cupti = cfg.nvtx = false;
     cfg.stop.max_time_s = 0.2;
     cfg.replicates = 1;
-    char out[sizeof dir + 8];
-    snprintf(out, sizeof out, "%s/run", dir);
-    cb_sink sink;
-    CB_CHECK(cb_sink_open(&sink, out, &err));
-    cb_result *rows = NULL;
-    cb_run_totals t;
-    CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, &rows, &t, &err) == CB_OK);
-    cb_sink_close(&sink);
-    CB_CHECK_EQ_INT(plan.n, 3);
+    int n = 0;
+    cb_result *rows = run_glob("alt/*", cfg, dir, "run", &n);
+    CB_CHECK_EQ_INT(n, 3);
     /* Declared +-25%: converges, says so in its note. */
     CB_CHECK_EQ_INT(rows[0].status, CB_OK);
     CB_CHECK(rows[0].summary.ci_rel_half <= 0.25);
@@ -174,7 +174,6 @@ int main(void)
            cb_status_name(rows[0].status), rows[0].summary.ci_rel_half, rows[0].note,
            rows[1].reason, rows[2].reason);
     free(rows);
-    cb_plan_free(&plan);
     pooled_rounds(dir);
     char cmd[sizeof dir + 16];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
