@@ -16,7 +16,11 @@
 // idled 3 s, after 3 s of back-to-back flush kernels, after 3 s more idle -
 // into timeline.csv (phase, t_s since the first sample, median_ns): does
 // the time a cold short kernel takes depend on how long the GPU has been
-// busy, rather than on where its buffers lie?
+// busy, rather than on where its buffers lie? With `settle` instead: the
+// packed placement at offset 0 measured (30 medians) at start, after 640
+// flush kernels alone, after the kernel ran 5 samples at each of 128
+// other placements (4 MiB apart), and after 3 s idle, into settle.csv:
+// which of these moves it from one state to the other?
 // Build: nvcc -O2 -std=c++17 -arch=native -o placement_probe placement_probe.cu
 #include <algorithm>
 #include <chrono>
@@ -89,6 +93,33 @@ int main(int argc, char **argv)
         }
         fclose(t);
         printf("ok timeline n=%zu S=%d\n", n, S);
+        return 0;
+    }
+    if (argc > 4 && !strcmp(argv[4], "settle")) {
+        FILE *t = fopen("settle.csv", "w");
+        if (!t) { perror("settle.csv"); return 1; }
+        fprintf(t, "phase,k,median_ns\n");
+        float4 *a = (float4 *)arena, *b = (float4 *)(arena + bytes), *c = (float4 *)(arena + 2 * bytes);
+        auto measure = [&](const char *phase) {
+            for (int k = 0; k < 30; k++) { double q1, q3, med = median_of(a, b, c, &q1, &q3); fprintf(t, "%s,%d,%.0f\n", phase, k, med); }
+        };
+        measure("start");
+        for (int i = 0; i < 640; i++) { flush<<<fgrid, 512, 0, s>>>(fbuf, fb / 16, sink); CK(cudaGetLastError()); }
+        CK(cudaStreamSynchronize(s));
+        measure("after_flushes");
+        for (int k = 1; k <= 128; k++) {
+            char *base = arena + (size_t)k * 4 * MiB - 3 * bytes;
+            for (int i = 0; i < 5; i++) {
+                flush<<<fgrid, 512, 0, s>>>(fbuf, fb / 16, sink); CK(cudaGetLastError());
+                add4<<<grid, 256, 0, s>>>((float4 *)base, (float4 *)(base + bytes), (float4 *)(base + 2 * bytes), n4); CK(cudaGetLastError());
+            }
+        }
+        CK(cudaStreamSynchronize(s));
+        measure("after_sweep");
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        measure("after_idle");
+        fclose(t);
+        printf("ok settle n=%zu S=%d\n", n, S);
         return 0;
     }
     FILE *f = fopen("placement.csv", "w");
