@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A number: what parse_number.h accepts, or plain strtod's form. */
+/* A number as strtod reads it: results.csv's axes hold resolved values
+ * (1024, 0.5, 1e+06); words (pageable, h2d, auto) are not. */
 static bool is_number(const char *s, size_t len)
 {
     char buf[64];
