@@ -202,11 +202,8 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
     cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
     if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, prec, why);
     if (s != CB_OK) return s;
-    cb_matmul_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "host out of memory");
-        return CB_SKIP;
-    }
+    cb_matmul_state *st = cb_mem_state_new(sizeof *st, "host out of memory", why);
+    if (!st) return CB_SKIP;
     st->m = m, st->n = n, st->k = k;
     st->alpha = 1.0f, st->beta = 0.0f;
     st->precision = prec;

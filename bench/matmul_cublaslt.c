@@ -19,6 +19,7 @@
  * pointer is passed), for cuBLASLt versions that pair FP32 D only with a
  * 16-bit C. */
 #include "matmul_common.h"
+#include "mem_budget.h"
 
 #include <cublasLt.h>
 #include <stdio.h>
@@ -144,11 +145,8 @@ cb_status cb_matmul_cublaslt_setup(const cb_point *p, const cb_bench_ctx *ctx, v
                                    cb_point_info *info, cb_msg *why)
 {
     *state = NULL;
-    cb_lt_state *ls = calloc(1, sizeof *ls);
-    if (!ls) {
-        cb_msg_set(why, "host out of memory");
-        return CB_SKIP;
-    }
+    cb_lt_state *ls = cb_mem_state_new(sizeof *ls, "host out of memory", why);
+    if (!ls) return CB_SKIP;
     cb_status s =
         cb_matmul_state_new(p, ctx, CB_MATMUL_FP8_DEQ, CB_MATMUL_ENGINE_CUBLAS, &ls->mm, why);
     if (s == CB_OK) s = cb_matmul_state_fp8(ls->mm, why);

@@ -13,6 +13,7 @@
  * Both notes say the threads, the cores and the vector ISA they ran with.
  * Verified with the same reference and metric as the GPU rungs. */
 #include "matmul_common.h"
+#include "mem_budget.h"
 
 #include "blas_info.h"
 #include "cpu_isa.h"
@@ -144,11 +145,8 @@ cb_status cb_matmul_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
     cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
     if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, false, CB_MATMUL_FP32, why);
     if (s != CB_OK) return s;
-    cb_matmul_host_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "host out of memory");
-        return CB_SKIP;
-    }
+    cb_matmul_host_state *st = cb_mem_state_new(sizeof *st, "host out of memory", why);
+    if (!st) return CB_SKIP;
     st->m = m, st->n = n, st->k = k;
     st->alpha = 1.0f, st->beta = 0.0f;
     st->threads = ctx->host_threads > 0 ? ctx->host_threads : 1;

@@ -25,6 +25,7 @@
  * the dequantised inputs, see matmul_ref.h). A shape or device a rung cannot handle is a skip
  * with the reason (cb_tc_supported). */
 #include "matmul_common.h"
+#include "mem_budget.h"
 #include "matmul_tc_kernels.h"
 
 #include <stdio.h>
@@ -118,11 +119,8 @@ static cb_status cb_tc_setup(const cb_point *p, const cb_bench_ctx *ctx, void **
         cb_msg_set(why, "%s", reason);
         return CB_SKIP;
     }
-    cb_tc_state *ts = calloc(1, sizeof *ts);
-    if (!ts) {
-        cb_msg_set(why, "host out of memory");
-        return CB_SKIP;
-    }
+    cb_tc_state *ts = cb_mem_state_new(sizeof *ts, "host out of memory", why);
+    if (!ts) return CB_SKIP;
     s = cb_tc_setup_state(ts, p, ctx, v, info, why);
     if (s != CB_OK) {
         cb_tc_teardown(ts);

@@ -19,6 +19,7 @@
  * a machine asks for it, and its buffers cost memory at init. */
 #include "nccl_model.h"
 #include "transfers.h"
+#include "mem_budget.h"
 
 #include "cb_random.h"
 #include "collective_kernels.h"
@@ -155,11 +156,8 @@ static cb_status coll_setup(const cb_point *p, const cb_bench_ctx *ctx, void **s
         cb_xfer_check_fit(0, (uint64_t)(send_count + recv_count) * elem, why); /* per device */
     if (fit != CB_OK) return fit;
 
-    coll_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    coll_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     *state = st;
     st->op = op, st->dtype = dtype, st->n = n, st->elem = elem;
     st->send_count = send_count, st->recv_count = recv_count;

@@ -18,6 +18,7 @@
  * runner's stream with events, so the events bracket exactly the copies. */
 #include "p2p.h"
 #include "transfers.h"
+#include "mem_budget.h"
 #include "transfers_pattern.h"
 
 #include <stdio.h>
@@ -214,11 +215,8 @@ static cb_status p2p_setup(const cb_point *p, const cb_bench_ctx *ctx, void **st
     /* Each device holds one buffer one way, two both ways. */
     s = p2p_check_room(ctx, src, dst, both ? 2 * (uint64_t)bytes : bytes, why);
     if (s != CB_OK) return s;
-    p2p_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    p2p_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     *state = st; /* teardown from here on */
     st->dev[0] = src, st->dev[1] = dst;
     st->runner_dev = ctx->dev->ordinal;

@@ -156,11 +156,8 @@ cb_status cb_xfer_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **
         cb_mem_bytes(bytes, (uint64_t)n_host),
         cb_mem_bytes(bytes, (uint64_t)buffers_of(legs, n_legs, CB_XFER_DEV)), why);
     if (fit != CB_OK) return fit;
-    copy_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    copy_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     /* From here on the runner calls teardown, which frees what was made. */
     *state = st;
     st->copy = copy;

@@ -196,11 +196,8 @@ cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void
     overlap_axes a;
     cb_status s = overlap_read_axes(p, &a, why);
     if (s != CB_OK) return s;
-    overlap_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    overlap_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     *state = st;
     st->stage = a.stage;
     st->streams = (int)a.streams;

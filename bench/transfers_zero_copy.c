@@ -5,6 +5,7 @@
  * that host buffer and a device buffer so the result is checkable exactly
  * like a memcpy. */
 #include "transfers.h"
+#include "mem_budget.h"
 #include "transfers_kernels.h"
 #include "transfers_pattern.h"
 
@@ -30,11 +31,8 @@ cb_status cb_xfer_zero_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, vo
     cb_status s = cb_xfer_check_fit(bytes, bytes, why);
     if (s != CB_OK) return s;
 
-    zero_copy_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    zero_copy_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     *state = st;
     st->h2d = h2d;
     st->bytes = bytes;

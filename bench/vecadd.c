@@ -104,11 +104,8 @@ static cb_status vecadd_setup(const cb_point *p, const cb_bench_ctx *ctx, void *
     cb_status s = vecadd_plan(p, kernel, ctx->dev, &l, why);
     if (s == CB_OK) s = vecadd_occupancy(kernel, ctx->dev, &l, info, why);
     if (s != CB_OK) return s;
-    vecadd_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    vecadd_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     *state = st;
     st->kernel = kernel;
     st->seed_a = cb_mix64(ctx->seed ^ 0xa);

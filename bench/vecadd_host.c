@@ -116,11 +116,8 @@ cb_status cb_vecadd_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
     cb_status fit = cb_mem_check_host(cb_mem_bytes(cb_mem_bytes(n, 3), sizeof(float)),
                                       CB_MEM_HOST_SHARE, "host memory", why);
     if (fit != CB_OK) return fit;
-    host_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    host_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     *state = st;
     st->n = n;
     st->threads = threads;

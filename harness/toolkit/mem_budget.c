@@ -277,3 +277,10 @@ cb_status cb_mem_check_device(uint64_t need, cb_msg *why)
     CB_CUDA(cudaMemGetInfo(&free_b, &total_b));
     return cb_mem_fit_device(need, (uint64_t)free_b, why);
 }
+
+void *cb_mem_state_new(size_t size, const char *reason, cb_msg *why)
+{
+    void *state = calloc(1, size);
+    if (!state) cb_msg_set(why, "%s", reason);
+    return state;
+}

@@ -73,6 +73,11 @@ cb_status cb_mem_fit_device(uint64_t need, uint64_t free_bytes, cb_msg *why);
 cb_status cb_mem_check_host(uint64_t need, double share, const char *what, cb_msg *why);
 cb_status cb_mem_check_device(uint64_t need, cb_msg *why);
 
+/* A setup's state: `size` zeroed bytes from the host. NULL, with `why`
+ * set to `reason` (each family's own words: "out of host memory"), when the
+ * host cannot give them; the setup then returns CB_SKIP. */
+void *cb_mem_state_new(size_t size, const char *reason, cb_msg *why);
+
 /* "20.1 GiB", "512.0 MiB", "96 bytes"; "more than 16 EiB" for an overflow. */
 void cb_mem_format(uint64_t bytes, char *buf, size_t len);
 
