@@ -34,60 +34,35 @@ static void put(buf *b, const void *rec, size_t size)
     b->used += size;
 }
 
+/* Append one record of type T: zero but for the fields named. */
+#define PUT(b, T, ...) put((b), &(T){__VA_ARGS__}, sizeof(T))
+
 static void kernel(buf *b, uint32_t corr, uint64_t start, uint64_t end, const char *name)
 {
-    CUpti_ActivityKernel10 k;
-    memset(&k, 0, sizeof k);
-    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    k.correlationId = corr;
-    k.start = start;
-    k.end = end;
-    k.name = name;
-    k.gridX = k.gridY = k.gridZ = 1;
-    k.blockX = 256;
-    k.blockY = k.blockZ = 1;
-    put(b, &k, sizeof k);
+    PUT(b, CUpti_ActivityKernel10, .kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+        .correlationId = corr, .start = start, .end = end, .name = name, .gridX = 1, .gridY = 1,
+        .gridZ = 1, .blockX = 256, .blockY = 1, .blockZ = 1);
 }
 
 static void memcpy_rec(buf *b, uint32_t corr, uint32_t rt_corr, uint64_t start, uint64_t end,
                        int src, int dst)
 {
-    CUpti_ActivityMemcpy6 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-    m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
-    m.srcKind = (uint8_t)src;
-    m.dstKind = (uint8_t)dst;
-    m.bytes = 4096;
-    m.correlationId = corr;
-    m.runtimeCorrelationId = rt_corr;
-    m.start = start;
-    m.end = end;
-    m.copyCount = 1;
-    put(b, &m, sizeof m);
+    PUT(b, CUpti_ActivityMemcpy6, .kind = CUPTI_ACTIVITY_KIND_MEMCPY,
+        .copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, .srcKind = (uint8_t)src,
+        .dstKind = (uint8_t)dst, .bytes = 4096, .correlationId = corr,
+        .runtimeCorrelationId = rt_corr, .start = start, .end = end, .copyCount = 1);
 }
 
 static void memset_rec(buf *b, uint32_t corr, uint64_t start, uint64_t end)
 {
-    CUpti_ActivityMemset4 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
-    m.correlationId = corr;
-    m.start = start;
-    m.end = end;
-    m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-    put(b, &m, sizeof m);
+    PUT(b, CUpti_ActivityMemset4, .kind = CUPTI_ACTIVITY_KIND_MEMSET, .correlationId = corr,
+        .start = start, .end = end, .memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
 }
 
 static void ext_kind(buf *b, uint32_t corr, uint64_t id, CUpti_ExternalCorrelationKind kind)
 {
-    CUpti_ActivityExternalCorrelation e;
-    memset(&e, 0, sizeof e);
-    e.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-    e.externalKind = kind;
-    e.externalId = id;
-    e.correlationId = corr;
-    put(b, &e, sizeof e);
+    PUT(b, CUpti_ActivityExternalCorrelation, .kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+        .externalKind = kind, .externalId = id, .correlationId = corr);
 }
 
 static void ext(buf *b, uint32_t corr, uint64_t id)
@@ -97,26 +72,13 @@ static void ext(buf *b, uint32_t corr, uint64_t id)
 
 static void api(buf *b, CUpti_ActivityKind kind, uint32_t corr)
 {
-    CUpti_ActivityAPI a;
-    memset(&a, 0, sizeof a);
-    a.kind = kind;
-    a.correlationId = corr;
-    a.start = 1;
-    a.end = 2;
-    put(b, &a, sizeof a);
+    PUT(b, CUpti_ActivityAPI, .kind = kind, .correlationId = corr, .start = 1, .end = 2);
 }
 
 static void marker(buf *b, CUpti_ActivityFlag flags, const char *name)
 {
-    CUpti_ActivityMarker2 m;
-    memset(&m, 0, sizeof m);
-    m.kind = CUPTI_ACTIVITY_KIND_MARKER;
-    m.flags = flags;
-    m.timestamp = 5;
-    m.id = 1;
-    m.name = name;
-    m.domain = "cubench";
-    put(b, &m, sizeof m);
+    PUT(b, CUpti_ActivityMarker2, .kind = CUPTI_ACTIVITY_KIND_MARKER, .flags = flags,
+        .timestamp = 5, .id = 1, .name = name, .domain = "cubench");
 }
 
 /* The array walker: what a test feeds when it wants an exact order, and an
@@ -145,6 +107,19 @@ static int add_with_array(cb_cupti_records *r, buf *b)
 static int add_with_cupti(cb_cupti_records *r, buf *b)
 {
     return cb_cupti_records_add_buffer(r, b->bytes, b->used, cuptiActivityGetNextRecord);
+}
+
+/* `b` read by `add` into fresh records (every record of it taken), joined
+ * for samples first_id .. first_id + n - 1 with `dropped` lost. The records
+ * are freed; the point is the caller's to free. */
+static cb_status join_buffer(buf *b, int (*add)(cb_cupti_records *, buf *), uint64_t first_id,
+                             int n, long dropped, cb_cupti_point *p, cb_msg *why)
+{
+    cb_cupti_records *r = cb_cupti_records_new();
+    CB_CHECK(add(r, b) == b->n);
+    cb_status s = cb_cupti_records_join(r, first_id, n, dropped, p, why);
+    cb_cupti_records_free(r);
+    return s;
 }
 
 /* ---- tests ----------------------------------------------------------------- */
@@ -252,15 +227,12 @@ static void check_filled_point_joins(int (*add)(cb_cupti_records *, buf *))
     static buf b;
     memset(&b, 0, sizeof b);
     fill_point(&b);
-    cb_cupti_records *r = cb_cupti_records_new();
-    CB_CHECK(add(r, &b) == b.n);
     cb_cupti_point p;
     cb_msg why = {""};
-    CB_CHECK(cb_cupti_records_join(r, 100, 3, 0, &p, &why) == CB_OK);
+    CB_CHECK(join_buffer(&b, add, 100, 3, 0, &p, &why) == CB_OK);
     check_point(&p);
     cb_cupti_point_free(&p);
     CB_CHECK(p.gpu_s == NULL && p.records == NULL);
-    cb_cupti_records_free(r);
 }
 
 static void test_join_in_order(void)
@@ -313,16 +285,13 @@ static void test_dropped_fails(void)
     static buf b;
     memset(&b, 0, sizeof b);
     fill_point(&b);
-    cb_cupti_records *r = cb_cupti_records_new();
-    add_with_array(r, &b);
     cb_cupti_point p;
     cb_msg why = {""};
-    CB_CHECK(cb_cupti_records_join(r, 100, 3, 5, &p, &why) == CB_FAIL);
+    CB_CHECK(join_buffer(&b, add_with_array, 100, 3, 5, &p, &why) == CB_FAIL);
     CB_CHECK(strstr(why.text, "dropped") != NULL);
     CB_CHECK(p.dropped == 5);
     CB_CHECK(p.records[0] == 2); /* still filled, for the log */
     cb_cupti_point_free(&p);
-    cb_cupti_records_free(r);
 }
 
 /* A buffer that cannot be walked to its end loses records: fail too. */
@@ -356,14 +325,11 @@ static void test_untimed_fails(void)
     memset(&b, 0, sizeof b);
     ext(&b, 1, 7);
     kernel(&b, 1, 0, 0, "k");
-    cb_cupti_records *r = cb_cupti_records_new();
-    add_with_array(r, &b);
     cb_cupti_point p;
     cb_msg why = {""};
-    CB_CHECK(cb_cupti_records_join(r, 7, 1, 0, &p, &why) == CB_FAIL);
+    CB_CHECK(join_buffer(&b, add_with_array, 7, 1, 0, &p, &why) == CB_FAIL);
     CB_CHECK(strstr(why.text, "timestamps") != NULL);
     cb_cupti_point_free(&p);
-    cb_cupti_records_free(r);
 }
 
 /* Memcpy attributed through its runtime correlation id; mixed kinds; a
@@ -386,11 +352,9 @@ static void test_kinds_names_markers(void)
     marker(&b, CUPTI_ACTIVITY_FLAG_MARKER_START, "vecadd/x n=1");
     marker(&b, CUPTI_ACTIVITY_FLAG_MARKER_END, NULL);
     marker(&b, CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, "mark");
-    cb_cupti_records *r = cb_cupti_records_new();
-    add_with_cupti(r, &b);
     cb_cupti_point p;
     cb_msg why = {""};
-    CB_CHECK(cb_cupti_records_join(r, 1, 3, 0, &p, &why) == CB_OK);
+    CB_CHECK(join_buffer(&b, add_with_cupti, 1, 3, 0, &p, &why) == CB_OK);
     CB_CHECK(p.records[0] == 2 && NEAR(p.gpu_s[0], 300 * NS));
     CB_CHECK(p.memcpy_src_kind == -1 && p.memcpy_dst_kind == 3);
     CB_CHECK(p.records[1] == 0 && isnan(p.gpu_s[1]));
@@ -398,7 +362,6 @@ static void test_kinds_names_markers(void)
     CB_CHECK_STR(p.kernels, "early|late");
     CB_CHECK(p.nvtx_ranges == 2);
     cb_cupti_point_free(&p);
-    cb_cupti_records_free(r);
 }
 
 /* More kernel names than fit in 256 characters: cut at a name, marked. */
@@ -412,18 +375,15 @@ static void test_kernel_list_overflow(void)
         ext(&b, (uint32_t)(i + 1), 1);
         kernel(&b, (uint32_t)(i + 1), (uint64_t)(100 + i), (uint64_t)(101 + i), names[i]);
     }
-    cb_cupti_records *r = cb_cupti_records_new();
-    add_with_array(r, &b);
     cb_cupti_point p;
     cb_msg why = {""};
-    CB_CHECK(cb_cupti_records_join(r, 1, 1, 0, &p, &why) == CB_OK);
+    CB_CHECK(join_buffer(&b, add_with_array, 1, 1, 0, &p, &why) == CB_OK);
     size_t n = strlen(p.kernels);
     CB_CHECK(n < sizeof p.kernels);
     CB_CHECK(n >= 4 && strcmp(p.kernels + n - 4, "|...") == 0);
     CB_CHECK(strncmp(p.kernels, "kernel_number_00|kernel_number_01|", 34) == 0);
     CB_CHECK(p.records[0] == 40 && NEAR(p.gpu_s[0], 40 * NS));
     cb_cupti_point_free(&p);
-    cb_cupti_records_free(r);
 }
 
 /* Many samples and records: the store grows past its first allocation. */
