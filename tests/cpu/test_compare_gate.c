@@ -141,6 +141,35 @@ static char *out_file(const char *out_name, const char *file)
     return cb_test_read_all(path, NULL);
 }
 
+/* The gate run into tmp_root/OUT with the fake's `var` set to `value` for
+ * that run only; returns its exit status. */
+static int gate_with(const char *var, const char *value, const char *out_name)
+{
+    setenv(var, value, 1);
+    int code = gate(out_name);
+    unsetenv(var);
+    return code;
+}
+
+/* The summary.md of the gate run into tmp_root/OUT says both things. */
+static void check_summary(const char *out_name, const char *first, const char *second)
+{
+    char *text = out_file(out_name, "summary.md");
+    CB_CHECK_CONTAINS(text, first);
+    CB_CHECK_CONTAINS(text, second);
+    free(text);
+}
+
+/* tmp_root/FILE (a run's log) says `want`. */
+static void check_log(const char *file, const char *want)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmp_root, file);
+    char *text = cb_test_read_all(path, NULL);
+    CB_CHECK_CONTAINS(text, want);
+    free(text);
+}
+
 static void test_gate(void)
 {
     char path[512];
@@ -163,11 +192,8 @@ static void test_gate(void)
 
     /* A/A: pass; runs in A B B A order, two processes per line and round */
     CB_CHECK(gate("aa") == 0);
-    char *text = out_file("aa", "summary.md");
-    CB_CHECK_CONTAINS(text, "## cubench perf gate: pass\n");
-    CB_CHECK_CONTAINS(text, "### perf gate: screening: 2 same");
-    free(text);
-    text = cb_test_read_all(path, NULL);
+    check_summary("aa", "## cubench perf gate: pass\n", "### perf gate: screening: 2 same");
+    char *text = cb_test_read_all(path, NULL);
     CB_CHECK_CONTAINS(text, "base fam/alpha r1-l1\ncand fam/alpha r1-l1\nbase fam/beta r1-l2\n"
                             "cand fam/beta r1-l2\ncand fam/alpha r2-l1\nbase fam/alpha r2-l1\n"
                             "cand fam/beta r2-l2\nbase fam/beta r2-l2\n");
@@ -177,34 +203,21 @@ static void test_gate(void)
     free(text);
 
     /* a real slowdown: screened, re-run alone, confirmed: exit 1 */
-    setenv("CB_FAKE_SLOW", "fam/alpha", 1);
-    CB_CHECK(gate("slow") == 1);
+    CB_CHECK(gate_with("CB_FAKE_SLOW", "fam/alpha", "slow") == 1);
     text = out_file("slow", "confirm_points.txt");
     CB_CHECK(text && strcmp(text, "fam/alpha --axis n=1 --axis k=x\n") == 0);
     free(text);
-    text = out_file("slow", "summary.md");
-    CB_CHECK_CONTAINS(text, "## cubench perf gate: FAIL, 1 confirmed slowdown(s)");
-    CB_CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: **1 slower**");
-    free(text);
-    unsetenv("CB_FAKE_SLOW");
+    check_summary("slow", "## cubench perf gate: FAIL, 1 confirmed slowdown(s)",
+                  "### perf gate: confirmation of the slower points: **1 slower**");
 
     /* slower in screening only: not confirmed, exit 0 */
-    setenv("CB_FAKE_FLAKY", "fam/beta", 1);
-    CB_CHECK(gate("flaky") == 0);
-    text = out_file("flaky", "summary.md");
-    CB_CHECK_CONTAINS(text, "pass (slowdowns in screening were not confirmed)");
-    CB_CHECK_CONTAINS(text, "### perf gate: confirmation of the slower points: 1 same");
-    free(text);
-    unsetenv("CB_FAKE_FLAKY");
+    CB_CHECK(gate_with("CB_FAKE_FLAKY", "fam/beta", "flaky") == 0);
+    check_summary("flaky", "pass (slowdowns in screening were not confirmed)",
+                  "### perf gate: confirmation of the slower points: 1 same");
 
     /* nothing timed (every point skipped, as without a GPU): exit 2 */
-    setenv("CB_FAKE_SKIP", "1", 1);
-    CB_CHECK(gate("skipped") == 2);
-    snprintf(path, sizeof path, "%s/skipped.log", tmp_root);
-    text = cb_test_read_all(path, NULL);
-    CB_CHECK_CONTAINS(text, "no point was timed by both builds");
-    free(text);
-    unsetenv("CB_FAKE_SKIP");
+    CB_CHECK(gate_with("CB_FAKE_SKIP", "1", "skipped") == 2);
+    check_log("skipped.log", "no point was timed by both builds");
 
     /* the defaults the script documents: 6 screening, 4 confirmation rounds */
     char cmd[1024];
@@ -226,10 +239,7 @@ static void test_gate(void)
     CB_CHECK(cb_test_write_text(path, "fam/alpha --cache hot\n"));
     setenv("CUBENCH_GATE_POINTS", path, 1);
     CB_CHECK(gate("badlist") == 2);
-    snprintf(path, sizeof path, "%s/badlist.log", tmp_root);
-    text = cb_test_read_all(path, NULL);
-    CB_CHECK_CONTAINS(text, "'--cache': only --axis belongs in a point list");
-    free(text);
+    check_log("badlist.log", "'--cache': only --axis belongs in a point list");
 }
 
 int main(int argc, char **argv)

@@ -196,19 +196,23 @@ static void test_matching_and_json(void)
     CB_CHECK(cb_telemetry_sampling(t));
     CB_CHECK(cb_telemetry_unavailable_reason(t) == NULL);
     char *js = telemetry_json(t);
-    CB_CHECK(json_has(js, "\"source\": \"nvml\""));
-    CB_CHECK(json_has(js, "\"unavailable_reason\": null"));
-    CB_CHECK(json_has(js, "\"period_ms\": 5"));
-    CB_CHECK(json_has(js, "\"sampled_device_uuids\": [\n"));
-    CB_CHECK(json_has(js, "\"GPU-bbbb\"\n"));
-    CB_CHECK(json_has(js, "\"power_source\": \"instant\""));
-    CB_CHECK(json_has(js, "\"driver_version\": \"580.00.fake\""));
-    CB_CHECK(json_has(js, "\"nvml_version\": \"13.580.00.fake\""));
-    CB_CHECK(json_has(js, "\"throttle_counted\": [\n"));
-    CB_CHECK(json_has(js, "\"mig_mode_current\": null"));
-    CB_CHECK(json_has(js, "\"mig_mode_current\": \"Not Supported (3)\""));
-    CB_CHECK(json_has(js, "\"power_limit_enforced_w\": 700"));
-    CB_CHECK(json_has(js, "\"name\": \"One\""));
+    static const char *const want[] = {
+        "\"source\": \"nvml\"",
+        "\"unavailable_reason\": null",
+        "\"period_ms\": 5",
+        "\"sampled_device_uuids\": [\n",
+        "\"GPU-bbbb\"\n",
+        "\"power_source\": \"instant\"",
+        "\"driver_version\": \"580.00.fake\"",
+        "\"nvml_version\": \"13.580.00.fake\"",
+        "\"throttle_counted\": [\n",
+        "\"mig_mode_current\": null",
+        "\"mig_mode_current\": \"Not Supported (3)\"",
+        "\"power_limit_enforced_w\": 700",
+        "\"name\": \"One\"",
+    };
+    for (int i = 0; i < CB_ARRAY_LEN(want); i++)
+        CB_CHECK(json_has(js, want[i]));
     /* Exactly one device is the sampled one: the second. */
     const char *first = js ? strstr(js, "\"sampled\": false") : NULL;
     const char *second = js ? strstr(js, "\"sampled\": true") : NULL;
