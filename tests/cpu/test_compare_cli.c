@@ -677,68 +677,67 @@ static void test_write_errors(void)
     free(text);
 }
 
-/* A new run directory tmp_root/NAME (its path in `dir`) with its
- * results.csv open for writing; NULL when that cannot be opened. */
-static FILE *new_run_results(const char *name, char *dir, size_t len)
-{
-    char path[512];
-    tmp_path(dir, len, name);
-    CB_CHECK(mkdir(dir, 0700) == 0);
-    snprintf(path, sizeof path, "%s/results.csv", dir);
-    return fopen(path, "w");
-}
+/* What one of a run's CSV files holds, for a size `n`. */
+typedef void (*csv_body_fn)(FILE *f, int n);
 
-/* CPU seconds of comparing the run in `dir` with itself. */
-static double time_self_compare(const char *dir, const char *md)
+/* A new run directory tmp_root/NAME whose results.csv and samples.csv
+ * `results` and `samples` write for `n`; CPU seconds of comparing it with
+ * itself (the writing not counted). */
+static double time_self_compare(const char *name, csv_body_fn results, csv_body_fn samples, int n,
+                                const char *md)
 {
+    char dir[256], path[512];
+    tmp_path(dir, sizeof dir, name);
+    CB_CHECK(mkdir(dir, 0700) == 0);
+    const char *files[] = {"results.csv", "samples.csv"};
+    csv_body_fn bodies[] = {results, samples};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        FILE *f = fopen(path, "w");
+        CB_CHECK(f != NULL);
+        if (!f) continue;
+        bodies[i](f, n);
+        CB_CHECK(fclose(f) == 0);
+    }
     double t0 = now_s();
     CB_CHECK(run_cli(dir, dir, "--markdown", md, NULL) == 0);
     return now_s() - t0;
 }
 
-/* compare over a results.csv of `cols` extra columns (one row): CPU s. */
-static double time_wide(const char *name, int cols, const char *md)
+/* One row with `cols` extra columns, of 6 samples. */
+static void wide_results(FILE *f, int cols)
 {
-    char dir[256], path[512];
-    FILE *f = new_run_results(name, dir, sizeof dir);
-    if (f) {
-        fputs("schema_version,benchmark,axes,status", f);
-        for (int i = 0; i < cols; i++)
-            fprintf(f, ",c%d", i);
-        fputs("\n2,b/x,n=1,ok", f);
-        for (int i = 0; i < cols; i++)
-            fputs(",", f);
-        fputs("\n", f);
-        fclose(f);
-    }
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
-    CB_CHECK(cb_test_write_text(path,
-                                "benchmark,axes,time_s\nb/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"
-                                "b/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"));
-    return time_self_compare(dir, md);
+    fputs("schema_version,benchmark,axes,status", f);
+    for (int i = 0; i < cols; i++)
+        fprintf(f, ",c%d", i);
+    fputs("\n2,b/x,n=1,ok", f);
+    for (int i = 0; i < cols; i++)
+        fputs(",", f);
+    fputs("\n", f);
 }
 
-/* compare over `names` benchmarks of 6 samples each: CPU s. */
-static double time_many(const char *name, int names, const char *md)
+static void wide_samples(FILE *f, int cols)
 {
-    char dir[256], path[512];
-    FILE *f = new_run_results(name, dir, sizeof dir);
-    if (f) {
-        fputs("schema_version,benchmark,axes,status\n", f);
-        for (int i = 0; i < names; i++)
-            fprintf(f, "2,bench%d/x,n=1,ok\n", i);
-        fclose(f);
-    }
-    snprintf(path, sizeof path, "%s/samples.csv", dir);
-    f = fopen(path, "w");
-    if (f) {
-        fputs("benchmark,axes,time_s,replicate\n", f);
-        for (int i = 0; i < names; i++)
-            for (int k = 0; k < 6; k++)
-                fprintf(f, "bench%d/x,n=1,%.6g,0\n", i, 1e-3 * (1.0 + 0.001 * k));
-        fclose(f);
-    }
-    return time_self_compare(dir, md);
+    (void)cols;
+    fputs("benchmark,axes,time_s\nb/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n"
+          "b/x,n=1,1e-3\nb/x,n=1,1e-3\nb/x,n=1,1e-3\n",
+          f);
+}
+
+/* `names` benchmarks of 6 samples each. */
+static void many_results(FILE *f, int names)
+{
+    fputs("schema_version,benchmark,axes,status\n", f);
+    for (int i = 0; i < names; i++)
+        fprintf(f, "2,bench%d/x,n=1,ok\n", i);
+}
+
+static void many_samples(FILE *f, int names)
+{
+    fputs("benchmark,axes,time_s,replicate\n", f);
+    for (int i = 0; i < names; i++)
+        for (int k = 0; k < 6; k++)
+            fprintf(f, "bench%d/x,n=1,%.6g,0\n", i, 1e-3 * (1.0 + 0.001 * k));
 }
 
 /* Hostile sizes must stay fast: every parser and grouping step is linear or
@@ -753,10 +752,12 @@ static void test_hostile_sizes(void)
     tmp_path(md, sizeof md, "out.md");
     enum { COLS = 100000, NAMES = 50000, STEP = 8 };
     const double floor_s = 0.005; /* clock() resolution and start-up costs */
-    double wide_small = time_wide("wide_small", COLS / STEP, md);
-    double wide = time_wide("wide", COLS, md);
-    double many_small = time_many("many_small", NAMES / STEP, md);
-    double many = time_many("many", NAMES, md);
+    double wide_small =
+        time_self_compare("wide_small", wide_results, wide_samples, COLS / STEP, md);
+    double wide = time_self_compare("wide", wide_results, wide_samples, COLS, md);
+    double many_small =
+        time_self_compare("many_small", many_results, many_samples, NAMES / STEP, md);
+    double many = time_self_compare("many", many_results, many_samples, NAMES, md);
     printf(
         "hostile sizes: %d columns %.3f s (%d: %.3f s), %d benchmark names %.3f s (%d: %.3f s)\n",
         COLS, wide, COLS / STEP, wide_small, NAMES, many, NAMES / STEP, many_small);

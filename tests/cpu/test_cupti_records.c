@@ -172,10 +172,11 @@ static void test_demangle(void)
     CB_CHECK(cb_cupti_demangle(NULL, out, sizeof out) == 0 && out[0] == '\0');
 }
 
-/* Three samples (ids 100..102): kernels, a memcpy and a memset, with work
- * before and after them that belongs to no sample. */
+/* `b` emptied, then three samples (ids 100..102): kernels, a memcpy and a
+ * memset, with work before and after them that belongs to no sample. */
 static void fill_point(buf *b)
 {
+    memset(b, 0, sizeof *b);
     /* warm-up kernel: no external id at all */
     api(b, CUPTI_ACTIVITY_KIND_RUNTIME, 1);
     kernel(b, 1, 10, 20, "_Z13vecadd_kernelPKfS0_Pfi");
@@ -225,7 +226,6 @@ static void check_point(const cb_cupti_point *p)
 static void check_filled_point_joins(int (*add)(cb_cupti_records *, buf *))
 {
     static buf b;
-    memset(&b, 0, sizeof b);
     fill_point(&b);
     cb_cupti_point p;
     cb_msg why = {""};
@@ -252,7 +252,6 @@ static void test_real_walker(void)
 static void test_join_out_of_order_across_buffers(void)
 {
     static buf all, parts[3];
-    memset(&all, 0, sizeof all);
     fill_point(&all);
     for (int i = 0; i < 3; i++)
         memset(&parts[i], 0, sizeof parts[i]);
@@ -283,7 +282,6 @@ static void test_join_out_of_order_across_buffers(void)
 static void test_dropped_fails(void)
 {
     static buf b;
-    memset(&b, 0, sizeof b);
     fill_point(&b);
     cb_cupti_point p;
     cb_msg why = {""};
@@ -298,7 +296,6 @@ static void test_dropped_fails(void)
 static void test_unreadable_buffer_fails(void)
 {
     static buf b;
-    memset(&b, 0, sizeof b);
     fill_point(&b);
     cb_cupti_records *r = cb_cupti_records_new();
     g_walk_fail_at = 4;

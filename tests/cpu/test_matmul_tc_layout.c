@@ -51,6 +51,20 @@ static bool cb_conflict_free(const uint32_t *addr, int lanes, int width)
     return true;
 }
 
+/* How many of `n` warp-wide accesses of `width` bytes are not conflict-free;
+ * lane `lane` of access `i` reads at byte addr_of(i, lane). */
+static int cb_conflicts(int n, uint32_t (*addr_of)(int i, int lane), int width)
+{
+    uint32_t addr[32];
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        for (int lane = 0; lane < 32; lane++)
+            addr[lane] = addr_of(i, lane);
+        bad += !cb_conflict_free(addr, 32, width);
+    }
+    return bad;
+}
+
 static void cb_check_swizzles_are_permutations(void)
 {
     for (int r = 0; r < 64; r++) {
@@ -69,56 +83,50 @@ static void cb_check_swizzles_are_permutations(void)
 }
 
 /* Rung 2: ldmatrix(.x4) row addresses of A (128-byte rows, any 16-row
- * block and k-step) and ldmatrix.x4.trans of BF16 B (256-byte rows). */
+ * block m0 = 16 (i / 4) and k-step kk = i % 4) ... */
+static uint32_t cb_ldmatrix_a_addr(int i, int lane)
+{
+    const int m0 = i / 4 * 16, kk = i % 4;
+    const int r = m0 + lane % 16, c = kk * 2 + lane / 16;
+    return (uint32_t)(r * 128 + cb_tc_swizzle_row128(r, c) * 16);
+}
+
+/* ... and ldmatrix.x4.trans of BF16 B (256-byte rows; i = (wn 2 + jp) 4 + kk). */
+static uint32_t cb_ldmatrix_b_addr(int i, int lane)
+{
+    const int wn = i / 8, jp = i / 4 % 2, kk = i % 4;
+    const int mi = lane / 8, k = kk * 16 + (mi & 1) * 8 + lane % 8;
+    const int chunk = wn * 4 + 2 * jp + (mi >> 1);
+    return (uint32_t)(k * 256 + cb_tc_swizzle_bf16_b(k, chunk) * 16);
+}
+
 static void cb_check_ldmatrix_banks(void)
 {
-    uint32_t addr[32];
-    int bad = 0;
-    for (int m0 = 0; m0 < 128; m0 += 16)
-        for (int kk = 0; kk < 4; kk++) {
-            for (int lane = 0; lane < 32; lane++) {
-                const int r = m0 + lane % 16, c = kk * 2 + lane / 16;
-                addr[lane] = (uint32_t)(r * 128 + cb_tc_swizzle_row128(r, c) * 16);
-            }
-            bad += !cb_conflict_free(addr, 32, 16);
-        }
-    for (int wn = 0; wn < 4; wn++)
-        for (int jp = 0; jp < 2; jp++)
-            for (int kk = 0; kk < 4; kk++) {
-                for (int lane = 0; lane < 32; lane++) {
-                    const int mi = lane / 8, k = kk * 16 + (mi & 1) * 8 + lane % 8;
-                    const int chunk = wn * 4 + 2 * jp + (mi >> 1);
-                    addr[lane] = (uint32_t)(k * 256 + cb_tc_swizzle_bf16_b(k, chunk) * 16);
-                }
-                bad += !cb_conflict_free(addr, 32, 16);
-            }
+    int bad = cb_conflicts(128 / 16 * 4, cb_ldmatrix_a_addr, 16);
+    bad += cb_conflicts(4 * 2 * 4, cb_ldmatrix_b_addr, 16);
     CB_CHECK_EQ_INT(bad, 0);
     /* Without the swizzle the A pattern is an 8-way conflict: the check
      * can fail. */
+    uint32_t addr[32];
     for (int lane = 0; lane < 32; lane++)
         addr[lane] = (uint32_t)((lane % 16) * 128 + (lane / 16) * 16);
     CB_CHECK(!cb_conflict_free(addr, 32, 16));
 }
 
 /* Rung 2, TF32 B: one float per lane at (k = kk 8 + q + 4h, n = wn 32 +
- * 8j + g) from 512-byte rows, q = lane % 4, g = lane / 4. */
+ * 8j + g) from 512-byte rows, q = lane % 4, g = lane / 4 (i = ((wn 4 + j)
+ * 4 + kk) 2 + h). */
+static uint32_t cb_tf32_b_addr(int i, int lane)
+{
+    const int wn = i / 32, j = i / 8 % 4, kk = i / 2 % 4, h = i % 2;
+    const int q = lane % 4, g = lane / 4;
+    const int k = kk * 8 + q + 4 * h, n = wn * 32 + j * 8 + g;
+    return (uint32_t)(k * 512 + cb_tc_swizzle_tf32_b(k, n / 4) * 16 + n % 4 * 4);
+}
+
 static void cb_check_tf32_b_banks(void)
 {
-    uint32_t addr[32];
-    int bad = 0;
-    for (int wn = 0; wn < 4; wn++)
-        for (int j = 0; j < 4; j++)
-            for (int kk = 0; kk < 4; kk++)
-                for (int h = 0; h < 2; h++) {
-                    for (int lane = 0; lane < 32; lane++) {
-                        const int q = lane % 4, g = lane / 4;
-                        const int k = kk * 8 + q + 4 * h, n = wn * 32 + j * 8 + g;
-                        addr[lane] =
-                            (uint32_t)(k * 512 + cb_tc_swizzle_tf32_b(k, n / 4) * 16 + n % 4 * 4);
-                    }
-                    bad += !cb_conflict_free(addr, 32, 4);
-                }
-    CB_CHECK_EQ_INT(bad, 0);
+    CB_CHECK_EQ_INT(cb_conflicts(4 * 4 * 4 * 2, cb_tf32_b_addr, 4), 0);
 }
 
 /* Rung 1's padded tiles: BF16 A pairs (rows of 40 BF16), BF16 B halves
@@ -148,30 +156,27 @@ static void cb_check_padded_banks(void)
 }
 
 /* Rung 2's cp.async writes: 16 bytes per lane, chunk c of tile row r (id =
- * tid + 256 i; A: 8 chunks a row, BF16 B: 16, TF32 B: 32). */
+ * tid + 256 i; A: 8 chunks a row, BF16 B: 16, TF32 B: 32); access
+ * (warp 4 + i) 3 + operand. */
+static uint32_t cb_cp_async_addr(int access, int lane)
+{
+    const int warp = access / 12, i = access / 3 % 4, operand = access % 3;
+    const int id = warp * 32 + lane + i * 256;
+    if (operand == 0) {
+        const int r = id / 8, c = id % 8;
+        return (uint32_t)(r * 128 + cb_tc_swizzle_row128(r, c) * 16);
+    }
+    if (operand == 1) {
+        const int r = id / 16, c = id % 16;
+        return (uint32_t)(r * 256 + cb_tc_swizzle_bf16_b(r, c) * 16);
+    }
+    const int r = id / 32, c = id % 32;
+    return (uint32_t)(r * 512 + cb_tc_swizzle_tf32_b(r, c) * 16);
+}
+
 static void cb_check_cp_async_banks(void)
 {
-    uint32_t addr[32];
-    int bad = 0;
-    for (int warp = 0; warp < 8; warp++)
-        for (int i = 0; i < 4; i++)
-            for (int operand = 0; operand < 3; operand++) {
-                for (int lane = 0; lane < 32; lane++) {
-                    const int id = warp * 32 + lane + i * 256;
-                    if (operand == 0) {
-                        const int r = id / 8, c = id % 8;
-                        addr[lane] = (uint32_t)(r * 128 + cb_tc_swizzle_row128(r, c) * 16);
-                    } else if (operand == 1) {
-                        const int r = id / 16, c = id % 16;
-                        addr[lane] = (uint32_t)(r * 256 + cb_tc_swizzle_bf16_b(r, c) * 16);
-                    } else {
-                        const int r = id / 32, c = id % 32;
-                        addr[lane] = (uint32_t)(r * 512 + cb_tc_swizzle_tf32_b(r, c) * 16);
-                    }
-                }
-                bad += !cb_conflict_free(addr, 32, 16);
-            }
-    CB_CHECK_EQ_INT(bad, 0);
+    CB_CHECK_EQ_INT(cb_conflicts(8 * 4 * 3, cb_cp_async_addr, 16), 0);
 }
 
 /* 8-byte accesses: the hardware serves 16 lanes at a time; within each
