@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from host_runs import run_host
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -237,10 +238,7 @@ def test_a_point_done_in_an_early_pass_is_on_disk_at_once(cubench, tmp_path):
     order (samples.csv, append-only, shows the order of the writes), and
     results.csv ends in plan order."""
     out = tmp_path / "run"
-    p = run(cubench, "run", "vecadd/host", "--axis", "n=2^10,2^24", "--axis", "threads=1",
-            "--max-time-per-point", "0.5", "--out", str(out))
-    assert p.returncode == 0, p.stderr
-    rows = read_csv(out / "results.csv")
+    rows = run_host(cubench, out, "2^10,2^24", "--max-time-per-point", "0.5")
     assert [r["axes"] for r in rows] == ["n=1024;threads=1", "n=16777216;threads=1"]
     assert [r["replicates"] for r in rows] == ["3", "1"]
     written = []
@@ -319,10 +317,8 @@ def test_quiet_prints_no_progress(cubench, tmp_path):
 
 def test_replicates_interleave_rounds(cubench, tmp_path):
     out = tmp_path / "rep"
-    p = run(cubench, "run", "vecadd/host", "--axis", "n=2^10,2^14", "--axis", "threads=1",
-            "--replicates", "3", "--max-time-per-point", "0.3", "--quiet", "--out", str(out))
-    assert p.returncode == 0, p.stderr
-    rows = read_csv(out / "results.csv")
+    rows = run_host(cubench, out, "2^10,2^14", "--replicates", "3", "--max-time-per-point", "0.3",
+                    "--quiet")
     assert [r["axes"] for r in rows] == ["n=1024;threads=1", "n=16384;threads=1"], "plan order"
     samples = read_csv(out / "samples.csv")
     for r in rows:

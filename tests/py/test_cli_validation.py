@@ -2,21 +2,16 @@
 --device names a device that exists, --dry-run lists GPU points, sizes too
 large for memory are skip rows with the numbers, written identities can be
 typed back, and --quick takes enough samples for a 95% CI of the median."""
-import csv
 import json
 import subprocess
 from math import comb
 
 import pytest
+from host_runs import run_host
 
 
 def run(cubench, *args, timeout=120, **kw):
     return subprocess.run([cubench, *args], capture_output=True, text=True, timeout=timeout, **kw)
-
-
-def read_rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 @pytest.mark.parametrize(
@@ -75,11 +70,7 @@ def test_huge_exponents_parse_at_once(cubench):
 
 
 def test_too_large_for_memory_is_a_skip_that_can_be_typed_back(cubench, tmp_path):
-    out = tmp_path / "run"
-    p = run(cubench, "run", "vecadd/host", "--axis", "n=2^62,2^40", "--axis", "threads=1",
-            "--quick", "--quiet", "--out", str(out))
-    assert p.returncode == 0, p.stderr
-    rows = read_rows(out / "results.csv")
+    rows = run_host(cubench, tmp_path / "run", "2^62,2^40", "--quick", "--quiet", timeout=120)
     assert [r["status"] for r in rows] == ["skip", "skip"]
     assert "more than 16 EiB of host memory (the byte count overflows 64 bits)" in rows[0]["reason"]
     assert rows[1]["reason"].startswith("needs 12.0 TiB of host memory; ")
@@ -107,12 +98,10 @@ def test_quick_takes_enough_samples_for_a_95_percent_ci(cubench, tmp_path):
     floor = smallest_n_for_median_ci(0.95)
     assert floor == 6  # 5 samples cover 93.75% at best, 6 cover 96.9%
     out = tmp_path / "q"
-    p = run(cubench, "run", "vecadd/host", "--axis", "n=2^10", "--axis", "threads=1", "--quick",
-            "--quiet", "--out", str(out))
-    assert p.returncode == 0, p.stderr
+    rows = run_host(cubench, out, "2^10", "--quick", "--quiet", timeout=120)
     meta = json.loads((out / "meta.json").read_text())
     assert meta["settings"]["min_samples"] == floor
-    assert int(read_rows(out / "results.csv")[0]["samples"]) >= floor
+    assert int(rows[0]["samples"]) >= floor
     low = run(cubench, "run", "vecadd/host", "--min-samples", str(floor - 1), "--dry-run")
     assert low.returncode == 2
     assert f"needs at least {floor} samples" in low.stderr and "93.75%" in low.stderr
