@@ -26,7 +26,7 @@ static const cb_option env_options[] = {
 };
 
 static const cb_env_var env_env[] = {
-    {"CUBENCH_NVML_LIBRARY", "the NVML library to load (default libnvidia-ml.so.1)"},
+    CB_ENV_VAR_NVML_LIBRARY,
     {"CUDA_VISIBLE_DEVICES", "which GPUs the CUDA runtime shows"},
 };
 

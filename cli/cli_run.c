@@ -188,7 +188,7 @@ static const cb_option run_options[] = {
 };
 
 static const cb_env_var run_env[] = {
-    {"CUBENCH_NVML_LIBRARY", "the NVML library to load (default libnvidia-ml.so.1)"},
+    CB_ENV_VAR_NVML_LIBRARY,
     {"CUDA_VISIBLE_DEVICES", "which GPUs the CUDA runtime shows (and so --device numbers)"},
     {"NVTX_INJECTION64_PATH", "an NVTX tool to load instead of CUPTI's (nsys, ncu set it)"},
     {"OPENBLAS_NUM_THREADS", "OpenBLAS threads of the CPU baselines (default: --threads)"},

@@ -53,6 +53,12 @@ typedef struct cb_env_var {
     const char *help;
 } cb_env_var;
 
+/* The NVML library the telemetry loads: read by `env` and `run` alike. */
+#define CB_ENV_VAR_NVML_LIBRARY                                                                    \
+    {                                                                                              \
+        "CUBENCH_NVML_LIBRARY", "the NVML library to load (default libnvidia-ml.so.1)"             \
+    }
+
 typedef struct cb_command {
     const char *name;     /* "run"                                            */
     const char *synopsis; /* after "usage: cubench run ": "[GLOB...] [options]" */
