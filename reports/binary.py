@@ -5,6 +5,7 @@ the fleet page's numbers (`cubench fleet`) and an A/B page's verdicts
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import os
@@ -15,6 +16,17 @@ from pathlib import Path
 from .load import InputError
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def front_end_parser(prog: str, description: str, source: str, metavar: str,
+                     source_help: str) -> argparse.ArgumentParser:
+    """The options every page drawn from a cubench command's output has: the
+    command's input (`source`, required), -o/--out and --cubench."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument(source, required=True, metavar=metavar, help=source_help)
+    parser.add_argument("-o", "--out", required=True, metavar="OUT_DIR")
+    parser.add_argument("--cubench", metavar="BIN", help="the cubench binary")
+    return parser
 
 
 def find_cubench(given: str | None = None) -> str:

@@ -77,14 +77,9 @@ def sol_figure(run: Run, family: str, out_dir: Path, name: str) -> F.Figure | No
         ys = [i + (j - (len(units) - 1) / 2) * height for i in range(len(bars))]
         ax.barh(ys, [b[unit] or 0 for b in bars], height=height, color=S.color(j),
                 label=UNIT_NAMES.get(unit, unit))
-    ax.set_yticks(range(len(bars)), [b["benchmark"].partition("/")[2] for b in bars],
-                  fontsize=8)
-    ax.invert_yaxis()
     ax.axvline(100.0, **S.PEAK)
-    ax.set_xlim(0, 110)
-    ax.set_xlabel("% of the unit's peak (speed of light, hardware counters)")
-    ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    F.bar_rows_frame(ax, [b["benchmark"].partition("/")[2] for b in bars], 110,
+                     "% of the unit's peak (speed of light, hardware counters)")
     where = f" at {data['size_axis']} = {data['size']:g}" if data["size_axis"] else ""
     title = f"Speed of light, {family}{where} — {run.label}"
     ax.set_title(title, fontsize=10)

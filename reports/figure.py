@@ -235,6 +235,17 @@ def unify_scales(charts: list[LineChart]) -> None:
                 setattr(c, attr, logs[0])
 
 
+def bar_rows_frame(ax, labels: list[str], xmax: float, xlabel: str, legend_cols: int = 1) -> None:
+    """The frame of a horizontal bar chart with a row per label: read top to
+    bottom, x from 0 to `xmax` with a light grid, the legend lower right."""
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, xmax)
+    ax.set_xlabel(xlabel)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right", ncol=legend_cols)
+
+
 def legend_outside(fig, ax, ncol: int = 1) -> None:
     """Put the legend right of the axes: long labels never cover the data."""
     handles, labels = ax.get_legend_handles_labels()

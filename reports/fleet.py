@@ -18,7 +18,6 @@ read-only folder); each with one line on stderr.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import subprocess
@@ -31,7 +30,7 @@ from matplotlib.ticker import FuncFormatter
 from . import csvfile, html
 from . import figure as F
 from . import style as S
-from .binary import find_cubench
+from .binary import find_cubench, front_end_parser
 from .load import InputError, display_text
 from .output import OutputError, make_dir, write_file
 from .page import Page, Paragraph, Section, Table
@@ -303,13 +302,9 @@ def build_page(fleet_dir: str, rows: list[dict], tolerance: float, status: int,
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="An HTML page (strip plot per GPU model + table) of "
-                               "`cubench fleet DIR`.")
-    parser.add_argument("--fleet", required=True, metavar="DIR",
-                        help="the fleet directory (one run per GPU or node)")
-    parser.add_argument("-o", "--out", required=True, metavar="OUT_DIR")
-    parser.add_argument("--cubench", metavar="BIN", help="the cubench binary")
+    parser = front_end_parser(
+        PROG, "An HTML page (strip plot per GPU model + table) of `cubench fleet DIR`.",
+        "--fleet", "DIR", "the fleet directory (one run per GPU or node)")
     parser.add_argument("--tolerance", type=float, default=0.05,
                         help="as `cubench fleet --tolerance` (default 0.05)")
     parser.add_argument("--alpha", type=float, help="as `cubench fleet --alpha`")

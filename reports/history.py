@@ -27,7 +27,6 @@ output that cannot be written.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
@@ -40,6 +39,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from . import history_svg as S
+from .binary import front_end_parser
 from .load import InputError
 
 PROG = "python3 -m reports --history"
@@ -421,14 +421,11 @@ def write_site(m: Model, out: Path, title: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="A static dashboard of a cubench history database: the open "
-                               "change points first, a trend chart per point.")
-    parser.add_argument("--history", required=True, metavar="DB",
-                        help="the database (as `cubench history --db`), or an export .json")
-    parser.add_argument("-o", "--out", required=True, metavar="OUT_DIR")
+    parser = front_end_parser(
+        PROG, "A static dashboard of a cubench history database: the open change points "
+              "first, a trend chart per point.",
+        "--history", "DB", "the database (as `cubench history --db`), or an export .json")
     parser.add_argument("--machine", help="only this machine")
-    parser.add_argument("--cubench", metavar="BIN", help="the cubench binary")
     parser.add_argument("--title", default="cubench performance history")
     args = parser.parse_args(argv)
     out = Path(args.out)

@@ -51,12 +51,8 @@ def figure(run: Run, out_dir: Path, name: str) -> F.Figure | None:
         left = [a + b for a, b in zip(left, widths)]
     for y, total, r in zip(ypos, left, rows):
         ax.text(total, y, f" {total:.1f} s ({r['points']} points)", va="center", fontsize=7)
-    ax.set_yticks(ypos, [r["family"] for r in rows], fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlim(0, max(left + [1e-9]) * 1.3)
-    ax.set_xlabel("seconds (sum over the family's points)")
-    ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right", ncol=len(data["phases"]))
+    F.bar_rows_frame(ax, [r["family"] for r in rows], max(left + [1e-9]) * 1.3,
+                     "seconds (sum over the family's points)", legend_cols=len(data["phases"]))
     title = f"Where the time went — {run.label}"
     ax.set_title(title, fontsize=10)
     caption = (f"Seconds spent per phase of each point (results.csv setup_s, verify_s, "
