@@ -381,30 +381,26 @@ static void test_input_errors(void)
     CB_CHECK(sim_write_dir(good, &m, "Test GPU", ""));
     CB_CHECK(run_cli(good, good, "--markdown", md, NULL) == 0);
 
-    broken_run("v4", "results.csv", "schema_version,benchmark,axes,status\n4,sim/even,i=0,ok\n",
-               dir, sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    broken_run("nostatus", "results.csv", "schema_version,benchmark,axes\n1,sim/even,i=0\n", dir,
-               sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    broken_run("trunc", "samples.csv",
-               "benchmark,axes,time_s,replicate\nsim/even,i=0,1e-3,0\nsim/even,i=0,1e", dir,
-               sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    broken_run("zero", "samples.csv", "benchmark,axes,time_s\nsim/even,i=0,0\n", dir, sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    broken_run("badrep", "samples.csv", "benchmark,axes,time_s,replicate\nsim/even,i=0,1e-3,x\n",
-               dir, sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    broken_run("twice", "results.csv",
-               "schema_version,benchmark,axes,status\n2,sim/even,i=0,ok\n2,sim/even,i=0,ok\n", dir,
-               sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    /* meta.json: invalid JSON, not an object, nested too deep */
-    broken_run("badjson", "meta.json", "{\"git_sha\": \"abc\",}", dir, sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
-    broken_run("array", "meta.json", "[1, 2]", dir, sizeof dir);
-    CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
+    /* Each a run whose one file is broken: exit 2. meta.json: invalid JSON,
+     * not an object (nested too deep below). */
+    static const struct {
+        const char *name, *file, *text;
+    } broken[] = {
+        {"v4", "results.csv", "schema_version,benchmark,axes,status\n4,sim/even,i=0,ok\n"},
+        {"nostatus", "results.csv", "schema_version,benchmark,axes\n1,sim/even,i=0\n"},
+        {"trunc", "samples.csv",
+         "benchmark,axes,time_s,replicate\nsim/even,i=0,1e-3,0\nsim/even,i=0,1e"},
+        {"zero", "samples.csv", "benchmark,axes,time_s\nsim/even,i=0,0\n"},
+        {"badrep", "samples.csv", "benchmark,axes,time_s,replicate\nsim/even,i=0,1e-3,x\n"},
+        {"twice", "results.csv",
+         "schema_version,benchmark,axes,status\n2,sim/even,i=0,ok\n2,sim/even,i=0,ok\n"},
+        {"badjson", "meta.json", "{\"git_sha\": \"abc\",}"},
+        {"array", "meta.json", "[1, 2]"},
+    };
+    for (int i = 0; i < CB_ARRAY_LEN(broken); i++) {
+        broken_run(broken[i].name, broken[i].file, broken[i].text, dir, sizeof dir);
+        CB_CHECK_MSG(run_cli(good, dir, "--markdown", md, NULL) == 2, "%s", broken[i].name);
+    }
     char deep[512] = "";
     for (int i = 0; i < 100; i++)
         strcat(deep, "[");

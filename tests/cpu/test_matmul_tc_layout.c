@@ -377,62 +377,72 @@ static void cb_check_tile_width(void)
 
 /* ---- what each rung accepts ---- */
 
-static void cb_check_supported(void)
+/* One question to cb_tc_supported: a rung, a precision, m x n x k on a
+ * device of compute capability major.minor; the answer, and what the
+ * reason of a refusal says (NULL: not checked). */
+typedef struct cb_support_case {
+    const cb_tc_rung *rung;
+    cb_tc_precision prec;
+    int m, n, k, major, minor;
+    bool ok;
+    const char *says;
+} cb_support_case;
+
+static void cb_check_support_cases(const cb_support_case *c, int n)
 {
     char why[160];
-    /* rung 1: any shape from sm_80 on */
-    CB_CHECK(cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
-    CB_CHECK(cb_tc_supported(&cb_tc_rung_mma, CB_TC_TF32, 1, 1, 1, 8, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 128, 128, 128, 7, 5, why, sizeof why));
-    CB_CHECK(strstr(why, "8.0") != NULL);
-    /* rung 2: k and n in whole 16-byte chunks */
-    CB_CHECK(
-        cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 136, 72, 9, 0, why, sizeof why));
-    CB_CHECK(
-        !cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 131, 72, 9, 0, why, sizeof why));
-    CB_CHECK(strstr(why, "multiples of 8") != NULL);
-    CB_CHECK(
-        cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 100, 100, 8, 6, why, sizeof why));
-    CB_CHECK(
-        !cb_tc_supported(&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 102, 100, 8, 6, why, sizeof why));
-    CB_CHECK(strstr(why, "multiples of 4") != NULL);
-    /* rungs 3-4: Hopper only, and only with the sm_90a code */
-    CB_CHECK(!cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_BF16, 256, 256, 256, 8, 0, why, sizeof why));
-    CB_CHECK(strstr(why, "9.0") != NULL);
-    CB_CHECK(
-        !cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 256, 256, 256, 10, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 256, 256, 256, 8, 9, why,
-                              sizeof why));
+    for (int i = 0; i < n; i++) {
+        why[0] = '\0';
+        const bool ok = cb_tc_supported(c[i].rung, c[i].prec, c[i].m, c[i].n, c[i].k, c[i].major,
+                                        c[i].minor, why, sizeof why);
+        CB_CHECK_MSG(ok == c[i].ok, "case %d: %s", i, why);
+        if (c[i].says) CB_CHECK_MSG(strstr(why, c[i].says) != NULL, "case %d: %s", i, why);
+    }
+}
+
+static void cb_check_supported(void)
+{
+    static const cb_support_case cases[] = {
+        /* rung 1: any shape from sm_80 on */
+        {&cb_tc_rung_mma, CB_TC_BF16, 127, 131, 67, 9, 0, true, NULL},
+        {&cb_tc_rung_mma, CB_TC_TF32, 1, 1, 1, 8, 0, true, NULL},
+        {&cb_tc_rung_mma, CB_TC_BF16, 128, 128, 128, 7, 5, false, "8.0"},
+        /* rung 2: k and n in whole 16-byte chunks */
+        {&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 136, 72, 9, 0, true, NULL},
+        {&cb_tc_rung_ldmatrix, CB_TC_BF16, 129, 131, 72, 9, 0, false, "multiples of 8"},
+        {&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 100, 100, 8, 6, true, NULL},
+        {&cb_tc_rung_ldmatrix, CB_TC_TF32, 100, 102, 100, 8, 6, false, "multiples of 4"},
+        /* rungs 3-4: Hopper only, and only with the sm_90a code */
+        {&cb_tc_rung_wgmma, CB_TC_BF16, 256, 256, 256, 8, 0, false, "9.0"},
+        {&cb_tc_rung_wgmma_ws, CB_TC_BF16, 256, 256, 256, 10, 0, false, NULL},
+        {&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 256, 256, 256, 8, 9, false, NULL},
+        /* an empty shape, no rung */
+        {&cb_tc_rung_mma, CB_TC_BF16, 0, 4, 4, 9, 0, false, NULL},
+        {NULL, CB_TC_BF16, 4, 4, 4, 9, 0, false, NULL},
+        /* precisions: each rung computes the ones it lists */
+        {&cb_tc_rung_mma, CB_TC_FP8, 128, 128, 128, 9, 0, false, "FP8"},
+        {&cb_tc_rung_wgmma_fp8, CB_TC_BF16, 128, 128, 128, 9, 0, false, NULL},
+        {&cb_tc_rung_mma, CB_TC_PRECISIONS, 8, 8, 8, 9, 0, false, NULL},
+    };
+    static const cb_support_case sm90a_cases[] = {
+        /* TF32: B is transposed first, so any n; k feeds TMA row pitches */
+        {&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 72, 9, 0, true, NULL},
+        {&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 70, 9, 0, false, "multiple of 4"},
+        /* rungs 4, 5 and FP8: every shape (staged) */
+        {&cb_tc_rung_wgmma_ws, CB_TC_BF16, 127, 131, 67, 9, 0, true, NULL},
+        {&cb_tc_rung_wgmma_ws, CB_TC_TF32, 1, 1, 1, 9, 0, true, NULL},
+        {&cb_tc_rung_wgmma_fp8, CB_TC_FP8, 8191, 8193, 4095, 9, 0, true, NULL},
+        {&cb_tc_rung_wgmma, CB_TC_BF16, 128, 132, 64, 9, 0, false, NULL},
+        {&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 1, 3, 4, 9, 0, true, NULL},
+    };
+    char why[160];
+    cb_check_support_cases(cases, (int)(sizeof cases / sizeof cases[0]));
     const bool hopper =
         cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 256, 256, 256, 9, 0, why, sizeof why);
     CB_CHECK(hopper == cb_tc_sm90a_built());
     if (!hopper) CB_CHECK(strstr(why, "sm_90a") != NULL);
-    if (cb_tc_sm90a_built()) {
-        /* TF32: B is transposed first, so any n; k feeds TMA row pitches */
-        CB_CHECK(
-            cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 72, 9, 0, why, sizeof why));
-        CB_CHECK(
-            !cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_TF32, 129, 131, 70, 9, 0, why, sizeof why));
-        CB_CHECK(strstr(why, "multiple of 4") != NULL);
-        /* rungs 4, 5 and FP8: every shape (staged) */
-        CB_CHECK(
-            cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_BF16, 127, 131, 67, 9, 0, why, sizeof why));
-        CB_CHECK(cb_tc_supported(&cb_tc_rung_wgmma_ws, CB_TC_TF32, 1, 1, 1, 9, 0, why, sizeof why));
-        CB_CHECK(cb_tc_supported(&cb_tc_rung_wgmma_fp8, CB_TC_FP8, 8191, 8193, 4095, 9, 0, why,
-                                 sizeof why));
-        CB_CHECK(
-            !cb_tc_supported(&cb_tc_rung_wgmma, CB_TC_BF16, 128, 132, 64, 9, 0, why, sizeof why));
-        CB_CHECK(
-            cb_tc_supported(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 1, 3, 4, 9, 0, why, sizeof why));
-    }
-    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_BF16, 0, 4, 4, 9, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(NULL, CB_TC_BF16, 4, 4, 4, 9, 0, why, sizeof why));
-    /* precisions: each rung computes the ones it lists */
-    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_FP8, 128, 128, 128, 9, 0, why, sizeof why));
-    CB_CHECK(strstr(why, "FP8") != NULL);
-    CB_CHECK(
-        !cb_tc_supported(&cb_tc_rung_wgmma_fp8, CB_TC_BF16, 128, 128, 128, 9, 0, why, sizeof why));
-    CB_CHECK(!cb_tc_supported(&cb_tc_rung_mma, CB_TC_PRECISIONS, 8, 8, 8, 9, 0, why, sizeof why));
+    if (cb_tc_sm90a_built())
+        cb_check_support_cases(sm90a_cases, (int)(sizeof sm90a_cases / sizeof sm90a_cases[0]));
     /* workspace: staged copies and the TF32 B^T of the rungs that read it */
     CB_CHECK(cb_tc_workspace_bytes(&cb_tc_rung_wgmma_cluster, CB_TC_TF32, 10, 300, 200) ==
              300 * 200 * 4);
