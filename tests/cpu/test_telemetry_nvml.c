@@ -91,17 +91,26 @@ static void test_absent_and_failing_init(void)
     cb_telemetry_close(NULL);
 }
 
+/* `library` opened on the fake scripted by `text`; device 0's handle. */
+static cb_nvmlDevice_t open_scripted(const char *text, const char *library, cb_nvml *n)
+{
+    script(text);
+    cb_msg why = {{0}};
+    CB_CHECK_MSG(cb_nvml_open(n, library, &why), "%s", why.text);
+    cb_nvmlDevice_t h = NULL;
+    CB_CHECK(n->fn.DeviceGetHandleByIndex(0, &h) == CB_NVML_SUCCESS);
+    return h;
+}
+
 static void test_device_info(void)
 {
-    script("devices=GPU-a;names=Fake H200;power_limit=650000;power_default_limit=700000;"
-           "app_clock_sm=1755;max_clock_sm=1980;mig=1;pcie_gen=4;"
-           "fail=nvmlDeviceGetEccMode:3,nvmlDeviceGetMaxPcieLinkWidth:4");
     cb_nvml n;
-    cb_msg why = {{0}};
-    CB_CHECK(cb_nvml_open(&n, CB_FAKE_NVML, &why));
+    cb_nvmlDevice_t h =
+        open_scripted("devices=GPU-a;names=Fake H200;power_limit=650000;power_default_limit=700000;"
+                      "app_clock_sm=1755;max_clock_sm=1980;mig=1;pcie_gen=4;"
+                      "fail=nvmlDeviceGetEccMode:3,nvmlDeviceGetMaxPcieLinkWidth:4",
+                      CB_FAKE_NVML, &n);
     CB_CHECK_STR(n.fn.reasons_symbol, "nvmlDeviceGetCurrentClocksEventReasons");
-    cb_nvmlDevice_t h = NULL;
-    CB_CHECK(n.fn.DeviceGetHandleByIndex(0, &h) == CB_NVML_SUCCESS);
     cb_nvml_device_info d;
     cb_nvml_device_query(&n, h, 0, &d);
     CB_CHECK_STR(d.uuid, "GPU-a");
@@ -126,16 +135,12 @@ static void test_device_info(void)
     CB_CHECK_EQ_INT(fake_calls("nvmlShutdown"), 1);
 
     /* Power: no instant field -> the 1 s average; neither -> none. */
-    script("power_instant=fail:3");
-    CB_CHECK(cb_nvml_open(&n, CB_FAKE_NVML, &why));
-    CB_CHECK(n.fn.DeviceGetHandleByIndex(0, &h) == CB_NVML_SUCCESS);
+    h = open_scripted("power_instant=fail:3", CB_FAKE_NVML, &n);
     cb_nvml_device_query(&n, h, 0, &d);
     CB_CHECK(d.power == CB_POWER_AVERAGE);
     CB_CHECK_EQ_INT(d.n_errors, 0);
     cb_nvml_close(&n);
-    script("power_instant=fail:3;fail=nvmlDeviceGetPowerUsage:3");
-    CB_CHECK(cb_nvml_open(&n, CB_FAKE_NVML, &why));
-    CB_CHECK(n.fn.DeviceGetHandleByIndex(0, &h) == CB_NVML_SUCCESS);
+    h = open_scripted("power_instant=fail:3;fail=nvmlDeviceGetPowerUsage:3", CB_FAKE_NVML, &n);
     cb_nvml_device_query(&n, h, 0, &d);
     CB_CHECK(d.power == CB_POWER_NONE);
     CB_CHECK_EQ_INT(d.n_errors, 1);
@@ -145,13 +150,10 @@ static void test_device_info(void)
 
 static void test_readings(void)
 {
-    script("sm_clock=1980,1755;mem_clock=3201;power_instant=350000,fail:3;temp=40,fail:999;"
-           "reasons=0,4");
     cb_nvml n;
-    cb_msg why = {{0}};
-    CB_CHECK(cb_nvml_open(&n, CB_FAKE_NVML, &why));
-    cb_nvmlDevice_t h = NULL;
-    CB_CHECK(n.fn.DeviceGetHandleByIndex(0, &h) == CB_NVML_SUCCESS);
+    cb_nvmlDevice_t h = open_scripted("sm_clock=1980,1755;mem_clock=3201;power_instant=350000,"
+                                      "fail:3;temp=40,fail:999;reasons=0,4",
+                                      CB_FAKE_NVML, &n);
     cb_sampler_errors e;
     memset(&e, 0, sizeof e);
     cb_telemetry_reading r1, r2;
@@ -177,10 +179,8 @@ static void test_readings(void)
     cb_nvml_close(&n);
 
     /* A driver before 535: the older name, the same bits. */
-    script("reasons=64");
-    CB_CHECK(cb_nvml_open(&n, CB_FAKE_NVML_OLD, &why));
+    h = open_scripted("reasons=64", CB_FAKE_NVML_OLD, &n);
     CB_CHECK_STR(n.fn.reasons_symbol, "nvmlDeviceGetCurrentClocksThrottleReasons");
-    CB_CHECK(n.fn.DeviceGetHandleByIndex(0, &h) == CB_NVML_SUCCESS);
     cb_sampler_read(&n, h, CB_POWER_NONE, &r1, NULL);
     CB_CHECK(r1.reasons_valid && r1.reasons == CB_NVML_REASON_HW_THERMAL_SLOWDOWN);
     CB_CHECK(isnan(r1.power_w)); /* no power source: not read */
