@@ -11,6 +11,7 @@
  */
 #include "saxpy_kernels.h"
 #include "saxpy_example.h"
+#include "mem_budget.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -82,11 +83,8 @@ static cb_status saxpy_setup(const cb_point *p, const cb_bench_ctx *ctx, void **
                    1e-9 * free_b);
         return CB_SKIP;
     }
-    saxpy_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "out of host memory");
-        return CB_SKIP;
-    }
+    saxpy_state *st = cb_mem_state_new(sizeof *st, "out of host memory", why);
+    if (!st) return CB_SKIP;
     *state = st; /* from here the runner calls teardown */
     st->kind = kind;
     st->a = 1.5f;
