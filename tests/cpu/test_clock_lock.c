@@ -44,13 +44,23 @@ static void lock_json(const cb_telemetry *t, char *out, size_t cap)
     free(buf);
 }
 
-static void test_lock_and_reset(void)
+/* A fresh log, the fake opened with `script`, and a lock at `mhz` that must
+ * answer `want`; *resets (when asked) counts the reset calls before it. */
+static cb_telemetry *lock_fresh(const char *script, int mhz, cb_status want, long *resets,
+                                cb_msg *why)
 {
     remove(log_path);
-    cb_telemetry *t = open_fake("max_clock_sm=1980");
+    cb_telemetry *t = open_fake(script);
+    if (resets) *resets = fake_calls("nvmlDeviceResetGpuLockedClocks");
+    CB_CHECK(cb_telemetry_lock_clocks(t, mhz, why) == want);
+    return t;
+}
+
+static void test_lock_and_reset(void)
+{
     cb_msg why = {{0}};
-    long resets = fake_calls("nvmlDeviceResetGpuLockedClocks");
-    CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_OK);
+    long resets;
+    cb_telemetry *t = lock_fresh("max_clock_sm=1980", 1500, CB_OK, &resets, &why);
     char log[512];
     read_log(log, sizeof log);
     CB_CHECK_STR(log, "lock " FAKE_UUID " 1500\n");
@@ -73,10 +83,8 @@ static void test_lock_and_reset(void)
 
 static void test_close_resets(void)
 {
-    remove(log_path);
-    cb_telemetry *t = open_fake("max_clock_sm=1980");
     cb_msg why = {{0}};
-    CB_CHECK(cb_telemetry_lock_clocks(t, 1200, &why) == CB_OK);
+    cb_telemetry *t = lock_fresh("max_clock_sm=1980", 1200, CB_OK, NULL, &why);
     cb_telemetry_close(t);
     char log[512];
     read_log(log, sizeof log);
@@ -85,12 +93,11 @@ static void test_close_resets(void)
 
 static void test_refused(void)
 {
-    remove(log_path);
     /* NVML_ERROR_NO_PERMISSION (4): not root, clocks not unrestricted. */
-    cb_telemetry *t = open_fake("fail=nvmlDeviceSetGpuLockedClocks:4");
     cb_msg why = {{0}};
-    long resets = fake_calls("nvmlDeviceResetGpuLockedClocks");
-    CB_CHECK(cb_telemetry_lock_clocks(t, 1500, &why) == CB_FAIL);
+    long resets;
+    cb_telemetry *t =
+        lock_fresh("fail=nvmlDeviceSetGpuLockedClocks:4", 1500, CB_FAIL, &resets, &why);
     CB_CHECK(strstr(why.text, "nvidia-smi -acp UNRESTRICTED") != NULL);
     CB_CHECK(strstr(why.text, FAKE_UUID) != NULL);
     CB_CHECK_EQ_INT(fake_calls("nvmlDeviceResetGpuLockedClocks"), resets);
