@@ -7,27 +7,44 @@
 
 #include <stdlib.h>
 
-static cb_csv *parse(const char *text, cb_msg *err)
+static cb_csv *parse_bytes(const char *data, size_t len, cb_msg *err)
 {
     memset(err, 0, sizeof *err);
-    return cb_csv_parse(text, strlen(text), "t.csv", err);
+    return cb_csv_parse(data, len, "t.csv", err);
 }
 
-/* Parsing must fail and the message must contain `what`. */
-static void check_rejects(const char *text, const char *what)
+static cb_csv *parse(const char *text, cb_msg *err)
+{
+    return parse_bytes(text, strlen(text), err);
+}
+
+/* Parsing must succeed; NULL (reported) when it does not. */
+static cb_csv *parse_ok(const char *text, cb_msg *err)
+{
+    cb_csv *c = parse(text, err);
+    CB_CHECK_MSG(c != NULL, "%s", err->text);
+    return c;
+}
+
+/* Parsing `len` bytes must fail and the message must contain `what`. */
+static void check_rejects_bytes(const char *data, size_t len, const char *what)
 {
     cb_msg err;
-    cb_csv *c = parse(text, &err);
-    CB_CHECK_MSG(c == NULL, "accepted: %s", text);
+    cb_csv *c = parse_bytes(data, len, &err);
+    CB_CHECK_MSG(c == NULL, "accepted: %s", data);
     CB_CHECK_CONTAINS(err.text, what);
     cb_csv_free(c);
+}
+
+static void check_rejects(const char *text, const char *what)
+{
+    check_rejects_bytes(text, strlen(text), what);
 }
 
 static void test_basic(void)
 {
     cb_msg err;
-    cb_csv *c = parse("a,b,c\n1,2,3\n4,,6\n", &err);
-    CB_CHECK(c != NULL);
+    cb_csv *c = parse_ok("a,b,c\n1,2,3\n4,,6\n", &err);
     if (!c) return;
     CB_CHECK(cb_csv_rows(c) == 2);
     CB_CHECK(cb_csv_cols(c) == 3);
@@ -46,12 +63,11 @@ static void test_basic(void)
 static void test_quoting(void)
 {
     cb_msg err;
-    cb_csv *c = parse("name,note\n"
-                      "\"a,b\",\"say \"\"hi\"\"\"\n"
-                      "\"two\nlines\",\"\"\n"
-                      "plain,\"\"\"\"\n",
-                      &err);
-    CB_CHECK_MSG(c != NULL, "%s", err.text);
+    cb_csv *c = parse_ok("name,note\n"
+                         "\"a,b\",\"say \"\"hi\"\"\"\n"
+                         "\"two\nlines\",\"\"\n"
+                         "plain,\"\"\"\"\n",
+                         &err);
     if (!c) return;
     CB_CHECK(cb_csv_rows(c) == 3);
     CB_CHECK(strcmp(cb_csv_get(c, 0, 0), "a,b") == 0);
@@ -68,8 +84,7 @@ static void test_quoting(void)
 static void test_line_ends_and_edges(void)
 {
     cb_msg err;
-    cb_csv *c = parse("a,b\r\n1,2\r\n\"x\r\ny\",3\r\n", &err);
-    CB_CHECK_MSG(c != NULL, "%s", err.text);
+    cb_csv *c = parse_ok("a,b\r\n1,2\r\n\"x\r\ny\",3\r\n", &err);
     if (c) {
         CB_CHECK(cb_csv_rows(c) == 2);
         CB_CHECK(strcmp(cb_csv_header(c, 1), "b") == 0);
@@ -78,27 +93,28 @@ static void test_line_ends_and_edges(void)
     }
     cb_csv_free(c);
 
-    /* a complete last record without a final newline is fine (RFC 4180) */
-    c = parse("a,b\n1,2", &err);
-    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "2") == 0);
-    cb_csv_free(c);
-    c = parse("a,b\n1,\"2\"", &err);
-    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "2") == 0);
-    cb_csv_free(c);
-
-    /* trailing empty field, with and without newline */
-    c = parse("a,b\n1,\n", &err);
-    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "") == 0);
-    cb_csv_free(c);
-    c = parse("a,b\n1,", &err);
-    CB_CHECK(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), "") == 0);
-    cb_csv_free(c);
+    /* One record, and the second field it must end with. */
+    static const struct {
+        const char *text, *b;
+    } last[] = {
+        /* a complete last record without a final newline is fine (RFC 4180) */
+        {"a,b\n1,2", "2"},
+        {"a,b\n1,\"2\"", "2"},
+        /* trailing empty field, with and without newline */
+        {"a,b\n1,\n", ""},
+        {"a,b\n1,", ""},
+    };
+    for (int i = 0; i < CB_ARRAY_LEN(last); i++) {
+        c = parse(last[i].text, &err);
+        CB_CHECK_MSG(c && cb_csv_rows(c) == 1 && strcmp(cb_csv_get(c, 0, 1), last[i].b) == 0, "%s",
+                     last[i].text);
+        cb_csv_free(c);
+    }
 
     /* blank lines are skipped; a BOM is not part of the first name */
-    c = parse("\xEF\xBB\xBF"
-              "a,b\n\n1,2\n\r\n\n3,4\n\n",
-              &err);
-    CB_CHECK_MSG(c != NULL, "%s", err.text);
+    c = parse_ok("\xEF\xBB\xBF"
+                 "a,b\n\n1,2\n\r\n\n3,4\n\n",
+                 &err);
     if (c) {
         CB_CHECK(cb_csv_col(c, "a") == 0);
         CB_CHECK(cb_csv_rows(c) == 2);
@@ -134,18 +150,13 @@ static void test_rejections(void)
     check_rejects("a,a\n1,2\n", "t.csv:1: duplicate column 'a'");
     check_rejects("a,,c\n1,2,3\n", "t.csv:1: empty column name (column 2");
     const char nul[] = "a,b\n1,\0\n";
-    cb_msg err;
-    cb_csv *c = cb_csv_parse(nul, sizeof nul - 1, "t.csv", &err);
-    CB_CHECK(c == NULL);
-    CB_CHECK_CONTAINS(err.text, "t.csv:2: NUL byte");
-    cb_csv_free(c);
+    check_rejects_bytes(nul, sizeof nul - 1, "t.csv:2: NUL byte");
 }
 
 static void test_require_and_numbers(void)
 {
     cb_msg err;
-    cb_csv *c = parse("time_s,x\n1.5e-3,abc\n,2\n 3,4\n", &err);
-    CB_CHECK(c != NULL);
+    cb_csv *c = parse_ok("time_s,x\n1.5e-3,abc\n,2\n 3,4\n", &err);
     if (!c) return;
     static const char *const ok_cols[] = {"x", "time_s"};
     int idx[2];
