@@ -24,16 +24,32 @@ static void sleep_s(double s)
     }
 }
 
+/* One point's span of `seconds` (0: begin and end at once); end appends its
+ * readings to *r and must succeed. */
+static void span(cb_telemetry *t, double seconds, cb_telemetry_readings *r)
+{
+    cb_msg why = {{0}};
+    cb_telemetry_point_begin(t);
+    sleep_s(seconds);
+    CB_CHECK(cb_telemetry_point_end(t, r, &why) == CB_OK);
+}
+
+/* The fake opened with `script` at `period`, and one span of `seconds`. */
+static cb_telemetry *sampled(const char *script, double period, double seconds,
+                             cb_telemetry_readings *r)
+{
+    cb_telemetry *t = fake_nvml_open(script, period);
+    span(t, seconds, r);
+    return t;
+}
+
 static void test_span(void)
 {
     /* The 4th reading on reports power capping, the 6th on a lower clock. */
     cb_telemetry *t = fake_nvml_open("sm_clock=1980*5,1755;reasons=0*3,4", 0.002);
     cb_telemetry_readings r = {0};
-    cb_msg why = {{0}};
     double t0 = cb_now_s();
-    cb_telemetry_point_begin(t);
-    sleep_s(0.1);
-    CB_CHECK(cb_telemetry_point_end(t, &r, &why) == CB_OK);
+    span(t, 0.1, &r);
     double t1 = cb_now_s();
     /* 50 periods of 2 ms fit; a loaded 2-core CI machine may wake late, so
      * ask for a fraction, and for never faster than the period. */
@@ -67,8 +83,7 @@ static void test_span(void)
 
     /* A second span starts afresh; end appends after what *out holds. */
     int before = r.n;
-    cb_telemetry_point_begin(t);
-    CB_CHECK(cb_telemetry_point_end(t, &r, &why) == CB_OK);
+    span(t, 0, &r);
     CB_CHECK(r.n >= before + 1); /* shorter than a period: still one reading */
     CB_CHECK(r.v[before].t_s > r.v[before - 1].t_s);
     cb_telemetry_readings_free(&r);
@@ -78,12 +93,8 @@ static void test_span(void)
 static void test_period(void)
 {
     /* 20 ms for 150 ms: about 8 readings, never more than the period allows. */
-    cb_telemetry *t = fake_nvml_open("sm_clock=1980", 0.020);
     cb_telemetry_readings r = {0};
-    cb_msg why = {{0}};
-    cb_telemetry_point_begin(t);
-    sleep_s(0.15);
-    CB_CHECK(cb_telemetry_point_end(t, &r, &why) == CB_OK);
+    cb_telemetry *t = sampled("sm_clock=1980", 0.020, 0.15, &r);
     CB_CHECK(r.n >= 2 && r.n <= 9);
     if (r.n >= 2) {
         double spacing = (r.v[r.n - 1].t_s - r.v[0].t_s) / (r.n - 1);
@@ -97,12 +108,8 @@ static void test_failing_call(void)
 {
     /* The temperature call fails from the 3rd reading on, and the clock call
      * once: fields go empty, the readings go on. */
-    cb_telemetry *t = fake_nvml_open("temp=40*2,fail:15;sm_clock=1980,fail:999,1980", 0.002);
     cb_telemetry_readings r = {0};
-    cb_msg why = {{0}};
-    cb_telemetry_point_begin(t);
-    sleep_s(0.05);
-    CB_CHECK(cb_telemetry_point_end(t, &r, &why) == CB_OK);
+    cb_telemetry *t = sampled("temp=40*2,fail:15;sm_clock=1980,fail:999,1980", 0.002, 0.05, &r);
     CB_CHECK(r.n >= 4);
     if (r.n >= 4) {
         CB_CHECK_NEAR(r.v[1].temp_c, 40, 0);
