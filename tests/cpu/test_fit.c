@@ -181,7 +181,30 @@ static int count_files(const char *dir)
     return n;
 }
 
-static void remove_dir(const char *dir)
+/* Write the run's outputs into `dir` and read back `name`, which must begin
+ * with `header` and hold `lines` lines (header included); NULL, reported,
+ * when the file is missing. */
+static char *write_and_read(const char *dir, const cb_result *rows, int n, const char *name,
+                            const char *header, int lines)
+{
+    CB_CHECK(write_run_outputs(dir, rows, n) == CB_OK);
+    char *text = slurp(dir, name);
+    CB_CHECK(text != NULL);
+    if (!text) return NULL;
+    CB_CHECK(strncmp(text, header, strlen(header)) == 0);
+    CB_CHECK(count_lines(text) == lines);
+    return text;
+}
+
+/* A fresh directory for a test's files; remove_dir removes and frees it. */
+static char *temp_dir(void)
+{
+    char *dir = strdup("/tmp/cb_test_fit_XXXXXX");
+    CB_CHECK(dir && mkdtemp(dir) != NULL);
+    return dir;
+}
+
+static void remove_dir(char *dir)
 {
     const char *names[] = {"fits.csv", "overlap.csv"};
     char path[512];
@@ -190,12 +213,12 @@ static void remove_dir(const char *dir)
         remove(path);
     }
     rmdir(dir);
+    free(dir);
 }
 
 static void test_fits_csv(void)
 {
-    char dir[] = "/tmp/cb_test_fit_XXXXXX";
-    CB_CHECK(mkdtemp(dir) != NULL);
+    char *dir = temp_dir();
     static cb_result rows[64];
     int n = 0;
     double sizes[16];
@@ -223,14 +246,12 @@ static void test_fits_csv(void)
     add_row(rows, &n, &fake_async, "direction=h2d;memory=wc;bytes=1024", CB_OK, 1e-5, 1024);
     add_row(rows, &n, &fake_async, "direction=h2d;memory=wc;bytes=4096", CB_OK, 2e-5, 4096);
 
-    CB_CHECK(write_run_outputs(dir, rows, n) == CB_OK);
-    char *text = slurp(dir, "fits.csv");
-    CB_CHECK(text != NULL);
+    /* header + h2d, d2h, d2d */
+    char *text = write_and_read(dir, rows, n, "fits.csv",
+                                "benchmark,curve,points,bytes_min,bytes_max,alpha_us,beta_gbps,"
+                                "n_half_bytes,r2,max_rel_err\n",
+                                4);
     if (!text) return;
-    const char *header = "benchmark,curve,points,bytes_min,bytes_max,alpha_us,beta_gbps,"
-                         "n_half_bytes,r2,max_rel_err\n";
-    CB_CHECK(strncmp(text, header, strlen(header)) == 0);
-    CB_CHECK(count_lines(text) == 4); /* header + h2d, d2h, d2d */
     CB_CHECK(strcmp(field(text, 1, 0), "transfers/memcpy_async") == 0);
     CB_CHECK(strcmp(field(text, 1, 1), "direction=h2d;memory=pinned") == 0);
     CB_CHECK(strcmp(field(text, 1, 2), "5") == 0);
@@ -257,8 +278,7 @@ static void test_fits_csv(void)
     free(again);
 
     /* Nothing fittable: nothing written. */
-    char dir2[] = "/tmp/cb_test_fit_XXXXXX";
-    CB_CHECK(mkdtemp(dir2) != NULL);
+    char *dir2 = temp_dir();
     CB_CHECK(write_run_outputs(dir2, rows, 1) == CB_OK);
     CB_CHECK(write_run_outputs(dir2, rows, 0) == CB_OK);
     CB_CHECK(write_run_outputs(NULL, rows, n) == CB_OK);
@@ -269,8 +289,7 @@ static void test_fits_csv(void)
 
 static void test_overlap_csv(void)
 {
-    char dir[] = "/tmp/cb_test_fit_XXXXXX";
-    CB_CHECK(mkdtemp(dir) != NULL);
+    char *dir = temp_dir();
     static cb_result rows[32];
     int n = 0;
     const char *stages[] = {"h2d", "kernel", "d2h", "pipeline"};
@@ -289,14 +308,13 @@ static void test_overlap_csv(void)
     }
     add_row(rows, &n, &fake_overlap, "stage=pipeline;streams=8;bytes=268435456;fma=2048", CB_FAIL,
             1.0, NAN);
-    CB_CHECK(write_run_outputs(dir, rows, n) == CB_OK);
-    char *text = slurp(dir, "overlap.csv");
-    CB_CHECK(text != NULL);
+    /* streams 1, 2, 4; the failed 8 is left out */
+    char *text =
+        write_and_read(dir, rows, n, "overlap.csv",
+                       "benchmark,point,bytes,streams,h2d_s,kernel_s,d2h_s,pipeline_s,serial_s,"
+                       "ideal_s,efficiency,hidden_fraction,speedup_vs_1_stream\n",
+                       4);
     if (!text) return;
-    const char *header = "benchmark,point,bytes,streams,h2d_s,kernel_s,d2h_s,pipeline_s,serial_s,"
-                         "ideal_s,efficiency,hidden_fraction,speedup_vs_1_stream\n";
-    CB_CHECK(strncmp(text, header, strlen(header)) == 0);
-    CB_CHECK(count_lines(text) == 4); /* streams 1, 2, 4; the failed 8 is left out */
     CB_CHECK(strcmp(field(text, 1, 1), "streams=1;bytes=268435456;fma=2048") == 0);
     CB_CHECK(strcmp(field(text, 1, 2), "268435456") == 0);
     CB_CHECK(strcmp(field(text, 1, 3), "1") == 0);
