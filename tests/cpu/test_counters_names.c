@@ -104,6 +104,19 @@ static cb_status open_on(const char *chip, const char *spec, cb_counters **c, cb
     return cb_counters_open_with(spec, &ordinal, 1, &fake_ops, c, why);
 }
 
+/* Opening `spec` on `chip` must fail, opening nothing, with `want` in the
+ * message; *why keeps the message for further checks. */
+static void check_open_fails(const char *chip, const char *spec, const char *want, cb_msg *why)
+{
+    cb_counters *c = NULL;
+    *why = (cb_msg){{0}};
+    CB_CHECK(open_on(chip, spec, &c, why) == CB_FAIL);
+    CB_CHECK(c == NULL);
+    if (!strstr(why->text, want))
+        fprintf(stderr, "'%s' -> %s (want '%s')\n", spec, why->text, want);
+    CB_CHECK(strstr(why->text, want) != NULL);
+}
+
 static bool chip_has(const cb_counters *c, const char *name)
 {
     const cb_counters_chip *chip = &c->chips[0];
@@ -122,21 +135,16 @@ static void test_spec_form(void)
         {" , ", "empty"},
     };
     for (int i = 0; i < CB_ARRAY_LEN(bad); i++) {
-        cb_counters *c = NULL;
-        cb_msg why = {{0}};
-        CB_CHECK(open_on("GH100", bad[i][0], &c, &why) == CB_FAIL);
-        CB_CHECK(c == NULL);
-        if (!strstr(why.text, bad[i][1])) fprintf(stderr, "'%s' -> %s\n", bad[i][0], why.text);
-        CB_CHECK(strstr(why.text, bad[i][1]) != NULL);
+        cb_msg why;
+        check_open_fails("GH100", bad[i][0], bad[i][1], &why);
     }
     char longname[300];
     memset(longname, 'a', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
     memcpy(longname, "dram__", 6);
+    cb_msg why;
+    check_open_fails("GH100", longname, "longer than", &why);
     cb_counters *c = NULL;
-    cb_msg why = {{0}};
-    CB_CHECK(open_on("GH100", longname, &c, &why) == CB_FAIL);
-    CB_CHECK(strstr(why.text, "longer than") != NULL);
     /* Repeats collapse: sol twice, a name twice. */
     CB_CHECK(open_on("GH100", "sol, sol ,dram__bytes.sum,dram__bytes.sum", &c, &why) == CB_OK);
     int once = c ? c->chips[0].n : -1;
@@ -202,20 +210,14 @@ static void test_refusals_on_a_chip(void)
         {"sol,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.summ", "nearest: .sum"},
     };
     for (int i = 0; i < CB_ARRAY_LEN(cases); i++) {
-        cb_counters *c = NULL;
-        cb_msg why = {{0}};
-        CB_CHECK(open_on("GH100", cases[i][0], &c, &why) == CB_FAIL);
-        CB_CHECK(c == NULL);
-        if (!strstr(why.text, cases[i][1]))
-            fprintf(stderr, "'%s' -> %s (want '%s')\n", cases[i][0], why.text, cases[i][1]);
-        CB_CHECK(strstr(why.text, cases[i][1]) != NULL);
+        cb_msg why;
+        check_open_fails("GH100", cases[i][0], cases[i][1], &why);
         CB_CHECK(strstr(why.text, "GH100") != NULL);
     }
     /* A Hopper-only name on an Ampere chip. */
+    cb_msg why;
+    check_open_fails("GA100", "sm__ops_path_tensor_src_fp8.sum", "GA100", &why);
     cb_counters *c = NULL;
-    cb_msg why = {{0}};
-    CB_CHECK(open_on("GA100", "sm__ops_path_tensor_src_fp8.sum", &c, &why) == CB_FAIL);
-    CB_CHECK(strstr(why.text, "GA100") != NULL);
     CB_CHECK(open_on("GH100", "sm__ops_path_tensor_src_fp8.sum", &c, &why) == CB_OK);
     cb_counters_close(c);
     CB_CHECK_EQ_INT(fake_host_opens, 0);
