@@ -181,16 +181,7 @@ static int run_fleet(const char *out, const char *first, ...)
     return rc;
 }
 
-/* The CSV's verdict for (run, figure), or NULL when there is no such row. */
-static const char *csv_verdict(const cb_csv *c, const char *run, const char *figure)
-{
-    int rc = cb_csv_col(c, "run"), fc = cb_csv_col(c, "figure"), vc = cb_csv_col(c, "verdict");
-    for (int r = 0; r < cb_csv_rows(c); r++)
-        if (strcmp(cb_csv_get(c, r, rc), run) == 0 && strcmp(cb_csv_get(c, r, fc), figure) == 0)
-            return cb_csv_get(c, r, vc);
-    return NULL;
-}
-
+/* The CSV's `column` for (run, figure), or NULL when there is no such row. */
 static const char *csv_field(const cb_csv *c, const char *run, const char *figure,
                              const char *column)
 {
@@ -199,6 +190,29 @@ static const char *csv_field(const cb_csv *c, const char *run, const char *figur
         if (strcmp(cb_csv_get(c, r, rc), run) == 0 && strcmp(cb_csv_get(c, r, fc), figure) == 0)
             return cb_csv_get(c, r, col);
     return NULL;
+}
+
+static const char *csv_verdict(const cb_csv *c, const char *run, const char *figure)
+{
+    return csv_field(c, run, figure, "verdict");
+}
+
+/* The fleet's CSV, read; NULL, reported, when it cannot be. */
+static cb_csv *read_fleet_csv(const char *csv)
+{
+    cb_msg err;
+    cb_csv *c = cb_csv_read_file(csv, &err);
+    CB_CHECK(c != NULL);
+    if (!c) fprintf(stderr, "%s\n", err.text);
+    return c;
+}
+
+/* The fleet report of `fleet` with its CSV, which must exit `want`; the CSV
+ * read back. */
+static cb_csv *run_fleet_csv(const char *out, const char *fleet, const char *csv, int want)
+{
+    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), want);
+    return read_fleet_csv(csv);
 }
 
 #define GB  1e9
@@ -352,13 +366,8 @@ static void check_mixed_csv_values(const cb_csv *c)
 /* The mixed fleet's CSV: verdicts and the reference points. */
 static void check_mixed_csv(const char *csv)
 {
-    cb_msg err;
-    cb_csv *c = cb_csv_read_file(csv, &err);
-    CB_CHECK(c != NULL);
-    if (!c) {
-        fprintf(stderr, "%s\n", err.text);
-        return;
-    }
+    cb_csv *c = read_fleet_csv(csv);
+    if (!c) return;
     CB_CHECK_EQ_INT(cb_csv_cols(c), 26);
     CB_CHECK_STR(csv_verdict(c, "g3", "vecadd"), "slow");
     CB_CHECK_STR(csv_verdict(c, "g4", "cuBLAS FP32"), "missing");
@@ -505,10 +514,7 @@ static void test_multi_device(void)
     spec p[16];
     run_meta gpu = {"Test GPU", "true", 5, 5, 0};
     write_run(fleet, "nodeC_GPU-c", &gpu, p, gpu_points(p, 1.0, NULL, false));
-    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 1);
-    cb_msg err;
-    cb_csv *c = cb_csv_read_file(csv, &err);
-    CB_CHECK(c != NULL);
+    cb_csv *c = run_fleet_csv(out, fleet, csv, 1);
     if (c) {
         CB_CHECK_STR(csv_verdict(c, "nodeA_all-gpus/gpu1", "vecadd"), "slow");
         CB_CHECK_STR(csv_verdict(c, "nodeA_all-gpus/gpu0", "vecadd"), "ok");
@@ -548,10 +554,7 @@ static void test_clean_and_small(void)
     write_run(fleet, "c", &cpu, p, cpu_points(p, 1.0));
     write_run(fleet, "x", &gpu, p, gpu_points(p, 1.0, NULL, false));
     write_run(fleet, "y", &gpu, p, gpu_points(p, 2.0, NULL, false));
-    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 0);
-    cb_msg err;
-    cb_csv *c = cb_csv_read_file(csv, &err);
-    CB_CHECK(c != NULL);
+    cb_csv *c = run_fleet_csv(out, fleet, csv, 0);
     if (c) {
         CB_CHECK_STR(csv_verdict(c, "y", "vecadd"), "unjudged"); /* 2x slower, 2 runs */
         CB_CHECK_STR(csv_verdict(c, "x", "vecadd"), "unjudged");
@@ -721,9 +724,7 @@ static void test_hostile_tasks(void)
     }
     /* a stray record far beyond the array, no `expected`: one record */
     write_task(fleet, 3999999, "done", 0, "a", "");
-    CB_CHECK_EQ_INT(run_fleet(out, fleet, "--csv", csv, NULL), 1);
-    cb_msg err;
-    cb_csv *c = cb_csv_read_file(csv, &err);
+    cb_csv *c = run_fleet_csv(out, fleet, csv, 1);
     CB_CHECK(c != NULL && cb_csv_rows(c) < 20);
     cb_csv_free(c);
     char *text = cb_test_read_all(out, NULL);
