@@ -80,6 +80,39 @@ static void write_v1_run(const char *dir, const spec_point *pts, int n_pts)
     fclose(s);
 }
 
+/* The default simulation with `points` points. */
+static sim_model sim_points(int points)
+{
+    sim_model m = sim_default();
+    m.points = points;
+    return m;
+}
+
+/* Each directory after `meta`, up to NULL, a simulated run of *m on
+ * `device`; false from the first that could not be written. */
+static bool write_sims(const sim_model *m, const char *device, const char *meta, ...)
+{
+    va_list ap;
+    va_start(ap, meta);
+    bool ok = true;
+    for (const char *dir; ok && (dir = va_arg(ap, const char *)) != NULL;)
+        ok = sim_write_dir(dir, m, device, meta);
+    va_end(ap);
+    return ok;
+}
+
+/* The file at `path` must contain each of the texts after it, up to NULL. */
+static void check_says(const char *path, ...)
+{
+    char *text = cb_test_read_all(path, NULL);
+    va_list ap;
+    va_start(ap, path);
+    for (const char *want; (want = va_arg(ap, const char *)) != NULL;)
+        CB_CHECK_CONTAINS(text, want);
+    va_end(ap);
+    free(text);
+}
+
 /* The CSV's value of `col` in data row `row`, or "" (a static buffer). */
 static const char *csv_cell(const char *path, int row, const char *col)
 {
@@ -107,18 +140,13 @@ static void schema2_write(schema2_dirs *d)
     tmp_path(d->s3, sizeof d->s3, "s3");
     tmp_path(d->md, sizeof d->md, "out.md"), tmp_path(d->csv, sizeof d->csv, "out.csv");
     tmp_path(d->cal, sizeof d->cal, "cal.csv");
-    sim_model m = sim_default();
-    m.points = 30;
+    sim_model m = sim_points(30);
     sim_model slow = m;
     slow.slowdown = 1.2;
     const char *tele = ", \"telemetry\": {\"power_limit_w\": 700, \"ecc\": true, \"clocks\": "
                        "{\"sm_max_mhz\": 1980}, \"series\": [1, 2]}";
-    CB_CHECK(sim_write_dir(d->a, &m, "Test GPU", tele) &&
-             sim_write_dir(d->b, &m, "Test GPU", tele));
-    CB_CHECK(sim_write_dir(d->c, &m, "Test GPU", tele));
-    CB_CHECK(sim_write_dir(d->s1, &slow, "Test GPU", tele) &&
-             sim_write_dir(d->s2, &slow, "Test GPU", tele));
-    CB_CHECK(sim_write_dir(d->s3, &slow, "Test GPU", tele));
+    CB_CHECK(write_sims(&m, "Test GPU", tele, d->a, d->b, d->c, NULL));
+    CB_CHECK(write_sims(&slow, "Test GPU", tele, d->s1, d->s2, d->s3, NULL));
 }
 
 /* A/A: exit 0, nothing slower, and the report says what it knows */
@@ -144,11 +172,7 @@ static void schema2_slower(const schema2_dirs *d)
 {
     CB_CHECK(run_cli(d->a, d->s1, "--markdown", d->md, "--csv", d->csv, "--title", "PR 7", NULL) ==
              1);
-    char *text = cb_test_read_all(d->md, NULL);
-    CB_CHECK_CONTAINS(text, "### PR 7: **");
-    CB_CHECK_CONTAINS(text, "| **slower** | sim/");
-    CB_CHECK_CONTAINS(text, "| 99% CI |");
-    free(text);
+    check_says(d->md, "### PR 7: **", "| **slower** | sim/", "| 99% CI |", NULL);
     CB_CHECK(strcmp(csv_cell(d->csv, 0, "verdict"), "slower") == 0);
     double mde = atof(csv_cell(d->csv, 0, "mde"));
     CB_CHECK(mde > 0.03 && mde < 0.2);
@@ -156,9 +180,7 @@ static void schema2_slower(const schema2_dirs *d)
     /* --between-run 0: the rounds alone, and the report warns */
     CB_CHECK(run_cli("--between-run", "0", d->a, d->s1, "--markdown", d->md, "--csv", d->csv,
                      NULL) == 1);
-    text = cb_test_read_all(d->md, NULL);
-    CB_CHECK_CONTAINS(text, "Rounds stand in for separate processes here");
-    free(text);
+    check_says(d->md, "Rounds stand in for separate processes here", NULL);
     CB_CHECK(strcmp(csv_cell(d->csv, 0, "widening"), "none") == 0);
     CB_CHECK(run_cli("--fail-on", "none", d->a, d->s1, "--markdown", d->md, NULL) == 0);
 }
@@ -168,9 +190,7 @@ static void schema2_sides(const schema2_dirs *d)
 {
     CB_CHECK(run_cli("--markdown", d->md, "--csv", d->csv, d->a, d->b, "--", d->s1, d->s2, NULL) ==
              1);
-    char *text = cb_test_read_all(d->md, NULL);
-    CB_CHECK_CONTAINS(text, "/a` + 1 more run (git sim, Test GPU) → NEW `");
-    free(text);
+    check_says(d->md, "/a` + 1 more run (git sim, Test GPU) → NEW `", NULL);
     CB_CHECK(strcmp(csv_cell(d->csv, 0, "base_runs"), "2") == 0);
     CB_CHECK(strcmp(csv_cell(d->csv, 0, "basis"), "rounds/rounds") == 0);
     CB_CHECK(run_cli("--base", d->a, "--base", d->b, "--base", d->c, "--new", d->s1, "--new", d->s2,
@@ -289,29 +309,23 @@ static void test_schema1_and_sides(void)
 
     /* schema 1: one unit per run, the default widening, and the report says so */
     CB_CHECK(run_cli(base, same, "--markdown", md, "--csv", csv, NULL) == 0);
-    char *text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text, "- BASE: 1 run, one round each; schema 1: no replicates, throttle or "
-                            "telemetry recorded.");
-    CB_CHECK_CONTAINS(text, "Assumed a default between-run spread at 3 points");
-    CB_CHECK_CONTAINS(text,
-                      "Runs without meta.json (conditions unknown): BASE 1 of 1, NEW 1 of 1.");
-    free(text);
+    check_says(md,
+               "- BASE: 1 run, one round each; schema 1: no replicates, throttle or "
+               "telemetry recorded.",
+               "Assumed a default between-run spread at 3 points",
+               "Runs without meta.json (conditions unknown): BASE 1 of 1, NEW 1 of 1.", NULL);
     CB_CHECK(strcmp(csv_cell(csv, 0, "widening"), "default") == 0);
     CB_CHECK(strcmp(csv_cell(csv, 0, "basis"), "samples/samples") == 0);
 
     /* NEW skipped a point: missing with its reason; the other way: new */
     CB_CHECK(run_cli(base, skip, "--markdown", md, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text, "| missing | transfers/h2d | bytes=1048576 |");
-    CB_CHECK_CONTAINS(text, "NEW: skip: no pinned memory, \"really\"");
-    free(text);
+    check_says(md, "| missing | transfers/h2d | bytes=1048576 |",
+               "NEW: skip: no pinned memory, \"really\"", NULL);
     CB_CHECK(run_cli(skip, base, "--markdown", md, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text, "| new | transfers/h2d |");
-    free(text);
+    check_says(md, "| new | transfers/h2d |", NULL);
     /* a point only NEW lists (skipped there) is new, never missing */
     CB_CHECK(run_cli(base, added, "--markdown", md, NULL) == 0);
-    text = cb_test_read_all(md, NULL);
+    char *text = cb_test_read_all(md, NULL);
     CB_CHECK_CONTAINS(text, "| new | vecadd/new_rung | n=1024 |");
     CB_CHECK(text && !strstr(text, "missing"));
     free(text);
@@ -324,9 +338,7 @@ static void test_schema1_and_sides(void)
     tmp_path(none, sizeof none, "v1none");
     write_v1_run(none, all_skip, 3);
     CB_CHECK(run_cli(none, none, "--markdown", md, NULL) == 2);
-    text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text, "3 untimed");
-    free(text);
+    check_says(md, "3 untimed", NULL);
     CB_CHECK(run_cli(base, none, "--markdown", md, NULL) == 2);
     /* --min-abs-delta 0 is accepted (it removes the floor) */
     CB_CHECK(run_cli("--min-abs-delta", "0", base, same, "--markdown", md, NULL) == 0);
@@ -363,8 +375,7 @@ static void test_usage_errors(void)
 static void broken_run(const char *name, const char *file, const char *text, char *dir, size_t len)
 {
     tmp_path(dir, len, name);
-    sim_model m = sim_default();
-    m.points = 3;
+    sim_model m = sim_points(3);
     CB_CHECK(sim_write_dir(dir, &m, "Test GPU", ""));
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -376,8 +387,7 @@ static void test_input_errors(void)
     char md[256], good[256], dir[256], cal[256];
     tmp_path(md, sizeof md, "out.md");
     tmp_path(good, sizeof good, "good");
-    sim_model m = sim_default();
-    m.points = 3;
+    sim_model m = sim_points(3);
     CB_CHECK(sim_write_dir(good, &m, "Test GPU", ""));
     CB_CHECK(run_cli(good, good, "--markdown", md, NULL) == 0);
 
@@ -488,8 +498,7 @@ static void test_same_run_twice(void)
         tmp_path(copy_a, sizeof copy_a, "twice_a_copy");
     tmp_path(md, sizeof md, "twice.md"), tmp_path(csv, sizeof csv, "twice.csv");
     tmp_path(cal, sizeof cal, "twice_cal.csv");
-    sim_model m = sim_default();
-    m.points = 30;
+    sim_model m = sim_points(30);
     m.bimodal = false;
     sim_model slow = m;
     slow.slowdown = 1.035;
@@ -504,11 +513,8 @@ static void test_same_run_twice(void)
                      "--csv", csv, "--markdown", md, NULL) == one);
     CB_CHECK(count_verdict(csv, "slower") == one_slower);
     CB_CHECK(strcmp(csv_cell(csv, 0, "base_runs"), "1") == 0);
-    char *text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text, "twice_a_link` left out: the same directory of ");
-    CB_CHECK_CONTAINS(text, "twice_a_copy` left out: a copy: byte-identical samples of ");
-    CB_CHECK_CONTAINS(text, "- NEW: `");
-    free(text);
+    check_says(md, "twice_a_link` left out: the same directory of ",
+               "twice_a_copy` left out: a copy: byte-identical samples of ", "- NEW: `", NULL);
     /* --calibrate of one run given three ways: not three processes */
     CB_CHECK(run_cli("--calibrate", a, a, "-o", cal, NULL) == 2);
     CB_CHECK(run_cli("--calibrate", a, link_a, copy_a, "-o", cal, NULL) == 2);
@@ -531,10 +537,9 @@ static void test_mixed_devices(void)
     tmp_path(a, sizeof a, "mix_a"), tmp_path(b, sizeof b, "mix_b");
     tmp_path(o1, sizeof o1, "mix_o1"), tmp_path(o2, sizeof o2, "mix_o2");
     tmp_path(md, sizeof md, "mix.md");
-    sim_model m = sim_default();
-    m.points = 10;
-    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(b, &m, "Test GPU", ""));
-    CB_CHECK(sim_write_dir(o1, &m, "Other GPU", "") && sim_write_dir(o2, &m, "Other GPU", ""));
+    sim_model m = sim_points(10);
+    CB_CHECK(write_sims(&m, "Test GPU", "", a, b, NULL));
+    CB_CHECK(write_sims(&m, "Other GPU", "", o1, o2, NULL));
     const char *others[] = {o1, o2};
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/results.csv", others[i]);
@@ -544,12 +549,10 @@ static void test_mixed_devices(void)
     }
     CB_CHECK(run_cli("--base", a, "--base", o1, "--new", b, "--new", o2, "--markdown", md, NULL) ==
              0);
-    char *text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text,
-                      "- **BASE mixes devices:** 1 run on GPU-sim, 1 on other devices (first: "
-                      "GPU-other)");
-    CB_CHECK_CONTAINS(text, "- **NEW mixes devices:**");
-    free(text);
+    check_says(md,
+               "- **BASE mixes devices:** 1 run on GPU-sim, 1 on other devices (first: "
+               "GPU-other)",
+               "- **NEW mixes devices:**", NULL);
 }
 
 /* samples.csv kept as samples.csv.xz (as tests/data keeps them) is read
@@ -564,10 +567,8 @@ static void test_packed_samples(void)
     tmp_path(a, sizeof a, "xz_a"), tmp_path(p, sizeof p, "xz_packed");
     tmp_path(bad, sizeof bad, "xz_bad"), tmp_path(md, sizeof md, "xz.md");
     tmp_path(csv, sizeof csv, "xz.csv");
-    sim_model m = sim_default();
-    m.points = 10;
-    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(p, &m, "Test GPU", ""));
-    CB_CHECK(sim_write_dir(bad, &m, "Test GPU", ""));
+    sim_model m = sim_points(10);
+    CB_CHECK(write_sims(&m, "Test GPU", "", a, p, bad, NULL));
     snprintf(cmd, sizeof cmd, "xz -z '%s/samples.csv'", p);
     CB_CHECK(system(cmd) == 0);
     CB_CHECK(run_cli(a, p, "--markdown", md, "--csv", csv, NULL) == 0);
@@ -592,8 +593,7 @@ static void test_throttled_verdict(void)
     char a[256], t[256], md[256], csv[256], path[512];
     tmp_path(a, sizeof a, "thr_a"), tmp_path(t, sizeof t, "thr_t");
     tmp_path(md, sizeof md, "thr.md"), tmp_path(csv, sizeof csv, "thr.csv");
-    sim_model m = sim_default();
-    m.points = 10;
+    sim_model m = sim_points(10);
     sim_model slow = m;
     slow.slowdown = 1.2;
     CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(t, &slow, "Test GPU", ""));
@@ -603,11 +603,8 @@ static void test_throttled_verdict(void)
     CB_CHECK(count_verdict(csv, "slower") == 0);
     CB_CHECK(count_verdict(csv, "throttled") == 10);
     CB_CHECK(strcmp(csv_cell(csv, 0, "tested_verdict"), "slower") == 0);
-    char *text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text, "| throttled | sim/");
-    CB_CHECK_CONTAINS(text, "NEW 100 of 100 samples under sw_power_cap");
-    CB_CHECK_CONTAINS(text, "`--fail-on-throttled` makes those fail");
-    free(text);
+    check_says(md, "| throttled | sim/", "NEW 100 of 100 samples under sw_power_cap",
+               "`--fail-on-throttled` makes those fail", NULL);
     CB_CHECK(run_cli(a, t, "--fail-on-throttled", "--markdown", md, NULL) == 1);
 }
 
@@ -629,22 +626,18 @@ static void test_clocks_apart(void)
     char a[256], t[256], u[256], md[256], csv[256];
     tmp_path(a, sizeof a, "clk_a"), tmp_path(t, sizeof t, "clk_t"), tmp_path(u, sizeof u, "clk_u");
     tmp_path(md, sizeof md, "clk.md"), tmp_path(csv, sizeof csv, "clk.csv");
-    sim_model m = sim_default();
-    m.points = 10;
+    sim_model m = sim_points(10);
     sim_model slow = m;
     slow.slowdown = 1.2;
-    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && sim_write_dir(t, &slow, "Test GPU", "") &&
-             sim_write_dir(u, &slow, "Test GPU", ""));
+    CB_CHECK(sim_write_dir(a, &m, "Test GPU", "") && write_sims(&slow, "Test GPU", "", t, u, NULL));
     set_row_clock(a, "1980");
     set_row_clock(t, "1860");
     set_row_clock(u, "1960");
     CB_CHECK(run_cli(a, t, "--markdown", md, "--csv", csv, NULL) == 0);
     CB_CHECK_EQ_INT(count_verdict(csv, "throttled"), 10);
     CB_CHECK_STR(csv_cell(csv, 0, "tested_verdict"), "slower");
-    char *text = cb_test_read_all(md, NULL);
-    CB_CHECK_CONTAINS(text, "SM clock medians apart: BASE 1980 MHz, NEW 1860 MHz");
-    CB_CHECK_CONTAINS(text, "steady SM clocks apart");
-    free(text);
+    check_says(md, "SM clock medians apart: BASE 1980 MHz, NEW 1860 MHz", "steady SM clocks apart",
+               NULL);
     CB_CHECK(run_cli(a, u, "--markdown", md, "--csv", csv, NULL) == 1);
     CB_CHECK_EQ_INT(count_verdict(csv, "slower"), 10);
 }
@@ -655,8 +648,7 @@ static void test_write_errors(void)
     if (access("/dev/full", W_OK) != 0) return;
     char a[256], err_file[256];
     tmp_path(a, sizeof a, "werr_a"), tmp_path(err_file, sizeof err_file, "werr.err");
-    sim_model m = sim_default();
-    m.points = 5;
+    sim_model m = sim_points(5);
     CB_CHECK(sim_write_dir(a, &m, "Test GPU", ""));
     fflush(stderr);
     int saved = dup(STDERR_FILENO);
@@ -668,9 +660,7 @@ static void test_write_errors(void)
     dup2(saved, STDERR_FILENO);
     close(saved);
     CB_CHECK(md == 2 && csv == 2);
-    char *text = cb_test_read_all(err_file, NULL);
-    CB_CHECK_CONTAINS(text, "compare: error writing /dev/full: No space left on device");
-    free(text);
+    check_says(err_file, "compare: error writing /dev/full: No space left on device", NULL);
 }
 
 /* What one of a run's CSV files holds, for a size `n`. */
