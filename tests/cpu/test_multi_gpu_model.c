@@ -9,6 +9,7 @@
 #include "nccl_model.h"
 #include "p2p.h"
 #include "plan.h"
+#include "plan_test_util.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -39,19 +40,9 @@ static void test_counts_and_factors(void)
 static const cb_planned_point *plan_one(cb_plan *plan, const char *bench, const char *const *ov,
                                         int n_ov)
 {
-    cb_axis_override o[8];
     cb_msg err = {{0}};
-    for (int i = 0; i < n_ov; i++)
-        CB_CHECK(cb_axis_override_parse(ov[i], &o[i], &err));
-    const char *globs[] = {bench};
     static cb_device_info fake = {.ordinal = 0, .sm_count = 132, .max_threads_per_block = 1024};
-    cb_plan_request req = {.globs = globs,
-                           .n_globs = 1,
-                           .overrides = o,
-                           .n_overrides = n_ov,
-                           .dev = &fake,
-                           .max_points = 100};
-    CB_CHECK(cb_plan_build(&req, plan, &err));
+    CB_CHECK_MSG(cb_test_plan(bench, ov, n_ov, &fake, 100, plan, &err), "%s", err.text);
     CB_CHECK_EQ_INT(plan->n, 1);
     return &plan->points[0];
 }

@@ -8,6 +8,7 @@
 #include "cb_test.h"
 #include "families.h"
 #include "plan.h"
+#include "plan_test_util.h"
 #include "registry.h"
 
 #include <stdlib.h>
@@ -24,19 +25,9 @@ static const cb_device_info fake_dev = {.name = "made-up",
  * skip with a reason that contains `needle`. */
 static void check_skip(const char *bench, const char *const *axes, int n_axes, const char *needle)
 {
-    cb_axis_override ov[8];
     cb_msg err = {{0}};
-    for (int i = 0; i < n_axes; i++)
-        CB_CHECK(cb_axis_override_parse(axes[i], &ov[i], &err));
-    const char *globs[] = {bench};
-    cb_plan_request req = {.globs = globs,
-                           .n_globs = 1,
-                           .overrides = ov,
-                           .n_overrides = n_axes,
-                           .dev = &fake_dev,
-                           .max_points = 1000};
     cb_plan plan;
-    bool planned = cb_plan_build(&req, &plan, &err);
+    bool planned = cb_test_plan(bench, axes, n_axes, &fake_dev, 1000, &plan, &err);
     CB_CHECK(planned);
     if (!planned) {
         fprintf(stderr, "  %s: %s\n", bench, err.text);

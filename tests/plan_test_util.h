@@ -1,0 +1,33 @@
+/* plan_test_util.h - plan one benchmark glob with `--axis` overrides, the
+ * way the command line does, for tests that need a planned point. */
+#ifndef CB_PLAN_TEST_UTIL_H
+#define CB_PLAN_TEST_UTIL_H
+
+#include "plan.h"
+
+/* Plan `glob` on `dev` (NULL: no device) with one override per
+ * "[GLOB:]NAME=VALUES" text of axes[0..n_axes), at most 8, and at most
+ * `max_points` points; false, with err saying why, when an override or the
+ * plan is refused. */
+static inline bool cb_test_plan(const char *glob, const char *const *axes, int n_axes,
+                                const cb_device_info *dev, int max_points, cb_plan *plan,
+                                cb_msg *err)
+{
+    cb_axis_override ov[8];
+    if (n_axes > 8) {
+        cb_msg_set(err, "%d overrides, more than the 8 a test may give", n_axes);
+        return false;
+    }
+    for (int i = 0; i < n_axes; i++)
+        if (!cb_axis_override_parse(axes[i], &ov[i], err)) return false;
+    const char *globs[] = {glob};
+    cb_plan_request req = {.globs = globs,
+                           .n_globs = 1,
+                           .overrides = ov,
+                           .n_overrides = n_axes,
+                           .dev = dev,
+                           .max_points = max_points};
+    return cb_plan_build(&req, plan, err);
+}
+
+#endif
