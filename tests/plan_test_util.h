@@ -1,9 +1,13 @@
 /* plan_test_util.h - plan one benchmark glob with `--axis` overrides, the
- * way the command line does, for tests that need a planned point. */
+ * way the command line does, and run a plan into a run directory, for tests
+ * that need planned points or their rows. */
 #ifndef CB_PLAN_TEST_UTIL_H
 #define CB_PLAN_TEST_UTIL_H
 
+#include "cb_test.h"
 #include "plan.h"
+#include "runner.h"
+#include "sink.h"
 
 /* Plan `glob` on `dev` (NULL: no device) with one override per
  * "[GLOB:]NAME=VALUES" text of axes[0..n_axes), at most 8, and at most
@@ -28,6 +32,19 @@ static inline bool cb_test_plan(const char *glob, const char *const *axes, int n
                            .dev = dev,
                            .max_points = max_points};
     return cb_plan_build(&req, plan, err);
+}
+
+/* Run the plan's points under cfg into a sink at `dir`; opening it and the
+ * run must succeed. The rows (malloc'd: free them) in *rows, the totals in
+ * *totals. */
+static inline void cb_test_run_into(const cb_run_config *cfg, const cb_plan *plan, const char *dir,
+                                    cb_result **rows, cb_run_totals *totals)
+{
+    cb_msg err = {{0}};
+    cb_sink sink;
+    CB_CHECK(cb_sink_open(&sink, dir, &err));
+    CB_CHECK(cb_runner_run(cfg, plan->points, plan->n, &sink, rows, totals, &err) == CB_OK);
+    cb_sink_close(&sink);
 }
 
 #endif

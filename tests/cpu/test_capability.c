@@ -12,6 +12,7 @@
 #include "cb_test_files.h"
 #include "families.h"
 #include "plan.h"
+#include "plan_test_util.h"
 #include "registry.h"
 #include "runner.h"
 #include "sink.h"
@@ -111,11 +112,9 @@ static void test_needs(void)
 static void test_runner_skips(const char *root)
 {
     cb_device_info turing = fake_device(7, 5);
-    const char *globs[] = {"capfake/cp_async"};
-    cb_plan_request req = {.globs = globs, .n_globs = 1, .dev = &turing, .max_points = 100};
     cb_plan plan;
     cb_msg err = {{0}};
-    CB_CHECK(cb_plan_build(&req, &plan, &err));
+    CB_CHECK(cb_test_plan("capfake/cp_async", NULL, 0, &turing, 100, &plan, &err));
     CB_CHECK_EQ_INT(plan.n, 2);
     cb_run_config cfg;
     cb_run_config_defaults(&cfg);
@@ -124,12 +123,9 @@ static void test_runner_skips(const char *root)
     cfg.dev = &turing;
     char dir[600];
     snprintf(dir, sizeof dir, "%s/run", root);
-    cb_sink sink;
-    CB_CHECK(cb_sink_open(&sink, dir, &err));
     cb_result *rows = NULL;
     cb_run_totals t;
-    CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, &rows, &t, &err) == CB_OK);
-    cb_sink_close(&sink);
+    cb_test_run_into(&cfg, &plan, dir, &rows, &t);
     CB_CHECK_EQ_INT(t.skip, 2);
     CB_CHECK_EQ_INT(t.fail, 0);
     CB_CHECK_EQ_INT(setups, 0);

@@ -10,6 +10,7 @@
 #include "cb_test.h"
 #include "cb_test_files.h"
 #include "plan.h"
+#include "plan_test_util.h"
 #include "cb_common.h"
 #include "registry.h"
 #include "runner.h"
@@ -159,11 +160,7 @@ static int run_sweep(const char *root, const char *name, const char *glob, int r
     cb_run_config cfg;
     plan_fake(glob, 0.2, &plan, &cfg);
     cfg.replicates = replicates;
-    cb_msg err = {{0}};
-    cb_sink sink;
-    CB_CHECK(cb_sink_open(&sink, dir, &err));
-    CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, rows, totals, &err) == CB_OK);
-    cb_sink_close(&sink);
+    cb_test_run_into(&cfg, &plan, dir, rows, totals);
     int n = plan.n;
     cb_plan_free(&plan);
     return n;

@@ -13,6 +13,7 @@
 #include "cb_test.h"
 #include "cb_common.h"
 #include "plan.h"
+#include "plan_test_util.h"
 #include "registry.h"
 #include "runner.h"
 #include "sink.h"
@@ -104,20 +105,15 @@ static cb_result *run_glob(const char *glob, cb_run_config cfg, const char *dir,
                            int *n)
 {
     cb_msg err = {{0}};
-    const char *globs[] = {glob};
-    cb_plan_request req = {.globs = globs, .n_globs = 1, .max_points = 10};
     cb_plan plan;
-    CB_CHECK(cb_plan_build(&req, &plan, &err));
+    CB_CHECK(cb_test_plan(glob, NULL, 0, NULL, 10, &plan, &err));
     cfg.quiet = true;
     cfg.use_cupti = cfg.nvtx = false;
     char out[256];
     snprintf(out, sizeof out, "%s/%s", dir, sub);
-    cb_sink sink;
-    CB_CHECK(cb_sink_open(&sink, out, &err));
     cb_result *rows = NULL;
     cb_run_totals t;
-    CB_CHECK(cb_runner_run(&cfg, plan.points, plan.n, &sink, &rows, &t, &err) == CB_OK);
-    cb_sink_close(&sink);
+    cb_test_run_into(&cfg, &plan, out, &rows, &t);
     *n = plan.n;
     cb_plan_free(&plan);
     return rows;
