@@ -90,6 +90,21 @@ static cb_counters *open_sol(const char *spec)
     return c;
 }
 
+/* open_sol with the fake's values from `value`; close_sol closes it and
+ * takes them back. */
+static cb_counters *open_sol_values(const char *spec, double (*value)(const char *, size_t))
+{
+    cb_counters *c = open_sol(spec);
+    if (c) fake_value = value;
+    return c;
+}
+
+static void close_sol(cb_counters *c)
+{
+    fake_value = NULL;
+    cb_counters_close(c);
+}
+
 static cb_status measure(cb_counters *c, point_calls *pc, cb_counters_values *v)
 {
     cb_counters_pass pass = {.device = 0, .before = before_cb, .run = run_cb, .user = pc};
@@ -109,10 +124,9 @@ static void check_balanced(const char *what)
 
 static void test_collects(void)
 {
-    cb_counters *c = open_sol("sol");
+    cb_counters *c = open_sol_values("sol", sol_value);
     if (!c) return;
     fake.passes = 4;
-    fake_value = sol_value;
     point_calls pc = {0};
     cb_counters_values v;
     CB_CHECK(measure(c, &pc, &v) == CB_OK);
@@ -160,16 +174,14 @@ static void test_collects(void)
     CB_CHECK(isnan(v.measured_flops));
     CB_CHECK_NEAR(v.dram_bytes, 3.25e9, 0);
     cb_counters_values_free(&v);
-    fake_value = NULL;
-    cb_counters_close(c);
+    close_sol(c);
 }
 
 /* A name typed by hand fills the column a preset would give it. */
 static void test_named_metric_fills_column(void)
 {
-    cb_counters *c = open_sol("dram__bytes.sum,lts__t_sector_hit_rate.pct");
+    cb_counters *c = open_sol_values("dram__bytes.sum,lts__t_sector_hit_rate.pct", sol_value);
     if (!c) return;
-    fake_value = sol_value;
     point_calls pc = {0};
     cb_counters_values v;
     CB_CHECK(measure(c, &pc, &v) == CB_OK);
@@ -179,8 +191,7 @@ static void test_named_metric_fills_column(void)
     CB_CHECK_EQ_INT(v.n, 3);
     CB_CHECK_NEAR(value_of(&v, "gpu__time_duration.sum"), 728000, 0);
     cb_counters_values_free(&v);
-    fake_value = NULL;
-    cb_counters_close(c);
+    close_sol(c);
 }
 
 typedef struct unavailable_case {
@@ -299,10 +310,9 @@ static double three_kernels(const char *name, size_t range)
 
 static void test_kernels_combined(void)
 {
-    cb_counters *c = open_sol("sol");
+    cb_counters *c = open_sol_values("sol", three_kernels);
     if (!c) return;
     fake.ranges[CB_COUNTERS_PER_KERNEL] = 3;
-    fake_value = three_kernels;
     point_calls pc = {0};
     cb_counters_values v;
     CB_CHECK(measure(c, &pc, &v) == CB_OK);
@@ -319,17 +329,15 @@ static void test_kernels_combined(void)
     CB_CHECK_STR(v.reason, "");
     CB_CHECK_EQ_INT(fake.configs[CB_COUNTERS_WHOLE_RUN], 0);
     cb_counters_values_free(&v);
-    fake_value = NULL;
-    cb_counters_close(c);
+    close_sol(c);
 }
 
 /* Per-kernel ranges that cannot stand for the run: measured again as one
  * user range around it, the row saying why. */
 static void test_whole_run_fallback(void)
 {
-    cb_counters *c = open_sol("sol");
+    cb_counters *c = open_sol_values("sol", sol_value);
     if (!c) return;
-    fake_value = sol_value;
     point_calls pc = {0};
     cb_counters_values v;
     /* No kernel (a copy alone). */
@@ -391,8 +399,7 @@ static void test_whole_run_fallback(void)
     CB_CHECK(measure(c, &pc, &v) == CB_FAIL);
     CB_CHECK(strstr(v.reason, "push failed") != NULL && v.values == NULL);
     CB_CHECK_EQ_INT(fake.calls[FAKE_DISABLE], 2);
-    fake_value = NULL;
-    cb_counters_close(c);
+    close_sol(c);
 }
 
 static void test_model_note(void)
