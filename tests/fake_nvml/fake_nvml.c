@@ -172,14 +172,16 @@ static entry seq_next(sequence *q)
     return e;
 }
 
-static void list_parse(const char *text, char out[][96], int max, int *n)
+/* "A,B,...": at most `max` items into out; how many. */
+static int list_parse(const char *text, char out[][96], int max)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", text);
     char *save = NULL;
-    *n = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok && *n < max; tok = strtok_r(NULL, ",", &save))
-        snprintf(out[(*n)++], 96, "%s", tok);
+    int n = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+        snprintf(out[n++], 96, "%s", tok);
+    return n;
 }
 
 static void set_defaults(void)
@@ -222,7 +224,7 @@ static void apply_nvml_version(const char *value)
 static void apply_devices(const char *value)
 {
     char uuids[MAX_DEVICES][96];
-    list_parse(value, uuids, MAX_DEVICES, &S.n_devices);
+    S.n_devices = list_parse(value, uuids, MAX_DEVICES);
     for (int i = 0; i < S.n_devices; i++)
         memcpy(S.dev[i].uuid, uuids[i], 96);
 }
@@ -230,8 +232,7 @@ static void apply_devices(const char *value)
 static void apply_names(const char *value)
 {
     char names[MAX_DEVICES][96];
-    int n = 0;
-    list_parse(value, names, MAX_DEVICES, &n);
+    int n = list_parse(value, names, MAX_DEVICES);
     for (int i = 0; i < n; i++)
         memcpy(S.dev[i].name, names[i], 96);
 }
@@ -239,8 +240,7 @@ static void apply_names(const char *value)
 static void apply_sm_clock_offset(const char *value)
 {
     char offsets[MAX_DEVICES][96];
-    int n = 0;
-    list_parse(value, offsets, MAX_DEVICES, &n);
+    int n = list_parse(value, offsets, MAX_DEVICES);
     for (int i = 0; i < n; i++)
         S.dev[i].sm_clock_offset = strtod(offsets[i], NULL);
 }
@@ -249,8 +249,7 @@ static void apply_sm_clock_offset(const char *value)
 static void apply_fail(const char *value)
 {
     char items[MAX_FAILS][96];
-    int n = 0;
-    list_parse(value, items, MAX_FAILS, &n);
+    int n = list_parse(value, items, MAX_FAILS);
     for (int i = 0; i < n; i++) {
         char *colon = strchr(items[i], ':');
         if (!colon) continue;
