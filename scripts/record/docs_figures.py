@@ -413,10 +413,7 @@ def round3_late_rows() -> list[str]:
     torch_fp8 = tf(fp8, "torch/matmul_fp8")
     lt_fp8 = tf(fp8, "matmul/cublaslt_fp8")
     tf32 = gemm["4096"]
-    summary = (REPO / DATA / "h200-aa-r3" / "summary.txt").read_text()
-    clean = re.search(r"A/A pairs: (\d+) of (\d+) exit 0 with 0 slower and 0 faster", summary)
-    mde = {k: re.search(rf"device {k}\s.*MDE median ([\d.]+)%", summary).group(1)
-           for k in ("<16us", "16-65us", ">65us")}
+    clean, mde = aa_summary("h200-aa-r3")
     return [
         f"| the default suite run to its end (674 points) | {wall:.0f} s wall (meta.json started → "
         f"finished); {suite_account(suite)} | h200-r3/suiteD |",
@@ -438,18 +435,37 @@ def round3_late_rows() -> list[str]:
     ] + suite_one_at_a_time_rows()
 
 
+def aa_summary(name: str) -> tuple[re.Match, dict[str, str]]:
+    """An aa_pairs.sh summary.txt in tests/data/NAME: the clean-pairs line
+    (pairs exiting 0, pairs) and the device kernels' median MDE by tier."""
+    summary = (REPO / DATA / name / "summary.txt").read_text()
+    clean = re.search(r"A/A pairs: (\d+) of (\d+) exit 0 with 0 slower and 0 faster", summary)
+    mde = {k: re.search(rf"device {k}\s.*MDE median ([\d.]+)%", summary).group(1)
+           for k in ("<16us", "16-65us", ">65us")}
+    return clean, mde
+
+
+def suite_pair(folder: str, runs: tuple[str, str], compare: str) -> tuple[list, list, str]:
+    """Two default suites in FOLDER: each run's wall seconds (meta.json
+    started -> finished) and account, and their compare's verdict counts."""
+    walls, accounts = [], []
+    for run in runs:
+        m = meta(f"{folder}/{run}")
+        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
+        accounts.append(suite_account(rows(f"{folder}/{run}")))
+    with open_recorded(folder, compare) as fh:
+        verdicts = [r["verdict"] for r in csv.DictReader(fh)]
+    count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
+    return walls, accounts, (f"{count('slower')} slower, {count('faster')} faster, "
+                             f"{count('same')} same, {count('throttled')} throttled, "
+                             f"{count('inconclusive')} inconclusive")
+
+
 def suite_one_at_a_time_rows() -> list[str]:
     """The default suite after cold samples were taken one at a time: two
     runs in separate processes on one board (tests/data/h200-r3/suiteE), and
     their compare."""
-    walls, accounts = [], []
-    for run in ("E1", "E2"):
-        m = meta(f"h200-r3/suiteE/{run}")
-        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
-        accounts.append(suite_account(rows(f"h200-r3/suiteE/{run}")))
-    with open_recorded("h200-r3/suiteE", "compare-E1-E2.csv") as fh:
-        verdicts = [r["verdict"] for r in csv.DictReader(fh)]
-    count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
+    walls, accounts, verdicts = suite_pair("h200-r3/suiteE", ("E1", "E2"), "compare-E1-E2.csv")
     f = meta("h200-r3/suiteF")
     return suite_pooled_rows() + [
         f"| the default suite with cold samples one at a time (674 points), two processes | "
@@ -457,9 +473,8 @@ def suite_one_at_a_time_rows() -> list[str]:
         f"| the same, with budget-ended rounds judged by their interval, on another board | "
         f"{seconds(f['finished']) - seconds(f['started']):.0f} s wall; "
         f"{suite_account(rows('h200-r3/suiteF'))} | h200-r3/suiteF |",
-        f"| those two runs compared, one run per side | {count('slower')} slower, "
-        f"{count('faster')} faster, {count('same')} same, {count('throttled')} throttled, "
-        f"{count('inconclusive')} inconclusive | h200-r3/suiteE/compare-E1-E2 |",
+        f"| those two runs compared, one run per side | {verdicts} "
+        f"| h200-r3/suiteE/compare-E1-E2 |",
     ]
 
 
@@ -469,31 +484,20 @@ def suite_pooled_rows() -> list[str]:
     in separate processes on one board (tests/data/h200-r3/suiteG), their
     compare, and pinned copies alone in two more processes; and the A/A
     pairs of that runner (tests/data/h200-aa-r3b)."""
-    walls, accounts = [], []
-    for run in ("G1", "G2"):
-        m = meta(f"h200-r3/suiteG/{run}")
-        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
-        accounts.append(suite_account(rows(f"h200-r3/suiteG/{run}")))
-    with open_recorded("h200-r3/suiteG", "compare-G1-G2.csv") as fh:
-        verdicts = [r["verdict"] for r in csv.DictReader(fh)]
-    count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
+    walls, accounts, verdicts = suite_pair("h200-r3/suiteG", ("G1", "G2"), "compare-G1-G2.csv")
     pinned = [r for p in ("pinned1", "pinned2") for r in rows(f"h200-r3/suiteG/{p}")]
     one_way = [float(r["gbps"]) for r in pinned if r["benchmark"] == "transfers/memcpy_async"]
     from_64 = [float(r["gbps"]) for r in pinned if r["benchmark"] == "transfers/memcpy_async"
                and int(axis(r, "bytes")) >= 64 << 20]
     bidir_1g = [float(r["gbps"]) for r in pinned if r["benchmark"] == "transfers/bidir"
                 and axis(r, "bytes") == str(1 << 30)]
-    summary = (REPO / DATA / "h200-aa-r3b" / "summary.txt").read_text()
-    clean = re.search(r"A/A pairs: (\d+) of (\d+) exit 0 with 0 slower and 0 faster", summary)
-    mde = {k: re.search(rf"device {k}\s.*MDE median ([\d.]+)%", summary).group(1)
-           for k in ("<16us", "16-65us", ">65us")}
+    clean, mde = aa_summary("h200-aa-r3b")
     return [
         f"| the default suite with rule checks spaced out and rounds judged pooled (674 points), "
         f"two processes | {walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} "
         f"| h200-r3/suiteG |",
-        f"| those two runs compared, one run per side | {count('slower')} slower, "
-        f"{count('faster')} faster, {count('same')} same, {count('throttled')} throttled, "
-        f"{count('inconclusive')} inconclusive | h200-r3/suiteG/compare-G1-G2 |",
+        f"| those two runs compared, one run per side | {verdicts} "
+        f"| h200-r3/suiteG/compare-G1-G2 |",
         f"| pinned copies alone, two processes: H2D and D2H 16 MiB–1 GiB · from 64 MiB · "
         f"bidirectional 1 GiB | {min(one_way):.1f}–{max(one_way):.1f} · "
         f"{min(from_64):.1f}–{max(from_64):.1f} · "
