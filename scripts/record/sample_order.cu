@@ -25,19 +25,8 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
+#include "probe_kernels.cuh"
 
-__global__ void add4(const float4 *a, const float4 *b, float4 *c, size_t n4)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n4) { float4 x = a[i], y = b[i]; c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w); }
-}
-__global__ void flush(const float4 *buf, size_t n4, float *sink)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x; float acc = 0;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) { float4 v = buf[i]; acc += v.x + v.y + v.z + v.w; }
-    if (acc == 1234567.f) *sink = acc;
-}
 __global__ void gate(volatile unsigned *flag, unsigned want)
 {
     while (*flag < want) { }
