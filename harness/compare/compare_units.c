@@ -101,26 +101,26 @@ static double smallest_gap(const double *sorted, int n)
     return isfinite(gap) ? gap : NAN;
 }
 
-/* The timer's grid: the smallest gap, where the times show one, i.e. at
- * least half of them tie with another (a short point's thousands of event
- * samples sit on a handful of 32 ns steps on the H200). Times that mostly
- * differ may come from a finer clock or none: their smallest gap says
- * nothing about a resolution (NAN). */
-static double grid_of(const double *sorted, int n)
+/* The timer's grid: the smallest gap (`gap`, smallest_gap's), where the
+ * times show one, i.e. at least half of them tie with another (a short
+ * point's thousands of event samples sit on a handful of 32 ns steps on the
+ * H200). Times that mostly differ may come from a finer clock or none:
+ * their smallest gap says nothing about a resolution (NAN). */
+static double grid_of(const double *sorted, int n, double gap)
 {
     int distinct = n > 0;
     for (int i = 1; i < n; i++)
         distinct += sorted[i] > sorted[i - 1];
-    return n >= 2 && 2 * distinct <= n ? smallest_gap(sorted, n) : NAN;
+    return n >= 2 && 2 * distinct <= n ? gap : NAN;
 }
 
-/* The smallest gap between distinct sample times, relative to the median:
- * the timer's grid when the times sit on one (0 when every time is equal).
- * `sorted`: the point's times, ascending. */
-static double relative_tick(const cb_cmp_point *p, const double *buf)
+/* The smallest gap between distinct sample times (`gap`), relative to the
+ * median: the timer's grid when the times sit on one (0 when every time is
+ * equal). `sorted`: the point's times, ascending. */
+static double relative_tick(double gap, const double *sorted, int n)
 {
-    double tick = smallest_gap(buf, p->n), med = cb_stats_quantile_sorted(buf, p->n, 0.5);
-    return !isnan(tick) && med > 0.0 ? tick / med : 0.0;
+    double med = cb_stats_quantile_sorted(sorted, n, 0.5);
+    return !isnan(gap) && med > 0.0 ? gap / med : 0.0;
 }
 
 double cb_units_rho(const cb_cmp_point *const *points, int n)
@@ -135,7 +135,7 @@ double cb_units_rho(const cb_cmp_point *const *points, int n)
         }
         memcpy(w.sorted, p->times, (size_t)p->n * sizeof *w.sorted);
         cb_cmp_sort(w.sorted, p->n);
-        double tick = relative_tick(p, w.sorted);
+        double tick = relative_tick(smallest_gap(w.sorted, p->n), w.sorted, p->n);
         for (int u = 0; u < p->n;) {
             int end = unit_logs(p, &w, u, p->n);
             if (end - u >= 3) {
@@ -283,7 +283,8 @@ bool cb_side_estimate_dirs(const cb_cmp_point *p, double rho, cb_side_est *out,
     }
     memcpy(w.sorted, p->times, (size_t)p->n * sizeof *w.sorted);
     cb_cmp_sort(w.sorted, p->n);
-    double tick = relative_tick(p, w.sorted);
+    const double gap = smallest_gap(w.sorted, p->n);
+    double tick = relative_tick(gap, w.sorted, p->n);
     int n_dirs = 0;
     for (int start = 0; start < p->n;) {
         int end = start;
@@ -300,7 +301,7 @@ bool cb_side_estimate_dirs(const cb_cmp_point *p, double rho, cb_side_est *out,
     side_of(dirs, n_dirs, w.s.a, out);
     out->median_s = exp(out->center);
     out->rel_iqr = cb_cmp_rel_iqr(w.sorted, p->n);
-    out->grid_s = grid_of(w.sorted, p->n);
+    out->grid_s = grid_of(w.sorted, p->n, gap);
 done:
     free(units), free(dirs);
     work_free(&w);
