@@ -9,7 +9,9 @@
 #include "counters_presets.h"
 
 #include "cb_common.h"
+#include "counters.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define ONE(name)                                                                                  \
@@ -149,17 +151,31 @@ const cb_counters_preset *cb_counters_preset_find(const char *name)
     return NULL;
 }
 
+/* Where a role's value goes: its results.csv column and the field of
+ * cb_counters_values that holds it. One table for both, so that a column
+ * and its field cannot drift apart. */
+static const struct {
+    const char *column;
+    size_t field; /* offsetof(cb_counters_values, ...) */
+} roles[] = {
+    [CB_COUNTERS_ROLE_SOL_DRAM] = {"sol_dram_pct", offsetof(cb_counters_values, sol_dram_pct)},
+    [CB_COUNTERS_ROLE_SOL_L2] = {"sol_l2_pct", offsetof(cb_counters_values, sol_l2_pct)},
+    [CB_COUNTERS_ROLE_SOL_L1] = {"sol_l1_pct", offsetof(cb_counters_values, sol_l1_pct)},
+    [CB_COUNTERS_ROLE_SOL_SM] = {"sol_sm_pct", offsetof(cb_counters_values, sol_sm_pct)},
+    [CB_COUNTERS_ROLE_SOL_TENSOR] = {"sol_tensor_pct",
+                                     offsetof(cb_counters_values, sol_tensor_pct)},
+    [CB_COUNTERS_ROLE_DRAM_BYTES] = {"dram_bytes", offsetof(cb_counters_values, dram_bytes)},
+    [CB_COUNTERS_ROLE_FLOPS] = {"measured_flops"}, /* a sum of terms (counters_sol.c) */
+};
+
 const char *cb_counters_role_column(cb_counters_role role)
 {
-    static const char *const columns[] = {
-        [CB_COUNTERS_ROLE_SOL_DRAM] = "sol_dram_pct",
-        [CB_COUNTERS_ROLE_SOL_L2] = "sol_l2_pct",
-        [CB_COUNTERS_ROLE_SOL_L1] = "sol_l1_pct",
-        [CB_COUNTERS_ROLE_SOL_SM] = "sol_sm_pct",
-        [CB_COUNTERS_ROLE_SOL_TENSOR] = "sol_tensor_pct",
-        [CB_COUNTERS_ROLE_DRAM_BYTES] = "dram_bytes",
-        [CB_COUNTERS_ROLE_FLOPS] = "measured_flops",
-    };
-    if ((int)role <= 0 || (int)role >= CB_ARRAY_LEN(columns)) return NULL;
-    return columns[role];
+    if ((int)role <= 0 || (int)role >= CB_ARRAY_LEN(roles)) return NULL;
+    return roles[role].column;
+}
+
+double *cb_counters_role_field(cb_counters_role role, cb_counters_values *v)
+{
+    if (role == CB_COUNTERS_ROLE_FLOPS || !cb_counters_role_column(role)) return NULL;
+    return (double *)((char *)v + roles[role].field);
 }

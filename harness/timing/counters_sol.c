@@ -23,33 +23,14 @@ void cb_counters_fill_figures(const cb_counters_chip *chip, cb_counters_values *
     bool flops_ok = true, counted = false;
     for (int i = 0; i < chip->n && v->values; i++) {
         double x = v->values[i];
-        switch (chip->role[i]) {
-        case CB_COUNTERS_ROLE_SOL_DRAM:
-            v->sol_dram_pct = x;
-            break;
-        case CB_COUNTERS_ROLE_SOL_L2:
-            v->sol_l2_pct = x;
-            break;
-        case CB_COUNTERS_ROLE_SOL_L1:
-            v->sol_l1_pct = x;
-            break;
-        case CB_COUNTERS_ROLE_SOL_SM:
-            v->sol_sm_pct = x;
-            break;
-        case CB_COUNTERS_ROLE_SOL_TENSOR:
-            v->sol_tensor_pct = x;
-            break;
-        case CB_COUNTERS_ROLE_DRAM_BYTES:
-            v->dram_bytes = x;
-            break;
-        case CB_COUNTERS_ROLE_FLOPS:
+        if (chip->role[i] == CB_COUNTERS_ROLE_FLOPS) {
             flops += chip->weight[i] * x;
             flops_ok &= isfinite(x);
             terms++;
             counted |= x != 0;
-            break;
-        case CB_COUNTERS_ROLE_NONE:
-            break;
+        } else {
+            double *field = cb_counters_role_field(chip->role[i], v);
+            if (field) *field = x;
         }
     }
     v->measured_flops = terms > 0 && flops_ok && counted ? flops : NAN;

@@ -94,6 +94,11 @@ static void test_presets(void)
     CB_CHECK_STR(cb_counters_role_column(CB_COUNTERS_ROLE_SOL_DRAM), "sol_dram_pct");
     CB_CHECK_STR(cb_counters_role_column(CB_COUNTERS_ROLE_FLOPS), "measured_flops");
     CB_CHECK(cb_counters_role_column(CB_COUNTERS_ROLE_NONE) == NULL);
+    cb_counters_values v;
+    CB_CHECK(cb_counters_role_field(CB_COUNTERS_ROLE_SOL_TENSOR, &v) == &v.sol_tensor_pct);
+    CB_CHECK(cb_counters_role_field(CB_COUNTERS_ROLE_DRAM_BYTES, &v) == &v.dram_bytes);
+    CB_CHECK(cb_counters_role_field(CB_COUNTERS_ROLE_FLOPS, &v) == NULL);
+    CB_CHECK(cb_counters_role_field(CB_COUNTERS_ROLE_NONE, &v) == NULL);
 }
 
 /* Open on one device whose chip the fake names; CB_OK or the refusal. */

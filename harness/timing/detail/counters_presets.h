@@ -47,4 +47,10 @@ const cb_counters_preset *cb_counters_preset_find(const char *name);
 /* The results.csv column a role fills ("sol_dram_pct", ...); NULL for none. */
 const char *cb_counters_role_column(cb_counters_role role);
 
+/* The field of v a role's value is copied into as it is (&v->sol_dram_pct,
+ * ...); NULL for none and for a FLOP term, which is summed with the others
+ * into measured_flops. */
+struct cb_counters_values;
+double *cb_counters_role_field(cb_counters_role role, struct cb_counters_values *v);
+
 #endif
