@@ -151,8 +151,7 @@ static bool insert_run(cb_hdb *db, const cb_cmp_run *run, const char *dir, const
     conditions_json(&run->dirs[0].meta, &cond);
     if (cond.failed) {
         cb_hist_text_free(&cond);
-        cb_msg_set(err, "history: out of memory");
-        return false;
+        return cb_hist_oom(err);
     }
     char mid[32], added[32];
     snprintf(mid, sizeof mid, "%lld", machine_id);
@@ -255,10 +254,7 @@ bool cb_hist_store_run(cb_hdb *db, const cb_cmp_run *run, const char *dir,
     char rid[32];
     snprintf(rid, sizeof rid, "%lld", out->run_id);
     long long *ids = malloc((size_t)(run->n_points + 1) * sizeof *ids);
-    if (!ids) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (!ids) return cb_hist_oom(err);
     bool ok = cb_hist_store_points(db, run, ids, err) &&
               cb_hist_store_results(db, rid, run, ids, o->samples, fault_kill_after(), err);
     free(ids);

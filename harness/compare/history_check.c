@@ -370,8 +370,7 @@ bool cb_history_check(const cb_hist_data *d, const cb_hist_check_opts *o, cb_his
     if (!ok) {
         free(all.v);
         cb_hist_check_free(out);
-        cb_msg_set(err, "history: out of memory");
-        return false;
+        return cb_hist_oom(err);
     }
     if (all.n > 1) qsort(all.v, (size_t)all.n, sizeof *all.v, cmp_change);
     out->changes = all.v;

@@ -38,10 +38,7 @@ bool cb_history_open(const char *url, const cb_hist_open_opts *o, cb_history **o
         return false;
     }
     cb_history *h = calloc(1, sizeof *h);
-    if (!h) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (!h) return cb_hist_oom(err);
     h->write = o->write;
     bool ok;
     if (is_postgres_url(url))

@@ -64,10 +64,7 @@ static bool add_run_row(void *ctx, int n_cols, const char *const *v, const doubl
     cb_hist_data *d = r->d;
     if (n_cols < 11) return true;
     cb_hist_run *runs = cb_grow_array(d->runs, d->n_runs, &r->cap, 256, sizeof *runs);
-    if (!runs) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (!runs) return cb_hist_oom(err);
     d->runs = runs;
     cb_hist_run *run = &d->runs[d->n_runs++];
     run->id = v[0] ? strtoll(v[0], NULL, 10) : -1;
@@ -151,8 +148,7 @@ static bool add_point_row(void *ctx, int n_cols, const char *const *v, const dou
     p->n++;
     return true;
 oom:
-    cb_msg_set(err, "history: out of memory");
-    return false;
+    return cb_hist_oom(err);
 }
 
 static void points_free(point_rows *p)
@@ -225,8 +221,7 @@ static bool add_result_row(void *ctx, int n_cols, const char *const *v, const do
     r->n++;
     return true;
 oom:
-    cb_msg_set(err, "history: out of memory");
-    return false;
+    return cb_hist_oom(err);
 }
 
 #define RESULT_COLUMNS                                                                             \
@@ -284,8 +279,7 @@ static bool group(const point_rows *pts, raw_result *raw, int n, cb_hist_data *d
     }
     return true;
 oom:
-    cb_msg_set(err, "history: out of memory");
-    return false;
+    return cb_hist_oom(err);
 }
 
 static int cmp_series(const void *a, const void *b)
@@ -311,7 +305,7 @@ static bool load_all(cb_hdb *db, const cb_hist_filter *f, cb_hist_data *out, cb_
         if (pts.n > 1) qsort(pts.v, (size_t)pts.n, sizeof *pts.v, cmp_point_id);
         ri = malloc((size_t)(out->n_runs + 1) * sizeof *ri);
         ok = ri != NULL;
-        if (!ok) cb_msg_set(err, "history: out of memory");
+        if (!ok) cb_hist_oom(err);
     }
     if (ok) {
         for (int i = 0; i < out->n_runs; i++)

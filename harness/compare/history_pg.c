@@ -216,10 +216,7 @@ bool cb_hdb_pg_open(const char *uri, double lock_timeout_s, cb_hdb **out, cb_msg
 {
     *out = NULL;
     pg_db *p = calloc(1, sizeof *p);
-    if (!p) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (!p) return cb_hist_oom(err);
     p->base.ops = &pg_ops;
     p->base.lock_timeout_s = lock_timeout_s;
     hide_password(uri, p->base.where, sizeof p->base.where);

@@ -117,10 +117,7 @@ static bool collect_kind_row(void *ctx, int n_cols, const char *const *vals, con
     kind_rows *k = ctx;
     if (n_cols < 4 || !vals[0] || !vals[1]) return true;
     kind_row *rows = cb_grow_array(k->rows, k->n, &k->cap, 64, sizeof *rows);
-    if (!rows) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (!rows) return cb_hist_oom(err);
     k->rows = rows;
     kind_row *r = &k->rows[k->n++];
     r->id = strtoll(vals[0], NULL, 10);
@@ -173,7 +170,7 @@ static bool apply_step(cb_history *h, int to, cb_msg *err)
         size_t len = strlen(cb_hist_schema_steps[to - 1]) * 2 + 256;
         char *sql = malloc(len);
         ok = sql && cb_hdb_ddl(db, cb_hist_schema_steps[to - 1], sql, len);
-        if (!ok) cb_msg_set(err, "history: out of memory");
+        if (!ok) cb_hist_oom(err);
         if (ok) ok = db->ops->exec(db, sql, err);
         free(sql);
         if (ok && to == 2) ok = infer_old_kinds(h, err);

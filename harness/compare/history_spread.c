@@ -92,7 +92,7 @@ bool cb_hist_series_spread(const cb_hist_data *d, int series, const cb_hist_chec
     bool *starts = calloc((size_t)tail.n + 1, sizeof *starts);
     bool *outlier = calloc((size_t)tail.n + 1, sizeof *outlier);
     bool ok = starts && outlier;
-    if (!ok) cb_msg_set(err, "history: out of memory");
+    if (!ok) cb_hist_oom(err);
     ok = ok && pieces_of(d, &tail, o, starts, outlier, err);
     if (ok) pool(&tail, starts, outlier, out);
     free(starts), free(outlier);
@@ -124,7 +124,7 @@ bool cb_history_spread_table(cb_history *h, const char *machine, cb_hist_spread_
     if (!cb_history_load(h, &f, &out->data, err)) return false;
     out->spread = calloc((size_t)out->data.n_series + 1, sizeof *out->spread);
     bool ok = out->spread != NULL;
-    if (!ok) cb_msg_set(err, "history: out of memory");
+    if (!ok) cb_hist_oom(err);
     cb_hist_check_opts o;
     cb_hist_check_opts_default(&o);
     for (int i = 0; ok && i < out->data.n_series; i++)

@@ -85,10 +85,7 @@ static bool prepare(sqlite_db *s, cb_hdb_stmt slot, const char *sql, sqlite3_stm
         return true;
     }
     char *text = sqlite_spelling(sql);
-    if (!text) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (!text) return cb_hist_oom(err);
     int rc = sqlite3_prepare_v2(s->db, text, -1, st, NULL);
     free(text);
     if (rc != SQLITE_OK) {
@@ -192,10 +189,7 @@ bool cb_hdb_sqlite_open(const char *path, bool create, double lock_timeout_s, cb
         return false;
     }
     sqlite_db *s = calloc(1, sizeof *s);
-    if (!s) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (!s) return cb_hist_oom(err);
     s->base.ops = &sqlite_ops;
     s->base.lock_timeout_s = lock_timeout_s;
     snprintf(s->base.where, sizeof s->base.where, "%s", path);

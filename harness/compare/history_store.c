@@ -72,7 +72,7 @@ static bool upsert_points(cb_hdb *db, const cb_cmp_point *const *chunk, int n, b
                               " COALESCE(cubench_point.kind, excluded.kind)"
                               " RETURNING id, benchmark, axes, device");
     bool ok = params && sql;
-    if (!ok) cb_msg_set(err, "history: out of memory");
+    if (!ok) cb_hist_oom(err);
     for (int i = 0; ok && i < n; i++) {
         bool d;
         params[4 * i] = chunk[i]->benchmark;
@@ -138,8 +138,7 @@ static bool unit_medians(const cb_cmp_point *p, cb_hist_text *t, cb_msg *err)
     double *times = malloc((size_t)p->n * sizeof *times);
     if (!pairs || !times) {
         free(pairs), free(times);
-        cb_msg_set(err, "history: out of memory");
-        return false;
+        return cb_hist_oom(err);
     }
     for (int i = 0; i < p->n; i++)
         pairs[2 * i] = p->replicate[i], pairs[2 * i + 1] = p->times[i];
@@ -169,10 +168,7 @@ static bool row_params(const cb_cmp_point *p, long long point_id, const char *ru
     if (p->n > 0 && !unit_medians(p, &r->units, err)) return false;
     for (int i = 0; with_samples && i < p->n; i++)
         cb_hist_text_add(&r->samples, "%s%d:%.9g", i ? " " : "", p->replicate[i], p->times[i]);
-    if (r->units.failed || r->samples.failed) {
-        cb_msg_set(err, "history: out of memory");
-        return false;
-    }
+    if (r->units.failed || r->samples.failed) return cb_hist_oom(err);
     snprintf(r->pid, sizeof r->pid, "%lld", point_id);
     snprintf(r->batch, sizeof r->batch, "%d", p->batch);
     snprintf(r->n, sizeof r->n, "%d", p->n);
@@ -212,7 +208,7 @@ static bool insert_results(cb_hdb *db, const char *run_id, const cb_cmp_run *run
                            " unit_medians, sample_times) VALUES ",
                            n, CB_HIST_RESULT_COLS, "");
     bool ok = rows && params && sql;
-    if (!ok) cb_msg_set(err, "history: out of memory");
+    if (!ok) cb_hist_oom(err);
     for (int i = 0; ok && i < n; i++)
         ok = row_params(&run->points[from + i], ids[from + i], run_id, with_samples, &rows[i],
                         params + i * CB_HIST_RESULT_COLS, err);

@@ -16,6 +16,14 @@
 
 #include "cb_common.h"
 
+/* Out of memory: err says so in the history's one wording, and false, so
+ * that a step can end with `return cb_hist_oom(err)`. */
+static inline bool cb_hist_oom(cb_msg *err)
+{
+    cb_msg_set(err, "history: out of memory");
+    return false;
+}
+
 /* Statements run more than once, one slot each (prepared once). */
 typedef enum cb_hdb_stmt {
     CB_STMT_ONCE = -1, /* prepare, run, forget */
