@@ -192,46 +192,30 @@ static long fault_kill_after(void)
     return strtol(f + strlen(key), NULL, 10);
 }
 
-/* A stored run of some identity: id, digest, path. */
-typedef struct stored_run {
-    char id[32], digest[24], path[256];
-    bool found;
-} stored_run;
-
-static bool keep_stored(void *ctx, int n_cols, const char *const *vals, const double *nums,
-                        cb_msg *err)
-{
-    (void)err, (void)nums;
-    stored_run *s = ctx;
-    if (n_cols < 3) return true;
-    snprintf(s->id, sizeof s->id, "%s", vals[0] ? vals[0] : "");
-    snprintf(s->digest, sizeof s->digest, "%s", vals[1] ? vals[1] : "");
-    snprintf(s->path, sizeof s->path, "%s", vals[2] ? vals[2] : "");
-    s->found = true;
-    return true;
-}
-
 /* Is the run stored already? *run_id >= 0 when it is; a stored run of the
  * same identity with other content is an error. */
 static bool find_stored(cb_hdb *db, const char *dir, const run_facts *f, long long *run_id,
                         cb_msg *err)
 {
-    stored_run s = {{0}, {0}, {0}, false};
+    char id[32], digest[24], path[256];
+    char *const cols[] = {id, digest, path};
+    const size_t lens[] = {sizeof id, sizeof digest, sizeof path};
     const char *params[] = {f->identity};
+    bool found;
     *run_id = -1;
-    if (!db->ops->query(db, CB_STMT_RUN_BY_IDENTITY,
-                        "SELECT id, digest, path FROM cubench_run WHERE identity = $1", 1, params,
-                        keep_stored, &s, err))
+    if (!cb_hdb_query_texts(db, CB_STMT_RUN_BY_IDENTITY,
+                            "SELECT id, digest, path FROM cubench_run WHERE identity = $1", 1,
+                            params, 3, cols, lens, &found, err))
         return false;
-    if (!s.found) return true;
-    if (strcmp(s.digest, f->digest) != 0) {
+    if (!found) return true;
+    if (strcmp(digest, f->digest) != 0) {
         cb_msg_set(err,
                    "%s: another run with the same identity (git SHA, build, start time, host, "
                    "GPU) is stored as run %s (from %s); refusing to mix them",
-                   dir, s.id, s.path);
+                   dir, id, path);
         return false;
     }
-    *run_id = parse_id(s.id);
+    *run_id = parse_id(id);
     return true;
 }
 

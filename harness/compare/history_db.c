@@ -72,30 +72,40 @@ int cb_history_schema_found(const cb_history *h)
     return h->schema_found;
 }
 
-typedef struct first_text {
-    char *out;
-    size_t len;
+typedef struct first_row {
+    int n;
+    char *const *out;
+    const size_t *len;
     bool found;
-} first_text;
+} first_row;
 
 static bool keep_first(void *ctx, int n_cols, const char *const *vals, const double *nums,
                        cb_msg *err)
 {
     (void)err, (void)nums;
-    first_text *t = ctx;
-    if (!t->found && n_cols > 0) snprintf(t->out, t->len, "%s", vals[0] ? vals[0] : "");
+    first_row *t = ctx;
+    for (int i = 0; !t->found && i < t->n && i < n_cols; i++)
+        snprintf(t->out[i], t->len[i], "%s", vals[i] ? vals[i] : "");
     t->found = true;
     return true;
+}
+
+bool cb_hdb_query_texts(cb_hdb *db, cb_hdb_stmt slot, const char *sql, int n,
+                        const char *const *params, int n_out, char *const *out, const size_t *len,
+                        bool *found, cb_msg *err)
+{
+    first_row t = {n_out, out, len, false};
+    for (int i = 0; i < n_out; i++)
+        out[i][0] = '\0';
+    bool ok = db->ops->query(db, slot, sql, n, params, keep_first, &t, err);
+    if (found) *found = t.found;
+    return ok;
 }
 
 bool cb_hdb_query_text(cb_hdb *db, cb_hdb_stmt slot, const char *sql, int n,
                        const char *const *params, char *out, size_t len, bool *found, cb_msg *err)
 {
-    first_text t = {out, len, false};
-    out[0] = '\0';
-    bool ok = db->ops->query(db, slot, sql, n, params, keep_first, &t, err);
-    if (found) *found = t.found;
-    return ok;
+    return cb_hdb_query_texts(db, slot, sql, n, params, 1, &out, &len, found, err);
 }
 
 bool cb_hdb_ddl(const cb_hdb *db, const char *sql, char *out, size_t len)

@@ -86,6 +86,12 @@ bool cb_hdb_pg_built(void);
 bool cb_hdb_query_text(cb_hdb *db, cb_hdb_stmt slot, const char *sql, int n,
                        const char *const *params, char *out, size_t len, bool *found, cb_msg *err);
 
+/* The same for the first n_out columns, column i into out[i] (len[i]
+ * bytes). */
+bool cb_hdb_query_texts(cb_hdb *db, cb_hdb_stmt slot, const char *sql, int n,
+                        const char *const *params, int n_out, char *const *out, const size_t *len,
+                        bool *found, cb_msg *err);
+
 /* `sql` with every {ID} replaced by the backend's key type, in `out`. */
 bool cb_hdb_ddl(const cb_hdb *db, const char *sql, char *out, size_t len);
 
