@@ -1,4 +1,5 @@
-/* cb_common.c - status names and message formatting. */
+/* cb_common.c - status names, message formatting, growing arrays, a
+ * binary search and the clock. */
 #include "cb_common.h"
 
 #include <stdio.h>
@@ -36,6 +37,20 @@ void *cb_grow_array(void *items, int n, int *cap, int first_cap, size_t size)
     void *grown = realloc(items, (size_t)grown_cap * size);
     if (grown) *cap = grown_cap;
     return grown;
+}
+
+size_t cb_lower_bound(const void *key, const void *base, size_t n, size_t size,
+                      int (*cmp)(const void *key, const void *item))
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp(key, (const char *)base + mid * size) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 double cb_now_s(void)

@@ -38,6 +38,14 @@ void cb_msg_set(cb_msg *m, const char *fmt, ...) __attribute__((format(printf, 2
  * memory, the array and *cap left as they were. */
 void *cb_grow_array(void *items, int n, int *cap, int first_cap, size_t size);
 
+/* The index of the first of n sorted `size`-byte items from `base` that
+ * does not sort before `key` (n when every one does): std::lower_bound,
+ * with bsearch's comparison (cmp(key, item) < 0, 0, > 0 as key sorts
+ * before, with, after the item). Unlike bsearch, it finds where an absent
+ * key would go and the first of equal items. */
+size_t cb_lower_bound(const void *key, const void *base, size_t n, size_t size,
+                      int (*cmp)(const void *key, const void *item));
+
 /* Seconds on the monotonic clock (samples, telemetry and progress share it). */
 double cb_now_s(void);
 

@@ -306,18 +306,16 @@ static void task_problem(const cb_fleet *f, cb_fleet_task *t)
 }
 
 /* The record of task `id` (records are sorted by id), or NULL. */
+static int cmp_task_id(const void *id, const void *task)
+{
+    int a = *(const int *)id, b = ((const cb_fleet_task *)task)->id;
+    return (a > b) - (a < b);
+}
+
 static const cb_fleet_task *find_task(const cb_fleet *f, int id)
 {
-    int lo = 0, hi = f->n_tasks;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (f->tasks[mid].id == id) return &f->tasks[mid];
-        if (f->tasks[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    if (f->n_tasks <= 0) return NULL;
+    return bsearch(&id, f->tasks, (size_t)f->n_tasks, sizeof *f->tasks, cmp_task_id);
 }
 
 static void member_problem(const cb_fleet *f, cb_fleet_member *m)

@@ -203,22 +203,19 @@ static bool load_dir(cb_fleet *f, int dir, const char *fleet_dir, cb_msg *err)
     return ok;
 }
 
+static int cmp_dir_name(const void *name, const void *dir)
+{
+    return strcmp(name, ((const cb_fleet_dir *)dir)->name);
+}
+
 int cb_fleet_find_dir(const cb_fleet *f, const char *run_dir)
 {
     const char *name = strrchr(run_dir, '/');
     name = name ? name + 1 : run_dir;
-    if (!*name) return -1;
-    int lo = 0, hi = f->n_dirs;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        int c = strcmp(f->dirs[mid].name, name);
-        if (c == 0) return mid;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    if (!*name || f->n_dirs <= 0) return -1;
+    const cb_fleet_dir *d =
+        bsearch(name, f->dirs, (size_t)f->n_dirs, sizeof *f->dirs, cmp_dir_name);
+    return d ? (int)(d - f->dirs) : -1;
 }
 
 /* Join tasks to runs by the run directory's name (the first task wins). */

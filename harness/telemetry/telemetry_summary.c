@@ -1,6 +1,7 @@
 /* telemetry_summary.c - readings -> per-point and per-sample fields. */
 #include "telemetry_summary.h"
 
+#include "cb_common.h"
 #include "telemetry_reasons.h"
 
 #include <math.h>
@@ -65,17 +66,15 @@ void cb_telemetry_summarise(const cb_telemetry_reading *r, int n, cb_point_telem
 }
 
 /* Index of the first reading at or after t (n when none). */
+static int cmp_time(const void *t, const void *reading)
+{
+    double a = *(const double *)t, b = ((const cb_telemetry_reading *)reading)->t_s;
+    return (a > b) - (a < b);
+}
+
 static int first_at_or_after(const cb_telemetry_reading *r, int n, double t)
 {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (r[mid].t_s < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (int)cb_lower_bound(&t, r, (size_t)n, sizeof *r, cmp_time);
 }
 
 static int nearest(const cb_telemetry_reading *r, int n, double t)

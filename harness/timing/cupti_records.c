@@ -1,6 +1,8 @@
 /* cupti_records.c - storing, joining and naming CUPTI activity records. */
 #include "cupti_records.h"
 
+#include "cb_common.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -197,17 +199,17 @@ static int cb_corr_cmp(const void *a, const void *b)
     return (x->ext > y->ext) - (x->ext < y->ext);
 }
 
-/* The external id of correlation id `corr`; false when none was recorded. */
+static int cmp_corr_key(const void *corr, const void *c)
+{
+    uint32_t a = *(const uint32_t *)corr, b = ((const cb_correlation *)c)->corr;
+    return (a > b) - (a < b);
+}
+
+/* The external id of correlation id `corr` (the first recorded, the lowest
+ * of several); false when none was recorded. */
 static bool cb_lookup_ext(const cb_correlation *sorted, size_t n, uint32_t corr, uint64_t *ext)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid].corr < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = cb_lower_bound(&corr, sorted, n, sizeof *sorted, cmp_corr_key);
     if (lo < n && sorted[lo].corr == corr) {
         *ext = sorted[lo].ext;
         return true;

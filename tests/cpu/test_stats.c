@@ -1,8 +1,9 @@
 /* test_stats.c - summaries, the median CI ranks, autocorrelation, drift and
  * the stopping rule, including the coverage of its CI when the rule itself
  * decides when to stop (sequential stopping) on independent and on
- * autocorrelated samples. */
+ * autocorrelated samples; and the binary search the readers share. */
 /* test links: cubench_common */
+#include "cb_common.h"
 #include "cb_test.h"
 #include "stats.h"
 
@@ -160,8 +161,31 @@ static void test_drift(void)
     CB_CHECK(!cb_stats_drift(x, 17, &change));
 }
 
+static int cmp_int(const void *key, const void *item)
+{
+    int a = *(const int *)key, b = *(const int *)item;
+    return (a > b) - (a < b);
+}
+
+/* cb_lower_bound: the first of equal items, where an absent key would go,
+ * both ends, and an empty array. */
+static void test_lower_bound(void)
+{
+    static const int v[] = {1, 3, 3, 3, 7};
+    const size_t n = sizeof v / sizeof v[0];
+    static const struct {
+        int key;
+        size_t at;
+    } cases[] = {{0, 0}, {1, 0}, {3, 1}, {4, 4}, {7, 4}, {8, 5}};
+    for (int i = 0; i < CB_ARRAY_LEN(cases); i++)
+        CB_CHECK_EQ_INT((int)cb_lower_bound(&cases[i].key, v, n, sizeof *v, cmp_int),
+                        (int)cases[i].at);
+    CB_CHECK_EQ_INT((int)cb_lower_bound(&cases[0].key, v, 0, sizeof *v, cmp_int), 0);
+}
+
 int main(void)
 {
+    test_lower_bound();
     double x[] = {5, 1, 4, 2, 3};
     cb_summary s;
     cb_stats_summarise(x, 5, &s);
