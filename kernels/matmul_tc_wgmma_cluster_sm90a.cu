@@ -50,6 +50,7 @@ namespace
 constexpr int kBM = 128, kBN = 256, kStages = 4, kThreads = 384, kCluster = 2;
 constexpr int kGroupM = 4; /* cluster rows per group: 8 tile rows, as rung 4 */
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+typedef cb_wg_ring<kStages, kBM * 128, kBN * 128> Ring; /* 128-byte rows of k */
 
 /* This CTA's loads of k-slice kt: its A box, and its half of B for both. */
 template <cb_tc_precision P>
@@ -80,23 +81,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, kBN> C;
     extern __shared__ uint8_t smem_raw[];
-    uint8_t *smem = cb_wg_align_smem(smem_raw);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + kStages * C::STAGE);
-    uint64_t *empty = full + kStages;
-    const uint32_t sa0 = cb_tc_smem_addr(smem), sb0 = sa0 + kStages * C::STAGE_A;
+    const Ring r(smem_raw, 2 * 8); /* empty: 8 consumer warps in each CTA */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const uint32_t rank = cb_cluster_ctarank(), peer = rank ^ 1u;
     const int cluster = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
     const int ctiles = cluster_rows * tiles_n;
 
-    if (tid == 0) {
-        for (int s = 0; s < kStages; s++) {
-            cb_mbar_init(&full[s], 1);
-            cb_mbar_init(&empty[s], 2 * 8); /* 8 consumer warps in each CTA */
-        }
-        cb_mbar_init_fence();
-    }
     cb_cluster_sync(); /* both CTAs' barriers exist before any remote use */
 
     if (wg == 0) {
@@ -109,9 +100,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                 const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * kBN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const uint32_t s = it % kStages;
-                    cb_mbar_wait_cluster(&empty[s], ((it / kStages) & 1) ^ 1);
-                    cb_mc_load_stage<P>(sa0 + s * C::STAGE_A, sb0 + s * C::STAGE_B, &full[s],
-                                        &map_a, &map_b, bm, bn, kt, rank);
+                    cb_mbar_wait_cluster(&r.empty[s], ((it / kStages) & 1) ^ 1);
+                    cb_mc_load_stage<P>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b, bm, bn, kt,
+                                        rank);
                 }
             }
         }
@@ -133,23 +124,22 @@ __global__ void __launch_bounds__(kThreads, 1)
             const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * kBN;
             for (int kt = 0; kt < kt_count; kt++, it++) {
                 const uint32_t s = it % kStages;
-                cb_mbar_wait(&full[s], (it / kStages) & 1);
+                cb_mbar_wait(&r.full[s], (it / kStages) & 1);
                 cb_wgmma_fence();
-                cb_wg_mma_slice<P, kBN>(acc, sa0 + s * C::STAGE_A + cw * 64 * 128,
-                                        sb0 + s * C::STAGE_B, kt > 0);
+                cb_wg_mma_slice<P, kBN>(acc, r.a(s) + cw * 64 * 128, r.b(s), kt > 0);
                 cb_wgmma_commit();
                 cb_wgmma_wait<1>();
                 if (kt > 0 && lane == 0) {
                     const uint32_t ps = (it - 1) % kStages;
-                    cb_mbar_arrive(&empty[ps]);
-                    cb_mbar_arrive_cluster(&empty[ps], peer);
+                    cb_mbar_arrive(&r.empty[ps]);
+                    cb_mbar_arrive_cluster(&r.empty[ps], peer);
                 }
             }
             cb_wgmma_wait<0>();
             if (lane == 0) {
                 const uint32_t ps = (it - 1) % kStages;
-                cb_mbar_arrive(&empty[ps]);
-                cb_mbar_arrive_cluster(&empty[ps], peer);
+                cb_mbar_arrive(&r.empty[ps]);
+                cb_mbar_arrive_cluster(&r.empty[ps], peer);
             }
             cb_wgmma_fence_regs(acc);
             cb_wg_store<kBN>(g, acc, bm + cw * 64, bn);
@@ -169,7 +159,7 @@ cb_mc_kernel_fn cb_mc_pick(cb_tc_precision prec)
                                 : cb_tc_wgmma_cluster_kernel<CB_TC_FP8>;
 }
 
-constexpr int kSmem = kStages * (kBM + kBN) * 128 + 2 * kStages * 8 + 1024;
+constexpr int kSmem = Ring::BYTES;
 
 cudaLaunchConfig_t cb_mc_config(const cb_tc_plan *p, cudaLaunchAttribute *attr, cudaStream_t stream)
 {

@@ -35,6 +35,7 @@ namespace
 {
 
 constexpr int kBM = 128, kBN = 128, kStages = 3, kThreads = 256;
+typedef cb_wg_ring<kStages, kBM * 128, kBN * 128> Ring; /* 128-byte rows of k */
 
 template <cb_tc_precision P>
 __global__ void __launch_bounds__(kThreads)
@@ -44,26 +45,14 @@ __global__ void __launch_bounds__(kThreads)
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, kBN> C;
     extern __shared__ uint8_t smem_raw[];
-    uint8_t *smem = cb_wg_align_smem(smem_raw);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + kStages * C::STAGE);
-    uint64_t *empty = full + kStages;
-    const uint32_t sa0 = cb_tc_smem_addr(smem), sb0 = sa0 + kStages * C::STAGE_A;
+    const Ring r(smem_raw, kThreads / 32); /* empty: one arrival per warp */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const int bm = blockIdx.y * kBM, bn = blockIdx.x * kBN;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
-
-    if (tid == 0) {
-        for (int s = 0; s < kStages; s++) {
-            cb_mbar_init(&full[s], 1);              /* the producer's expect_tx */
-            cb_mbar_init(&empty[s], kThreads / 32); /* one arrival per warp */
-        }
-        cb_mbar_init_fence();
-    }
     __syncthreads();
     if (tid == 0)
         for (int s = 0; s < kStages && s < kt_count; s++)
-            cb_wg_load_stage<P, kBM, kBN>(sa0 + s * C::STAGE_A, sb0 + s * C::STAGE_B, &full[s],
-                                          &map_a, &map_b, bm, bn, s);
+            cb_wg_load_stage<P, kBM, kBN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b, bm, bn, s);
 
     float acc[kBN / 2];
 #pragma unroll
@@ -73,19 +62,18 @@ __global__ void __launch_bounds__(kThreads)
 
     for (int kt = 0; kt < kt_count; kt++) {
         const int s = kt % kStages;
-        cb_mbar_wait(&full[s], (kt / kStages) & 1);
+        cb_mbar_wait(&r.full[s], (kt / kStages) & 1);
         cb_wgmma_fence();
-        cb_wg_mma_slice<P, kBN>(acc, sa0 + s * C::STAGE_A + wg * 64 * 128, sb0 + s * C::STAGE_B,
-                                kt > 0);
+        cb_wg_mma_slice<P, kBN>(acc, r.a(s) + wg * 64 * 128, r.b(s), kt > 0);
         cb_wgmma_commit();
         cb_wgmma_wait<1>(); /* slice kt - 1 is done: release its stage */
         if (kt > 0) {
             const int ps = (kt - 1) % kStages;
-            if (lane == 0) cb_mbar_arrive(&empty[ps]);
+            if (lane == 0) cb_mbar_arrive(&r.empty[ps]);
             if (tid == 0 && kt - 1 + kStages < kt_count) {
-                cb_mbar_wait(&empty[ps], ((kt - 1) / kStages) & 1);
-                cb_wg_load_stage<P, kBM, kBN>(sa0 + ps * C::STAGE_A, sb0 + ps * C::STAGE_B,
-                                              &full[ps], &map_a, &map_b, bm, bn, kt - 1 + kStages);
+                cb_mbar_wait(&r.empty[ps], ((kt - 1) / kStages) & 1);
+                cb_wg_load_stage<P, kBM, kBN>(r.a(ps), r.b(ps), &r.full[ps], &map_a, &map_b, bm, bn,
+                                              kt - 1 + kStages);
             }
             __syncwarp();
         }
@@ -103,8 +91,7 @@ cb_wg_kernel_fn cb_wg_pick(cb_tc_precision prec)
     return prec == CB_TC_BF16 ? cb_tc_wgmma_kernel<CB_TC_BF16> : cb_tc_wgmma_kernel<CB_TC_TF32>;
 }
 
-/* Stages, the 2 x kStages barriers, and 1 KiB to align the stages. */
-constexpr int kSmem = kStages * (kBM + kBN) * 128 + 2 * kStages * 8 + 1024;
+constexpr int kSmem = Ring::BYTES;
 
 } // namespace
 

@@ -48,7 +48,8 @@ namespace
 constexpr int kBM = 256, kBN = 128, kBK = 32, kStages = 4, kThreads = 384, kGroupM = 8;
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 constexpr int kStageA = kBM * 128, kStageB = kBN * kBK * 4, kStage = kStageA + kStageB;
-constexpr int kSmem = kStages * kStage + 2 * kStages * 8 + 1024;
+typedef cb_wg_ring<kStages, kStageA, kStageB> Ring;
+constexpr int kSmem = Ring::BYTES;
 
 /* The producer's loads of k-slice kt: A (256 m-rows x 32 k, K-major) and
  * B (32 k-rows x 128 n in 4 boxes of 32 columns, N-major). */
@@ -121,23 +122,17 @@ __device__ __forceinline__ void cb_t32_store(const cb_tc_args &g, const float (&
     }
 }
 
-struct cb_t32_ring {
-    uint64_t *full, *empty;
-    uint32_t sa0, sb0;
-    const uint8_t *sb0_ptr;
-};
-
 /* One slice for a consumer: wait for it and for the wgmmas before it
  * (their fragments are about to be overwritten), release the slice before
  * it, load its fragments, issue. */
-__device__ __forceinline__ void cb_t32_consume(const cb_t32_ring &r, float (&acc)[128],
+__device__ __forceinline__ void cb_t32_consume(const Ring &r, float (&acc)[128],
                                                uint32_t (&f)[4][4], uint32_t it, int kt, int cw)
 {
     const uint32_t s = it % kStages;
     cb_mbar_wait(&r.full[s], (it / kStages) & 1);
     cb_wgmma_wait<0>();
     if (kt > 0 && threadIdx.x % 32 == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
-    cb_t32_load_frags(f, r.sb0_ptr + s * kStageB, 64 * cw);
+    cb_t32_load_frags(f, r.b_ptr(s), 64 * cw);
     /* Keep the conversions above the fence (the cvt asm could sink below it,
      * into the wgmma pipeline). */
 #pragma unroll
@@ -146,7 +141,7 @@ __device__ __forceinline__ void cb_t32_consume(const cb_t32_ring &r, float (&acc
         for (int j = 0; j < 4; j++)
             asm volatile("" : "+r"(f[i][j])::"memory");
     cb_wgmma_fence();
-    cb_t32_mma_slice(acc, f, r.sa0 + s * kStageA, kt > 0);
+    cb_t32_mma_slice(acc, f, r.a(s), kt > 0);
     cb_wgmma_commit();
 }
 
@@ -157,24 +152,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 {
 #if CB_TC_SM90A_DEVICE
     extern __shared__ uint8_t smem_raw[];
-    uint8_t *smem = cb_wg_align_smem(smem_raw);
-    cb_t32_ring r;
-    r.full = reinterpret_cast<uint64_t *>(smem + kStages * kStage);
-    r.empty = r.full + kStages;
-    r.sa0 = cb_tc_smem_addr(smem);
-    r.sb0 = r.sa0 + kStages * kStageA;
-    r.sb0_ptr = smem + kStages * kStageA;
+    const Ring r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128;
     const int kt_count = (g.k + kBK - 1) / kBK;
     const int tiles = tiles_m * tiles_n;
-
-    if (tid == 0) {
-        for (int s = 0; s < kStages; s++) {
-            cb_mbar_init(&r.full[s], 1);
-            cb_mbar_init(&r.empty[s], 8); /* the 8 consumer warps */
-        }
-        cb_mbar_init_fence();
-    }
     __syncthreads();
 
     if (wg == 0) {
@@ -187,8 +168,8 @@ __global__ void __launch_bounds__(kThreads, 1)
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const uint32_t s = it % kStages;
                     cb_mbar_wait(&r.empty[s], ((it / kStages) & 1) ^ 1);
-                    cb_t32_load_stage(r.sa0 + s * kStageA, r.sb0 + s * kStageB, &r.full[s], &map_a,
-                                      &map_b, tm * kBM, tn * kBN, kt);
+                    cb_t32_load_stage(r.a(s), r.b(s), &r.full[s], &map_a, &map_b, tm * kBM,
+                                      tn * kBN, kt);
                 }
             }
         }

@@ -369,4 +369,42 @@ __device__ __forceinline__ uint8_t *cb_wg_align_smem(uint8_t *raw)
     return raw + ((1024u - (a & 1023u)) & 1023u);
 }
 
+/* The ring of S pipeline stages every Hopper kernel here keeps in dynamic
+ * shared memory, aligned to 1 KiB: S stages of A (STAGE_A bytes each)
+ * from sa0, S of B (STAGE_B each) from sb0, then a `full` and an `empty`
+ * mbarrier per stage. `full` completes on the producer's expect_tx (one
+ * arrival and the bytes), `empty` on `releases` arrivals (the consumer
+ * warps that hand a stage back). Thread 0 initialises the barriers; the
+ * kernel makes them visible (__syncthreads, or a cluster barrier where the
+ * peer CTA arrives) before any use. BYTES is the dynamic shared memory to
+ * launch with: the stages, the barriers and 1 KiB to align. */
+template <int S, int STAGE_A, int STAGE_B> struct cb_wg_ring {
+    static constexpr int BYTES = S * (STAGE_A + STAGE_B) + 2 * S * 8 + 1024;
+    uint8_t *smem; /* the aligned base: the first stage of A */
+    uint64_t *full, *empty;
+    uint32_t sa0, sb0;
+
+    __device__ __forceinline__ cb_wg_ring(uint8_t *raw, uint32_t releases)
+        : smem(cb_wg_align_smem(raw)),
+          full(reinterpret_cast<uint64_t *>(smem + S * (STAGE_A + STAGE_B))), empty(full + S),
+          sa0(cb_tc_smem_addr(smem)), sb0(sa0 + S * STAGE_A)
+    {
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < S; s++) {
+                cb_mbar_init(&full[s], 1);
+                cb_mbar_init(&empty[s], releases);
+            }
+            cb_mbar_init_fence();
+        }
+    }
+    /* Shared-memory addresses of stage s of A and of B. */
+    __device__ __forceinline__ uint32_t a(uint32_t s) const { return sa0 + s * STAGE_A; }
+    __device__ __forceinline__ uint32_t b(uint32_t s) const { return sb0 + s * STAGE_B; }
+    /* Stage s of B for loads by hand (TF32's register fragments). */
+    __device__ __forceinline__ const uint8_t *b_ptr(uint32_t s) const
+    {
+        return smem + S * STAGE_A + s * STAGE_B;
+    }
+};
+
 #endif

@@ -19,11 +19,8 @@ namespace cb_ws
 constexpr int kBM = 128, kStages = 4, kThreads = 384, kGroupM = 8;
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 
-/* Stages, the 2 x kStages barriers, and 1 KiB to align the stages. */
-template <int BN> constexpr int smem_bytes()
-{
-    return kStages * (kBM + BN) * 128 + 2 * kStages * 8 + 1024;
-}
+/* Stages of 128-byte rows of k: kBM of A, BN of B. */
+template <int BN> using ring = cb_wg_ring<kStages, kBM * 128, BN * 128>;
 
 template <cb_tc_precision P, int BN>
 __global__ void __launch_bounds__(kThreads, 1)
@@ -33,21 +30,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, BN> C;
     extern __shared__ uint8_t smem_raw[];
-    uint8_t *smem = cb_wg_align_smem(smem_raw);
-    uint64_t *full = reinterpret_cast<uint64_t *>(smem + kStages * C::STAGE);
-    uint64_t *empty = full + kStages;
-    const uint32_t sa0 = cb_tc_smem_addr(smem), sb0 = sa0 + kStages * C::STAGE_A;
+    const ring<BN> r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
     const int tiles = tiles_m * tiles_n;
-
-    if (tid == 0) {
-        for (int s = 0; s < kStages; s++) {
-            cb_mbar_init(&full[s], 1);
-            cb_mbar_init(&empty[s], 8); /* the 8 consumer warps */
-        }
-        cb_mbar_init_fence();
-    }
     __syncthreads();
 
     if (wg == 0) {
@@ -59,9 +45,9 @@ __global__ void __launch_bounds__(kThreads, 1)
                 cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const uint32_t s = it % kStages;
-                    cb_mbar_wait(&empty[s], ((it / kStages) & 1) ^ 1);
-                    cb_wg_load_stage<P, kBM, BN>(sa0 + s * C::STAGE_A, sb0 + s * C::STAGE_B,
-                                                 &full[s], &map_a, &map_b, tm * kBM, tn * BN, kt);
+                    cb_mbar_wait(&r.empty[s], ((it / kStages) & 1) ^ 1);
+                    cb_wg_load_stage<P, kBM, BN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b,
+                                                 tm * kBM, tn * BN, kt);
                 }
             }
         }
@@ -80,16 +66,15 @@ __global__ void __launch_bounds__(kThreads, 1)
             cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
             for (int kt = 0; kt < kt_count; kt++, it++) {
                 const uint32_t s = it % kStages;
-                cb_mbar_wait(&full[s], (it / kStages) & 1);
+                cb_mbar_wait(&r.full[s], (it / kStages) & 1);
                 cb_wgmma_fence();
-                cb_wg_mma_slice<P, BN>(acc, sa0 + s * C::STAGE_A + cw * 64 * 128,
-                                       sb0 + s * C::STAGE_B, kt > 0);
+                cb_wg_mma_slice<P, BN>(acc, r.a(s) + cw * 64 * 128, r.b(s), kt > 0);
                 cb_wgmma_commit();
                 cb_wgmma_wait<1>();
-                if (kt > 0 && lane == 0) cb_mbar_arrive(&empty[(it - 1) % kStages]);
+                if (kt > 0 && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             }
             cb_wgmma_wait<0>();
-            if (lane == 0) cb_mbar_arrive(&empty[(it - 1) % kStages]);
+            if (lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             cb_wgmma_fence_regs(acc);
             cb_wg_store<BN>(g, acc, tm * kBM + cw * 64, tn * BN);
         }
@@ -106,7 +91,7 @@ template <cb_tc_precision P> kernel_fn pick(int bn)
 
 inline int smem_for(int bn)
 {
-    return bn == 256 ? smem_bytes<256>() : bn == 192 ? smem_bytes<192>() : smem_bytes<128>();
+    return bn == 256 ? ring<256>::BYTES : bn == 192 ? ring<192>::BYTES : ring<128>::BYTES;
 }
 
 /* Plan the persistent launch of kernel<P, bn>: tile width for the shape,
