@@ -1,6 +1,7 @@
 /* plan_test_util.h - plan one benchmark glob with `--axis` overrides, the
- * way the command line does, and run a plan into a run directory, for tests
- * that need planned points or their rows. */
+ * way the command line does, start a test's run configuration, and run a
+ * plan into a run directory, for tests that need planned points or their
+ * rows. */
 #ifndef CB_PLAN_TEST_UTIL_H
 #define CB_PLAN_TEST_UTIL_H
 
@@ -8,6 +9,10 @@
 #include "plan.h"
 #include "runner.h"
 #include "sink.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Plan `glob` on `dev` (NULL: no device) with one override per
  * "[GLOB:]NAME=VALUES" text of axes[0..n_axes), at most 8, and at most
@@ -45,6 +50,39 @@ static inline void cb_test_run_into(const cb_run_config *cfg, const cb_plan *pla
     CB_CHECK(cb_sink_open(&sink, dir, &err));
     CB_CHECK(cb_runner_run(cfg, plan->points, plan->n, &sink, rows, totals, &err) == CB_OK);
     cb_sink_close(&sink);
+}
+
+/* cfg as the runner's defaults on `dev`, quiet and without NVTX ranges:
+ * where a test's run starts before it sets what it tests. */
+static inline void cb_test_run_config(cb_run_config *cfg, const cb_device_info *dev)
+{
+    cb_run_config_defaults(cfg);
+    cfg->dev = dev;
+    cfg->quiet = true;
+    cfg->nvtx = false;
+}
+
+/* Run the plan's points under cfg into a sink at `dir` and expect `want`
+ * of them ok or noisy: then true, their rows copied into out[0..want).
+ * Otherwise false, why on stderr, for a test that says which run failed. */
+static inline bool cb_test_run_rows(const cb_run_config *cfg, const cb_plan *plan, const char *dir,
+                                    int want, cb_result *out)
+{
+    cb_msg err = {{0}};
+    cb_sink sink;
+    cb_result *results = NULL;
+    cb_run_totals totals = {0};
+    bool opened = cb_sink_open(&sink, dir, &err);
+    bool ok = opened &&
+              cb_runner_run(cfg, plan->points, plan->n, &sink, &results, &totals, &err) == CB_OK &&
+              totals.ok + totals.noisy == want;
+    if (ok) memcpy(out, results, (size_t)want * sizeof *out);
+    if (!ok)
+        fprintf(stderr, "run: %s (ok %d noisy %d fail %d)\n", err.text, totals.ok, totals.noisy,
+                totals.fail);
+    if (opened) cb_sink_close(&sink);
+    free(results);
+    return ok;
 }
 
 #endif

@@ -12,6 +12,7 @@
  * tell the two ways of sampling apart. */
 /* test links: cubench_engine cubench_kernels */
 #include "gpu_test_util.h"
+#include "plan_test_util.h"
 #include "cupti_timer.h"
 #include "plan.h"
 #include "runner.h"
@@ -117,35 +118,19 @@ static const cb_family lag_family = {
 /* Run both lag benchmarks in hot mode; rows[0] is lag/none, rows[1] lag/host. */
 static bool run_lag(const cb_device_info *dev, bool profile, const char *dir, cb_result rows[2])
 {
-    const char *globs[] = {"lag/*"};
-    cb_plan_request req = {.globs = globs, .n_globs = 1, .dev = dev, .max_points = 10};
     cb_plan plan;
     cb_msg err = {{0}};
-    if (!cb_plan_build(&req, &plan, &err)) {
+    if (!cb_test_plan("lag/*", NULL, 0, dev, 10, &plan, &err)) {
         fprintf(stderr, "plan: %s\n", err.text);
         return false;
     }
     cb_run_config cfg;
-    cb_run_config_defaults(&cfg);
-    cfg.dev = dev;
-    cfg.quiet = true;
-    cfg.nvtx = false;
+    cb_test_run_config(&cfg, dev);
     cfg.cache = CB_CACHE_HOT;
     cfg.profile = profile;
     cfg.stop.min_samples = 40;
     cfg.stop.max_time_s = 0.5;
-    cb_sink sink;
-    cb_result *results = NULL;
-    cb_run_totals totals;
-    bool ok = cb_sink_open(&sink, dir, &err) &&
-              cb_runner_run(&cfg, plan.points, plan.n, &sink, &results, &totals, &err) == CB_OK &&
-              totals.ok + totals.noisy == 2;
-    if (ok) memcpy(rows, results, 2 * sizeof *rows);
-    if (!ok)
-        fprintf(stderr, "run: %s (ok %d noisy %d fail %d)\n", err.text, totals.ok, totals.noisy,
-                totals.fail);
-    cb_sink_close(&sink);
-    free(results);
+    bool ok = cb_test_run_rows(&cfg, &plan, dir, 2, rows);
     cb_plan_free(&plan);
     return ok;
 }

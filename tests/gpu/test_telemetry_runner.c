@@ -7,6 +7,7 @@
 /* test links: cubench_engine cubench_bench */
 #include "families.h"
 #include "gpu_test_util.h"
+#include "plan_test_util.h"
 #include "csv_reader.h"
 #include "plan.h"
 #include "runner.h"
@@ -19,44 +20,22 @@
 static bool run_point(const cb_device_info *dev, cb_telemetry *tele, const char *dir,
                       bool keep_throttled, cb_result *out)
 {
-    const char *globs[] = {"vecadd/grid_stride"};
-    cb_axis_override ov[3];
-    cb_msg err = {{0}};
-    bool ok = cb_axis_override_parse("n=2^22", &ov[0], &err) &&
-              cb_axis_override_parse("block=256", &ov[1], &err) &&
-              cb_axis_override_parse("grid=auto", &ov[2], &err);
-    cb_plan_request req = {.globs = globs,
-                           .n_globs = 1,
-                           .overrides = ov,
-                           .n_overrides = 3,
-                           .dev = dev,
-                           .max_points = 10};
+    static const char *const axes[] = {"n=2^22", "block=256", "grid=auto"};
     cb_plan plan;
-    if (!ok || !cb_plan_build(&req, &plan, &err)) {
+    cb_msg err = {{0}};
+    if (!cb_test_plan("vecadd/grid_stride", axes, CB_ARRAY_LEN(axes), dev, 10, &plan, &err)) {
         fprintf(stderr, "plan: %s\n", err.text);
         return false;
     }
     cb_run_config cfg;
-    cb_run_config_defaults(&cfg);
-    cfg.dev = dev;
-    cfg.nvtx = false;
-    cfg.quiet = true;
+    cb_test_run_config(&cfg, dev);
     cfg.stop.min_samples = 400; /* tens of milliseconds: many readings at 1 ms */
     cfg.telemetry = tele;
     cfg.replicates = 1;
     cfg.keep_throttled = keep_throttled;
     cfg.throttle_wait_max_s = 0.25;
-    cb_sink sink;
-    cb_result *results = NULL;
-    cb_run_totals totals;
-    ok = cb_sink_open(&sink, dir, &err) &&
-         cb_runner_run(&cfg, plan.points, plan.n, &sink, &results, &totals, &err) == CB_OK &&
-         totals.ok + totals.noisy == 1;
-    if (ok) *out = results[0];
-    cb_sink_close(&sink);
-    free(results);
+    bool ok = cb_test_run_rows(&cfg, &plan, dir, 1, out);
     cb_plan_free(&plan);
-    if (!ok) fprintf(stderr, "run: %s\n", err.text);
     return ok;
 }
 
