@@ -1,6 +1,7 @@
 /* matmul_ref.c - inputs, FP64 references and the error metric (see
  * matmul_ref.h for the metric and why the tolerances are what they are). */
 #include "matmul_ref.h"
+#include "cb_e4m3.h"
 #include "cb_random.h"
 
 #include <math.h>
@@ -22,14 +23,34 @@ void cb_matmul_fill_uniform(float *x, size_t count, uint64_t seed)
         x[i] = cb_random_value(seed, i);
 }
 
-double cb_matmul_gen_entry(const cb_matmul_gen *g, size_t e)
+/* The generator's value of `seed` at i, through E4M3 at `scale` when
+ * scale > 0 (cb_matmul_e4m3_scales). */
+static float cb_gen_value(uint64_t seed, size_t i, float scale)
+{
+    const float x = cb_random_value(seed, i);
+    return scale > 0.0f ? cb_e4m3_dequantize(cb_e4m3_quantize(x, scale), scale) : x;
+}
+
+void cb_matmul_fill_e4m3(float *x, size_t count, uint64_t seed, float scale)
+{
+    for (size_t i = 0; i < count; i++)
+        x[i] = cb_gen_value(seed, i, scale);
+}
+
+double cb_matmul_gen_entry_e4m3(const cb_matmul_gen *g, const cb_matmul_e4m3_scales *fp8, size_t e)
 {
     const size_t n = (size_t)g->n, k = (size_t)g->k, i = e / n, j = e % n;
+    const float sa = fp8 ? fp8->a : 0.0f, sb = fp8 ? fp8->b : 0.0f;
     double acc = 0.0;
     for (size_t q = 0; q < k; q++)
-        acc += (double)cb_random_value(g->seed_a, i * k + q) *
-               (double)cb_random_value(g->seed_b, q * n + j);
+        acc += (double)cb_gen_value(g->seed_a, i * k + q, sa) *
+               (double)cb_gen_value(g->seed_b, q * n + j, sb);
     return g->alpha * acc;
+}
+
+double cb_matmul_gen_entry(const cb_matmul_gen *g, size_t e)
+{
+    return cb_matmul_gen_entry_e4m3(g, NULL, e);
 }
 
 /* Run fn over [0, count) cut into `threads` even slices (at most
@@ -76,6 +97,7 @@ static void cb_run_slices(int count, int threads, cb_slice_fn fn, void *ctx)
 
 typedef struct cb_gen_job {
     const cb_matmul_gen *g;
+    const cb_matmul_e4m3_scales *fp8;
     const size_t *idx;
     double *exact;
 } cb_gen_job;
@@ -84,14 +106,20 @@ static void cb_gen_slice(void *ctx, int from, int to)
 {
     const cb_gen_job *job = ctx;
     for (int t = from; t < to; t++)
-        job->exact[t] = cb_matmul_gen_entry(job->g, job->idx[t]);
+        job->exact[t] = cb_matmul_gen_entry_e4m3(job->g, job->fp8, job->idx[t]);
+}
+
+void cb_matmul_gen_entries_e4m3(const cb_matmul_gen *g, const cb_matmul_e4m3_scales *fp8,
+                                const size_t *idx, int count, double *exact, int threads)
+{
+    cb_gen_job job = {g, fp8, idx, exact};
+    cb_run_slices(count, threads, cb_gen_slice, &job);
 }
 
 void cb_matmul_gen_entries(const cb_matmul_gen *g, const size_t *idx, int count, double *exact,
                            int threads)
 {
-    cb_gen_job job = {g, idx, exact};
-    cb_run_slices(count, threads, cb_gen_slice, &job);
+    cb_matmul_gen_entries_e4m3(g, NULL, idx, count, exact, threads);
 }
 
 /* The t-th entry a spot check looks at (see cb_matmul_spot_indices). */
@@ -129,33 +157,17 @@ float cb_matmul_bf16_to_float(uint16_t bits)
 
 uint8_t cb_matmul_float_to_e4m3(float x)
 {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    const uint8_t sign = (uint8_t)(u >> 24 & 0x80u);
-    u &= 0x7fffffffu;
-    if (u > 0x7f800000u) return 0x7f; /* NaN */
-    float a;
-    memcpy(&a, &u, sizeof a);
-    /* 448 = 1.75 x 2^8 is the largest finite E4M3; everything from there on
-     * rounds to it or beyond (the next step, 480, does not exist). */
-    if (a >= CB_MATMUL_E4M3_MAX) return sign | 0x7e;
-    /* Below 2^-6, the subnormals m x 2^-9 (m = 0..7; m = 8 is 2^-6, whose
-     * code 0x08 follows on): round to the grid, ties to even. */
-    if (a < 0x1p-6f) return sign | (uint8_t)rintf(a * 512.0f);
-    /* Normal: round the 23-bit mantissa to 3 bits at bit 20, ties to even;
-     * a carry moves into the exponent by itself. */
-    u += 0x7ffffu + (u >> 20 & 1u);
-    const uint32_t exp_field = (u >> 23) - 127u + 7u;
-    return sign | (uint8_t)(exp_field << 3) | (uint8_t)(u >> 20 & 7u);
+    return cb_e4m3_from_float(x);
 }
 
 float cb_matmul_e4m3_to_float(uint8_t bits)
 {
-    const int exp_field = bits >> 3 & 0xf, mant = bits & 7;
-    const double sign = bits & 0x80 ? -1.0 : 1.0;
-    if (exp_field == 0xf && mant == 7) return NAN;
-    if (exp_field == 0) return (float)(sign * ldexp(mant, -9));
-    return (float)(sign * ldexp(8 + mant, exp_field - 7 - 3));
+    return cb_e4m3_value(bits);
+}
+
+float cb_matmul_e4m3_scale(float amax)
+{
+    return amax > 0.0f ? amax / CB_MATMUL_E4M3_MAX : 1.0f;
 }
 
 float cb_matmul_quantize_e4m3(const float *x, size_t count, uint8_t *q, float *deq)
@@ -163,13 +175,10 @@ float cb_matmul_quantize_e4m3(const float *x, size_t count, uint8_t *q, float *d
     float amax = 0.0f;
     for (size_t i = 0; i < count; i++)
         if (fabsf(x[i]) > amax) amax = fabsf(x[i]);
-    const float scale = amax > 0.0f ? amax / CB_MATMUL_E4M3_MAX : 1.0f;
-    float value[256]; /* every code's value, decoded once */
-    for (int b = 0; b < 256; b++)
-        value[b] = cb_matmul_e4m3_to_float((uint8_t)b);
+    const float scale = cb_matmul_e4m3_scale(amax);
     for (size_t i = 0; i < count; i++) {
-        q[i] = cb_matmul_float_to_e4m3(x[i] / scale);
-        if (deq) deq[i] = scale * value[q[i]];
+        q[i] = cb_e4m3_quantize(x[i], scale);
+        if (deq) deq[i] = cb_e4m3_dequantize(q[i], scale);
     }
     return scale;
 }

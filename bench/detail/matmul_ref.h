@@ -94,6 +94,27 @@ double cb_matmul_gen_entry(const cb_matmul_gen *g, size_t e);
 void cb_matmul_gen_entries(const cb_matmul_gen *g, const size_t *idx, int count, double *exact,
                            int threads);
 
+/* The generated problem as an FP8 rung holds it: each element of A (B) is
+ * the generator's value quantised to E4M3 at the scale `a` (`b`) and
+ * dequantised, cb_e4m3_dequantize(cb_e4m3_quantize(x, s), s) of
+ * kernels/cb_e4m3.h, the function the device quantises with, so the exact
+ * product of these inputs is the one the FP8 GEMM approximates. */
+typedef struct cb_matmul_e4m3_scales {
+    float a, b;
+} cb_matmul_e4m3_scales;
+
+/* cb_matmul_gen_entry and cb_matmul_gen_entries of that problem (2k
+ * generator values, 2k quantisations, k FMAs an entry); `fp8` NULL: of the
+ * generator's values themselves, the functions above. */
+double cb_matmul_gen_entry_e4m3(const cb_matmul_gen *g, const cb_matmul_e4m3_scales *fp8, size_t e);
+void cb_matmul_gen_entries_e4m3(const cb_matmul_gen *g, const cb_matmul_e4m3_scales *fp8,
+                                const size_t *idx, int count, double *exact, int threads);
+
+/* x[i] = cb_random_value(seed, i) for i < count, quantised to E4M3 at
+ * `scale` and dequantised as above when scale > 0: one input of that
+ * problem, as the host's full reference multiplies it. */
+void cb_matmul_fill_e4m3(float *x, size_t count, uint64_t seed, float scale);
+
 /* The entries a spot check of an `entries`-entry C looks at: idx[0] = 0,
  * idx[1] = entries - 1 (a wrong corner is always seen), then `samples`
  * indices drawn by `seed`. idx holds samples + 2. */
@@ -105,15 +126,22 @@ float cb_matmul_bf16_to_float(uint16_t bits);
 
 /* FP8 E4M3 (1 sign, 4 exponent bits of bias 7, 3 mantissa bits; largest
  * finite 448, no infinities, NaN 0x7f / 0xff): round to nearest, ties to
- * even, saturating at +-448 (NaN stays NaN), and back. */
+ * even, saturating at +-448 (NaN stays NaN), and back. These are
+ * kernels/cb_e4m3.h's functions, which the device runs too. */
 #define CB_MATMUL_E4M3_MAX 448.0f
 uint8_t cb_matmul_float_to_e4m3(float x);
 float cb_matmul_e4m3_to_float(uint8_t bits);
 
-/* Quantise x[0..count) per tensor: scale = max|x| / 448 (1 for an all-zero
- * x), q[i] = e4m3(x[i] / scale), and when `deq` is not NULL deq[i] =
- * scale * e4m3_to_float(q[i]) (the value the FP8 GEMM multiplies, rounded
- * to FP32: a relative 2^-24 more). Returns the scale. */
+/* The per-tensor scale of an input whose largest magnitude is amax:
+ * amax / 448 in FP32, or 1 for an all-zero input. */
+float cb_matmul_e4m3_scale(float amax);
+
+/* Quantise x[0..count) per tensor on the host: scale = cb_matmul_e4m3_scale(
+ * max|x|), q[i] = e4m3(x[i] / scale), and when `deq` is not NULL (it may
+ * be x) deq[i] = scale * e4m3_to_float(q[i]) (the value the FP8 GEMM
+ * multiplies, rounded to FP32: a relative 2^-24 more); the bytes and
+ * values the device makes (cb_matmul_launch_quantize_e4m3). Returns the
+ * scale. */
 float cb_matmul_quantize_e4m3(const float *x, size_t count, uint8_t *q, float *deq);
 
 /* The exact (FP64) result: ref[i n + j] for the whole matrix, using up to
