@@ -1,13 +1,15 @@
 /* matmul_check_kernels.h - the matmul family's setup and verification on the
  * device: inputs from the counter-based generator (cb_random.h), their BF16
- * copies, and the comparison of C with a reference over every entry, so a
- * large point neither generates, converts nor compares on one CPU thread.
+ * and E4M3 copies, and the comparison of C with a reference over every
+ * entry, so a large point neither generates, converts nor compares on one
+ * CPU thread.
  * Every launcher enqueues on `s` and returns the launch error; the ones that
  * return a result to the host say so and synchronize `s`. */
 #ifndef CB_MATMUL_CHECK_KERNELS_H
 #define CB_MATMUL_CHECK_KERNELS_H
 
 #include <cuda_runtime_api.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +20,15 @@ extern "C" {
 /* y[i] = x[i] rounded to bfloat16, to nearest with ties to even (the bits
  * of cb_matmul_float_to_bf16, bench/detail/matmul_ref.h), for i < n. */
 cudaError_t cb_matmul_launch_to_bf16(const float *x, uint16_t *y, size_t n, cudaStream_t s);
+
+/* An FP8 input from x (rows x cols, row-major), in one pass: the E4M3 code
+ * of each element at the per-tensor scale, cb_e4m3_quantize(x[i], scale)
+ * of cb_e4m3.h (the host's function), into q row-major, or with
+ * `transpose` into q as its transpose (cols x rows: B laid out K-major);
+ * then x[i] = cb_e4m3_dequantize(code, scale) in place, the value an FP8
+ * GEMM multiplies. */
+cudaError_t cb_matmul_launch_quantize_e4m3(float *x, int rows, int cols, float scale, uint8_t *q,
+                                           bool transpose, cudaStream_t s);
 
 /* What one comparison of C with a reference R found, over every entry. */
 typedef struct cb_matmul_diff {
