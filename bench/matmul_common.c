@@ -58,11 +58,10 @@ static bool cb_matmul_full_ref(const cb_matmul_state *st)
     return cb_matmul_full_ref_shape(st->m, st->n, st->k);
 }
 
-/* Sampled entries of a large point's check (matmul_common.h), and the
- * device scratch they and the comparison use: the comparison's own, the
- * indices, then the gathered entries of C and of the reference. */
-#define CB_MATMUL_CHECK_ENTRIES (2 * CB_MATMUL_SPOT_SAMPLES + 2)
-#define CB_MATMUL_CHECK_ALIGN   256u
+/* The device scratch of a large point's check: the comparison's own, the
+ * indices of the sampled entries (matmul_common.h), then the gathered
+ * entries of C and of the reference. */
+#define CB_MATMUL_CHECK_ALIGN 256u
 
 static size_t cb_matmul_check_offset_idx(void)
 {
@@ -91,20 +90,19 @@ cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_pre
     uint64_t host = cb_mem_bytes(CB_MATMUL_CHECK_ENTRIES, sizeof(double) + 2 * sizeof(float));
     if (!on_gpu || full_ref) host = abc;
     if (full_ref) host = cb_mem_sum(host, cb_mem_bytes(mn, sizeof(double)));
-    /* FP8 rungs quantise on the host and are verified there (matmul_fp8.c):
-     * A, B and C, the FP32 originals beside the dequantised inputs, the
-     * E4M3 bytes of A and B (B twice: as made and K-major), and the cuBLAS
-     * reference read back as floats for a large point. */
+    /* FP8 rungs quantise on the device and are verified as the others
+     * (their A and B on the host only for the full reference, generated
+     * there), and besides hold the sampled entries and their exact values
+     * against the FP32 inputs (matmul_fp8.c). */
     const bool fp8 = prec == CB_MATMUL_FP8 || prec == CB_MATMUL_FP8_DEQ;
-    if (on_gpu && fp8) {
-        host = cb_mem_sum(abc, cb_mem_bytes(cb_mem_sum(mk, kn), sizeof(float) + 2));
-        host = cb_mem_sum(host, full_ref ? cb_mem_bytes(mn, sizeof(double))
-                                         : cb_mem_bytes(mn, sizeof(float)));
-    }
+    if (on_gpu && fp8)
+        host = cb_mem_sum(host, cb_mem_bytes(CB_MATMUL_CHECK_ENTRIES,
+                                             sizeof(size_t) + sizeof(float) + sizeof(double)));
     cb_status s = cb_mem_check_host(host, CB_MEM_HOST_SHARE, "host memory", why);
     if (s != CB_OK || !on_gpu) return s;
     /* Device: A, B and C; the cuBLAS reference of C, its workspace and the
-     * comparison's scratch; the BF16 copies of A and B. */
+     * comparison's scratch; the BF16 or E4M3 copies of A and B (FP8
+     * dequantises in place). */
     uint64_t dev = cb_mem_sum(abc, CB_MATMUL_WORKSPACE_BYTES);
     if (!full_ref)
         dev = cb_mem_sum(cb_mem_sum(dev, cb_mem_bytes(mn, sizeof(float))), cb_matmul_check_bytes());
@@ -192,6 +190,11 @@ cb_status cb_matmul_state_host_inputs(cb_matmul_state *st, cb_msg *why)
     CB_CUDA(cudaMemcpy(st->h_a, st->d_a, na * sizeof(float), cudaMemcpyDeviceToHost));
     CB_CUDA(cudaMemcpy(st->h_b, st->d_b, nb * sizeof(float), cudaMemcpyDeviceToHost));
     return CB_OK;
+}
+
+cb_matmul_gen cb_matmul_state_gen(const cb_matmul_state *st)
+{
+    return (cb_matmul_gen){st->m, st->n, st->k, st->alpha, st->seed_a, st->seed_b};
 }
 
 cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_matmul_precision prec,
@@ -307,16 +310,18 @@ int cb_matmul_cpu_threads(void)
 }
 
 /* What a large point's check reads back: the comparison over every entry,
- * the inputs' magnitudes, and C and the reference at the sampled entries. */
+ * the inputs' magnitudes, C and the reference at the sampled entries, and
+ * their exact values. */
 typedef struct cb_large_check {
     cb_matmul_diff diff;
     double scale;
-    size_t idx[CB_MATMUL_CHECK_ENTRIES];
-    float c[CB_MATMUL_CHECK_ENTRIES], r[CB_MATMUL_CHECK_ENTRIES];
+    cb_matmul_samples at;
+    float r[CB_MATMUL_CHECK_ENTRIES];
     double exact[CB_MATMUL_CHECK_ENTRIES];
 } cb_large_check;
 
-static cb_status cb_matmul_large_read(const cb_matmul_state *st, cb_large_check *lc, cb_msg *why)
+static cb_status cb_matmul_large_read(const cb_matmul_state *st, const cb_matmul_e4m3_scales *fp8,
+                                      cb_large_check *lc, cb_msg *why)
 {
     const size_t nc = (size_t)st->m * st->n;
     char *scratch = st->d_check;
@@ -327,20 +332,21 @@ static cb_status cb_matmul_large_read(const cb_matmul_state *st, cb_large_check 
     CB_CUDA(cb_matmul_absmax(st->d_a, (size_t)st->m * st->k, scratch, &max_a, st->stream));
     CB_CUDA(cb_matmul_absmax(st->d_b, (size_t)st->k * st->n, scratch, &max_b, st->stream));
     lc->scale = cb_matmul_error_scale_of(st->alpha, st->k, max_a, max_b);
-    cb_matmul_spot_indices(nc, CB_MATMUL_CHECK_ENTRIES - 2, st->seed, lc->idx);
+    cb_matmul_spot_indices(nc, CB_MATMUL_CHECK_ENTRIES - 2, st->seed, lc->at.idx);
     unsigned long long idx[CB_MATMUL_CHECK_ENTRIES];
     for (int t = 0; t < CB_MATMUL_CHECK_ENTRIES; t++)
-        idx[t] = lc->idx[t];
+        idx[t] = lc->at.idx[t];
     CB_CUDA(cudaMemcpyAsync(d_idx, idx, sizeof idx, cudaMemcpyHostToDevice, st->stream));
     CB_CUDA(cb_matmul_launch_gather(st->d_c, d_idx, CB_MATMUL_CHECK_ENTRIES, d_vals, st->stream));
     CB_CUDA(cb_matmul_launch_gather(st->d_ref, d_idx, CB_MATMUL_CHECK_ENTRIES,
                                     d_vals + CB_MATMUL_CHECK_ENTRIES, st->stream));
-    CB_CUDA(cudaMemcpyAsync(lc->c, d_vals, sizeof lc->c, cudaMemcpyDeviceToHost, st->stream));
+    CB_CUDA(cudaMemcpyAsync(lc->at.c, d_vals, sizeof lc->at.c, cudaMemcpyDeviceToHost, st->stream));
     CB_CUDA(cudaMemcpyAsync(lc->r, d_vals + CB_MATMUL_CHECK_ENTRIES, sizeof lc->r,
                             cudaMemcpyDeviceToHost, st->stream));
     CB_CUDA(cudaStreamSynchronize(st->stream));
-    const cb_matmul_gen g = {st->m, st->n, st->k, st->alpha, st->seed_a, st->seed_b};
-    cb_matmul_gen_entries(&g, lc->idx, CB_MATMUL_CHECK_ENTRIES, lc->exact, cb_matmul_cpu_threads());
+    const cb_matmul_gen g = cb_matmul_state_gen(st);
+    cb_matmul_gen_entries_e4m3(&g, fp8, lc->at.idx, CB_MATMUL_CHECK_ENTRIES, lc->exact,
+                               cb_matmul_cpu_threads());
     return CB_OK;
 }
 
@@ -368,8 +374,17 @@ static cb_status cb_matmul_large_read(const cb_matmul_state *st, cb_large_check 
  * entries; only where they run changed. What a kernel gets
  * wrong moves check 2 by |wrong - right| / scale wherever it is: one entry
  * off by 4 is 4 / K (5e-4 at K = 8192, 500 x the FP32 tolerance), an
- * unwritten one is a non-finite count. */
-static cb_status cb_matmul_verify_large(cb_matmul_state *st, double *error, cb_msg *why)
+ * unwritten one is a non-finite count.
+ * The FP8 rungs (fp8 not NULL) take the same three checks on the inputs
+ * the device dequantised in place, which R multiplies; their exact values
+ * come from the generator through the host's E4M3 rounding, the device's
+ * own function (kernels/cb_e4m3.h), so check 1 also fails a device
+ * quantisation that strays from it where a sampled entry reads the stray
+ * elements: one element one E4M3 step off moves the entries of its row
+ * (A) or column (B) of C by up to 2^-3 / K of the scale (1.5e-5 at
+ * K = 8192, 16 x the FP32 tolerance). */
+static cb_status cb_matmul_verify_large(cb_matmul_state *st, const cb_matmul_e4m3_scales *fp8,
+                                        cb_matmul_samples *at, double *error, cb_msg *why)
 {
     cb_status s =
         cb_matmul_cublas_gemm(st->blas, st->m, st->n, st->k, st->alpha, st->d_a, st->d_b,
@@ -380,7 +395,7 @@ static cb_status cb_matmul_verify_large(cb_matmul_state *st, double *error, cb_m
         cb_msg_set(why, "host out of memory for the check");
         return CB_FAIL;
     }
-    s = cb_matmul_large_read(st, lc, why);
+    s = cb_matmul_large_read(st, fp8, lc, why);
     const cb_matmul_diff *d = &lc->diff;
     const cb_matmul_worst full = {.n = st->n,
                                   .k = st->k,
@@ -394,7 +409,7 @@ static cb_status cb_matmul_verify_large(cb_matmul_state *st, double *error, cb_m
     double e_ref, e_full = NAN, e_spot = NAN;
     if (s != CB_OK) {
         /* why says it */
-    } else if (cb_matmul_check_entries(st->n, st->k, lc->idx, lc->r, lc->exact,
+    } else if (cb_matmul_check_entries(st->n, st->k, lc->at.idx, lc->r, lc->exact,
                                        CB_MATMUL_CHECK_ENTRIES, CB_MATMUL_FP32, lc->scale, &e_ref,
                                        why) != CB_OK) {
         const cb_msg inner = *why;
@@ -405,64 +420,76 @@ static cb_status cb_matmul_verify_large(cb_matmul_state *st, double *error, cb_m
         s = CB_FAIL;
     } else if ((s = cb_matmul_judge(&full, st->precision, lc->scale, &e_full, why)) != CB_OK) {
         *error = e_full;
-    } else if ((s = cb_matmul_check_entries(st->n, st->k, lc->idx, lc->c, lc->exact,
+    } else if ((s = cb_matmul_check_entries(st->n, st->k, lc->at.idx, lc->at.c, lc->exact,
                                             CB_MATMUL_CHECK_ENTRIES, st->precision, lc->scale,
                                             &e_spot, why)) != CB_OK) {
         *error = e_spot;
     } else {
         *error = fmax(e_full, e_spot);
     }
+    if (at) *at = lc->at;
     free(lc);
     return s;
 }
 
 /* ---- FP64 references kept across points ----
  * Every rung at one shape is checked against the same exact product (the
- * same shape, seeds and alpha): it is computed once, with inputs generated
- * on the host on their own (a device fill that went wrong cannot agree
- * with them), and kept in the toolkit's buffer pool keyed by what it is,
- * so the next rung at that shape, and the next round, read it instead of
- * spending m n k FP64 FMAs again (1024^3: ~0.06 s on 16 cores, ~25 points
- * x 3 rounds in the default suite). A block is its problem, then the
- * reference: a block is used only for the problem it names. */
+ * same shape, seeds and alpha; the FP8 rungs', of the same scales): it is
+ * computed once, with inputs generated on the host on their own (a device
+ * fill or quantisation that went wrong cannot agree with them), and kept
+ * in the toolkit's buffer pool keyed by what it is, so the next rung at
+ * that shape, and the next round, read it instead of spending m n k FP64
+ * FMAs again (1024^3: ~0.06 s on 16 cores, ~25 points x 3 rounds in the
+ * default suite). A block is its problem, then the reference: a block is
+ * used only for the problem it names. */
+typedef struct cb_ref_problem {
+    cb_matmul_gen g;
+    cb_matmul_e4m3_scales fp8; /* {0, 0}: the generator's values themselves */
+} cb_ref_problem;
+
 typedef struct cb_ref_block {
-    int m, n, k;
-    double alpha;
-    uint64_t seed_a, seed_b;
+    cb_ref_problem p;
     double ref[]; /* m x n */
 } cb_ref_block;
 
 static const cb_pool_class cb_ref_class = {"matmul FP64 reference", free};
 
-static bool cb_ref_block_is(const cb_ref_block *b, const cb_matmul_gen *g)
+static bool cb_ref_block_is(const cb_ref_block *b, const cb_ref_problem *rp)
 {
-    return b->m == g->m && b->n == g->n && b->k == g->k && b->alpha == g->alpha &&
-           b->seed_a == g->seed_a && b->seed_b == g->seed_b;
+    const cb_matmul_gen *x = &b->p.g, *g = &rp->g;
+    return x->m == g->m && x->n == g->n && x->k == g->k && x->alpha == g->alpha &&
+           x->seed_a == g->seed_a && x->seed_b == g->seed_b && b->p.fp8.a == rp->fp8.a &&
+           b->p.fp8.b == rp->fp8.b;
 }
 
-static uint64_t cb_ref_key(const cb_matmul_gen *g)
+static uint64_t cb_ref_key(const cb_ref_problem *rp)
 {
+    const cb_matmul_gen *g = &rp->g;
     uint64_t alpha_bits;
+    uint32_t scale_bits[2];
     memcpy(&alpha_bits, &g->alpha, sizeof alpha_bits);
+    memcpy(&scale_bits[0], &rp->fp8.a, sizeof scale_bits[0]);
+    memcpy(&scale_bits[1], &rp->fp8.b, sizeof scale_bits[1]);
     uint64_t h = cb_mix64(((uint64_t)(uint32_t)g->m << 32) ^ (uint32_t)g->n);
     h = cb_mix64(h ^ (uint64_t)(uint32_t)g->k);
     h = cb_mix64(h ^ alpha_bits);
+    h = cb_mix64(h ^ ((uint64_t)scale_bits[0] << 32 | scale_bits[1]));
     return cb_mix64(h ^ g->seed_a) ^ cb_mix64(g->seed_b + 1);
 }
 
-static size_t cb_ref_block_bytes(const cb_matmul_gen *g)
+static size_t cb_ref_block_bytes(const cb_ref_problem *rp)
 {
-    return sizeof(cb_ref_block) + (size_t)g->m * g->n * sizeof(double);
+    return sizeof(cb_ref_block) + (size_t)rp->g.m * rp->g.n * sizeof(double);
 }
 
-/* The reference block of the state's problem g, kept or made now; NULL
+/* The reference block of the state's problem rp, kept or made now; NULL
  * (why says so) when the host has no memory for it. */
-static cb_ref_block *cb_matmul_reference(cb_matmul_state *st, const cb_matmul_gen *g, cb_msg *why)
+static cb_ref_block *cb_matmul_reference(cb_matmul_state *st, const cb_ref_problem *rp, cb_msg *why)
 {
     const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
-    const size_t bytes = cb_ref_block_bytes(g);
-    cb_ref_block *b = cb_buffer_pool_take(&cb_ref_class, -1, bytes, cb_ref_key(g));
-    if (b && cb_ref_block_is(b, g)) return b;
+    const size_t bytes = cb_ref_block_bytes(rp);
+    cb_ref_block *b = cb_buffer_pool_take(&cb_ref_class, -1, bytes, cb_ref_key(rp));
+    if (b && cb_ref_block_is(b, rp)) return b;
     free(b); /* a different problem with the same digest: never reused */
     b = malloc(bytes);
     if (!st->h_a) st->h_a = malloc(na * sizeof(float));
@@ -472,36 +499,54 @@ static cb_ref_block *cb_matmul_reference(cb_matmul_state *st, const cb_matmul_ge
         cb_msg_set(why, "host out of memory for the FP64 reference and its inputs");
         return NULL;
     }
-    cb_matmul_fill_uniform(st->h_a, na, st->seed_a);
-    cb_matmul_fill_uniform(st->h_b, nb, st->seed_b);
-    b->m = g->m, b->n = g->n, b->k = g->k, b->alpha = g->alpha;
-    b->seed_a = g->seed_a, b->seed_b = g->seed_b;
+    cb_matmul_fill_e4m3(st->h_a, na, st->seed_a, rp->fp8.a);
+    cb_matmul_fill_e4m3(st->h_b, nb, st->seed_b, rp->fp8.b);
+    b->p = *rp;
     const cb_matmul_problem p = {st->m, st->n, st->k, st->alpha, 0.0, st->h_a, st->h_b, NULL};
     cb_matmul_ref_full(&p, b->ref, cb_matmul_cpu_threads());
     return b;
 }
 
-cb_status cb_matmul_verify(void *state, double *error, cb_msg *why)
+/* Small points: all of C read back and checked against the FP64
+ * reference; `at` as cb_matmul_verify_exact. */
+static cb_status cb_matmul_verify_full(cb_matmul_state *st, const cb_matmul_e4m3_scales *fp8,
+                                       cb_matmul_samples *at, double *error, cb_msg *why)
 {
-    cb_matmul_state *st = state;
     const size_t nc = (size_t)st->m * st->n;
-    *error = NAN;
-    CB_CUDA(cudaStreamSynchronize(st->stream));
-    if (!cb_matmul_full_ref(st)) return cb_matmul_verify_large(st, error, why);
     CB_CUDA(cudaMemcpy(st->h_c, st->d_c, nc * sizeof(float), cudaMemcpyDeviceToHost));
     /* The metric's scale from the inputs as the device holds them. */
     float max_a, max_b;
     CB_CUDA(cb_matmul_absmax(st->d_a, (size_t)st->m * st->k, st->d_check, &max_a, st->stream));
     CB_CUDA(cb_matmul_absmax(st->d_b, (size_t)st->k * st->n, st->d_check, &max_b, st->stream));
     const double scale = cb_matmul_error_scale_of(st->alpha, st->k, max_a, max_b);
-    const cb_matmul_gen g = {st->m, st->n, st->k, st->alpha, st->seed_a, st->seed_b};
-    cb_ref_block *ref = cb_matmul_reference(st, &g, why);
+    cb_ref_problem rp = {cb_matmul_state_gen(st), {0.0f, 0.0f}};
+    if (fp8) rp.fp8 = *fp8;
+    cb_ref_block *ref = cb_matmul_reference(st, &rp, why);
     if (!ref) return CB_FAIL;
     /* beta = 0: C0 is never read, so the check needs no copy of it. */
     const cb_matmul_problem p = {st->m, st->n, st->k, st->alpha, st->beta, NULL, NULL, NULL};
     cb_status s = cb_matmul_check_fp64(&p, st->h_c, ref->ref, st->precision, scale, error, why);
-    cb_buffer_pool_give(&cb_ref_class, -1, cb_ref_block_bytes(&g), cb_ref_key(&g), ref);
+    cb_buffer_pool_give(&cb_ref_class, -1, cb_ref_block_bytes(&rp), cb_ref_key(&rp), ref);
+    if (at) {
+        cb_matmul_spot_indices(nc, CB_MATMUL_CHECK_ENTRIES - 2, st->seed, at->idx);
+        for (int t = 0; t < CB_MATMUL_CHECK_ENTRIES; t++)
+            at->c[t] = st->h_c[at->idx[t]];
+    }
     return s;
+}
+
+cb_status cb_matmul_verify_exact(cb_matmul_state *st, const cb_matmul_e4m3_scales *fp8,
+                                 cb_matmul_samples *at, double *error, cb_msg *why)
+{
+    *error = NAN;
+    CB_CUDA(cudaStreamSynchronize(st->stream));
+    return cb_matmul_full_ref(st) ? cb_matmul_verify_full(st, fp8, at, error, why)
+                                  : cb_matmul_verify_large(st, fp8, at, error, why);
+}
+
+cb_status cb_matmul_verify(void *state, double *error, cb_msg *why)
+{
+    return cb_matmul_verify_exact(state, NULL, NULL, error, why);
 }
 
 void cb_matmul_teardown(void *state)
@@ -519,8 +564,6 @@ void cb_matmul_teardown(void *state)
     cudaFree(st->d_a8);
     cudaFree(st->d_b8t);
     cudaFree(st->d_scales);
-    free(st->h_a32);
-    free(st->h_b32);
     cudaFree(st->d_a);
     cudaFree(st->d_b);
     cudaFree(st->d_c);

@@ -1,11 +1,14 @@
 /* matmul_fp8.c - what the FP8 rungs (matmul_tc/wgmma_fp8 and the cuBLASLt
  * reference, matmul/cublaslt_fp8) share: their inputs, quantised once per
- * point, and their verification (the bounds are derived in matmul_ref.h). */
+ * point on the device, and their verification (the bounds are derived in
+ * matmul_ref.h). Neither copies A or B to the host: the host recomputes
+ * what it checks from the generator, through the same E4M3 rounding
+ * (kernels/cb_e4m3.h) the device quantised with. */
 #include "matmul_common.h"
+#include "matmul_check_kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 double cb_matmul_bytes_fp8(const cb_point *p)
 {
@@ -14,162 +17,87 @@ double cb_matmul_bytes_fp8(const cb_point *p)
     return (double)m * k + (double)k * n + 8.0 * m * n;
 }
 
-/* dst (n x k) = src (k x n)^T, in 32 x 32 blocks so both sides stay in cache. */
-static void cb_transpose_bytes(const uint8_t *src, uint8_t *dst, int k, int n)
-{
-    for (int k0 = 0; k0 < k; k0 += 32)
-        for (int n0 = 0; n0 < n; n0 += 32)
-            for (int kk = k0; kk < k0 + 32 && kk < k; kk++)
-                for (int nn = n0; nn < n0 + 32 && nn < n; nn++)
-                    dst[(size_t)nn * k + kk] = src[(size_t)kk * n + nn];
-}
-
-/* Quantise one input: q (its E4M3 bytes), the dequantised values in place
- * of x, the original moved to *orig. */
-static cb_status cb_fp8_quantize_input(float **x, float **orig, size_t count, uint8_t *q,
-                                       float *scale, cb_msg *why)
-{
-    float *deq = malloc(count * sizeof(float));
-    if (!deq) {
-        cb_msg_set(why, "host out of memory for %zu dequantised floats", count);
-        return CB_SKIP;
-    }
-    *scale = cb_matmul_quantize_e4m3(*x, count, q, deq);
-    *orig = *x;
-    *x = deq;
-    return CB_OK;
-}
-
-/* The E4M3 bytes, the scales and the dequantised inputs onto the device. */
-static cudaError_t cb_fp8_upload(cb_matmul_state *st, const uint8_t *qa, const uint8_t *qbt)
+/* The scales from the inputs' largest magnitudes, then the E4M3 bytes of
+ * A and of B K-major, A and B dequantised in place. */
+static cudaError_t cb_fp8_quantize(cb_matmul_state *st)
 {
     const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
     /* Each scale at the start of its own 256-byte slot: cuBLASLt reads them
      * through pointers, which it may expect aligned as its matrices. */
     float scales[2 * CB_MATMUL_SCALE_STRIDE] = {0};
-    scales[0] = st->scale_a;
-    scales[CB_MATMUL_SCALE_STRIDE] = st->scale_b;
     cudaError_t err = cudaMalloc(&st->d_a8, na);
     if (err == cudaSuccess) err = cudaMalloc(&st->d_b8t, nb);
     if (err == cudaSuccess) err = cudaMalloc((void **)&st->d_scales, sizeof scales);
-    if (err == cudaSuccess) err = cudaMemcpy(st->d_a8, qa, na, cudaMemcpyHostToDevice);
-    if (err == cudaSuccess) err = cudaMemcpy(st->d_b8t, qbt, nb, cudaMemcpyHostToDevice);
     if (err == cudaSuccess)
-        err = cudaMemcpy(st->d_scales, scales, sizeof scales, cudaMemcpyHostToDevice);
-    /* The cuBLAS reference of large points multiplies what the FP8 GEMM
-     * multiplies: the dequantised inputs. */
+        err = cb_matmul_absmax(st->d_a, na, st->d_check, &st->max_a32, st->stream);
     if (err == cudaSuccess)
-        err = cudaMemcpy(st->d_a, st->h_a, na * sizeof(float), cudaMemcpyHostToDevice);
+        err = cb_matmul_absmax(st->d_b, nb, st->d_check, &st->max_b32, st->stream);
+    if (err != cudaSuccess) return err;
+    st->scale_a = cb_matmul_e4m3_scale(st->max_a32);
+    st->scale_b = cb_matmul_e4m3_scale(st->max_b32);
+    scales[0] = st->scale_a;
+    scales[CB_MATMUL_SCALE_STRIDE] = st->scale_b;
+    err = cudaMemcpyAsync(st->d_scales, scales, sizeof scales, cudaMemcpyHostToDevice, st->stream);
     if (err == cudaSuccess)
-        err = cudaMemcpy(st->d_b, st->h_b, nb * sizeof(float), cudaMemcpyHostToDevice);
-    return err;
+        err = cb_matmul_launch_quantize_e4m3(st->d_a, st->m, st->k, st->scale_a, st->d_a8, false,
+                                             st->stream);
+    if (err == cudaSuccess)
+        err = cb_matmul_launch_quantize_e4m3(st->d_b, st->k, st->n, st->scale_b, st->d_b8t, true,
+                                             st->stream);
+    return err == cudaSuccess ? cudaStreamSynchronize(st->stream) : err;
 }
 
 cb_status cb_matmul_state_fp8(cb_matmul_state *st, cb_msg *why)
 {
-    const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
-    uint8_t *qa = malloc(na), *qb = malloc(nb), *qbt = malloc(nb);
-    cb_status s = qa && qb && qbt ? CB_OK : CB_SKIP;
-    if (s != CB_OK) cb_msg_set(why, "host out of memory for the FP8 inputs");
-    /* The generator filled A and B on the device; quantisation is a host
-     * step, so they come back first (untimed). */
-    if (s == CB_OK) s = cb_matmul_state_host_inputs(st, why);
-    if (s == CB_OK && !st->h_c && !(st->h_c = malloc((size_t)st->m * st->n * sizeof(float)))) {
-        cb_msg_set(why, "host out of memory for C");
-        s = CB_SKIP;
+    const cudaError_t err = cb_fp8_quantize(st);
+    if (err != cudaSuccess) {
+        cb_msg_set(why, "FP8 inputs: %s", cudaGetErrorString(err));
+        return err == cudaErrorMemoryAllocation ? CB_SKIP : CB_FAIL;
     }
-    if (s == CB_OK) s = cb_fp8_quantize_input(&st->h_a, &st->h_a32, na, qa, &st->scale_a, why);
-    if (s == CB_OK) s = cb_fp8_quantize_input(&st->h_b, &st->h_b32, nb, qb, &st->scale_b, why);
-    if (s == CB_OK) {
-        cb_transpose_bytes(qb, qbt, st->k, st->n);
-        const cudaError_t err = cb_fp8_upload(st, qa, qbt);
-        if (err != cudaSuccess) {
-            cb_msg_set(why, "FP8 inputs: %s", cudaGetErrorString(err));
-            s = err == cudaErrorMemoryAllocation ? CB_SKIP : CB_FAIL;
-        }
-    }
-    free(qa);
-    free(qb);
-    free(qbt);
-    return s;
+    return CB_OK;
 }
 
-/* Large points: C against cuBLAS pedantic FP32 of the dequantised inputs
- * over every entry, and both against FP64 at sampled entries (a reference
- * with the wrong layout would otherwise agree with a kernel making the same
- * mistake). The device-side check of the other rungs cannot serve: it
- * recomputes its FP64 entries from the generator, and these rungs multiply
- * the dequantised values instead. */
-static cb_status cb_fp8_verify_large(cb_matmul_state *st, const cb_matmul_problem *p, double scale,
-                                     double *error, cb_msg *why)
-{
-    const size_t nc = (size_t)st->m * st->n;
-    cb_status s =
-        cb_matmul_cublas_gemm(st->blas, st->m, st->n, st->k, st->alpha, st->d_a, st->d_b,
-                              CUDA_R_32F, 0.0f, st->d_ref, CUBLAS_COMPUTE_32F_PEDANTIC, why);
-    if (s != CB_OK) return s;
-    float *ref = malloc(nc * sizeof(float));
-    if (!ref) {
-        cb_msg_set(why, "host out of memory for the reference");
-        return CB_FAIL;
-    }
-    s = CB_FAIL;
-    double e_ref, e_full = NAN, e_spot = NAN;
-    cudaError_t ce = cudaMemcpy(ref, st->d_ref, nc * sizeof(float), cudaMemcpyDeviceToHost);
-    if (ce != cudaSuccess) {
-        cb_msg_set(why, "reading the reference back: %s", cudaGetErrorString(ce));
-    } else if (cb_matmul_check_spot(p, ref, CB_MATMUL_SPOT_SAMPLES, st->seed, CB_MATMUL_FP32, scale,
-                                    &e_ref, why) != CB_OK) {
-        const cb_msg inner = *why;
-        cb_msg_set(why, "cuBLAS reference fails its FP64 spot check: %s", inner.text);
-    } else if (cb_matmul_check_fp32(p, st->h_c, ref, st->precision, scale, &e_full, why) != CB_OK) {
-        *error = e_full;
-    } else if (cb_matmul_check_spot(p, st->h_c, CB_MATMUL_SPOT_SAMPLES, st->seed + 1, st->precision,
-                                    scale, &e_spot, why) != CB_OK) {
-        *error = e_spot;
-    } else {
-        *error = fmax(e_full, e_spot);
-        s = CB_OK;
-    }
-    free(ref);
-    return s;
-}
+/* The sampled entries of C and their exact values against the FP32
+ * inputs. */
+typedef struct cb_fp8_check {
+    cb_matmul_samples at;
+    double exact32[CB_MATMUL_CHECK_ENTRIES];
+} cb_fp8_check;
 
-/* C against the exact product of the dequantised inputs (FP8_DEQ): all of
- * it in FP64 at small shapes, cuBLAS and sampled entries at large ones. */
-static cb_status cb_fp8_verify_dequantised(cb_matmul_state *st, double *error, cb_msg *why)
-{
-    const size_t nc = (size_t)st->m * st->n;
-    const cb_matmul_problem p = {st->m, st->n, st->k, st->alpha, st->beta, st->h_a, st->h_b, NULL};
-    const double scale = cb_matmul_error_scale(&p);
-    if (!cb_matmul_full_ref_shape(st->m, st->n, st->k))
-        return cb_fp8_verify_large(st, &p, scale, error, why);
-    double *ref = malloc(nc * sizeof(double));
-    if (!ref) {
-        cb_msg_set(why, "host out of memory for the reference");
-        return CB_FAIL;
-    }
-    cb_matmul_ref_full(&p, ref, cb_matmul_cpu_threads());
-    cb_status s = cb_matmul_check_fp64(&p, st->h_c, ref, st->precision, scale, error, why);
-    free(ref);
-    return s;
-}
-
+/* Two checks, both against exact products the host recomputes from the
+ * generator:
+ *   1. C against the product of the dequantised inputs (FP8_DEQ, the
+ *      error reported): the other rungs' check (cb_matmul_verify_exact:
+ *      all of C in FP64 at small shapes; cuBLAS pedantic FP32 of the
+ *      device's dequantised inputs over every entry and FP64 at sampled
+ *      entries at large ones), with each input element quantised and
+ *      dequantised on the host;
+ *   2. C at the same sampled entries against the product of the FP32
+ *      inputs, with the E4M3 input bound (FP8): the dequantised problem
+ *      must itself stay within E4M3's rounding of the FP32 one, whatever
+ *      scales the setup chose. */
 cb_status cb_matmul_fp8_verify(void *state, double *error, cb_msg *why)
 {
     cb_matmul_state *st = state;
     *error = NAN;
-    CB_CUDA(cudaStreamSynchronize(st->stream));
-    CB_CUDA(cudaMemcpy(st->h_c, st->d_c, (size_t)st->m * st->n * sizeof(float),
-                       cudaMemcpyDeviceToHost));
-    cb_status s = cb_fp8_verify_dequantised(st, error, why);
-    if (s != CB_OK) return s;
-    const cb_matmul_problem p32 = {st->m,    st->n,     st->k,     st->alpha,
-                                   st->beta, st->h_a32, st->h_b32, NULL};
-    double e32 = 0.0;
-    cb_msg inner = {{0}};
-    s = cb_matmul_check_spot(&p32, st->h_c, CB_MATMUL_SPOT_SAMPLES, st->seed + 2, CB_MATMUL_FP8,
-                             cb_matmul_error_scale(&p32), &e32, &inner);
-    if (s != CB_OK) cb_msg_set(why, "against the FP32 inputs: %s", inner.text);
+    cb_fp8_check *fc = malloc(sizeof *fc);
+    if (!fc) {
+        cb_msg_set(why, "host out of memory for the check");
+        return CB_FAIL;
+    }
+    const cb_matmul_e4m3_scales fp8 = {st->scale_a, st->scale_b};
+    cb_status s = cb_matmul_verify_exact(st, &fp8, &fc->at, error, why);
+    if (s == CB_OK) {
+        const cb_matmul_gen g = cb_matmul_state_gen(st);
+        cb_matmul_gen_entries(&g, fc->at.idx, CB_MATMUL_CHECK_ENTRIES, fc->exact32,
+                              cb_matmul_cpu_threads());
+        const double scale = cb_matmul_error_scale_of(st->alpha, st->k, st->max_a32, st->max_b32);
+        double e32 = 0.0;
+        cb_msg inner = {{0}};
+        s = cb_matmul_check_entries(st->n, st->k, fc->at.idx, fc->at.c, fc->exact32,
+                                    CB_MATMUL_CHECK_ENTRIES, CB_MATMUL_FP8, scale, &e32, &inner);
+        if (s != CB_OK) cb_msg_set(why, "against the FP32 inputs: %s", inner.text);
+    }
+    free(fc);
     return s;
 }

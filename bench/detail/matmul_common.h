@@ -19,6 +19,8 @@
 #define CB_MATMUL_FULL_REF_MAX_FMA   (1ull << 30)
 #define CB_MATMUL_FULL_REF_MAX_ELEMS (1ull << 25) /* doubles held for C */
 #define CB_MATMUL_SPOT_SAMPLES       512
+/* The sampled entries: both corners and 2 x CB_MATMUL_SPOT_SAMPLES drawn. */
+#define CB_MATMUL_CHECK_ENTRIES (2 * CB_MATMUL_SPOT_SAMPLES + 2)
 
 /* The identity axes of every matmul rung (m, then n and k, which take the
  * word `m` for "same as m"): the same definitions in each family, so
@@ -55,7 +57,8 @@ double cb_matmul_bytes(const cb_point *p);
 
 /* CB_SKIP with the numbers unless the point's buffers fit: on the host A,
  * B, C and the verification's reference, on the GPU (on_gpu) also device
- * A, B, C, the cuBLAS reference and workspace, and BF16 copies (prec).
+ * A, B, C, the cuBLAS reference and workspace, and BF16 or E4M3 copies
+ * (prec).
  * Byte counts saturate, so m = n = k = 2^31 - 1 cannot wrap. */
 cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_precision prec,
                                  cb_msg *why);
@@ -80,9 +83,10 @@ typedef struct cb_matmul_state {
     uint64_t seed_a, seed_b; /* A and B: the generator's (cb_matmul_gen)  */
     cudaStream_t stream;
     /* Host copies, only where the host needs them: A and B generated on the
-     * host and C read back for a point verified against the full FP64
-     * reference; NULL for a point verified on the device, unless a rung
-     * asked for the inputs with cb_matmul_state_host_inputs. */
+     * host (FP8: dequantised there too) and C read back for a point
+     * verified against the full FP64 reference; NULL for a point verified
+     * on the device, unless cb_matmul_state_host_inputs asked for the
+     * inputs. */
     float *h_a, *h_b, *h_c;
     float *d_a, *d_b, *d_c;
     void *d_check; /* device scratch of the large points' comparison   */
@@ -96,13 +100,14 @@ typedef struct cb_matmul_state {
     cudaDataType_t in_type; /* CUDA_R_32F, or CUDA_R_16BF for cublas_bf16 */
     cublasComputeType_t compute;
     /* FP8 rungs (cb_matmul_state_fp8): E4M3 A (m x k) and B K-major (n x k),
-     * the per-tensor scales on the device, and the FP32 inputs they were
-     * quantised from (h_a, h_b, d_a and d_b then hold the dequantised
-     * values: the problem an FP8 GEMM solves up to its accumulation). */
+     * the per-tensor scales (on the device too), and the largest magnitudes
+     * of the FP32 inputs they were quantised from (d_a and d_b then hold
+     * the dequantised values: the problem an FP8 GEMM solves up to its
+     * accumulation). */
     void *d_a8, *d_b8t;
     float *d_scales; /* s_a at [0], s_b at [CB_MATMUL_SCALE_STRIDE] */
-    float *h_a32, *h_b32;
     float scale_a, scale_b;
+    float max_a32, max_b32;
 } cb_matmul_state;
 
 /* Allocate and fill everything a GPU rung needs: A and B filled on the
@@ -118,24 +123,28 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
  * them. */
 cb_status cb_matmul_state_bf16(cb_matmul_state *st, cb_msg *why);
 
-/* The FP8 inputs (matmul_fp8.c): A and B quantised to E4M3 with one scale
- * per tensor on the host, untimed, B laid out K-major; the state's FP32
- * inputs replaced by the dequantised values, the originals kept. The state
- * must have been made with precision CB_MATMUL_FP8_DEQ. */
+/* The FP8 inputs (matmul_fp8.c): A and B quantised to E4M3 on the device
+ * with one scale per tensor (from the device's max|x|), untimed, B laid
+ * out K-major, and d_a and d_b overwritten with the dequantised values; no
+ * host copy. The state must have been made with precision
+ * CB_MATMUL_FP8_DEQ. */
 cb_status cb_matmul_state_fp8(cb_matmul_state *st, cb_msg *why);
 
 /* Verify an FP8 rung: against the exact product of the dequantised inputs
  * with the accumulation bound (the error reported), and against the FP32
- * inputs at sampled entries with the E4M3 input bound (matmul_ref.h). */
+ * inputs at the sampled entries with the E4M3 input bound (matmul_ref.h);
+ * both exact products recomputed on the host from the generator. */
 cb_status cb_matmul_fp8_verify(void *state, double *error, cb_msg *why);
 
 /* FP8 rungs: 1-byte A and B, FP32 C read and written. */
 double cb_matmul_bytes_fp8(const cb_point *p);
 
 /* st->h_a and st->h_b (when NULL): the FP32 inputs as the device holds
- * them, copied to the host, for a rung that prepares its inputs on the
- * host. Untimed. */
+ * them, copied to the host. Untimed. */
 cb_status cb_matmul_state_host_inputs(cb_matmul_state *st, cb_msg *why);
+
+/* The state's problem as the generator makes it (seeds, shape, alpha). */
+cb_matmul_gen cb_matmul_state_gen(const cb_matmul_state *st);
 
 /* Whether a point's check computes all of C in FP64 on the CPU (small
  * shapes), rather than comparing with cuBLAS and sampled FP64 entries. */
@@ -156,6 +165,20 @@ cb_status cb_matmul_kernel_run(void *state, cudaStream_t stream, cb_msg *why);
 /* Verify and teardown of every GPU rung, hand-written or cuBLAS. */
 cb_status cb_matmul_verify(void *state, double *error, cb_msg *why);
 void cb_matmul_teardown(void *state);
+
+/* Entries of C a check looked at, and C there: for a second check at the
+ * same places. */
+typedef struct cb_matmul_samples {
+    size_t idx[CB_MATMUL_CHECK_ENTRIES];
+    float c[CB_MATMUL_CHECK_ENTRIES];
+} cb_matmul_samples;
+
+/* cb_matmul_verify against the exact product of the state's generated
+ * problem with its inputs through E4M3 at fp8's scales (NULL: the FP32
+ * inputs themselves; matmul_ref.h), at the state's precision; `at` (when
+ * not NULL) receives CB_MATMUL_CHECK_ENTRIES sampled entries of C. */
+cb_status cb_matmul_verify_exact(cb_matmul_state *st, const cb_matmul_e4m3_scales *fp8,
+                                 cb_matmul_samples *at, double *error, cb_msg *why);
 
 /* The cuBLAS rungs (matmul_cublas.c): one setup, and a param per precision. */
 typedef struct cb_matmul_cublas_variant {

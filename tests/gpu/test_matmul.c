@@ -1,13 +1,16 @@
 /* test_matmul.c - every matmul rung verifies through its descriptor at
  * square, odd and skinny shapes (every edge path of the tiled kernels:
  * full tiles, float4 edges, scalar edges, and the cuBLAS-referenced large
- * path); an unwritten output is caught; beta != 0 and alpha != 1 are
- * right for every hand-written kernel; bad axis values skip with a reason. */
+ * path); an unwritten output is caught, by the FP8 rungs at a large point
+ * too (their inputs quantised on the device, their exact values recomputed
+ * on the host); beta != 0 and alpha != 1 are right for every hand-written
+ * kernel; bad axis values skip with a reason. */
 /* test links: cubench_engine cubench_bench */
 #include "gpu_test_util.h"
 #include "matmul_kernels.h"
 #include "matmul_multistage_kernels.h"
 #include "matmul_ref.h"
+#include "matmul_tc_kernels.h"
 #include "families.h"
 
 #include <stdlib.h>
@@ -185,6 +188,42 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     free(ref);
 }
 
+/* The FP8 rungs at 2048^3, a large point (cuBLAS reference over every
+ * entry, FP64 at sampled entries through the host's E4M3 rounding): a run
+ * passes both FP8 checks, and without the run the NaN poison fails. A GPU
+ * without FP8 tensor cores (cuBLASLt: 8.9; the wgmma rungs: 9.0 and a
+ * build for sm_90a) may skip them. */
+static void cb_check_fp8_large(const cb_device_info *dev, cudaStream_t s)
+{
+    static const char *const names[] = {"matmul/cublaslt_fp8", "matmul_tc/wgmma_fp8",
+                                        "matmul_tc/wgmma_cluster_fp8"};
+    const char *const values[3] = {"2048", "m", "m"};
+    const int cc = dev->cc_major * 10 + dev->cc_minor;
+    for (int i = 0; i < CB_ARRAY_LEN(names); i++) {
+        const cb_bench *b = cb_registry_find(names[i]);
+        CB_CHECK(b != NULL);
+        if (!b) continue;
+        const bool wgmma = strncmp(names[i], "matmul_tc/", 10) == 0;
+        const bool must_run = cc >= 89 && (!wgmma || (cc == 90 && cb_tc_sm90a_built()));
+        cb_point p;
+        CB_CHECK(cb_test_point(b, dev, values, &p));
+        double err = -1.0;
+        cb_msg why = {{0}};
+        cb_status st = cb_test_run_point(b, &p, dev, s, true, &err, &why);
+        printf("  %-28s m=2048 %-4s err %.3g %s\n", names[i], cb_status_name(st), err,
+               st == CB_OK ? "" : why.text);
+        if (!must_run && st == CB_SKIP) continue;
+        CB_CHECK_EQ_INT(st, CB_OK);
+        CB_CHECK(err >= 0.0 && err < cb_matmul_tolerance(CB_MATMUL_FP8_DEQ, 2048));
+        /* Planted fault: without the run, the NaN poison must fail verify. */
+        why.text[0] = '\0';
+        st = cb_test_run_point(b, &p, dev, s, false, &err, &why);
+        printf("    planted no run: %s: %s\n", cb_status_name(st), why.text);
+        CB_CHECK_EQ_INT(st, CB_FAIL);
+        CB_CHECK(strstr(why.text, "non-finite") != NULL);
+    }
+}
+
 static void cb_check_skips(const cb_device_info *dev, cudaStream_t s)
 {
     const cb_bench *b = cb_registry_find("matmul/smem_tiled");
@@ -213,6 +252,7 @@ int main(void)
     cb_check_beta(s, 256, 256, 256);
     cb_check_beta(s, 260, 132, 100);
     cb_check_skips(&dev, s);
+    cb_check_fp8_large(&dev, s);
     cudaStreamDestroy(s);
     return cb_test_finish("test_matmul");
 }
