@@ -46,6 +46,7 @@ typedef struct run_args {
     bool quick;
     long long replicates; /* 0: auto */
     bool keep_throttled;
+    bool full_budget;
     long long seed;
     long long threads;
     int timer; /* index in "event,cupti" */
@@ -137,6 +138,11 @@ static const cb_option run_options[] = {
                    "keep samples taken while the GPU throttles (studies of sustained power);\n"
                    "by default they are set aside and the runner waits for the clock to\n"
                    "recover"),
+    CB_OPTION_FLAG("full-budget", OFF(full_budget),
+                   "rounds that cannot reach the CI target sample to the end of their budget;\n"
+                   "by default one stops, `noisy`, once half its budget is spent if its\n"
+                   "interval, shrinking as 1/sqrt(n), would still be over 3x the target\n"
+                   "(docs/methodology.md)"),
     CB_OPTION_NUMBER(CB_OPT_INT, "seed", "N", OFF(seed), 0, 4611686018427387904.0,
                      "seed of the random inputs"),
     {.name = "threads",
@@ -249,6 +255,7 @@ static int settings_of(const run_args *a, const cb_parsed *p, cb_session_request
     cfg->stop.target_rel = a->target_rel;
     cfg->replicates = (int)a->replicates;
     cfg->keep_throttled = a->keep_throttled;
+    if (a->full_budget) cfg->stop.futile_share = 0.0;
     cfg->seed = (uint64_t)a->seed;
     cfg->host_threads = (int)a->threads;
     cfg->cupti_primary = a->timer == 1;

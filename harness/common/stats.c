@@ -166,6 +166,19 @@ bool cb_stats_drift(const double *x, int n, double *change)
     return lo1 > hi0 || hi1 < lo0;
 }
 
+/* The early stop of a round that cannot reach its target (stats.h). A
+ * half-width that is not finite (n_eff too small for an interval) is no
+ * evidence either way: such rounds run on. */
+static bool hopeless(const cb_stop_rule *rule, const cb_summary *s, double elapsed_s)
+{
+    if (!(rule->futile_share > 0.0) || !(rule->max_time_s > 0.0)) return false;
+    if (elapsed_s < rule->futile_share * rule->max_time_s || s->n < 2 * rule->min_samples)
+        return false;
+    if (!isfinite(s->ci_rel_half)) return false;
+    const double share = elapsed_s < rule->max_time_s ? elapsed_s / rule->max_time_s : 1.0;
+    return s->ci_rel_half * sqrt(share) > rule->futile_factor * rule->target_rel;
+}
+
 cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, double elapsed_s)
 {
     if (n >= rule->min_samples) {
@@ -184,6 +197,7 @@ cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, 
             cb_stats_summarise(x, n, &s);
             if (s.n_eff >= rule->min_samples && s.ci_rel_half <= rule->target_rel)
                 return CB_STOP_CONVERGED;
+            if (hopeless(rule, &s, elapsed_s)) return CB_STOP_FUTILE;
         }
     }
     if (n >= rule->max_samples) return CB_STOP_BUDGET;

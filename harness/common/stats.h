@@ -16,6 +16,19 @@
  * is out of budget (`noisy`) once max_time_s has passed (with min_samples
  * taken) or max_samples are taken.
  *
+ * Hopeless rounds stop early (futile_share > 0): at a check from
+ * futile_share x max_time_s of sampling on, with at least 2 x min_samples
+ * taken, a round whose half-width h would still exceed futile_factor x
+ * target_rel at the end of its budget if it shrank as 1/sqrt(n) does from
+ * here, h sqrt(elapsed / max_time_s) > futile_factor x target_rel, stops
+ * as out of budget (CB_STOP_FUTILE: `noisy`, as it would have ended). The
+ * default, half the budget and a factor of 3, was chosen by replaying the
+ * stopping rule over the samples of 10 default runs of one H200 (27 s of
+ * 225 s of sampling saved, 1 of 3475 rounds that converged later cut) and
+ * checked on 10 runs recorded earlier on another (40 s of 331 s saved, none
+ * of 2826 cut); rounds
+ * whose interval cannot yet be computed (n_eff too small) are never cut.
+ *
  * The CI is distribution-free: with m = floor(n_eff) and j the largest rank
  * with 1 - 2 P(Binomial(m, 1/2) < j) >= 0.95, it is the sample quantiles at
  * levels j / (m + 1) and (m - j + 1) / (m + 1) (type 6 interpolation), which
@@ -67,16 +80,19 @@ bool cb_stats_median_ci(const double *sorted, int n, double n_eff, double *lo, d
 bool cb_stats_drift(const double *x, int n, double *change);
 
 typedef struct cb_stop_rule {
-    int min_samples;   /* default 10                            */
-    int max_samples;   /* hard cap, default 100000              */
-    double target_rel; /* CI half-width / median, default 0.005 */
-    double max_time_s; /* per-point budget for sampling         */
+    int min_samples;      /* default 10                            */
+    int max_samples;      /* hard cap, default 100000              */
+    double target_rel;    /* CI half-width / median, default 0.005 */
+    double max_time_s;    /* per-point budget for sampling         */
+    double futile_share;  /* hopeless rounds stop from this share of max_time_s on (0: never) */
+    double futile_factor; /* hopeless: the projected half-width over target_rel exceeds this  */
 } cb_stop_rule;
 
 typedef enum cb_stop_verdict {
     CB_STOP_CONTINUE,
     CB_STOP_CONVERGED, /* CI target met: the point is ok          */
     CB_STOP_BUDGET,    /* out of time or samples: the point is noisy */
+    CB_STOP_FUTILE,    /* the target is out of reach within the budget: noisy */
 } cb_stop_verdict;
 
 /* Decide after each sample. `x` holds the n samples in the order taken;

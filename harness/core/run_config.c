@@ -11,6 +11,8 @@ void cb_run_config_defaults(cb_run_config *cfg)
     cfg->stop.max_samples = 100000;
     cfg->stop.target_rel = 0.005;
     cfg->stop.max_time_s = 1.0;
+    cfg->stop.futile_share = 0.5; /* stats.h: how these were chosen */
+    cfg->stop.futile_factor = 3.0;
     cfg->cache = CB_CACHE_COLD;
     cfg->hot_min_sample_s = 100e-6;
     cfg->warmup_runs = 3;

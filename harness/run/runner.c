@@ -198,16 +198,23 @@ static void telemetry_round_end(const cb_run_config *cfg, point_run *pr)
 /* A round that ran out of budget: noisy, with the reason, unless its
  * interval met the target anyway (cb_stop_met_at_budget says why that
  * is sound). */
-static void note_budget_end(const cb_run_config *cfg, point_run *pr, int round, int start, int n)
+static void note_budget_end(const cb_run_config *cfg, point_run *pr, int round, int start, int n,
+                            bool futile, double spent_s)
 {
     const cb_stop_rule rule = cb_round_rule(cfg, pr, round);
     cb_summary s;
     cb_stats_summarise(pr->samples.time_s + start, n, &s);
     if (cb_stop_met_at_budget(&rule, &s)) return;
     pr->noisy_rounds++;
-    snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
-             "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
-             100 * s.ci_rel_half, n, 100 * rule.target_rel, rule.max_time_s);
+    if (futile)
+        snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
+                 "CI of the median +-%.2f%% after %d samples (target +-%.2f%%): out of reach "
+                 "within the budget of %.3g s, stopped after %.2f s",
+                 100 * s.ci_rel_half, n, 100 * rule.target_rel, rule.max_time_s, spent_s);
+    else
+        snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
+                 "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
+                 100 * s.ci_rel_half, n, 100 * rule.target_rel, rule.max_time_s);
 }
 
 /* The timed part of one round: settle, sample, CUPTI. False on interrupt. */
@@ -229,7 +236,8 @@ static bool phase_timed(const cb_run_config *cfg, const cb_bench *b, void *state
     } else if (end == SAMPLING_FAILED) {
         point_close(pr, CB_FAIL, why.text);
     } else {
-        if (end == SAMPLING_BUDGET) note_budget_end(cfg, pr, round, start, n);
+        if (end == SAMPLING_BUDGET || end == SAMPLING_FUTILE)
+            note_budget_end(cfg, pr, round, start, n, end == SAMPLING_FUTILE, cb_now_s() - started);
         if (pt.cuda && cb_cupti_active() &&
             phase_attach_cupti(cfg, t, pr, first_id, start, n, &why) != CB_OK)
             point_close(pr, CB_FAIL, why.text);

@@ -123,7 +123,12 @@ void cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
 }
 
 /* Is the sample just read to be set aside? The newest reading decides:
- * throttling lasts far longer than the 10 ms between readings. */
+ * throttling lasts far longer than the 10 ms between readings. A GPU that
+ * throttles again before the point has kept min_samples samples since the
+ * runner last waited for it to recover is throttled by the point's own
+ * load (a GEMM that drives an H200 to its power cap within milliseconds):
+ * more waiting would only collect the few samples taken before the cap
+ * bites again, so from there on the row keeps what the GPU sustains. */
 static bool set_aside(const cb_run_config *cfg, point_run *pr)
 {
     if (!throttle_aware(cfg, pr)) return false;
@@ -131,6 +136,10 @@ static bool set_aside(const cb_run_config *cfg, point_run *pr)
     if (!cb_telemetry_latest(cfg->telemetry, &r) ||
         !cb_telemetry_throttled(cfg->telemetry, &r, pr->throttle_why, sizeof pr->throttle_why))
         return false;
+    if (pr->waited && pr->kept_since_wait < cfg->stop.min_samples) {
+        pr->keep_throttled = pr->self_throttled = true;
+        return false;
+    }
     pr->r->throttled_samples++;
     return true;
 }
@@ -155,6 +164,7 @@ static cb_stop_verdict keep_sample(const round_state *rs, point_run *pr, int rou
     ps->host_t0[ps->n] = h0;
     ps->replicate[ps->n] = round;
     ps->n++;
+    pr->kept_since_wait++;
     *n_round = ps->n - rs->start;
     double spent = cb_now_s() - rs->started - rs->paused;
     return cb_stop_check(&rs->rule, ps->time_s + rs->start, *n_round, spent);
@@ -164,7 +174,9 @@ static cb_stop_verdict keep_sample(const round_state *rs, point_run *pr, int rou
  * samples may be taken: out of budget too). */
 static sampling_end sampling_end_of(cb_stop_verdict v)
 {
-    return v == CB_STOP_CONVERGED ? SAMPLING_CONVERGED : SAMPLING_BUDGET;
+    return v == CB_STOP_CONVERGED ? SAMPLING_CONVERGED
+           : v == CB_STOP_FUTILE  ? SAMPLING_FUTILE
+                                  : SAMPLING_BUDGET;
 }
 
 /* Wait for the GPU to recover; the wait is not charged to the budget. */
@@ -173,6 +185,8 @@ static void pause_for_throttle(const cb_run_config *cfg, point_run *pr, round_st
     double before = cb_now_s();
     cb_settle_throttle(cfg, pr);
     rs->paused += cb_now_s() - before;
+    pr->waited = true;
+    pr->kept_since_wait = 0;
 }
 
 typedef struct ahead_ctx {

@@ -159,9 +159,12 @@ int main(void)
     CB_CHECK_EQ_INT(rows[0].status, CB_OK);
     CB_CHECK(rows[0].summary.ci_rel_half <= 0.25);
     CB_CHECK(strstr(rows[0].note, "CI target +-25%") != NULL);
-    /* The same path without a declaration: the run's +-0.5% is out of reach. */
+    /* The same path without a declaration: the run's +-0.5% is out of
+     * reach, and the round says so from half its budget on (stats.h). */
     CB_CHECK_EQ_INT(rows[1].status, CB_NOISY);
     CB_CHECK(strstr(rows[1].reason, "target +-0.50%") != NULL);
+    CB_CHECK(strstr(rows[1].reason, "out of reach within the budget of 0.2 s") != NULL);
+    CB_CHECK(rows[1].phases.sampling_s >= 0.1 && rows[1].phases.sampling_s < 0.18);
     CB_CHECK(strstr(rows[1].note, "CI target") == NULL);
     /* Declared, and still out of reach: noisy against its own target. */
     CB_CHECK_EQ_INT(rows[2].status, CB_NOISY);
@@ -169,6 +172,15 @@ int main(void)
     printf("declared: %s ci %.3g, note '%s'\nplain: %s\nerratic: %s\n",
            cb_status_name(rows[0].status), rows[0].summary.ci_rel_half, rows[0].note,
            rows[1].reason, rows[2].reason);
+    free(rows);
+    /* --full-budget: the same point samples to the end of its budget. */
+    cfg.stop.futile_share = 0.0;
+    rows = run_glob("alt/plain", cfg, dir, "full", &n);
+    CB_CHECK_EQ_INT(n, 1);
+    CB_CHECK_EQ_INT(rows[0].status, CB_NOISY);
+    CB_CHECK(strstr(rows[0].reason, "budget 0.2 s") != NULL);
+    CB_CHECK(rows[0].phases.sampling_s >= 0.2);
+    printf("full budget: %s, %.3f s\n", rows[0].reason, rows[0].phases.sampling_s);
     free(rows);
     pooled_rounds(dir);
     char cmd[sizeof dir + 16];

@@ -183,6 +183,51 @@ static void test_lower_bound(void)
     CB_CHECK_EQ_INT((int)cb_lower_bound(&cases[0].key, v, 0, sizeof *v, cmp_int), 0);
 }
 
+/* Hopeless rounds stop early (stats.h): from half the budget on, when the
+ * interval, shrinking as 1/sqrt(n) from here, would still be over 3x the
+ * target at the budget's end. The target is set relative to the samples'
+ * own half-width h so that each case sits on a known side of the line. */
+static void test_futility(void)
+{
+    unsigned long long seed = 77;
+    double x[40];
+    for (int i = 0; i < 40; i++)
+        x[i] = 1.0 + 0.2 * lcg_uniform(&seed);
+    cb_summary s;
+    cb_stats_summarise(x, 40, &s);
+    CB_CHECK(isfinite(s.ci_rel_half) && s.ci_rel_half > 0.0);
+    cb_stop_rule rule = {.min_samples = 10,
+                         .max_samples = 100000,
+                         .target_rel = s.ci_rel_half / 5.0,
+                         .max_time_s = 1.0,
+                         .futile_share = 0.5,
+                         .futile_factor = 3.0};
+    /* h = 5 x target: projected 5 sqrt(0.5) = 3.5 x target at half the budget. */
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, x, 40, 0.5), CB_STOP_FUTILE);
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, x, 40, 0.45), CB_STOP_CONTINUE); /* too early */
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, x, 19, 0.9), CB_STOP_CONTINUE);  /* under 2 x minimum */
+    cb_stop_rule full = rule;
+    full.futile_share = 0.0; /* --full-budget */
+    CB_CHECK_EQ_INT(cb_stop_check(&full, x, 40, 0.9), CB_STOP_CONTINUE);
+    CB_CHECK_EQ_INT(cb_stop_check(&full, x, 40, 1.0), CB_STOP_BUDGET);
+    /* h = 4 x target: 4 sqrt(0.5) = 2.8 at half the budget goes on; at 0.6,
+     * 4 sqrt(0.6) = 3.1 stops. */
+    rule.target_rel = s.ci_rel_half / 4.0;
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, x, 40, 0.5), CB_STOP_CONTINUE);
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, x, 40, 0.6), CB_STOP_FUTILE);
+    /* h = 2 x target: within reach as far as 1/sqrt(n) says, to the end. */
+    rule.target_rel = s.ci_rel_half / 2.0;
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, x, 40, 0.99), CB_STOP_CONTINUE);
+    /* No interval yet (a slow sawtooth: n_eff too small): no evidence, goes on. */
+    double saw[40];
+    for (int i = 0; i < 40; i++)
+        saw[i] = 1.0 + 0.01 * (i % 40);
+    cb_stats_summarise(saw, 40, &s);
+    CB_CHECK(!isfinite(s.ci_rel_half));
+    rule.target_rel = 1e-4;
+    CB_CHECK_EQ_INT(cb_stop_check(&rule, saw, 40, 0.9), CB_STOP_CONTINUE);
+}
+
 int main(void)
 {
     test_lower_bound();
@@ -292,5 +337,6 @@ int main(void)
     test_autocorrelation();
     test_drift();
     test_sequential_coverage();
+    test_futility();
     return cb_test_finish("test_stats");
 }
