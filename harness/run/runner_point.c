@@ -72,7 +72,13 @@ static void note_throttle(const cb_run_config *cfg, const point_run *pr)
 {
     cb_result *r = pr->r;
     char text[256];
-    if (r->throttled_samples > 0 && pr->keep_throttled)
+    if (pr->self_throttled)
+        snprintf(text, sizeof text,
+                 "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
+                 "kept: the point's own load throttled the GPU again within %d samples of "
+                 "its recovery",
+                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s, cfg->stop.min_samples);
+    else if (r->throttled_samples > 0 && pr->keep_throttled)
         snprintf(text, sizeof text,
                  "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
                  "kept: the GPU did not recover within the %.1f s throttle budget",

@@ -18,7 +18,7 @@
 
 /* One vecadd point of ~2 ms of sampling per 100 samples (2^22 floats, cold). */
 static bool run_point(const cb_device_info *dev, cb_telemetry *tele, const char *dir,
-                      bool keep_throttled, cb_result *out)
+                      bool keep_throttled, int min_samples, cb_result *out)
 {
     static const char *const axes[] = {"n=2^22", "block=256", "grid=auto"};
     cb_plan plan;
@@ -29,7 +29,7 @@ static bool run_point(const cb_device_info *dev, cb_telemetry *tele, const char 
     }
     cb_run_config cfg;
     cb_test_run_config(&cfg, dev);
-    cfg.stop.min_samples = 400; /* tens of milliseconds: many readings at 1 ms */
+    cfg.stop.min_samples = min_samples; /* 400: tens of milliseconds, many readings at 1 ms */
     cfg.telemetry = tele;
     cfg.replicates = 1;
     cfg.keep_throttled = keep_throttled;
@@ -82,7 +82,7 @@ int main(void)
     cb_result r;
     memset(&r, 0, sizeof r);
     /* Throttled samples kept (--keep-throttled): the row says what it saw. */
-    CB_CHECK(run_point(&dev, t, dir, true, &r));
+    CB_CHECK(run_point(&dev, t, dir, true, 400, &r));
     CB_CHECK(r.telemetry.valid);
     CB_CHECK_EQ_INT(r.throttled_samples, 0);
     CB_CHECK_NEAR(r.telemetry.sm_clock_min_mhz, 1755, 0);
@@ -105,7 +105,7 @@ int main(void)
      * point is usually throttled already): either way the row names the
      * throttle, the wait and the samples kept. */
     memset(&r, 0, sizeof r);
-    CB_CHECK(run_point(&dev, t, dir, false, &r));
+    CB_CHECK(run_point(&dev, t, dir, false, 400, &r));
     CB_CHECK(r.throttle_wait_s >= 0.25 && r.throttle_wait_s < 1.0);
     CB_CHECK_CONTAINS(r.note, "then throttled samples kept");
     CB_CHECK_CONTAINS(r.note, "sw_power_cap");
@@ -114,6 +114,28 @@ int main(void)
     else
         CB_CHECK_CONTAINS(r.note, "waited for the GPU to leave a throttle (sw_power_cap)");
     printf("fake NVML, throttle-aware: %d set aside, %.3f s waited, note \"%s\"\n",
+           r.throttled_samples, r.throttle_wait_s, r.note);
+    cb_telemetry_close(t);
+    cb_test_remove_run(dir);
+
+    /* A point that throttles the GPU itself: power capping from the 2nd
+     * reading, 20 ms of recovery from the 6th, then capped for good. The
+     * runner sets the first throttled sample aside and waits (polling every
+     * 10 ms, so it sees the 20 ms window); the GPU throttles again before
+     * the point has kept its minimum of 2000 samples (~60 us each), so the
+     * runner stops waiting and keeps what the GPU sustains, well inside the
+     * 0.25 s it would otherwise have waited. */
+    snprintf(script, sizeof script,
+             "devices=%s;sm_clock=1980*5,1980*20,1755;reasons=0,4*4,0*20,4;temp=41", dev.uuid);
+    setenv("CUBENCH_FAKE_NVML", script, 1);
+    t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
+    CB_CHECK(cb_telemetry_sampling(t));
+    memset(&r, 0, sizeof r);
+    CB_CHECK(run_point(&dev, t, dir, false, 2000, &r));
+    CB_CHECK_CONTAINS(r.note, "the point's own load throttled the GPU again within 2000 samples");
+    CB_CHECK(r.throttled_samples >= 1);
+    CB_CHECK(r.throttle_wait_s < 0.2);
+    printf("fake NVML, self-throttling: %d set aside, %.3f s waited, note \"%s\"\n",
            r.throttled_samples, r.throttle_wait_s, r.note);
     cb_telemetry_close(t);
     unsetenv("CUBENCH_FAKE_NVML");
@@ -125,7 +147,7 @@ int main(void)
     t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
     if (cb_telemetry_sampling(t)) {
         memset(&r, 0, sizeof r);
-        CB_CHECK(run_point(&dev, t, dir, false, &r));
+        CB_CHECK(run_point(&dev, t, dir, false, 400, &r));
         CB_CHECK(r.telemetry.valid);
         CB_CHECK(r.telemetry.sm_clock_min_mhz > 0 &&
                  r.telemetry.sm_clock_max_mhz <= dev.sm_clock_khz / 1e3 + 1);
