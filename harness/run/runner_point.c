@@ -75,9 +75,8 @@ static void note_throttle(const cb_run_config *cfg, const point_run *pr)
     if (pr->self_throttled)
         snprintf(text, sizeof text,
                  "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
-                 "kept: the point's own load throttled the GPU again within %d samples of "
-                 "its recovery",
-                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s, cfg->stop.min_samples);
+                 "kept: the point's own load throttled the GPU again after it recovered",
+                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s);
     else if (r->throttled_samples > 0 && pr->keep_throttled)
         snprintf(text, sizeof text,
                  "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "

@@ -124,11 +124,13 @@ void cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
 
 /* Is the sample just read to be set aside? The newest reading decides:
  * throttling lasts far longer than the 10 ms between readings. A GPU that
- * throttles again before the point has kept min_samples samples since the
- * runner last waited for it to recover is throttled by the point's own
- * load (a GEMM that drives an H200 to its power cap within milliseconds):
- * more waiting would only collect the few samples taken before the cap
- * bites again, so from there on the row keeps what the GPU sustains. */
+ * throttles again after the runner has once waited for it to recover
+ * during this point's sampling is throttled by the point's own load (a
+ * GEMM that brings an H200 back to its power cap within 0.1-0.2 s of
+ * sampling): each further wait of 0.1-0.5 s would buy only the samples
+ * taken before the cap bites again (2-3 per wait at 8192^3 on the H200,
+ * where the 1 s wait budget went in two waits), so from there on the row
+ * keeps what the GPU sustains. */
 static bool set_aside(const cb_run_config *cfg, point_run *pr)
 {
     if (!throttle_aware(cfg, pr)) return false;
@@ -136,7 +138,7 @@ static bool set_aside(const cb_run_config *cfg, point_run *pr)
     if (!cb_telemetry_latest(cfg->telemetry, &r) ||
         !cb_telemetry_throttled(cfg->telemetry, &r, pr->throttle_why, sizeof pr->throttle_why))
         return false;
-    if (pr->waited && pr->kept_since_wait < cfg->stop.min_samples) {
+    if (pr->waited) {
         pr->keep_throttled = pr->self_throttled = true;
         return false;
     }
@@ -164,7 +166,6 @@ static cb_stop_verdict keep_sample(const round_state *rs, point_run *pr, int rou
     ps->host_t0[ps->n] = h0;
     ps->replicate[ps->n] = round;
     ps->n++;
-    pr->kept_since_wait++;
     *n_round = ps->n - rs->start;
     double spent = cb_now_s() - rs->started - rs->paused;
     return cb_stop_check(&rs->rule, ps->time_s + rs->start, *n_round, spent);
@@ -186,7 +187,6 @@ static void pause_for_throttle(const cb_run_config *cfg, point_run *pr, round_st
     cb_settle_throttle(cfg, pr);
     rs->paused += cb_now_s() - before;
     pr->waited = true;
-    pr->kept_since_wait = 0;
 }
 
 typedef struct ahead_ctx {

@@ -114,6 +114,7 @@ def main():
     ap.add_argument('--budget', type=float, default=1.0, help='the run\'s --max-time-per-point (s)')
     a = ap.parse_args()
     ends, total, saved, cut = collections.Counter(), 0.0, 0.0, []
+    rows_by, flipped = collections.Counter(), []
     for d, samples_path in run_dirs(a.dirs):
         results = [f for f in (os.path.join(d, 'results.csv'), os.path.join(d, 'results.csv.xz')) if os.path.exists(f)]
         if not results:
@@ -123,6 +124,7 @@ def main():
         for s in csv.DictReader(open_csv(samples_path)):
             rounds[s['benchmark'] + '|' + s['axes']][int(s['replicate'] or 0)].append(float(s['time_s']))
         for key, by_round in rounds.items():
+            kept_plain, kept_early, budget_plain, budget_early = [], [], 0, 0
             r = rows.get(key)
             if not r or r['status'] not in ('ok', 'noisy') or not float(r['sampling_s'] or 0):
                 continue
@@ -135,16 +137,33 @@ def main():
                 end, n = replay(x, target, budget, dt, a.share, a.factor)
                 total += len(x) * dt
                 ends[(plain, end)] += 1
+                kept_plain += x
+                kept_early += x[:n]
+                budget_plain += plain != 'converged'
+                budget_early += end != 'converged'
                 if end == 'futile':
                     saved += (len(x) - n) * dt
                     if plain == 'converged':
                         cut.append(f'{d} {key} round {rnd}: cut at {n} of {len(x)} samples')
+            # The row: ok when every round converged, or (several rounds) when
+            # the pooled interval meets the target (runner_point.c).
+            def row_ok(kept, budget_ended):
+                if not budget_ended:
+                    return True
+                return len(by_round) > 1 and summary(kept)[1] <= target
+            rows_by[(row_ok(kept_plain, budget_plain), row_ok(kept_early, budget_early))] += 1
+            if row_ok(kept_plain, budget_plain) and not row_ok(kept_early, budget_early):
+                flipped.append(f'{d} {key}: ok without the early stop, noisy with it')
     print(f'share {a.share}, factor {a.factor}: rounds by (end without, end with the early stop):')
     for k, v in sorted(ends.items()):
         print(f'  {k[0]:>12} -> {k[1]:<12} {v}')
     print(f'sampling {total:.1f} s, saved {saved:.1f} s; rounds cut that converged later: {len(cut)}')
     for c in cut:
         print('  ' + c)
+    print('rows by (ok without, ok with the early stop): ' +
+          ', '.join(f'{k}: {v}' for k, v in sorted(rows_by.items())))
+    for f in flipped:
+        print('  ' + f)
 
 
 if __name__ == '__main__':

@@ -96,7 +96,6 @@ typedef struct point_run {
     bool keep_throttled;   /* set aside no more (the wait budget is spent) */
     bool self_throttled;   /* ... because the point's own load throttles the GPU */
     bool waited;           /* the runner has waited for a recovery in this point's sampling */
-    int kept_since_wait;   /* samples kept since that wait */
     char throttle_why[64]; /* the last reason a sample was set aside */
 } point_run;
 
