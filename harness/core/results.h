@@ -76,7 +76,7 @@ typedef struct cb_result {
     double pct_ref;
     double occupancy;    /* NAN when not a kernel launch               */
     double verify_error; /* NAN when not verified                      */
-    char note[160];
+    char note[384];
     int device;           /* ordinal; -1 for host benchmarks          */
     char device_uuid[48]; /* "GPU-..." or ""                          */
     int replicates;       /* replicates (rounds) the samples came from */
