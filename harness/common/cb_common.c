@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 const char *cb_status_name(cb_status s)
@@ -28,6 +29,22 @@ void cb_msg_set(cb_msg *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(m->text, sizeof m->text, fmt, ap);
     va_end(ap);
+    cb_utf8_trim_tail(m->text);
+}
+
+void cb_utf8_trim_tail(char *s)
+{
+    size_t n = strlen(s);
+    /* The last lead byte, at most 3 continuation bytes back. */
+    size_t i = n, back = 0;
+    while (i > 0 && back < 4 && ((unsigned char)s[i - 1] & 0xC0) == 0x80) {
+        i--;
+        back++;
+    }
+    if (i == 0) return;
+    const unsigned char lead = (unsigned char)s[i - 1];
+    size_t need = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+    if (lead >= 0xC0 && back < need) s[i - 1] = '\0';
 }
 
 void *cb_grow_array(void *items, int n, int *cap, int first_cap, size_t size)

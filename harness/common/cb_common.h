@@ -32,6 +32,11 @@ typedef struct cb_msg {
 /* printf into a message; a NULL message is allowed and ignored. */
 void cb_msg_set(cb_msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Cut a UTF-8 character that a size-limited write left unfinished at the
+ * end of s (snprintf counts bytes: a note cut inside "±" would write half
+ * of it, and the CSV that carries it would not be valid UTF-8). */
+void cb_utf8_trim_tail(char *s);
+
 /* Room for one more item in a growing array of `size`-byte items that holds
  * n of *cap: the array as it is while n < *cap, else the array realloc'd to
  * twice *cap (first_cap when empty) and *cap updated; NULL when out of

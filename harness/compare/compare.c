@@ -57,6 +57,7 @@ static void note_add(cb_compare_row *row, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(row->note + used, sizeof row->note - used, fmt, ap);
     va_end(ap);
+    cb_utf8_trim_tail(row->note);
 }
 
 /* Why a side has no times, for the note of a missing or new row. */

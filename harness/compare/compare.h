@@ -133,7 +133,7 @@ typedef struct cb_compare_row {
     cb_cmp_kind kind;
     cb_verdict verdict;
     cb_verdict tested_verdict; /* a throttled row: what the test said    */
-    char note[320];
+    char note[512];
     double ratio, ci_lo, ci_hi; /* NAN unless tested                          */
     double p, q, mde;           /* NAN unless tested                          */
     cb_mde_bound mde_bound;

@@ -463,6 +463,7 @@ static void salvage_rounds(sweep *w)
                  pr->rounds);
         size_t used = strlen(pr->r->note);
         snprintf(pr->r->note + used, sizeof pr->r->note - used, "%s%s", used ? "; " : "", text);
+        cb_utf8_trim_tail(pr->r->note);
         pr->samples.n = pr->n_done;
         pr->rounds = pr->rounds_done;
         cb_point_finish(w->cfg, pr);

@@ -71,5 +71,6 @@ void cb_phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state,
     if (cb_counters_model_note(&v, bytes, flops, flag, sizeof flag)) {
         size_t used = strlen(r->note);
         snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", flag);
+        cb_utf8_trim_tail(r->note);
     }
 }

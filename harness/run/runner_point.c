@@ -16,6 +16,7 @@ static void note_append(cb_result *r, const char *text)
 {
     size_t used = strlen(r->note);
     snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
+    cb_utf8_trim_tail(r->note);
 }
 
 /* ---- drift: a trend while sampling, flagged in the row's note ----
