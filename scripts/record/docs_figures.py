@@ -467,7 +467,7 @@ def suite_one_at_a_time_rows() -> list[str]:
     their compare."""
     walls, accounts, verdicts = suite_pair("h200-r3/suiteE", ("E1", "E2"), "compare-E1-E2.csv")
     f = meta("h200-r3/suiteF")
-    return suite_pooled_rows() + [
+    return suite_early_stop_rows() + suite_pooled_rows() + [
         f"| the default suite with cold samples one at a time (674 points), two processes | "
         f"{walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} | h200-r3/suiteE |",
         f"| the same, with budget-ended rounds judged by their interval, on another board | "
@@ -475,6 +475,21 @@ def suite_one_at_a_time_rows() -> list[str]:
         f"{suite_account(rows('h200-r3/suiteF'))} | h200-r3/suiteF |",
         f"| those two runs compared, one run per side | {verdicts} "
         f"| h200-r3/suiteE/compare-E1-E2 |",
+    ]
+
+
+def suite_early_stop_rows() -> list[str]:
+    """The default suite with the early stop of hopeless rounds, one wait
+    for a throttled GPU per point and the FP8 set-up on the device: two runs
+    in separate processes on one board (tests/data/h200-r3/suiteH) and their
+    compare."""
+    walls, accounts, verdicts = suite_pair("h200-r3/suiteH", ("H3", "H4"), "compare-H3-H4.csv")
+    return [
+        f"| the default suite with hopeless rounds stopped at half their budget and FP8 inputs "
+        f"made on the device (674 points), two processes | {walls[0]} s · {walls[1]} s wall; "
+        f"{accounts[0]}; {accounts[1]} | h200-r3/suiteH |",
+        f"| those two runs compared, one run per side | {verdicts} "
+        f"| h200-r3/suiteH/compare-H3-H4 |",
     ]
 
 
