@@ -172,7 +172,10 @@ static bool add_incomplete(cb_fleet *f, int dir, const cb_cmp_meta *meta, const 
 {
     cb_fleet_member *m = add_member(f, dir, f->dirs[dir].name, "", err);
     if (!m) return false;
-    snprintf(m->detail, sizeof m->detail, "%s", why);
+    /* A reason longer than the column is cut at a whole character (and
+     * using snprintf's count keeps gcc 13's -Wformat-truncation quiet). */
+    if (snprintf(m->detail, sizeof m->detail, "%s", why) >= (int)sizeof m->detail)
+        cb_utf8_trim_tail(m->detail);
     if (meta->present) identity(m, meta, NULL);
     return true;
 }
