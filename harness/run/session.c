@@ -19,6 +19,7 @@
 #include "device_set.h"
 #include "fit.h"
 #include "meta.h"
+#include "noisy_account.h"
 #include "nvtx_ranges.h"
 #include "profile_point.h"
 #include "registry.h"
@@ -370,6 +371,10 @@ static void notice_where_time_went(const session *s, int n_rows)
              "waits for a throttled GPU %.1f s (in sampling, and before rounds)",
              wall, wall > all->t[PHASES] ? wall - all->t[PHASES] : 0.0, throttle_s);
     notice(s, "%s", text);
+    char why_noisy[512];
+    cb_noisy_account(s->rows, n_rows, why_noisy, sizeof why_noisy);
+    if (why_noisy[0])
+        notice(s, "%s (docs/methodology.md: why each kind misses its target)", why_noisy);
 }
 
 static void session_finish(session *s, int n_rows)
