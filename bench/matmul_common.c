@@ -178,20 +178,6 @@ cb_status cb_matmul_state_bf16(cb_matmul_state *st, cb_msg *why)
     return CB_OK;
 }
 
-cb_status cb_matmul_state_host_inputs(cb_matmul_state *st, cb_msg *why)
-{
-    const size_t na = (size_t)st->m * st->k, nb = (size_t)st->k * st->n;
-    if (!st->h_a) st->h_a = malloc(na * sizeof(float));
-    if (!st->h_b) st->h_b = malloc(nb * sizeof(float));
-    if (!st->h_a || !st->h_b) {
-        cb_msg_set(why, "host out of memory for %zu floats", na + nb);
-        return CB_SKIP;
-    }
-    CB_CUDA(cudaMemcpy(st->h_a, st->d_a, na * sizeof(float), cudaMemcpyDeviceToHost));
-    CB_CUDA(cudaMemcpy(st->h_b, st->d_b, nb * sizeof(float), cudaMemcpyDeviceToHost));
-    return CB_OK;
-}
-
 cb_matmul_gen cb_matmul_state_gen(const cb_matmul_state *st)
 {
     return (cb_matmul_gen){st->m, st->n, st->k, st->alpha, st->seed_a, st->seed_b};

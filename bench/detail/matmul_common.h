@@ -85,8 +85,7 @@ typedef struct cb_matmul_state {
     /* Host copies, only where the host needs them: A and B generated on the
      * host (FP8: dequantised there too) and C read back for a point
      * verified against the full FP64 reference; NULL for a point verified
-     * on the device, unless cb_matmul_state_host_inputs asked for the
-     * inputs. */
+     * on the device. */
     float *h_a, *h_b, *h_c;
     float *d_a, *d_b, *d_c;
     void *d_check; /* device scratch of the large points' comparison   */
@@ -138,10 +137,6 @@ cb_status cb_matmul_fp8_verify(void *state, double *error, cb_msg *why);
 
 /* FP8 rungs: 1-byte A and B, FP32 C read and written. */
 double cb_matmul_bytes_fp8(const cb_point *p);
-
-/* st->h_a and st->h_b (when NULL): the FP32 inputs as the device holds
- * them, copied to the host. Untimed. */
-cb_status cb_matmul_state_host_inputs(cb_matmul_state *st, cb_msg *why);
 
 /* The state's problem as the generator makes it (seeds, shape, alpha). */
 cb_matmul_gen cb_matmul_state_gen(const cb_matmul_state *st);

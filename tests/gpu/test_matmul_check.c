@@ -9,12 +9,9 @@
  *     planted faults fail it - no run (NaN poison), one entry off by 4, one
  *     NaN entry, one entry wrong by a little more than the tolerance, a
  *     product of half of k - for an FP32 kernel rung, cuBLAS FP32, and the
- *     BF16 precision (tensor-core rungs share this path);
- *   - the host copies of the inputs (cb_matmul_state_host_inputs) are the
- *     generator's. */
+ *     BF16 precision (tensor-core rungs share this path). */
 /* test links: cubench_engine cubench_bench */
 #include "gpu_test_util.h"
-#include "cb_random.h"
 #include "common_kernels.h"
 #include "families.h"
 #include "matmul_check_kernels.h"
@@ -222,14 +219,6 @@ static void test_large_bf16(const cb_device_info *dev, cudaStream_t s)
     CB_CU(cudaStreamSynchronize(s));
     CB_CHECK_EQ_INT(b->verify(state, &err, &why), CB_FAIL);
     printf("    planted half of k (BF16): %s\n", why.text);
-    /* The host copies of the inputs are the generator's. */
-    CB_CHECK_EQ_INT(cb_matmul_state_host_inputs(mm, &why), CB_OK);
-    size_t wrong = 0;
-    for (size_t i = 0; i < (size_t)mm->m * mm->k; i += 4097)
-        wrong += mm->h_a[i] != cb_random_value(mm->seed_a, i);
-    for (size_t i = 0; i < (size_t)mm->k * mm->n; i += 4099)
-        wrong += mm->h_b[i] != cb_random_value(mm->seed_b, i);
-    CB_CHECK(wrong == 0);
     cb_test_teardown(&tp);
 }
 
