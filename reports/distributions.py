@@ -1,7 +1,7 @@
 """Sample distributions of the points the stopping rule could not settle.
 
-A `noisy` point ran out of its time budget before the confidence interval of
-its median was narrow enough. Its median alone hides why: a second mode
+A `noisy` point's time budget ran out, or was seen to be too short, before the
+confidence interval of its median was narrow enough. Its median alone hides why: a second mode
 (clock changes, another process), a long tail, or plain spread. The raw
 samples show which, so the noisiest few are drawn as box plots with every
 sample on top, each in its own panel with its own time unit (the points

@@ -362,8 +362,8 @@ def flag_note(chart: LineChart) -> str:
         text += " Whiskers: the 95 % confidence interval of the median."
     noisy = sum(bool(n) for s in chart.series for n in s.noisy)
     if noisy:
-        text += (f" Hollow markers: {noisy} noisy point(s), whose time budget ran out "
-                 f"before the interval was as narrow as asked.")
+        text += (f" Hollow markers: {noisy} noisy point(s), whose interval was not as "
+                 f"narrow as asked within their time budget.")
     count = sum(bool(f) for s in chart.series for f in s.flags)
     if count:
         text += (f" Red rings: {count} point(s) a throttle reason can have slowed (the SM "

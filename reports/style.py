@@ -9,8 +9,8 @@
 - Python frameworks keep their palette colour and get triangles.
 - Theoretical peaks are black dashed lines; the best value measured in the
   run is a grey dotted line.
-- Hollow markers: noisy points (the time budget ran out before the stopping
-  rule held); whiskers: the 95 % confidence interval of the median; red rings:
+- Hollow markers: noisy points (the stopping rule did not hold within the
+  time budget); whiskers: the 95 % confidence interval of the median; red rings:
   points a throttle reason can have slowed (reports/conditions.py).
 
 reports/gnuplot/style.gp sets the same colours as gnuplot line types;

@@ -76,8 +76,8 @@ def status_summary(run: Run) -> Table:
     total = [sum(int(row[i]) for row in rows) for i in range(1, 7)]
     rows.append(["all"] + [str(t) for t in total])
     return Table(["family", "benchmarks", *STATUSES, "points"], rows,
-                 "Points per family and status (ok: CI target met; noisy: time budget "
-                 "spent first; skip: could not run here; fail: wrong result, not timed).",
+                 "Points per family and status (ok: CI target met; noisy: not met within "
+                 "the time budget; skip: could not run here; fail: wrong result, not timed).",
                  sortable=False)
 
 
