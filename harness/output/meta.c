@@ -255,6 +255,9 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_num(j, "target_ci_rel_half", cfg->stop.target_rel);
     cb_json_kv_num(j, "ci_level", 0.95);
     cb_json_kv_num(j, "max_time_per_point_s", cfg->stop.max_time_s);
+    /* The early stop of hopeless rounds (stats.h); 0: --full-budget. */
+    cb_json_kv_num(j, "futile_share", cfg->stop.futile_share);
+    cb_json_kv_num(j, "futile_factor", cfg->stop.futile_factor);
     cb_json_kv_int(j, "warmup_runs", cfg->warmup_runs);
     /* 0: auto (short points get several rounds; results.csv says how many
      * each point ran). */

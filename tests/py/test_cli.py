@@ -162,7 +162,18 @@ def test_host_run_end_to_end(cubench, tmp_path):
     assert meta["command_line"][1:3] == ["run", "vecadd/host"]
     assert meta["totals"]["ok"] + meta["totals"]["noisy"] == 10
     assert meta["host"]["cores"] >= 1 and meta["settings"]["min_samples"] == 10
+    # hopeless rounds stop from half their budget on (docs/methodology.md)
+    assert meta["settings"]["futile_share"] == 0.5 and meta["settings"]["futile_factor"] == 3
     assert not (out / ".meta.json.tmp").exists()
+
+
+def test_full_budget_is_recorded(cubench, tmp_path):
+    out = tmp_path / "full"
+    rows = run_host(cubench, out, "2^10", "--quick", "--full-budget")
+    assert len(rows) == 1
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["settings"]["futile_share"] == 0, "--full-budget: no round stops early"
+    assert "--full-budget" in meta["command_line"]
 
 
 def test_default_suite_without_gpu_runs_the_cpu_baseline(cubench, has_gpu, tmp_path):
