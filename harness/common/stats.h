@@ -26,8 +26,8 @@
  * stopping rule over the samples of 10 default runs of one H200 (27 s of
  * 225 s of sampling saved, 1 of 3475 rounds that converged later cut) and
  * checked on 10 runs recorded earlier on another (40 s of 331 s saved, none
- * of 2826 cut); rounds
- * whose interval cannot yet be computed (n_eff too small) are never cut.
+ * of 2826 cut); rounds whose interval cannot yet be computed (n_eff too
+ * small) are never cut.
  *
  * The CI is distribution-free: with m = floor(n_eff) and j the largest rank
  * with 1 - 2 P(Binomial(m, 1/2) < j) >= 0.95, it is the sample quantiles at

@@ -461,9 +461,7 @@ static void salvage_rounds(sweep *w)
         char text[96];
         snprintf(text, sizeof text, "interrupted: %d of %d rounds kept", pr->rounds_done,
                  pr->rounds);
-        size_t used = strlen(pr->r->note);
-        snprintf(pr->r->note + used, sizeof pr->r->note - used, "%s%s", used ? "; " : "", text);
-        cb_utf8_trim_tail(pr->r->note);
+        cb_note_append(pr->r, text);
         pr->samples.n = pr->n_done;
         pr->rounds = pr->rounds_done;
         cb_point_finish(w->cfg, pr);

@@ -12,7 +12,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 typedef struct counters_replay {
     const cb_bench *b;
@@ -68,9 +67,5 @@ void cb_phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state,
     char flag[96];
     double bytes = b->bytes ? b->bytes(&r->point) : NAN,
            flops = b->flops ? b->flops(&r->point) : NAN;
-    if (cb_counters_model_note(&v, bytes, flops, flag, sizeof flag)) {
-        size_t used = strlen(r->note);
-        snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", flag);
-        cb_utf8_trim_tail(r->note);
-    }
+    if (cb_counters_model_note(&v, bytes, flops, flag, sizeof flag)) cb_note_append(r, flag);
 }

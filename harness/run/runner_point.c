@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Append "; text" (or "text") to the row's note. */
-static void note_append(cb_result *r, const char *text)
+void cb_note_append(cb_result *r, const char *text)
 {
     size_t used = strlen(r->note);
     snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
@@ -47,7 +46,7 @@ static void note_drift(const cb_run_config *cfg, cb_result *r, const point_sampl
                  worst_round);
     else
         snprintf(text, sizeof text, "drift: %+.1f%% first to last third", 100 * worst);
-    note_append(r, text);
+    cb_note_append(r, text);
 }
 
 /* The median of the samples CUPTI timed; NAN when none. */
@@ -97,7 +96,7 @@ static void note_throttle(const cb_run_config *cfg, const point_run *pr)
                  r->throttle_wait_s);
     else
         return;
-    note_append(r, text);
+    cb_note_append(r, text);
 }
 
 void cb_point_finish(const cb_run_config *cfg, point_run *pr)
@@ -124,7 +123,7 @@ void cb_point_finish(const cb_run_config *cfg, point_run *pr)
             snprintf(text, sizeof text,
                      "%d of %d rounds ran out of budget alone; pooled, +-%.2f%% meets the target",
                      pr->noisy_rounds, r->replicates, 100 * r->summary.ci_rel_half);
-            note_append(r, text);
+            cb_note_append(r, text);
             pr->noisy_rounds = 0;
         }
     }
@@ -142,7 +141,7 @@ void cb_point_finish(const cb_run_config *cfg, point_run *pr)
         char text[64];
         snprintf(text, sizeof text, "CI target +-%.3g%% (this path's own precision)",
                  100 * pr->info.target_ci_rel);
-        note_append(r, text);
+        cb_note_append(r, text);
     }
 }
 
@@ -171,7 +170,7 @@ void cb_point_telemetry_finish(point_run *pr)
         pr->sample_throttle = NULL;
     }
     char flag[sizeof r->note];
-    if (cb_telemetry_flag(&r->telemetry, flag, sizeof flag)) note_append(r, flag);
+    if (cb_telemetry_flag(&r->telemetry, flag, sizeof flag)) cb_note_append(r, flag);
 }
 
 void cb_point_telemetry_free(point_run *pr)

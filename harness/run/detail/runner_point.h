@@ -107,6 +107,10 @@ typedef enum sampling_end {
     SAMPLING_FAILED,
 } sampling_end;
 
+/* Append "; text" (or "text") to the row's note, cut at a whole UTF-8
+ * character when it does not fit. */
+void cb_note_append(cb_result *r, const char *text);
+
 /* The stopping rule of round `round` of this point. */
 cb_stop_rule cb_round_rule(const cb_run_config *cfg, const point_run *pr, int round);
 
