@@ -111,7 +111,8 @@ typedef struct cb_tc_rung {
     cudaError_t (*launch)(const cb_tc_plan *p, cudaStream_t stream);
 } cb_tc_rung;
 
-/* The rungs, each defined in its kernels/matmul_tc_<rung>*.cu. */
+/* The rungs, each defined in its kernels/matmul_tc_<rung>*.cu (CB_TC_RUNG,
+ * detail/matmul_tc_plan.h). */
 extern const cb_tc_rung cb_tc_rung_mma, cb_tc_rung_ldmatrix, cb_tc_rung_wgmma, cb_tc_rung_wgmma_ws,
     cb_tc_rung_wgmma_cluster, cb_tc_rung_wgmma_fp8;
 

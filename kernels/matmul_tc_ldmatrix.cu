@@ -209,16 +209,7 @@ static cudaError_t cb_tc_ldmatrix_launch(const cb_tc_plan *p, cudaStream_t strea
     return cudaGetLastError();
 }
 
-extern "C" const cb_tc_rung cb_tc_rung_ldmatrix = {
-    .name = "ldmatrix",
-    .min_cc = 80,
-    .max_cc = 0,
-    .feature = "cp.async and mma.sync with BF16/TF32",
-    .sm90a = false,
-    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
-    .rows = CB_TC_ROWS_CP_ASYNC,
-    .tf32_bt = false,
-    .persistent = false,
-    .prepare = cb_tc_ldmatrix_prepare,
-    .launch = cb_tc_ldmatrix_launch,
-};
+/* cb_tc_rung_ldmatrix (matmul_tc_kernels.h). */
+CB_TC_RUNG(ldmatrix, CB_TC_NEEDS_SM80("cp.async and mma.sync with BF16/TF32"),
+           .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+           .rows = CB_TC_ROWS_CP_ASYNC, .tf32_bt = false, .persistent = false);

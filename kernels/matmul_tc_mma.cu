@@ -190,16 +190,7 @@ static cudaError_t cb_tc_mma_launch(const cb_tc_plan *p, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-extern "C" const cb_tc_rung cb_tc_rung_mma = {
-    .name = "mma",
-    .min_cc = 80,
-    .max_cc = 0,
-    .feature = "mma.sync with BF16/TF32",
-    .sm90a = false,
-    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
-    .rows = CB_TC_ROWS_ANY,
-    .tf32_bt = false,
-    .persistent = false,
-    .prepare = cb_tc_mma_prepare,
-    .launch = cb_tc_mma_launch,
-};
+/* cb_tc_rung_mma (matmul_tc_kernels.h). */
+CB_TC_RUNG(mma, CB_TC_NEEDS_SM80("mma.sync with BF16/TF32"),
+           .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+           .rows = CB_TC_ROWS_ANY, .tf32_bt = false, .persistent = false);

@@ -223,17 +223,8 @@ static cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t 
                               p->tiles_n);
 }
 
-extern "C" const cb_tc_rung cb_tc_rung_wgmma_cluster = {
-    .name = "wgmma_cluster",
-    .min_cc = 90,
-    .max_cc = 90,
-    .feature = "wgmma + TMA multicast, sm_90a code",
-    .sm90a = true,
-    .precisions =
-        CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32) | CB_TC_PREC_BIT(CB_TC_FP8),
-    .rows = CB_TC_ROWS_STAGED,
-    .tf32_bt = true,
-    .persistent = true,
-    .prepare = cb_tc_wgmma_cluster_prepare,
-    .launch = cb_tc_wgmma_cluster_launch,
-};
+/* cb_tc_rung_wgmma_cluster (matmul_tc_kernels.h). */
+CB_TC_RUNG(wgmma_cluster, CB_TC_NEEDS_SM90A("wgmma + TMA multicast, sm_90a code"),
+           .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32) |
+                         CB_TC_PREC_BIT(CB_TC_FP8),
+           .rows = CB_TC_ROWS_STAGED, .tf32_bt = true, .persistent = true);

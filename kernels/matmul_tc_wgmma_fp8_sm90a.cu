@@ -35,16 +35,7 @@ static cudaError_t cb_tc_wgmma_fp8_launch(const cb_tc_plan *p, cudaStream_t stre
     return cb_ws::launch<CB_TC_FP8>(p, stream);
 }
 
-extern "C" const cb_tc_rung cb_tc_rung_wgmma_fp8 = {
-    .name = "wgmma_fp8",
-    .min_cc = 90,
-    .max_cc = 90,
-    .feature = "FP8 wgmma + TMA, sm_90a code",
-    .sm90a = true,
-    .precisions = CB_TC_PREC_BIT(CB_TC_FP8),
-    .rows = CB_TC_ROWS_STAGED,
-    .tf32_bt = false,
-    .persistent = true,
-    .prepare = cb_tc_wgmma_fp8_prepare,
-    .launch = cb_tc_wgmma_fp8_launch,
-};
+/* cb_tc_rung_wgmma_fp8 (matmul_tc_kernels.h). */
+CB_TC_RUNG(wgmma_fp8, CB_TC_NEEDS_SM90A("FP8 wgmma + TMA, sm_90a code"),
+           .precisions = CB_TC_PREC_BIT(CB_TC_FP8), .rows = CB_TC_ROWS_STAGED, .tf32_bt = false,
+           .persistent = true);

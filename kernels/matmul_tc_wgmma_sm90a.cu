@@ -146,16 +146,7 @@ static cudaError_t cb_tc_wgmma_launch(const cb_tc_plan *p, cudaStream_t stream)
     return cudaGetLastError();
 }
 
-extern "C" const cb_tc_rung cb_tc_rung_wgmma = {
-    .name = "wgmma",
-    .min_cc = 90,
-    .max_cc = 90,
-    .feature = "wgmma + TMA, sm_90a code",
-    .sm90a = true,
-    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
-    .rows = CB_TC_ROWS_TMA,
-    .tf32_bt = true,
-    .persistent = false,
-    .prepare = cb_tc_wgmma_prepare,
-    .launch = cb_tc_wgmma_launch,
-};
+/* cb_tc_rung_wgmma (matmul_tc_kernels.h). */
+CB_TC_RUNG(wgmma, CB_TC_NEEDS_SM90A("wgmma + TMA, sm_90a code"),
+           .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+           .rows = CB_TC_ROWS_TMA, .tf32_bt = true, .persistent = false);

@@ -47,16 +47,7 @@ static cudaError_t cb_tc_wgmma_ws_launch(const cb_tc_plan *p, cudaStream_t strea
     return cb_ws::launch<CB_TC_BF16>(p, stream);
 }
 
-extern "C" const cb_tc_rung cb_tc_rung_wgmma_ws = {
-    .name = "wgmma_ws",
-    .min_cc = 90,
-    .max_cc = 90,
-    .feature = "wgmma + TMA, sm_90a code",
-    .sm90a = true,
-    .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
-    .rows = CB_TC_ROWS_STAGED,
-    .tf32_bt = false,
-    .persistent = true,
-    .prepare = cb_tc_wgmma_ws_prepare,
-    .launch = cb_tc_wgmma_ws_launch,
-};
+/* cb_tc_rung_wgmma_ws (matmul_tc_kernels.h). */
+CB_TC_RUNG(wgmma_ws, CB_TC_NEEDS_SM90A("wgmma + TMA, sm_90a code"),
+           .precisions = CB_TC_PREC_BIT(CB_TC_BF16) | CB_TC_PREC_BIT(CB_TC_TF32),
+           .rows = CB_TC_ROWS_STAGED, .tf32_bt = false, .persistent = true);

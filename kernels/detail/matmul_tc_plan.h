@@ -31,6 +31,28 @@ struct cb_tc_plan {
     CUtensorMap map_a, map_b; /* Hopper rungs: A and B (TF32: B^T or B as it lies) */
 };
 
+/* What a rung needs of the hardware, the same for every rung of a
+ * generation (cb_tc_rung's min_cc, max_cc, feature and sm90a, in that
+ * order): the mma.sync rungs run on any GPU from Ampere (8.0) on; the
+ * Hopper rungs' sm_90a code runs on 9.0 only, and only where the build
+ * compiled it. `what` names the feature for the capability check's
+ * message. */
+#define CB_TC_NEEDS_SM80(what)  .min_cc = 80, .max_cc = 0, .feature = what, .sm90a = false
+#define CB_TC_NEEDS_SM90A(what) .min_cc = 90, .max_cc = 90, .feature = what, .sm90a = true
+
+/* The descriptor cb_tc_rung_<rung> (matmul_tc_kernels.h) of a rung file:
+ * its name, what it needs (CB_TC_NEEDS_*), then the fields that set it
+ * apart (precisions, rows, tf32_bt, persistent) and last its entry points,
+ * which the file defines as cb_tc_<rung>_prepare and cb_tc_<rung>_launch. */
+#define CB_TC_RUNG(rung, needs, ...)                                                               \
+    extern "C" const cb_tc_rung cb_tc_rung_##rung = {                                              \
+        .name = #rung,                                                                             \
+        needs,                                                                                     \
+        __VA_ARGS__,                                                                               \
+        .prepare = cb_tc_##rung##_prepare,                                                         \
+        .launch = cb_tc_##rung##_launch,                                                           \
+    }
+
 /* Fill `info` for `kernel` launched as the plan says. */
 template <typename Kernel>
 static cudaError_t cb_tc_fill_info(Kernel kernel, const cb_tc_plan *p, const char *desc,
