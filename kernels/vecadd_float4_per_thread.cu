@@ -13,23 +13,16 @@ vecadd_float4_per_thread(const float4 *__restrict__ a, const float4 *__restrict_
     if (i < tail) ct[i] = at[i] + bt[i];
 }
 
+/* A thread per float4 (vecadd_cuda.h sizes the grid from that share). */
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
-    const size_t n4 = l->n / 4, tail = l->n % 4;
-    unsigned blocks = cb_vecadd_blocks(n4 > tail ? n4 : tail, l->block);
-    if (!blocks) return cudaErrorInvalidConfiguration;
-    return cb_vecadd_launch4(vecadd_float4_per_thread, blocks, l, s);
-}
-
-static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
-{
-    return cb_vecadd_occupancy(vecadd_float4_per_thread, l, blocks);
+    return cb_vecadd_launch4_share(vecadd_float4_per_thread, 1, l, s);
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread = {
     .name = "float4_per_thread",
     .launch = launch,
-    .blocks_per_sm = blocks_per_sm,
+    .blocks_per_sm = cb_vecadd_blocks_per_sm<vecadd_float4_per_thread>,
     .elems_per_thread = 4,
     .grid_stride = false,
 };

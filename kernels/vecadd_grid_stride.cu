@@ -15,15 +15,10 @@ static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
     return cb_vecadd_launch1(vecadd_grid_stride, (unsigned)l->grid, l, s);
 }
 
-static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
-{
-    return cb_vecadd_occupancy(vecadd_grid_stride, l, blocks);
-}
-
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_grid_stride = {
     .name = "grid_stride",
     .launch = launch,
-    .blocks_per_sm = blocks_per_sm,
+    .blocks_per_sm = cb_vecadd_blocks_per_sm<vecadd_grid_stride>,
     .elems_per_thread = 1,
     .grid_stride = true,
 };

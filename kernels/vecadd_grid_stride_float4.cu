@@ -32,25 +32,23 @@ static __global__ void vecadd_float4(const float4 *__restrict__ a, const float4 
     if (tid < tail) ct[tid] = at[tid] + bt[tid];
 }
 
-/* The compiled (ilp, hint) combinations; NULL for anything else. */
+/* The compiled (ilp, hint) combinations. */
+static const struct {
+    int ilp;
+    bool stream;
+    cb_vecadd4_fn kernel;
+} compiled[] = {
+    {1, false, vecadd_float4<1, false>}, {1, true, vecadd_float4<1, true>},
+    {2, false, vecadd_float4<2, false>}, {2, true, vecadd_float4<2, true>},
+    {4, false, vecadd_float4<4, false>}, {4, true, vecadd_float4<4, true>},
+};
+
+/* The kernel of (ilp, hint); NULL for a combination not compiled. */
 static cb_vecadd4_fn pick(int ilp, bool stream)
 {
-    switch (ilp * 2 + (stream ? 1 : 0)) {
-    case 2:
-        return vecadd_float4<1, false>;
-    case 3:
-        return vecadd_float4<1, true>;
-    case 4:
-        return vecadd_float4<2, false>;
-    case 5:
-        return vecadd_float4<2, true>;
-    case 8:
-        return vecadd_float4<4, false>;
-    case 9:
-        return vecadd_float4<4, true>;
-    default:
-        return NULL;
-    }
+    for (size_t i = 0; i < sizeof compiled / sizeof *compiled; i++)
+        if (compiled[i].ilp == ilp && compiled[i].stream == stream) return compiled[i].kernel;
+    return NULL;
 }
 
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)

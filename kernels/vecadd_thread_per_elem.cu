@@ -12,20 +12,13 @@ static __global__ void vecadd_thread_per_elem(const float *__restrict__ a,
 
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
-    unsigned blocks = cb_vecadd_blocks(l->n, l->block);
-    if (!blocks) return cudaErrorInvalidConfiguration;
-    return cb_vecadd_launch1(vecadd_thread_per_elem, blocks, l, s);
-}
-
-static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
-{
-    return cb_vecadd_occupancy(vecadd_thread_per_elem, l, blocks);
+    return cb_vecadd_launch1_threads(vecadd_thread_per_elem, l->n, l, s);
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_thread_per_elem = {
     .name = "thread_per_elem",
     .launch = launch,
-    .blocks_per_sm = blocks_per_sm,
+    .blocks_per_sm = cb_vecadd_blocks_per_sm<vecadd_thread_per_elem>,
     .elems_per_thread = 1,
     .grid_stride = false,
 };

@@ -17,23 +17,17 @@ static __global__ void vecadd_two_float4(const float4 *__restrict__ a, const flo
     if (i < tail) ct[i] = at[i] + bt[i];
 }
 
+/* Two float4s a thread: (n / 4 + 1) / 2 threads, as the kernel's `half`
+ * (vecadd_cuda.h sizes the grid from that share and launches). */
 static cudaError_t launch(const cb_vecadd_launch *l, cudaStream_t s)
 {
-    const size_t half = (l->n / 4 + 1) / 2, tail = l->n % 4;
-    unsigned blocks = cb_vecadd_blocks(half > tail ? half : tail, l->block);
-    if (!blocks) return cudaErrorInvalidConfiguration;
-    return cb_vecadd_launch4(vecadd_two_float4, blocks, l, s); /* vecadd_cuda.h */
-}
-
-static cudaError_t blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
-{
-    return cb_vecadd_occupancy(vecadd_two_float4, l, blocks);
+    return cb_vecadd_launch4_share(vecadd_two_float4, 2, l, s);
 }
 
 extern "C" const cb_vecadd_kernel cb_vecadd_kernel_two_float4_per_thread = {
     .name = "two_float4_per_thread",
     .launch = launch,
-    .blocks_per_sm = blocks_per_sm,
+    .blocks_per_sm = cb_vecadd_blocks_per_sm<vecadd_two_float4>,
     .elems_per_thread = 8,
     .grid_stride = false,
 };

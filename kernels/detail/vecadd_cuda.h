@@ -1,7 +1,8 @@
 /* vecadd_cuda.h - what the vector-add kernels share (CUDA only): the
- * float4 add, the cache-hinted loads and stores, the grid of a kernel
- * whose threads each take a fixed share of the vector, and the launch and
- * occupancy query of a kernel of either signature. */
+ * float4 add, the cache-hinted loads and stores, the launch of a kernel of
+ * either signature on a given grid or on the grid that gives each thread a
+ * fixed share of the vector, and the occupancy query of a variant's
+ * kernel. */
 #ifndef CB_VECADD_CUDA_H
 #define CB_VECADD_CUDA_H
 
@@ -58,11 +59,44 @@ cb_vecadd_launch1(void (*kernel)(const float *, const float *, float *, size_t),
     return cudaGetLastError();
 }
 
+/* The scalar kernels' launch on enough blocks for `threads` threads
+ * (cudaErrorInvalidConfiguration when that grid is larger than a launch
+ * may be). */
+static inline cudaError_t
+cb_vecadd_launch1_threads(void (*kernel)(const float *, const float *, float *, size_t),
+                          size_t threads, const cb_vecadd_launch *l, cudaStream_t s)
+{
+    const unsigned blocks = cb_vecadd_blocks(threads, l->block);
+    if (!blocks) return cudaErrorInvalidConfiguration;
+    return cb_vecadd_launch1(kernel, blocks, l, s);
+}
+
+/* The launch of a float4 kernel whose threads each take `float4s` of the
+ * n / 4 float4s and one float of the n % 4 tail: the grid covers the larger
+ * of the two thread counts (cudaErrorInvalidConfiguration when that grid
+ * is larger than a launch may be). */
+static inline cudaError_t cb_vecadd_launch4_share(cb_vecadd4_fn kernel, size_t float4s,
+                                                  const cb_vecadd_launch *l, cudaStream_t s)
+{
+    const size_t threads = (l->n / 4 + float4s - 1) / float4s, tail = l->n % 4;
+    const unsigned blocks = cb_vecadd_blocks(threads > tail ? threads : tail, l->block);
+    if (!blocks) return cudaErrorInvalidConfiguration;
+    return cb_vecadd_launch4(kernel, blocks, l, s);
+}
+
 /* Resident blocks per SM of `kernel` at l->block threads (occupancy API). */
 template <typename Kernel>
 static cudaError_t cb_vecadd_occupancy(Kernel kernel, const cb_vecadd_launch *l, int *blocks)
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, l->block, 0);
+}
+
+/* The blocks_per_sm of a variant that is one kernel: cb_vecadd_occupancy
+ * of KERNEL, as a function the variant's cb_vecadd_kernel can point to. */
+template <auto KERNEL>
+static cudaError_t cb_vecadd_blocks_per_sm(const cb_vecadd_launch *l, int *blocks)
+{
+    return cb_vecadd_occupancy(KERNEL, l, blocks);
 }
 
 #endif
