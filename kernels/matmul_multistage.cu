@@ -74,16 +74,16 @@ template <int BK> __device__ __forceinline__ int cb_ms_a_off(int r, int kk)
     return cb_ms_a_offset(r, kk, BK);
 }
 
-/* cp.async of 16 or 4 bytes into a stage (cb_cp_async.h), from generic
- * shared-memory pointers. */
-__device__ __forceinline__ void cb_ms_cp16(float *dst, const float *src, bool ok)
+/* cp.async of W floats into a stage (cb_cp_async.h), from generic
+ * shared-memory pointers: 16 bytes (.cg), or 4 (.ca, the only caching a
+ * copy under 16 bytes may use). */
+template <int W> __device__ __forceinline__ void cb_ms_cp(float *dst, const float *src, bool ok)
 {
-    cb_cp_async_cg16((uint32_t)__cvta_generic_to_shared(dst), src, ok);
-}
-
-__device__ __forceinline__ void cb_ms_cp4(float *dst, const float *src, bool ok)
-{
-    cb_cp_async_ca4((uint32_t)__cvta_generic_to_shared(dst), src, ok);
+    const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+    if constexpr (W == 4)
+        cb_cp_async_cg16(d, src, ok);
+    else
+        cb_cp_async_ca4(d, src, ok);
 }
 
 /* The copies of slice t (k from t BK) into stage `as` / `bs`. */
@@ -96,46 +96,28 @@ __device__ __forceinline__ void cb_ms_load(float *as, float *bs, const float *__
     const int tid = threadIdx.x;
     /* A thread's copies are RSTEP rows apart in the same column, so one
      * source pointer and a row step give them all (keeping a pointer per
-     * copy live across the k-loop spilled). */
-    if constexpr (VEC) {
-        constexpr int A_STEP = S::THREADS / S::KC, B_STEP = S::THREADS / (BN / 4);
-        const int ar = tid / S::KC, ak = tid % S::KC * 4;
-        const bool ak_ok = k0 + ak < k;
-        const float *asrc = a + (size_t)(m0 + ar) * k + k0 + ak;
-#pragma unroll 1
-        for (int i = 0; i < BM / A_STEP; i++) {
-            const bool ok = ak_ok && m0 + ar + i * A_STEP < m;
-            cb_ms_cp16(as + cb_ms_a_off<BK>(ar + i * A_STEP, ak),
-                       ok ? asrc + (size_t)i * A_STEP * k : a, ok);
-        }
-        const int br = tid / (BN / 4), bq = tid % (BN / 4) * 4;
-        const bool bq_ok = n0 + bq < n;
-        const float *bsrc = b + (size_t)(k0 + br) * n + n0 + bq;
-#pragma unroll 1
-        for (int i = 0; i < BK / B_STEP; i++) {
-            const bool ok = bq_ok && k0 + br + i * B_STEP < k;
-            cb_ms_cp16(bs + (br + i * B_STEP) * BN + bq, ok ? bsrc + (size_t)i * B_STEP * n : b,
-                       ok);
-        }
-    } else {
-        constexpr int A_STEP = S::THREADS / BK, B_STEP = S::THREADS / BN;
-        const int ar = tid / BK, ak = tid % BK;
-        const bool ak_ok = k0 + ak < k;
-        const float *asrc = a + (size_t)(m0 + ar) * k + k0 + ak;
-#pragma unroll 4
-        for (int i = 0; i < BM / A_STEP; i++) {
-            const bool ok = ak_ok && m0 + ar + i * A_STEP < m;
-            cb_ms_cp4(as + cb_ms_a_off<BK>(ar + i * A_STEP, ak),
-                      ok ? asrc + (size_t)i * A_STEP * k : a, ok);
-        }
-        const int br = tid / BN, bq = tid % BN;
-        const bool bq_ok = n0 + bq < n;
-        const float *bsrc = b + (size_t)(k0 + br) * n + n0 + bq;
-#pragma unroll 4
-        for (int i = 0; i < BK / B_STEP; i++) {
-            const bool ok = bq_ok && k0 + br + i * B_STEP < k;
-            cb_ms_cp4(bs + (br + i * B_STEP) * BN + bq, ok ? bsrc + (size_t)i * B_STEP * n : b, ok);
-        }
+     * copy live across the k-loop spilled). VEC: a copy moves a 16-byte
+     * chunk (W = 4 floats), and the loops stay rolled; else one float, 4x
+     * the copies, unrolled by 4. */
+    constexpr int W = VEC ? 4 : 1, UNROLL = VEC ? 1 : 4;
+    constexpr int A_COLS = BK / W, B_COLS = BN / W; /* copies across a row of A, of B */
+    constexpr int A_STEP = S::THREADS / A_COLS, B_STEP = S::THREADS / B_COLS;
+    const int ar = tid / A_COLS, ak = tid % A_COLS * W;
+    const bool ak_ok = k0 + ak < k;
+    const float *asrc = a + (size_t)(m0 + ar) * k + k0 + ak;
+#pragma unroll UNROLL
+    for (int i = 0; i < BM / A_STEP; i++) {
+        const bool ok = ak_ok && m0 + ar + i * A_STEP < m;
+        cb_ms_cp<W>(as + cb_ms_a_off<BK>(ar + i * A_STEP, ak),
+                    ok ? asrc + (size_t)i * A_STEP * k : a, ok);
+    }
+    const int br = tid / B_COLS, bq = tid % B_COLS * W;
+    const bool bq_ok = n0 + bq < n;
+    const float *bsrc = b + (size_t)(k0 + br) * n + n0 + bq;
+#pragma unroll UNROLL
+    for (int i = 0; i < BK / B_STEP; i++) {
+        const bool ok = bq_ok && k0 + br + i * B_STEP < k;
+        cb_ms_cp<W>(bs + (br + i * B_STEP) * BN + bq, ok ? bsrc + (size_t)i * B_STEP * n : b, ok);
     }
 }
 
@@ -207,14 +189,10 @@ __global__ void __launch_bounds__(cb_ms_shape<BM, BN, BK, WARPS_M, WARPS_N, STAG
     auto stage_b = [&](int s) { return smem + s * S::STAGE_FLOATS + BM * BK; };
 
     float acc[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; i++)
-#pragma unroll
-        for (int j = 0; j < TN; j++)
-            acc[i][j] = 0.0f;
+    cb_matmul_zero_tile(acc);
 
-            /* Prologue: slices 0 .. STAGES - 2 in flight, a group each (empty groups
-             * past the end keep the count uniform). */
+    /* Prologue: slices 0 .. STAGES - 2 in flight, a group each (empty groups
+     * past the end keep the count uniform). */
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < slices)

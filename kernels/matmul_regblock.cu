@@ -98,11 +98,7 @@ __global__ void __launch_bounds__(CB_R2_THREADS)
 #pragma unroll
             for (int j = 0; j < CB_R2_TN; j++)
                 rb[j] = bs[p][tcol + j];
-#pragma unroll
-            for (int i = 0; i < CB_R2_TM; i++)
-#pragma unroll
-                for (int j = 0; j < CB_R2_TN; j++)
-                    acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+            cb_matmul_outer_fma(acc, ra, rb); /* 64 FMAs from 16 registers */
         }
         __syncthreads();
     }

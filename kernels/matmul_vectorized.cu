@@ -79,11 +79,7 @@ __global__ void __launch_bounds__(CB_V_THREADS)
                 const float4 v = *reinterpret_cast<const float4 *>(&bs[p][tcol + j]);
                 rb[j] = v.x, rb[j + 1] = v.y, rb[j + 2] = v.z, rb[j + 3] = v.w;
             }
-#pragma unroll
-            for (int i = 0; i < CB_V_TM; i++)
-#pragma unroll
-                for (int j = 0; j < CB_V_TN; j++)
-                    acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+            cb_matmul_outer_fma(acc, ra, rb);
         }
         __syncthreads();
     }

@@ -1,6 +1,7 @@
 /* matmul_cuda.h - CUDA-only helpers shared by the kernels/matmul_*.cu files
  * (not for C code): ceiling division, the edge-handling modes, the store of
- * alpha * acc + beta * C, the common body of every rung's query, and the
+ * alpha * acc + beta * C, the register tile's zeroing and outer-product
+ * step, the common body of every rung's query, and the
  * entry points of a rung that is one kernel launch. */
 #ifndef CB_MATMUL_CUDA_H
 #define CB_MATMUL_CUDA_H
@@ -65,6 +66,30 @@ static __device__ __forceinline__ void cb_matmul_store4(float *out, float4 v, fl
         v.w = fmaf(beta, old.w, v.w);
     }
     *p = v;
+}
+
+/* A thread's TM x TN register tile of C, zeroed before the k-loop. */
+template <int TM, int TN> __device__ __forceinline__ void cb_matmul_zero_tile(float (&acc)[TM][TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] = 0.0f;
+}
+
+/* One k-step of a register tile: acc += ra rb^T, the outer product of the
+ * TM values of A's column and the TN of B's row at that k (TM x TN FMAs
+ * from TM + TN registers, the reuse register blocking is for). */
+template <int TM, int TN>
+__device__ __forceinline__ void cb_matmul_outer_fma(float (&acc)[TM][TN], const float (&ra)[TM],
+                                                    const float (&rb)[TN])
+{
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+            acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
 }
 
 /* Fill `info` for `kernel` launched with `threads` x `grid`. */

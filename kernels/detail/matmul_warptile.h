@@ -156,11 +156,7 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
     };
 
     float acc[TM][TN];
-#pragma unroll
-    for (int i = 0; i < TM; i++)
-#pragma unroll
-        for (int j = 0; j < TN; j++)
-            acc[i][j] = 0.0f;
+    cb_matmul_zero_tile(acc);
     float fa[2][TM], fb[2][TN];
 
     /* Fragments of k-row kk of stage st into register slot `slot`. */
@@ -179,13 +175,7 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
         }
     };
 
-    auto outer_product = [&](int slot) {
-#pragma unroll
-        for (int i = 0; i < TM; i++)
-#pragma unroll
-            for (int j = 0; j < TN; j++)
-                acc[i][j] = fmaf(fa[slot][i], fb[slot][j], acc[i][j]);
-    };
+    auto outer_product = [&](int slot) { cb_matmul_outer_fma(acc, fa[slot], fb[slot]); };
 
     const int slices = (k + BK - 1) / BK;
     if (kPipelined) {
