@@ -1,4 +1,4 @@
-/* cb_common.c - status names, message formatting, growing arrays, a
+/* cb_common.c - enum and status names, message formatting, growing arrays, a
  * binary search and the clock. */
 #include "cb_common.h"
 
@@ -7,19 +7,16 @@
 #include <string.h>
 #include <time.h>
 
+const char *cb_enum_name(const char *const *names, int n_names, int v, const char *fallback)
+{
+    return v >= 0 && v < n_names && names[v] ? names[v] : fallback;
+}
+
 const char *cb_status_name(cb_status s)
 {
-    switch (s) {
-    case CB_OK:
-        return "ok";
-    case CB_NOISY:
-        return "noisy";
-    case CB_SKIP:
-        return "skip";
-    case CB_FAIL:
-        return "fail";
-    }
-    return "?";
+    static const char *const names[] = {
+        [CB_OK] = "ok", [CB_NOISY] = "noisy", [CB_SKIP] = "skip", [CB_FAIL] = "fail"};
+    return cb_enum_name(names, CB_ARRAY_LEN(names), (int)s, "?");
 }
 
 void cb_msg_set(cb_msg *m, const char *fmt, ...)

@@ -23,6 +23,15 @@ typedef enum cb_status {
 
 const char *cb_status_name(cb_status s);
 
+/* The name of enum value `v` in a table indexed by value, written with
+ * designated indices so each value sits next to its name:
+ *     static const char *const names[] = {[CB_OK] = "ok", [CB_FAIL] = "fail"};
+ *     return cb_enum_name(names, CB_ARRAY_LEN(names), s, "?");
+ * `fallback` for a value outside the table or one it leaves unnamed (NULL).
+ * Every enum-to-name function of cubench reads its table through this one
+ * bounds check. */
+const char *cb_enum_name(const char *const *names, int n_names, int v, const char *fallback);
+
 /* A short human-readable message, filled by whoever reports a problem. */
 #define CB_MSG_LEN 256
 typedef struct cb_msg {

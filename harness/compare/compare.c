@@ -19,7 +19,7 @@ const char *cb_verdict_name(cb_verdict v)
         [CB_VERDICT_MISSING] = "missing",     [CB_VERDICT_NEW] = "new",
         [CB_VERDICT_UNTIMED] = "untimed",     [CB_VERDICT_SAME] = "same",
     };
-    return v >= 0 && v < CB_VERDICT_COUNT ? names[v] : "?";
+    return cb_enum_name(names, CB_ARRAY_LEN(names), (int)v, "?");
 }
 
 void cb_compare_opts_default(cb_compare_opts *o)

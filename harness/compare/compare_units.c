@@ -17,15 +17,9 @@
 
 const char *cb_basis_name(cb_basis b)
 {
-    switch (b) {
-    case CB_BASIS_RUNS:
-        return "runs";
-    case CB_BASIS_ROUNDS:
-        return "rounds";
-    case CB_BASIS_SAMPLES:
-        break;
-    }
-    return "samples";
+    static const char *const names[] = {
+        [CB_BASIS_RUNS] = "runs", [CB_BASIS_ROUNDS] = "rounds", [CB_BASIS_SAMPLES] = "samples"};
+    return cb_enum_name(names, CB_ARRAY_LEN(names), (int)b, "samples");
 }
 
 typedef struct sample_ref {

@@ -54,5 +54,5 @@ const cb_cmp_point *cb_fleet_point(const cb_fleet *f, const cb_fleet_member *m,
 const char *cb_fleet_verdict_name(cb_fleet_verdict v)
 {
     static const char *const names[] = {"", "ok", "slow", "fast", "missing", "unjudged"};
-    return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
+    return cb_enum_name(names, CB_ARRAY_LEN(names), (int)v, "?");
 }

@@ -39,7 +39,7 @@ void cb_hist_check_opts_default(cb_hist_check_opts *o)
 const char *cb_hist_cause_name(cb_hist_cause c)
 {
     static const char *const names[] = {"code", "machine", "driver", "runtime"};
-    return c >= 0 && c < CB_ARRAY_LEN(names) ? names[c] : "?";
+    return cb_enum_name(names, CB_ARRAY_LEN(names), (int)c, "?");
 }
 
 void cb_hist_check_free(cb_hist_check *c)

@@ -14,22 +14,17 @@
 
 const char *cb_power_source_name(cb_power_source s)
 {
-    switch (s) {
-    case CB_POWER_INSTANT:
-        return "instant";
-    case CB_POWER_AVERAGE:
-        return "average";
-    case CB_POWER_NONE:
-        break;
-    }
-    return NULL;
+    /* CB_POWER_NONE has no name: meta.json writes null. */
+    static const char *const names[] = {
+        [CB_POWER_INSTANT] = "instant", [CB_POWER_AVERAGE] = "average"};
+    return cb_enum_name(names, CB_ARRAY_LEN(names), (int)s, NULL);
 }
 
 const char *cb_telemetry_field_name(int field)
 {
     static const char *const names[CB_N_FIELDS] = {"sm_clock", "mem_clock", "power", "temperature",
                                                    "clock_event_reasons"};
-    return field >= 0 && field < CB_N_FIELDS ? names[field] : "?";
+    return cb_enum_name(names, CB_ARRAY_LEN(names), field, "?");
 }
 
 cb_status cb_telemetry_readings_append(cb_telemetry_readings *dst, const cb_telemetry_reading *src,
