@@ -200,3 +200,13 @@ void cb_json_kv_bool(cb_json *j, const char *key, bool v)
     cb_json_key(j, key);
     cb_json_bool(j, v);
 }
+void cb_json_kv_object_begin(cb_json *j, const char *key)
+{
+    cb_json_key(j, key);
+    cb_json_object_begin(j);
+}
+void cb_json_kv_array_begin(cb_json *j, const char *key)
+{
+    cb_json_key(j, key);
+    cb_json_array_begin(j);
+}

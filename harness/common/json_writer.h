@@ -35,5 +35,9 @@ void cb_json_kv_str(cb_json *j, const char *key, const char *s);
 void cb_json_kv_num(cb_json *j, const char *key, double v);
 void cb_json_kv_int(cb_json *j, const char *key, long long v);
 void cb_json_kv_bool(cb_json *j, const char *key, bool v);
+/* "key": { and "key": [ : a named member that holds an object or an array,
+ * closed by cb_json_object_end / cb_json_array_end as any other. */
+void cb_json_kv_object_begin(cb_json *j, const char *key);
+void cb_json_kv_array_begin(cb_json *j, const char *key);
 
 #endif

@@ -45,8 +45,7 @@ static void kv_cuda_version(cb_json *j, const char *key, cudaError_t e, int vers
  * array of names ("sm_75", "sm_80"). */
 static void write_arch_list(cb_json *j, const char *key, const char *prefix, const char *list)
 {
-    cb_json_key(j, key);
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, key);
     char name[32];
     size_t at = 0;
     while (list[at]) {
@@ -62,15 +61,13 @@ static void write_arch_list(cb_json *j, const char *key, const char *prefix, con
  * matmul/host_cblas runs on (what this process loaded, blas_info.h). */
 static void write_cpu_baselines(cb_json *j, const cb_run_config *cfg, int cores)
 {
-    cb_json_key(j, "cpu_baselines");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "cpu_baselines");
     cb_json_kv_int(j, "threads", cfg->host_threads);
     cb_json_kv_int(j, "cores", cores);
     cb_json_kv_str(j, "isa", cb_cpu_isa_dispatched());
     cb_blas_info b;
     cb_blas_info_read(&b);
-    cb_json_key(j, "blas");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "blas");
     cb_json_kv_bool(j, "loaded", b.loaded);
     cb_json_kv_str(j, "vendor", b.vendor);
     cb_json_kv_bool(j, "optimized", b.optimized);
@@ -111,16 +108,14 @@ static void write_device_object(cb_json *j, const cb_device_info *d)
     char code[96];
     cb_build_code_describe(cb_device_cc(d), code, sizeof code);
     cb_json_kv_str(j, "build_code", code);
-    cb_json_key(j, "pcie");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "pcie");
     cb_json_kv_int(j, "generation", d->pcie_gen);
     cb_json_kv_int(j, "width", d->pcie_width);
     cb_json_kv_int(j, "max_generation", d->pcie_max_gen);
     cb_json_kv_int(j, "max_width", d->pcie_max_width);
     cb_json_kv_str(j, "source", d->pcie_gen ? "sysfs current_link_speed/width" : "unknown");
     cb_json_object_end(j);
-    cb_json_key(j, "peaks");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "peaks");
     cb_json_kv_num(j, "dram_gbps", cb_device_peak_dram_gbps(d));
     cb_json_kv_str(j, "dram_formula", "2 x memory_clock_khz x 1e3 x bus_width_bits / 8 / 1e9");
     cb_json_kv_num(j, "pcie_gbps", cb_device_peak_pcie_gbps(d));
@@ -141,15 +136,13 @@ static void write_device(cb_json *j, const cb_run_config *cfg)
         cb_json_key(j, "device");
         cb_json_null(j);
         cb_json_kv_str(j, "no_device_reason", cfg->no_device_reason);
-        cb_json_key(j, "devices");
-        cb_json_array_begin(j);
+        cb_json_kv_array_begin(j, "devices");
         cb_json_array_end(j);
         return;
     }
     cb_json_key(j, "device");
     write_device_object(j, cfg->dev);
-    cb_json_key(j, "devices");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "devices");
     if (cfg->devs)
         for (int i = 0; i < cfg->n_devs; i++)
             write_device_object(j, cfg->devs[i]);
@@ -164,8 +157,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_int(j, "schema_version", CB_SCHEMA_VERSION);
     cb_json_kv_str(j, "cubench_version", CB_VERSION);
     cb_json_kv_str(j, "git_sha", CB_GIT_SHA);
-    cb_json_key(j, "build");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "build");
     cb_json_kv_str(j, "type", CB_BUILD_TYPE);
     cb_json_kv_str(j, "c_compiler", CB_C_COMPILER);
     cb_json_kv_str(j, "cuda_compiler", CB_CUDA_COMPILER);
@@ -180,8 +172,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     write_arch_list(j, "toolkit_sass_architectures", "sm_", CB_CUDA_TOOLKIT_SASS_ARCHS);
     cb_json_object_end(j);
 
-    cb_json_key(j, "command_line");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "command_line");
     for (int i = 0; i < m->argc; i++)
         cb_json_str(j, m->argv[i]);
     cb_json_array_end(j);
@@ -198,8 +189,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     }
     cb_json_kv_bool(j, "complete", m->complete);
     cb_json_kv_bool(j, "interrupted", m->totals.interrupted);
-    cb_json_key(j, "totals");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "totals");
     cb_json_kv_int(j, "ok", m->totals.ok);
     cb_json_kv_int(j, "noisy", m->totals.noisy);
     cb_json_kv_int(j, "skip", m->totals.skip);
@@ -211,8 +201,7 @@ static void write_body(cb_json *j, const cb_meta *m)
 
     cb_host_info h;
     cb_host_info_read(&h);
-    cb_json_key(j, "host");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "host");
     cb_json_kv_str(j, "hostname", h.hostname);
     cb_json_kv_str(j, "os", h.os);
     cb_json_kv_str(j, "kernel", h.kernel);
@@ -225,8 +214,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_object_end(j);
     write_cpu_baselines(j, cfg, h.cores);
 
-    cb_json_key(j, "cuda");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "cuda");
     /* Both versions are known without a device: the runtime is the library
      * linked in, and the driver answers 0 when none is installed. */
     int runtime = 0, driver = 0;
@@ -246,8 +234,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_telemetry_write_lock_json(j, cfg->telemetry);
     cb_counters_write_json(j, cfg->counters);
 
-    cb_json_key(j, "settings");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "settings");
     cb_json_kv_str(j, "cache", cfg->cache == CB_CACHE_COLD ? "cold" : "hot");
     cb_json_kv_num(j, "hot_min_sample_s", cfg->hot_min_sample_s);
     cb_json_kv_int(j, "min_samples", cfg->stop.min_samples);

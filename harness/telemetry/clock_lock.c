@@ -88,8 +88,7 @@ cb_status cb_telemetry_lock_clocks(cb_telemetry *t, unsigned mhz, cb_msg *why)
 
 void cb_telemetry_write_lock_json(cb_json *j, const cb_telemetry *t)
 {
-    cb_json_key(j, "clock_lock");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "clock_lock");
     cb_json_kv_bool(j, "asked", t && t->lock_asked_mhz > 0);
     if (t && t->lock_asked_mhz > 0) {
         cb_json_kv_int(j, "sm_mhz", t->lock_asked_mhz);

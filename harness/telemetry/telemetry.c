@@ -213,12 +213,10 @@ static void write_sampling(cb_json *j, const cb_telemetry *t)
     cb_json_object_begin(j);
     cb_json_kv_int(j, "readings", e.readings);
     cb_json_kv_int(j, "readings_dropped", e.dropped);
-    cb_json_key(j, "failed_calls");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "failed_calls");
     for (int f = 0; f < CB_N_FIELDS; f++) {
         if (!e.count[f]) continue;
-        cb_json_key(j, cb_telemetry_field_name(f));
-        cb_json_object_begin(j);
+        cb_json_kv_object_begin(j, cb_telemetry_field_name(f));
         cb_json_kv_int(j, "count", e.count[f]);
         cb_json_kv_str(j, "first_error", e.first[f]);
         cb_json_object_end(j);
@@ -230,8 +228,7 @@ static void write_sampling(cb_json *j, const cb_telemetry *t)
 /* The sampled devices' UUIDs; the first of them, NULL when none. */
 static const cb_nvml_device_info *write_sampled_uuids(cb_json *j, const cb_telemetry *t)
 {
-    cb_json_key(j, "sampled_device_uuids");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "sampled_device_uuids");
     const cb_nvml_device_info *first = NULL;
     for (int i = 0; t->sampler && i < t->n_devices; i++) {
         if (!t->matched[i]) continue;
@@ -245,8 +242,7 @@ static const cb_nvml_device_info *write_sampled_uuids(cb_json *j, const cb_telem
 /* The clock-event reasons that count as throttling, by name. */
 static void write_throttle_counted(cb_json *j)
 {
-    cb_json_key(j, "throttle_counted");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "throttle_counted");
     uint64_t counted = cb_reasons_throttling_mask();
     for (uint64_t bit = 1; bit <= counted; bit <<= 1)
         if (counted & bit) cb_json_str(j, cb_reason_word(bit));
@@ -256,8 +252,7 @@ static void write_throttle_counted(cb_json *j)
 /* What failed while opening NVML, each under the name of what it read. */
 static void write_open_errors(cb_json *j, const cb_telemetry *t)
 {
-    cb_json_key(j, "errors");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "errors");
     if (t->driver_error[0]) cb_json_kv_str(j, "driver_version", t->driver_error);
     if (t->nvml_error[0]) cb_json_kv_str(j, "nvml_version", t->nvml_error);
     if (t->count_error[0]) cb_json_kv_str(j, "device_count", t->count_error);
@@ -267,8 +262,7 @@ static void write_open_errors(cb_json *j, const cb_telemetry *t)
 
 static void write_devices(cb_json *j, const cb_telemetry *t)
 {
-    cb_json_key(j, "devices");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "devices");
     for (int i = 0; i < t->n_devices; i++)
         cb_nvml_device_write_json(j, &t->devices[i], t->sampler && t->matched[i]);
     cb_json_array_end(j);
@@ -276,8 +270,7 @@ static void write_devices(cb_json *j, const cb_telemetry *t)
 
 void cb_telemetry_write_json(cb_json *j, const cb_telemetry *t)
 {
-    cb_json_key(j, "telemetry");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "telemetry");
     bool nvml = t && t->nvml_open;
     cb_json_kv_str(j, "source", nvml ? "nvml" : NULL);
     cb_json_kv_str(j, "unavailable_reason", cb_telemetry_unavailable_reason(t));

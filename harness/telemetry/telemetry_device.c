@@ -140,15 +140,13 @@ void cb_nvml_device_write_json(cb_json *j, const cb_nvml_device_info *d, bool sa
     kv_bool_or_null(j, "persistence_mode", d->persistence_mode);
     kv_bool_or_null(j, "ecc_current", d->ecc_current);
     kv_bool_or_null(j, "mig_mode_current", d->mig_current);
-    cb_json_key(j, "pcie");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "pcie");
     kv_int_or_null(j, "generation", d->pcie_gen);
     kv_int_or_null(j, "width", d->pcie_width);
     kv_int_or_null(j, "max_generation", d->pcie_max_gen);
     kv_int_or_null(j, "max_width", d->pcie_max_width);
     cb_json_object_end(j);
-    cb_json_key(j, "errors");
-    cb_json_object_begin(j);
+    cb_json_kv_object_begin(j, "errors");
     for (int i = 0; i < d->n_errors; i++)
         cb_json_kv_str(j, d->errors[i].field, d->errors[i].text);
     cb_json_object_end(j);

@@ -15,8 +15,7 @@ static void write_chip(cb_json *j, const cb_counters_chip *chip)
     cb_json_kv_bool(j, "usable", chip->usable);
     cb_json_kv_str(j, "unusable_reason", chip->usable ? NULL : chip->unusable_reason);
     cb_json_kv_int(j, "passes", (long long)chip->passes);
-    cb_json_key(j, "metrics");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "metrics");
     for (int i = 0; i < chip->n; i++) {
         cb_json_object_begin(j);
         cb_json_kv_str(j, "name", chip->names[i]);
@@ -34,8 +33,7 @@ static void write_chip(cb_json *j, const cb_counters_chip *chip)
 
 static void write_devices(cb_json *j, const cb_counters *c)
 {
-    cb_json_key(j, "devices");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "devices");
     for (int i = 0; i < c->n_devices; i++) {
         const cb_counters_device *d = &c->devices[i];
         cb_json_object_begin(j);
@@ -74,8 +72,7 @@ void cb_counters_write_json(cb_json *j, const cb_counters *c)
         cb_json_kv_int(j, "cuda_driver_api_version", driver);
     else
         cb_json_kv_str(j, "cuda_driver_api_version", NULL);
-    cb_json_key(j, "chips");
-    cb_json_array_begin(j);
+    cb_json_kv_array_begin(j, "chips");
     for (int k = 0; k < c->n_chips; k++)
         write_chip(j, &c->chips[k]);
     cb_json_array_end(j);

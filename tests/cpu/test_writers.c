@@ -90,8 +90,7 @@ static void test_json(void)
     cb_json_key(&j, "empty");
     cb_json_object_begin(&j);
     cb_json_object_end(&j);
-    cb_json_key(&j, "nested");
-    cb_json_object_begin(&j);
+    cb_json_kv_object_begin(&j, "nested"); /* the shorthand writes the same */
     cb_json_kv_str(&j, "ctl", "\x01");
     /* Valid UTF-8 passes through; Latin-1, a lone continuation byte, an
      * overlong form and a surrogate each become U+FFFD. */
