@@ -55,40 +55,25 @@ static bool take_new(void *args, const char *value, cb_msg *why)
 #define OPTS(field) offsetof(cli_args, opts.field)
 
 static const cb_option compare_options[] = {
-    {.name = "delta",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "X",
-     .offset = OPTS(delta),
-     .lo = 0,
-     .hi = 1,
-     .open_lo = true,
-     .show_default = true,
-     .help = "smallest relative change that matters (0.03 = 3%)"},
+    CB_OPTION_DOUBLE_ABOVE("delta", "X", OPTS(delta), 0, 1,
+                           "smallest relative change that matters (0.03 = 3%)"),
     CB_CLI_OPT_ALPHA(OPTS(alpha), "1 - confidence level of the CIs, and the false discovery rate"),
     CB_OPTION_NUMBER(CB_OPT_DOUBLE, "power", "X", OPTS(power), 0.5, 0.9999,
                      "power of the reported minimum detectable effect (MDE)"),
     CB_OPTION_NUMBER(CB_OPT_INT, "min-samples", "N", OFF(min_samples), 1, 1000000,
                      "fewer samples on a side is inconclusive"),
-    {.name = "min-abs-delta",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "S",
-     .offset = OPTS(event_res_s),
-     .lo = 0,
-     .hi = 1,
-     .help = "event timer resolution per run in seconds; a change below it is\n"
-             "inconclusive; 0: none (default: the grid the point's samples sit on, the\n"
-             "larger side's, at most the 5e-07 CUDA documents for an event pair)"},
+    CB_OPTION_NUMBER_DEFAULT_IN_HELP(
+        CB_OPT_DOUBLE, "min-abs-delta", "S", OPTS(event_res_s), 0, 1,
+        "event timer resolution per run in seconds; a change below it is\n"
+        "inconclusive; 0: none (default: the grid the point's samples sit on, the\n"
+        "larger side's, at most the 5e-07 CUDA documents for an event pair)"),
     CB_OPTION_NUMBER(CB_OPT_DOUBLE, "host-resolution", "S", OPTS(host_res_s), 0, 1,
                      "the host clock's resolution in seconds; 0: none"),
-    {.name = "between-run",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "X",
-     .offset = OPTS(between_run_sd),
-     .lo = 0,
-     .hi = 1,
-     .help = "between-run spread per run (relative) for a side of fewer than 3 runs\n"
-             "without a calibration, every kind alike; 0: none (rounds alone)\n"
-             "(default: by kind of point, docs/compare.md)"},
+    CB_OPTION_NUMBER_DEFAULT_IN_HELP(
+        CB_OPT_DOUBLE, "between-run", "X", OPTS(between_run_sd), 0, 1,
+        "between-run spread per run (relative) for a side of fewer than 3 runs\n"
+        "without a calibration, every kind alike; 0: none (rounds alone)\n"
+        "(default: by kind of point, docs/compare.md)"),
     CB_CLI_OPT_FILE("calibration", OFF(calibration),
                     "between-run spread recorded by --calibrate on this machine"),
     CB_OPTION_STRING("history", "DB", OFF(history),
@@ -100,24 +85,9 @@ static const cb_option compare_options[] = {
     CB_OPTION_FLAG("calibrate", OFF(calibrate),
                    "record it instead, from 3 or more runs of one build (every directory\n"
                    "given, either side); writes -o FILE"),
-    {.name = "output",
-     .short_name = 'o',
-     .kind = CB_OPT_STRING,
-     .metavar = "FILE",
-     .offset = OFF(output),
-     .help = "the calibration file --calibrate writes"},
-    {.name = "base",
-     .kind = CB_OPT_HANDLER,
-     .metavar = "DIR",
-     .handle = take_base,
-     .repeats = true,
-     .help = "a run directory of BASE (repeatable)"},
-    {.name = "new",
-     .kind = CB_OPT_HANDLER,
-     .metavar = "DIR",
-     .handle = take_new,
-     .repeats = true,
-     .help = "a run directory of NEW (repeatable)"},
+    CB_CLI_OPT_OUTPUT(OFF(output), "the calibration file --calibrate writes"),
+    CB_OPTION_REPEATED("base", "DIR", take_base, "a run directory of BASE (repeatable)"),
+    CB_OPTION_REPEATED("new", "DIR", take_new, "a run directory of NEW (repeatable)"),
     CB_CLI_OPT_FILE("markdown", OFF(markdown),
                     "write the markdown report to FILE (default: stdout)"),
     CB_CLI_OPT_FILE("csv", OFF(csv),

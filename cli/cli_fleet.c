@@ -27,16 +27,10 @@ typedef struct cli_args {
 #define OPTS(field) offsetof(cli_args, opts.field)
 
 static const cb_option fleet_options[] = {
-    {.name = "tolerance",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "X",
-     .offset = OPTS(tolerance),
-     .lo = 0,
-     .hi = 100,
-     .open_lo = true,
-     .show_default = true,
-     .help = "a figure is slow/fast when its whole CI lies more than X (relative) from\n"
-             "the fleet"},
+    CB_OPTION_DOUBLE_ABOVE(
+        "tolerance", "X", OPTS(tolerance), 0, 100,
+        "a figure is slow/fast when its whole CI lies more than X (relative) from\n"
+        "the fleet"),
     CB_CLI_OPT_ALPHA(OPTS(alpha), "CIs at 1 - X"),
     CB_OPTION_NUMBER(CB_OPT_INT, "min-runs", "N", OFF(min_runs), 3, 1000000,
                      "runs of a model that must time a point to judge it (3: the fewest with a\n"

@@ -47,23 +47,15 @@ static bool take_axis(void *args, const char *value, cb_msg *why)
     return true;
 }
 
+/* The options several subcommands share. */
 #define OPT_DB                                                                                     \
-    {                                                                                              \
-        .name = "db", .kind = CB_OPT_STRING, .metavar = "URL", .offset = OFF(db),                  \
-        .help = "a SQLite file, sqlite:PATH or postgresql://...\n(default: $" CB_HIST_ENV          \
-                ", else " CB_HIST_DEFAULT_PATH ")"                                                 \
-    }
+    CB_OPTION_STRING("db", "URL", OFF(db),                                                         \
+                     "a SQLite file, sqlite:PATH or postgresql://...\n(default: $" CB_HIST_ENV     \
+                     ", else " CB_HIST_DEFAULT_PATH ")")
 #define OPT_LOCK                                                                                   \
-    {                                                                                              \
-        .name = "lock-timeout", .kind = CB_OPT_DOUBLE, .metavar = "S",                             \
-        .offset = OFF(lock_timeout_s), .lo = 0, .hi = 86400, .show_default = true,                 \
-        .help = "wait at most S seconds for another writer"                                        \
-    }
-#define OPT_MACHINE(text)                                                                          \
-    {                                                                                              \
-        .name = "machine", .kind = CB_OPT_STRING, .metavar = "NAME", .offset = OFF(machine),       \
-        .help = text                                                                               \
-    }
+    CB_OPTION_NUMBER(CB_OPT_DOUBLE, "lock-timeout", "S", OFF(lock_timeout_s), 0, 86400,            \
+                     "wait at most S seconds for another writer")
+#define OPT_MACHINE(text) CB_OPTION_STRING("machine", "NAME", OFF(machine), text)
 
 static const cb_option add_options[] = {
     OPT_DB,
@@ -76,12 +68,8 @@ static const cb_option add_options[] = {
 static const cb_option show_options[] = {
     OPT_DB,
     OPT_MACHINE("only this machine"),
-    {.name = "axis",
-     .kind = CB_OPT_HANDLER,
-     .metavar = "NAME=VALUE",
-     .handle = take_axis,
-     .repeats = true,
-     .help = "only points whose axes hold NAME=VALUE (repeatable)"},
+    CB_OPTION_REPEATED("axis", "NAME=VALUE", take_axis,
+                       "only points whose axes hold NAME=VALUE (repeatable)"),
 };
 
 static const cb_option check_options[] = {
@@ -106,12 +94,7 @@ static const cb_option check_options[] = {
 static const cb_option export_options[] = {
     OPT_DB,
     OPT_MACHINE("only this machine"),
-    {.name = "output",
-     .kind = CB_OPT_STRING,
-     .short_name = 'o',
-     .metavar = "FILE",
-     .offset = OFF(json),
-     .help = "write the JSON to FILE (default: stdout)"},
+    CB_CLI_OPT_OUTPUT(OFF(json), "write the JSON to FILE (default: stdout)"),
 };
 
 static const cb_option migrate_options[] = {OPT_DB, OPT_LOCK};

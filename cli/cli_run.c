@@ -86,17 +86,13 @@ static bool take_axis(void *args, const char *value, cb_msg *why)
 #define OFF(field) offsetof(run_args, field)
 
 static const cb_option run_options[] = {
-    {.name = "axis",
-     .kind = CB_OPT_HANDLER,
-     .metavar = "[GLOB:]NAME=VALUES",
-     .handle = take_axis,
-     .repeats = true,
-     .help = "override an axis of every selected benchmark that has it, or with GLOB of\n"
-             "the benchmarks it matches only ('matmul/*:n=4096'); repeatable, the last\n"
-             "that applies wins.\n"
-             "VALUES: lists 32,64,128; ranges START:STOP[:STEP] with STEP xK\n"
-             "(multiply) or +K; powers 2^20; units k M G, Ki Mi Gi (KiB MiB GiB);\n"
-             "SM multiples 4sm; words like auto"},
+    CB_OPTION_REPEATED("axis", "[GLOB:]NAME=VALUES", take_axis,
+                       "override an axis of every selected benchmark that has it, or with GLOB of\n"
+                       "the benchmarks it matches only ('matmul/*:n=4096'); repeatable, the last\n"
+                       "that applies wins.\n"
+                       "VALUES: lists 32,64,128; ranges START:STOP[:STEP] with STEP xK\n"
+                       "(multiply) or +K; powers 2^20; units k M G, Ki Mi Gi (KiB MiB GiB);\n"
+                       "SM multiples 4sm; words like auto"),
     CB_OPTION_STRING("out", "DIR", OFF(out_dir),
                      "write here (a new or empty directory; default results/<UTC time>-<host>);\n"
                      "a run never overwrites another"),
@@ -114,15 +110,8 @@ static const cb_option run_options[] = {
     CB_OPTION_NUMBER(CB_OPT_INT, "min-samples", "N", OFF(min_samples), 1, 10000,
                      "samples before the stopping rule may stop (at least the fewest that can\n"
                      "give a 95% CI of the median: 6)"),
-    {.name = "target-ci",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "PCT",
-     .offset = OFF(target_rel),
-     .lo = 0.001,
-     .hi = 100,
-     .scale = 0.01,
-     .show_default = true,
-     .help = "stop when the 95% CI of the median is within +-PCT % of it"},
+    CB_OPTION_DOUBLE_SCALED("target-ci", "PCT", OFF(target_rel), 0.001, 100, 0.01,
+                            "stop when the 95% CI of the median is within +-PCT % of it"),
     CB_OPTION_FLAG("quick", OFF(quick),
                    "smoke run: 6 samples, +-2% target, 0.05 s per point, 1 warm-up run"),
     {.name = "replicates",
@@ -145,38 +134,25 @@ static const cb_option run_options[] = {
                    "(docs/methodology.md)"),
     CB_OPTION_NUMBER(CB_OPT_INT, "seed", "N", OFF(seed), 0, 4611686018427387904.0,
                      "seed of the random inputs"),
-    {.name = "threads",
-     .kind = CB_OPT_INT,
-     .metavar = "N",
-     .offset = OFF(threads),
-     .lo = 1,
-     .hi = 256,
-     .help = "threads for host benchmarks (default: all cores)"},
+    CB_OPTION_NUMBER_DEFAULT_IN_HELP(CB_OPT_INT, "threads", "N", OFF(threads), 1, 256,
+                                     "threads for host benchmarks (default: all cores)"),
     CB_OPTION_CHOICE("timer", "event|cupti", "event,cupti", OFF(timer),
                      "what the statistics use (CUPTI times are recorded next to events\n"
                      "whenever CUPTI is on)"),
     CB_OPTION_FLAG("no-cupti", OFF(no_cupti), "no CUPTI subscriber (use under nsys or ncu)"),
     CB_OPTION_FLAG("no-nvtx", OFF(no_nvtx), "no NVTX ranges"),
-    {.name = "telemetry-period",
-     .kind = CB_OPT_DOUBLE,
-     .metavar = "MS",
-     .offset = OFF(telemetry_period_s),
-     .lo = 1, /* one reading is five NVML calls of tens of microseconds each */
-     .hi = 10000,
-     .scale = 1e-3,
-     .show_default = true,
-     .help = "NVML readings (SM/memory clock, power, temperature, throttle reasons)\n"
-             "every MS ms while a point samples (docs/telemetry.md)"},
-    {.name = "lock-clocks",
-     .kind = CB_OPT_INT,
-     .metavar = "MHZ",
-     .offset = OFF(lock_mhz),
-     .lo = 100,
-     .hi = 5000,
-     .help = "lock every sampled GPU's SM clock at MHZ for the run through NVML (needs\n"
-             "root or `nvidia-smi -acp UNRESTRICTED`); reset at the end, on exit and on\n"
-             "a second Ctrl-C; recorded in meta.json. Off by default: a shared machine's\n"
-             "clocks are not cubench's to change"},
+    /* At least 1 ms: one reading is five NVML calls of tens of microseconds
+     * each. */
+    CB_OPTION_DOUBLE_SCALED(
+        "telemetry-period", "MS", OFF(telemetry_period_s), 1, 10000, 1e-3,
+        "NVML readings (SM/memory clock, power, temperature, throttle reasons)\n"
+        "every MS ms while a point samples (docs/telemetry.md)"),
+    CB_OPTION_NUMBER_DEFAULT_IN_HELP(
+        CB_OPT_INT, "lock-clocks", "MHZ", OFF(lock_mhz), 100, 5000,
+        "lock every sampled GPU's SM clock at MHZ for the run through NVML (needs\n"
+        "root or `nvidia-smi -acp UNRESTRICTED`); reset at the end, on exit and on\n"
+        "a second Ctrl-C; recorded in meta.json. Off by default: a shared machine's\n"
+        "clocks are not cubench's to change"),
     CB_OPTION_FLAG("no-telemetry", OFF(no_telemetry),
                    "no NVML sampler (the telemetry columns stay empty)"),
     CB_OPTION_STRING("metrics", "PRESET|LIST", OFF(metrics),

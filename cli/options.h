@@ -77,9 +77,10 @@ typedef struct cb_command {
 #define CB_COMMAND_OPTIONS(table) .options = (table), .n_options = CB_ARRAY_LEN(table)
 #define CB_COMMAND_ENV(table)     .env = (table), .n_env = CB_ARRAY_LEN(table)
 
-/* The options most tables hold, one line each; an option with more to say
- * (a one-letter alias, a scale, an open bound, a default not shown) is
- * written out field by field. */
+/* The kinds of option the tables hold, one entry each, so that an option
+ * reads as what it is (a number above a bound, one in another unit, a
+ * repeatable list) rather than as a list of fields; only an option unlike
+ * the others (a one-off handler) is written out field by field. */
 #define CB_OPTION_FLAG(NAME, OFFSET, HELP)                                                         \
     {                                                                                              \
         .name = NAME, .kind = CB_OPT_FLAG, .offset = (OFFSET), .help = HELP                        \
@@ -93,6 +94,35 @@ typedef struct cb_command {
     {                                                                                              \
         .name = NAME, .kind = KIND, .metavar = METAVAR, .offset = (OFFSET), .lo = LO, .hi = HI,    \
         .show_default = true, .help = HELP                                                         \
+    }
+/* KIND CB_OPT_INT or CB_OPT_DOUBLE in [LO, HI] whose default is not a
+ * number to show ("all cores", "off", "by kind of point"): HELP says it. */
+#define CB_OPTION_NUMBER_DEFAULT_IN_HELP(KIND, NAME, METAVAR, OFFSET, LO, HI, HELP)                \
+    {                                                                                              \
+        .name = NAME, .kind = KIND, .metavar = METAVAR, .offset = (OFFSET), .lo = LO, .hi = HI,    \
+        .help = HELP                                                                               \
+    }
+/* A CB_OPT_DOUBLE in (LO, HI]: above LO, not at it (a tolerance, a level
+ * that 0 would make meaningless), its default shown. */
+#define CB_OPTION_DOUBLE_ABOVE(NAME, METAVAR, OFFSET, LO, HI, HELP)                                \
+    {                                                                                              \
+        .name = NAME, .kind = CB_OPT_DOUBLE, .metavar = METAVAR, .offset = (OFFSET), .lo = LO,     \
+        .hi = HI, .open_lo = true, .show_default = true, .help = HELP                              \
+    }
+/* A CB_OPT_DOUBLE typed in the user's unit in [LO, HI] and stored times
+ * SCALE (percent -> fraction: 0.01; ms -> s: 1e-3), its default shown in
+ * the user's unit. */
+#define CB_OPTION_DOUBLE_SCALED(NAME, METAVAR, OFFSET, LO, HI, SCALE, HELP)                        \
+    {                                                                                              \
+        .name = NAME, .kind = CB_OPT_DOUBLE, .metavar = METAVAR, .offset = (OFFSET), .lo = LO,     \
+        .hi = HI, .scale = SCALE, .show_default = true, .help = HELP                               \
+    }
+/* An option that may be given many times, each value taken by HANDLE
+ * (a list of run directories, of axis filters). */
+#define CB_OPTION_REPEATED(NAME, METAVAR, HANDLE, HELP)                                            \
+    {                                                                                              \
+        .name = NAME, .kind = CB_OPT_HANDLER, .metavar = METAVAR, .handle = HANDLE,                \
+        .repeats = true, .help = HELP                                                              \
     }
 /* One word of CHOICES ("cold,hot"), its default shown. */
 #define CB_OPTION_CHOICE(NAME, METAVAR, CHOICES, OFFSET, HELP)                                     \

@@ -1,6 +1,6 @@
 /* report_options.h - the options that compare, fleet and history check
  * share, spelled once so the three commands keep one meaning for them:
- * a report file, its heading, the CI level, and the PATH that finds xz for
+ * a report file, the -o output, its heading, the CI level, and the PATH that finds xz for
  * runs that keep samples.csv.xz. */
 #ifndef CB_CLI_REPORT_OPTIONS_H
 #define CB_CLI_REPORT_OPTIONS_H
@@ -13,6 +13,13 @@
         .name = NAME, .kind = CB_OPT_STRING, .metavar = "FILE", .offset = (OFFSET), .help = HELP   \
     }
 
+/* -o FILE, --output FILE: the one file the command writes. */
+#define CB_CLI_OPT_OUTPUT(OFFSET, HELP)                                                            \
+    {                                                                                              \
+        .name = "output", .kind = CB_OPT_STRING, .short_name = 'o', .metavar = "FILE",             \
+        .offset = (OFFSET), .help = HELP                                                           \
+    }
+
 /* --title TEXT: the heading of the markdown report. */
 #define CB_CLI_OPT_TITLE(OFFSET)                                                                   \
     {                                                                                              \
@@ -21,11 +28,7 @@
     }
 
 /* --alpha X: the CIs are at 1 - X (HELP says what else X sets). */
-#define CB_CLI_OPT_ALPHA(OFFSET, HELP)                                                             \
-    {                                                                                              \
-        .name = "alpha", .kind = CB_OPT_DOUBLE, .metavar = "X", .offset = (OFFSET), .lo = 0,       \
-        .hi = 0.5, .open_lo = true, .show_default = true, .help = HELP                             \
-    }
+#define CB_CLI_OPT_ALPHA(OFFSET, HELP) CB_OPTION_DOUBLE_ABOVE("alpha", "X", OFFSET, 0, 0.5, HELP)
 
 /* The commands that read run directories unpack samples.csv.xz with xz. */
 #define CB_CLI_ENV_XZ                                                                              \
