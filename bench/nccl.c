@@ -20,6 +20,7 @@
 #include "nccl_model.h"
 #include "transfers.h"
 #include "mem_budget.h"
+#include "common_axes.h"
 
 #include "cb_random.h"
 #include "collective_kernels.h"
@@ -316,14 +317,9 @@ static const cb_axis_def coll_axes[] = {
      .min_value = 1,
      .help = "GPUs in the communicator: the first `ranks` devices of --device"},
     {.name = "dtype",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "float,bf16",
-     .choices = "float,bf16",
+     CB_AXIS_ENUM_ALL("float,bf16"),
      .help = "element type (the reduction is a sum)"},
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = "2^10,2^20,2^30",
-     .min_value = 1,
+    {CB_AXIS_BYTES, .defaults = "2^10,2^20,2^30",
      .help = "nccl-tests' size: per rank (all-reduce, broadcast), gathered output "
              "(all-gather), each input (reduce-scatter)"},
 };

@@ -19,6 +19,7 @@
 #include "p2p.h"
 #include "transfers.h"
 #include "mem_budget.h"
+#include "common_axes.h"
 #include "transfers_pattern.h"
 
 #include <stdio.h>
@@ -276,32 +277,22 @@ static cb_status p2p_verify(void *state, double *error, cb_msg *why)
     return CB_OK;
 }
 
+/* The fields of both ends of the pair: a CUDA ordinal, by default the
+ * first two devices (each ordered pair of them, both ways). */
+#define P2P_DEVICE_AXIS .kind = CB_AXIS_INT, .defaults = "0,1", .min_value = 0
+
 static const cb_axis_def p2p_axes[] = {
-    {.name = "src",
-     .kind = CB_AXIS_INT,
-     .defaults = "0,1",
-     .min_value = 0,
-     .help = "source device (CUDA ordinal; must be in --device)"},
+    {.name = "src", P2P_DEVICE_AXIS, .help = "source device (CUDA ordinal; must be in --device)"},
     {.name = "dst",
-     .kind = CB_AXIS_INT,
-     .defaults = "0,1",
-     .min_value = 0,
+     P2P_DEVICE_AXIS,
      .help = "destination device (src = dst is skipped: that is transfers/d2d)"},
     {.name = "peer",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "on,off",
-     .choices = "on,off",
+     CB_AXIS_ENUM_ALL("on,off"),
      .help = "peer access enabled (direct copy) or disabled (staged through the host)"},
     {.name = "direction",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "one,both",
-     .choices = "one,both",
+     CB_AXIS_ENUM_ALL("one,both"),
      .help = "one way, or both ways at once (bytes count both)"},
-    {.name = "bytes",
-     .kind = CB_AXIS_INT,
-     .defaults = "2^10,2^16,2^22,2^26,2^30",
-     .min_value = 1,
-     .help = "bytes per copy, each way"},
+    {CB_AXIS_BYTES, .defaults = "2^10,2^16,2^22,2^26,2^30", .help = "bytes per copy, each way"},
 };
 
 static const cb_bench p2p_benches[] = {

@@ -16,6 +16,7 @@
  * Work model (see also transfers.h): GB/s counts the bytes that cross PCIe
  * for host transfers, both directions for bidir, and read + write for d2d. */
 #include "transfers.h"
+#include "common_axes.h"
 
 #include <math.h>
 
@@ -48,21 +49,16 @@ double cb_xfer_flops_overlap(const cb_point *p)
     "host memory: pageable (malloc), pinned (cudaMallocHost), registered (cudaHostRegister), "     \
     "wc (write-combined pinned)"
 
-/* The axes every copy shares: which way, from what host memory, how much. */
+/* The axes every copy shares: which way and from what host memory; how
+ * much is a CB_AXIS_BYTES entry (common_axes.h) with its own help. */
 #define DIRECTION_AXIS(help_text)                                                                  \
     {                                                                                              \
-        .name = "direction", .kind = CB_AXIS_ENUM, .defaults = "h2d,d2h", .choices = "h2d,d2h",    \
-        .help = help_text                                                                          \
+        .name = "direction", CB_AXIS_ENUM_ALL("h2d,d2h"), .help = help_text                        \
     }
 #define MEMORY_AXIS(defaults_list)                                                                 \
     {                                                                                              \
         .name = "memory", .kind = CB_AXIS_ENUM, .defaults = defaults_list,                         \
         .choices = MEMORY_CHOICES, .help = MEMORY_HELP                                             \
-    }
-#define BYTES_AXIS(defaults_list, least, help_text)                                                \
-    {                                                                                              \
-        .name = "bytes", .kind = CB_AXIS_INT, .defaults = defaults_list, .min_value = least,       \
-        .help = help_text                                                                          \
     }
 #define DIRECTION_HELP "h2d: host to device, d2h: device to host"
 
@@ -78,39 +74,43 @@ static const cb_axis_def sync_axes[] = {
     /* Registered and write-combined memory copy like pinned memory; they are
      * in the async defaults and one --axis away here. */
     MEMORY_AXIS("pageable,pinned"),
-    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per copy"),
+    {CB_AXIS_BYTES, .defaults = SIZES_1K_1G, .help = "bytes per copy"},
 };
 
 static const cb_axis_def async_axes[] = {
     DIRECTION_AXIS(DIRECTION_HELP),
     MEMORY_AXIS(MEMORY_CHOICES),
-    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per copy"),
+    {CB_AXIS_BYTES, .defaults = SIZES_1K_1G, .help = "bytes per copy"},
 };
 
 static const cb_axis_def bidir_axes[] = {
     MEMORY_AXIS("pageable,pinned"),
     /* Duplex only shows once each copy is long: from 1 MiB up (x16, plus
      * 256 MiB where it peaks on the H200). */
-    BYTES_AXIS("2^20,2^24,2^28,2^30", 1, "bytes copied each way (the work model counts both)"),
+    {CB_AXIS_BYTES, .defaults = "2^20,2^24,2^28,2^30",
+     .help = "bytes copied each way (the work model counts both)"},
 };
 
 static const cb_axis_def zero_copy_axes[] = {
     DIRECTION_AXIS("h2d: the kernel reads host memory, d2h: it writes host memory"),
-    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per kernel"),
+    {CB_AXIS_BYTES, .defaults = SIZES_1K_1G, .help = "bytes per kernel"},
 };
 
 static const cb_axis_def overlap_axes[] = {
     {.name = "stage",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "h2d,kernel,d2h,pipeline",
-     .choices = "h2d,kernel,d2h,pipeline",
+     CB_AXIS_ENUM_ALL("h2d,kernel,d2h,pipeline"),
      .help = "what one run does with the chunks: one stage alone, or all three pipelined"},
     {.name = "streams",
      .kind = CB_AXIS_INT,
      .defaults = "1,2,4,8",
      .min_value = 1,
      .help = "chunks = streams (1..32); 1 is the serial baseline"},
-    BYTES_AXIS("2^28", 4, "bytes of float input (and of output)"),
+    /* Not CB_AXIS_BYTES: the chunks are floats, so at least 4 bytes. */
+    {.name = "bytes",
+     .kind = CB_AXIS_INT,
+     .defaults = "2^28",
+     .min_value = 4,
+     .help = "bytes of float input (and of output)"},
     /* 2048 FMAs per 4-byte element: at the FP32 FMA rate of an H200 that
      * takes about as long as moving the 4 bytes over PCIe Gen5. */
     {.name = "fma",
@@ -121,7 +121,8 @@ static const cb_axis_def overlap_axes[] = {
 };
 
 static const cb_axis_def d2d_axes[] = {
-    BYTES_AXIS(SIZES_1K_1G, 1, "bytes per copy (the work model counts read + write: 2 x bytes)"),
+    {CB_AXIS_BYTES, .defaults = SIZES_1K_1G,
+     .help = "bytes per copy (the work model counts read + write: 2 x bytes)"},
 };
 
 /* The copies, as facts (transfers.h): legs, sync or async, side streams. */

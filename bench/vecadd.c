@@ -11,6 +11,7 @@
 #include "vecadd_kernels.h"
 #include "vecadd_host.h"
 #include "mem_budget.h"
+#include "common_axes.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -172,16 +173,9 @@ static cb_status vecadd_verify(void *state, double *error, cb_msg *why)
     return CB_OK;
 }
 
-#define N_AXIS                                                                                     \
-    {                                                                                              \
-        .name = "n", .kind = CB_AXIS_INT, .defaults = "2^10:2^28:x4", .min_value = 1,              \
-        .help = "elements per vector (float32)"                                                    \
-    }
-#define BLOCK_AXIS(def)                                                                            \
-    {                                                                                              \
-        .name = "block", .kind = CB_AXIS_INT, .defaults = def, .min_value = 1,                     \
-        .help = "threads per block"                                                                \
-    }
+/* The vector lengths of the GPU variants: 1 Ki to 256 Mi floats in x4 steps. */
+#define N_DEFAULTS "2^10:2^28:x4"
+/* The grid of the grid-stride variants. */
 #define GRID_AXIS(def)                                                                             \
     {                                                                                              \
         .name = "grid", .kind = CB_AXIS_INT, .defaults = def, .choices = "auto", .min_value = 1,   \
@@ -196,16 +190,13 @@ static cb_status vecadd_verify(void *state, double *error, cb_msg *why)
  * show that floor; its hint axis stays, since evict-first made n >= 2^24
  * a median 6% slower (up to 9.5%) in an earlier H200 run, a lesson worth a
  * point. */
-static const cb_axis_def axes_thread_per_elem[] = {N_AXIS, BLOCK_AXIS("32,128,256,1024")};
-static const cb_axis_def axes_grid_stride[] = {N_AXIS, BLOCK_AXIS("256,1024"),
-                                               GRID_AXIS("auto,2sm,8sm,32sm")};
+static const cb_axis_def axes_thread_per_elem[] = {CB_VECADD_N_AXIS(N_DEFAULTS),
+                                                   CB_BLOCK_AXIS("32,128,256,1024")};
+static const cb_axis_def axes_grid_stride[] = {
+    CB_VECADD_N_AXIS(N_DEFAULTS), CB_BLOCK_AXIS("256,1024"), GRID_AXIS("auto,2sm,8sm,32sm")};
 static const cb_axis_def axes_float4[] = {
-    {.name = "n",
-     .kind = CB_AXIS_INT,
-     .defaults = "2^16:2^28:x4",
-     .min_value = 1,
-     .help = "elements per vector (float32)"},
-    BLOCK_AXIS("256,1024"),
+    CB_VECADD_N_AXIS("2^16:2^28:x4"),
+    CB_BLOCK_AXIS("256,1024"),
     GRID_AXIS("auto,32sm"),
     {.name = "ilp",
      .kind = CB_AXIS_INT,
@@ -213,9 +204,7 @@ static const cb_axis_def axes_float4[] = {
      .min_value = 1,
      .help = "float4 pairs loaded per thread before the first store (1, 2, 4)"},
     {.name = "hint",
-     .kind = CB_AXIS_ENUM,
-     .defaults = "none,stream",
-     .choices = "none,stream",
+     CB_AXIS_ENUM_ALL("none,stream"),
      .help = "cache hint of loads and stores: none, or stream (evict-first, __ldcs/__stcs)"}};
 
 /* The variants, declared from the list (kernels/vecadd_<variant>.cu). */

@@ -18,11 +18,7 @@
 #include <unistd.h>
 
 const cb_axis_def cb_vecadd_host_axes[CB_VECADD_HOST_N_AXES] = {
-    {.name = "n",
-     .kind = CB_AXIS_INT,
-     .defaults = "2^10:2^24:x4",
-     .min_value = 1,
-     .help = "elements per vector (float32)"},
+    CB_VECADD_N_AXIS("2^10:2^24:x4"),
     {.name = "threads",
      .kind = CB_AXIS_INT,
      .defaults = "all",

@@ -4,6 +4,14 @@
 
 #include "bench.h"
 
+/* The vector length of every vecadd entry, GPU and CPU: one definition, so
+ * that `n` reads the same in each; each entry picks its sweep. */
+#define CB_VECADD_N_AXIS(defaults_list)                                                            \
+    {                                                                                              \
+        .name = "n", .kind = CB_AXIS_INT, .defaults = defaults_list, .min_value = 1,               \
+        .help = "elements per vector (float32)"                                                    \
+    }
+
 #define CB_VECADD_HOST_N_AXES 2
 extern const cb_axis_def cb_vecadd_host_axes[CB_VECADD_HOST_N_AXES];
 

@@ -12,6 +12,7 @@
 #include "saxpy_kernels.h"
 #include "saxpy_example.h"
 #include "mem_budget.h"
+#include "common_axes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,20 +150,17 @@ static const cb_axis_def saxpy_axes[] = {
      .defaults = "2^16:2^26:x16",
      .min_value = 1,
      .help = "elements (float32)"},
-    {.name = "block",
-     .kind = CB_AXIS_INT,
-     .defaults = "256",
-     .min_value = 1,
-     .help = "threads per block"},
+    /* The block axis every 1-D launch shares (common_axes.h). */
+    CB_BLOCK_AXIS("256"),
 };
 
 static const cb_example_saxpy_kind saxpy_kinds[] = {CB_EXAMPLE_SAXPY_SCALAR,
                                                     CB_EXAMPLE_SAXPY_FLOAT4};
 
 #define SAXPY_COMMON                                                                               \
-    .target = CB_TARGET_CUDA, .axes = saxpy_axes, .n_axes = CB_ARRAY_LEN(saxpy_axes),              \
-    .peak = CB_PEAK_DRAM, .bytes = saxpy_bytes, .flops = saxpy_flops, .setup = saxpy_setup,        \
-    .run = saxpy_run, .verify = saxpy_verify, .teardown = saxpy_teardown
+    .target = CB_TARGET_CUDA, CB_AXES(saxpy_axes), .peak = CB_PEAK_DRAM, .bytes = saxpy_bytes,     \
+    .flops = saxpy_flops, .setup = saxpy_setup, .run = saxpy_run, .verify = saxpy_verify,          \
+    .teardown = saxpy_teardown
 
 static const cb_bench saxpy_benches[] = {
     {.name = "saxpy/scalar",
