@@ -28,6 +28,16 @@ static inline void cb_test_require_gpu(cb_device_info *dev, const char *name)
     printf("%s: on %s (%d SMs)\n", name, dev->name, dev->sm_count);
 }
 
+/* Device 0 (or ctest's skip code, as cb_test_require_gpu) and a stream to
+ * drive the test's points on; the test destroys it at the end. */
+static inline cudaStream_t cb_test_gpu_stream(cb_device_info *dev, const char *name)
+{
+    cb_test_require_gpu(dev, name);
+    cudaStream_t s;
+    CB_CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    return s;
+}
+
 /* Delete what a run wrote into `dir` (results.csv, samples.csv, meta.json);
  * the directory stays (a test may write into it again, then rmdir it). */
 static inline void cb_test_remove_run(const char *dir)

@@ -74,6 +74,14 @@ static cb_csv *read_run(const char *name, const char *file)
     return csv;
 }
 
+/* `cubench run ARGS...` into ROOT/NAME, which must exit 0; its results.csv
+ * (NULL, said, when it cannot be read). */
+static cb_csv *run_results(const char *name, const char *const *args, int n_args)
+{
+    CB_CHECK_EQ_INT(run_cli(name, args, n_args), 0);
+    return read_run(name, "results.csv");
+}
+
 static const char *cell(const cb_csv *csv, int row, const char *col)
 {
     int c = csv ? cb_csv_col(csv, col) : -1;
@@ -209,8 +217,7 @@ static void test_vecadd_sol(double *median, double *ci)
     const char *args[] = {
         "vecadd/float4_per_thread", "--axis", "n=2^28", "--axis", "block=256", "--metrics", "sol"};
     printf("1. vecadd float4 at 2^28 with --metrics sol\n");
-    CB_CHECK_EQ_INT(run_cli("sol", args, CB_ARRAY_LEN(args)), 0);
-    cb_csv *r = read_run("sol", "results.csv");
+    cb_csv *r = run_results("sol", args, CB_ARRAY_LEN(args));
     CB_CHECK(r && cb_csv_rows(r) == 1);
     if (!r) return;
     print_counters(r);
@@ -249,8 +256,7 @@ static void test_same_timing(double median_sol, double ci_sol)
 {
     const char *args[] = {"vecadd/float4_per_thread", "--axis", "n=2^28", "--axis", "block=256"};
     printf("2. the same point without --metrics\n");
-    CB_CHECK_EQ_INT(run_cli("plain", args, CB_ARRAY_LEN(args)), 0);
-    cb_csv *r = read_run("plain", "results.csv");
+    cb_csv *r = run_results("plain", args, CB_ARRAY_LEN(args));
     if (!r) return;
     double median = num(r, 0, "median_s"), ci = num(r, 0, "ci_rel_half");
     CB_CHECK_STR(cell(r, 0, "metrics_status"), "");
@@ -267,8 +273,7 @@ static void test_all_presets(void)
     const char *args[] = {"matmul/cublas_fp32", "--axis", "m=256", "--metrics",
                           "sol,memory,compute"};
     printf("3. cuBLAS FP32 at 256^3 with --metrics sol,memory,compute\n");
-    CB_CHECK_EQ_INT(run_cli("all", args, CB_ARRAY_LEN(args)), 0);
-    cb_csv *r = read_run("all", "results.csv");
+    cb_csv *r = run_results("all", args, CB_ARRAY_LEN(args));
     if (!r) return;
     print_counters(r);
     CB_CHECK_STR(cell(r, 0, "metrics_status"), "ok");
@@ -283,8 +288,7 @@ static void test_two_kernels(void)
 {
     const char *args[] = {"matmul_tc/wgmma_tf32", "--axis", "m=2048", "--metrics", "sol"};
     printf("4. wgmma_tf32 at 2048^3 (a transpose, then the GEMM) with --metrics sol\n");
-    CB_CHECK_EQ_INT(run_cli("two", args, CB_ARRAY_LEN(args)), 0);
-    cb_csv *r = read_run("two", "results.csv");
+    cb_csv *r = run_results("two", args, CB_ARRAY_LEN(args));
     if (!r) return;
     print_counters(r);
     printf("    kernels         %s\n", cell(r, 0, "kernels"));
@@ -305,8 +309,7 @@ static void test_copy_alone(void)
 {
     const char *args[] = {"transfers/d2d", "--axis", "bytes=2^28", "--metrics", "sol"};
     printf("5. a 256 MiB device-to-device copy (no kernel) with --metrics sol\n");
-    CB_CHECK_EQ_INT(run_cli("copy", args, CB_ARRAY_LEN(args)), 0);
-    cb_csv *r = read_run("copy", "results.csv");
+    cb_csv *r = run_results("copy", args, CB_ARRAY_LEN(args));
     if (!r) return;
     print_counters(r);
     CB_CHECK_STR(cell(r, 0, "metrics_status"), "ok");

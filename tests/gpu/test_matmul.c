@@ -242,9 +242,7 @@ int main(void)
 {
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     cb_device_info dev;
-    cb_test_require_gpu(&dev, "test_matmul");
-    cudaStream_t s;
-    CB_CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    cudaStream_t s = cb_test_gpu_stream(&dev, "test_matmul");
     const int checked = cb_verify_all(&dev, s);
     printf("test_matmul: %d points verified\n", checked);
     CB_CHECK(checked >= 150);

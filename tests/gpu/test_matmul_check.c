@@ -227,9 +227,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     cb_device_info dev;
-    cb_test_require_gpu(&dev, "test_matmul_check");
-    cudaStream_t s;
-    CB_CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    cudaStream_t s = cb_test_gpu_stream(&dev, "test_matmul_check");
     test_fill_and_bf16(s);
     test_compare(s);
     test_large_faults(&dev, s, "matmul/cublas_fp32", "2048");

@@ -297,10 +297,8 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     cb_device_info dev;
-    cb_test_require_gpu(&dev, "test_matmul_fp8_device");
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK); /* make_state's axes */
-    cudaStream_t s;
-    CB_CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    cudaStream_t s = cb_test_gpu_stream(&dev, "test_matmul_fp8_device");
     test_tensor(s, 1000, 777);
     test_tensor(s, 33, 4099);
     test_state_inputs(&dev, s);

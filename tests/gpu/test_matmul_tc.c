@@ -421,10 +421,8 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0); /* a hung kernel: the log ends at its point */
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     cb_device_info dev;
-    cb_test_require_gpu(&dev, "test_matmul_tc");
+    cudaStream_t s = cb_test_gpu_stream(&dev, "test_matmul_tc");
     printf("test_matmul_tc: sm_90a code %s\n", cb_tc_sm90a_built() ? "built" : "NOT built");
-    cudaStream_t s;
-    CB_CHECK(cudaStreamCreate(&s) == cudaSuccess);
     int skips = 0;
     const int checked = cb_tc_verify_all(&dev, s, &skips);
     printf("test_matmul_tc: %d points verified, %d skipped as expected\n", checked, skips);

@@ -8,9 +8,7 @@ int main(void)
 {
     CB_CHECK(cb_families_register_builtin(NULL) == CB_OK);
     cb_device_info dev;
-    cb_test_require_gpu(&dev, "test_vecadd");
-    cudaStream_t s;
-    CB_CHECK(cudaStreamCreate(&s) == cudaSuccess);
+    cudaStream_t s = cb_test_gpu_stream(&dev, "test_vecadd");
 
     static const char *const sizes[] = {"1", "3", "1000", "4097", "65537", "2^20", "2^22+3"};
     static const char *const blocks[] = {"32", "256", "1024"};
