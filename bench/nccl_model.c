@@ -63,64 +63,58 @@ bool cb_coll_op_of(const char *bench, cb_coll_op *op)
     return false;
 }
 
-typedef struct coll_rows {
-    const cb_result *const *rows;
-    const int *ranks;
-    const cb_coll_op *ops;
-    int n;
-} coll_rows;
+/* A row of nccl.csv: a timed collective, its rank count and operation. */
+typedef struct coll_row {
+    const cb_result *r;
+    int ranks;
+    cb_coll_op op;
+} coll_row;
 
-static void write_rows(FILE *f, const void *ctx)
+static void write_coll_row(cb_csv_row *row, const void *item)
 {
-    const coll_rows *c = ctx;
-    fputs("benchmark,dtype,ranks,bytes,median_s,algbw_gbps,busbw_gbps,bus_factor,status\n", f);
-    for (int i = 0; i < c->n; i++) {
-        const cb_result *r = c->rows[i];
-        char dtype[16] = "";
-        cb_axes_value(r->axes, "dtype", dtype, sizeof dtype);
-        double factor = cb_coll_bus_factor(c->ops[i], c->ranks[i]);
-        cb_csv_row row;
-        cb_csv_begin(&row, f);
-        cb_csv_str(&row, r->bench->name);
-        cb_csv_str(&row, dtype);
-        cb_csv_int(&row, c->ranks[i]);
-        cb_csv_num(&row, r->bytes);
-        cb_csv_num(&row, r->summary.median);
-        cb_csv_num(&row, r->gbps);
-        cb_csv_num(&row, r->gbps * factor);
-        cb_csv_num(&row, factor);
-        cb_csv_str(&row, cb_status_name(r->status));
-        cb_csv_end(&row);
-    }
+    const coll_row *c = item;
+    const cb_result *r = c->r;
+    char dtype[16] = "";
+    cb_axes_value(r->axes, "dtype", dtype, sizeof dtype);
+    double factor = cb_coll_bus_factor(c->op, c->ranks);
+    cb_csv_str(row, r->bench->name);
+    cb_csv_str(row, dtype);
+    cb_csv_int(row, c->ranks);
+    cb_csv_num(row, r->bytes);
+    cb_csv_num(row, r->summary.median);
+    cb_csv_num(row, r->gbps);
+    cb_csv_num(row, r->gbps * factor);
+    cb_csv_num(row, factor);
+    cb_csv_str(row, cb_status_name(r->status));
 }
+
+/* nccl.csv: one row per timed collective, with its bus bandwidth. */
+static const cb_csv_layout nccl_csv = {
+    .header = "benchmark,dtype,ranks,bytes,median_s,algbw_gbps,busbw_gbps,bus_factor,status",
+    .item_size = sizeof(coll_row),
+    .row = write_coll_row,
+};
 
 cb_status cb_nccl_write_csv(const char *dir, const cb_result *rows, int n, cb_msg *why)
 {
-    const cb_result **picked = malloc(sizeof *picked * (size_t)(n > 0 ? n : 1));
-    int *ranks = malloc(sizeof *ranks * (size_t)(n > 0 ? n : 1));
-    cb_coll_op *ops = malloc(sizeof *ops * (size_t)(n > 0 ? n : 1));
-    cb_status st = CB_OK;
-    if (!picked || !ranks || !ops) {
+    coll_row *picked = malloc(sizeof *picked * (size_t)(n > 0 ? n : 1));
+    if (!picked) {
         cb_msg_set(why, "out of memory writing nccl.csv");
-        st = CB_FAIL;
+        return CB_FAIL;
     }
     int m = 0;
-    for (int i = 0; st == CB_OK && i < n; i++) {
+    for (int i = 0; i < n; i++) {
         const cb_result *r = &rows[i];
         char text[32];
         cb_coll_op op;
         if (!cb_coll_op_of(r->bench->name, &op) || !cb_result_timed(r) ||
             !cb_axes_value(r->axes, "ranks", text, sizeof text))
             continue;
-        picked[m] = r, ranks[m] = atoi(text), ops[m] = op;
-        if (ranks[m] >= 1) m++;
+        picked[m] = (coll_row){.r = r, .ranks = atoi(text), .op = op};
+        if (picked[m].ranks >= 1) m++;
     }
-    if (st == CB_OK && m > 0) {
-        coll_rows c = {picked, ranks, ops, m};
-        st = cb_write_atomically(dir, "nccl.csv", write_rows, &c, why);
-    }
+    cb_status st = CB_OK;
+    if (m > 0) st = cb_write_csv_table(dir, "nccl.csv", &nccl_csv, picked, m, why);
     free(picked);
-    free(ranks);
-    free(ops);
     return st;
 }

@@ -15,30 +15,25 @@ typedef struct pair_cell {
     double bytes;
 } pair_cell;
 
-typedef struct matrix {
-    pair_cell *cells;
-    int n;
-} matrix;
-
-static void write_matrix(FILE *f, const void *ctx)
+static void write_cell_row(cb_csv_row *row, const void *item)
 {
-    const matrix *m = ctx;
-    fputs("src,dst,peer,direction,bytes,gbps,median_s,status\n", f);
-    for (int i = 0; i < m->n; i++) {
-        const pair_cell *c = &m->cells[i];
-        cb_csv_row row;
-        cb_csv_begin(&row, f);
-        cb_csv_str(&row, c->src);
-        cb_csv_str(&row, c->dst);
-        cb_csv_str(&row, c->peer);
-        cb_csv_str(&row, c->direction);
-        cb_csv_num(&row, c->bytes);
-        cb_csv_num(&row, c->r->gbps);
-        cb_csv_num(&row, c->r->summary.median);
-        cb_csv_str(&row, cb_status_name(c->r->status));
-        cb_csv_end(&row);
-    }
+    const pair_cell *c = item;
+    cb_csv_str(row, c->src);
+    cb_csv_str(row, c->dst);
+    cb_csv_str(row, c->peer);
+    cb_csv_str(row, c->direction);
+    cb_csv_num(row, c->bytes);
+    cb_csv_num(row, c->r->gbps);
+    cb_csv_num(row, c->r->summary.median);
+    cb_csv_str(row, cb_status_name(c->r->status));
 }
+
+/* p2p_matrix.csv: one row per ordered pair and mode, at its largest size. */
+static const cb_csv_layout matrix_csv = {
+    .header = "src,dst,peer,direction,bytes,gbps,median_s,status",
+    .item_size = sizeof(pair_cell),
+    .row = write_cell_row,
+};
 
 static bool same_cell(const pair_cell *a, const pair_cell *b)
 {
@@ -89,10 +84,7 @@ cb_status cb_p2p_write_matrix(const char *dir, const cb_result *rows, int n, cb_
         if (cell_of(&rows[i], &c)) keep_largest(cells, &m, &c);
     }
     cb_status st = CB_OK;
-    if (m > 0) {
-        matrix mx = {cells, m};
-        st = cb_write_atomically(dir, "p2p_matrix.csv", write_matrix, &mx, why);
-    }
+    if (m > 0) st = cb_write_csv_table(dir, "p2p_matrix.csv", &matrix_csv, cells, m, why);
     free(cells);
     return st;
 }

@@ -10,18 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* `order` leads the struct, as the engine's sort of outputs expects. */
-static int cmp_out_order(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 enum { ST_H2D, ST_KERNEL, ST_D2H, ST_PIPELINE, ST_COUNT };
 static const char *const stage_words[ST_COUNT] = {"h2d", "kernel", "d2h", "pipeline"};
 
 typedef struct overlap_out {
-    int order;
+    int order; /* leads, for cb_cmp_leading_order */
     const char *bench;
     const char *point; /* axes without stage */
     char bytes[32], streams[32];
@@ -30,40 +23,34 @@ typedef struct overlap_out {
     double speedup;
 } overlap_out;
 
-typedef struct overlap_table {
-    const overlap_out *rows;
-    int n;
-} overlap_table;
-
-static void write_overlap(FILE *f, const void *ctx)
+static void write_overlap_row(cb_csv_row *row, const void *item)
 {
-    const overlap_table *tab = ctx;
-    fputs("benchmark,point,bytes,streams,h2d_s,kernel_s,d2h_s,pipeline_s,serial_s,ideal_s,"
-          "efficiency,hidden_fraction,speedup_vs_1_stream\n",
-          f);
-    for (int i = 0; i < tab->n; i++) {
-        const overlap_out *o = &tab->rows[i];
-        /* NAN propagates: a missing stage leaves the derived fields empty. */
-        double serial = o->t[ST_H2D] + o->t[ST_KERNEL] + o->t[ST_D2H];
-        double ideal = fmax(o->t[ST_H2D], fmax(o->t[ST_KERNEL], o->t[ST_D2H]));
-        if (isnan(o->t[ST_H2D]) || isnan(o->t[ST_KERNEL]) || isnan(o->t[ST_D2H])) ideal = NAN;
-        double pipe = o->t[ST_PIPELINE];
-        cb_csv_row row;
-        cb_csv_begin(&row, f);
-        cb_csv_str(&row, o->bench);
-        cb_csv_str(&row, o->point);
-        cb_csv_str(&row, o->bytes);
-        cb_csv_str(&row, o->streams);
-        for (int s = 0; s < ST_COUNT; s++)
-            cb_csv_num(&row, o->t[s]);
-        cb_csv_num(&row, serial);
-        cb_csv_num(&row, ideal);
-        cb_csv_num(&row, ideal / pipe);
-        cb_csv_num(&row, serial > ideal ? (serial - pipe) / (serial - ideal) : NAN);
-        cb_csv_num(&row, o->speedup);
-        cb_csv_end(&row);
-    }
+    const overlap_out *o = item;
+    /* NAN propagates: a missing stage leaves the derived fields empty. */
+    double serial = o->t[ST_H2D] + o->t[ST_KERNEL] + o->t[ST_D2H];
+    double ideal = fmax(o->t[ST_H2D], fmax(o->t[ST_KERNEL], o->t[ST_D2H]));
+    if (isnan(o->t[ST_H2D]) || isnan(o->t[ST_KERNEL]) || isnan(o->t[ST_D2H])) ideal = NAN;
+    double pipe = o->t[ST_PIPELINE];
+    cb_csv_str(row, o->bench);
+    cb_csv_str(row, o->point);
+    cb_csv_str(row, o->bytes);
+    cb_csv_str(row, o->streams);
+    for (int s = 0; s < ST_COUNT; s++)
+        cb_csv_num(row, o->t[s]);
+    cb_csv_num(row, serial);
+    cb_csv_num(row, ideal);
+    cb_csv_num(row, ideal / pipe);
+    cb_csv_num(row, serial > ideal ? (serial - pipe) / (serial - ideal) : NAN);
+    cb_csv_num(row, o->speedup);
 }
+
+/* overlap.csv: one row per configuration, the stages and what the pipeline hid. */
+static const cb_csv_layout overlap_csv = {
+    .header = "benchmark,point,bytes,streams,h2d_s,kernel_s,d2h_s,pipeline_s,serial_s,ideal_s,"
+              "efficiency,hidden_fraction,speedup_vs_1_stream",
+    .item_size = sizeof(overlap_out),
+    .row = write_overlap_row,
+};
 
 static int stage_of(const cb_result *r)
 {
@@ -133,9 +120,8 @@ cb_status cb_xfer_write_overlap_csv(const char *dir, const cb_result *rows, int 
                 outs[i].speedup = outs[j].t[ST_PIPELINE] / outs[i].t[ST_PIPELINE];
         }
     }
-    qsort(outs, (size_t)n_out, sizeof *outs, cmp_out_order);
-    overlap_table tab = {outs, n_out};
-    cb_status st = cb_write_atomically(dir, "overlap.csv", write_overlap, &tab, why);
+    qsort(outs, (size_t)n_out, sizeof *outs, cb_cmp_leading_order);
+    cb_status st = cb_write_csv_table(dir, "overlap.csv", &overlap_csv, outs, n_out, why);
     free(outs);
     free(cr);
     return st;

@@ -111,48 +111,36 @@ bool cb_fit_latency_bandwidth(const double *x, const double *t, int n, cb_fit *o
 /* ---- fits.csv ---- */
 
 typedef struct fit_out {
-    int order;
+    int order; /* leads, for cb_cmp_leading_order */
     const char *bench;
     const char *curve;
     double x_min, x_max;
     cb_fit fit;
 } fit_out;
 
-typedef struct fit_table {
-    const fit_out *rows;
-    int n;
-} fit_table;
-
-static int cmp_out_order(const void *a, const void *b)
+static void write_fit_row(cb_csv_row *row, const void *item)
 {
-    int x = *(const int *)a, y = *(const int *)b; /* `order` leads both out structs */
-    return (x > y) - (x < y);
+    const fit_out *o = item;
+    cb_csv_str(row, o->bench);
+    cb_csv_str(row, o->curve);
+    cb_csv_int(row, o->fit.points);
+    cb_csv_num(row, o->x_min);
+    cb_csv_num(row, o->x_max);
+    cb_csv_num(row, o->fit.alpha_s * 1e6);
+    cb_csv_num(row, o->fit.beta_bps / 1e9);
+    /* Hockney's n1/2: the size that reaches half of beta. */
+    cb_csv_num(row, o->fit.alpha_s > 0 ? o->fit.alpha_s * o->fit.beta_bps : NAN);
+    cb_csv_num(row, o->fit.r2);
+    cb_csv_num(row, o->fit.max_rel_err);
 }
 
-static void write_fits(FILE *f, const void *ctx)
-{
-    const fit_table *tab = ctx;
-    fputs("benchmark,curve,points,bytes_min,bytes_max,alpha_us,beta_gbps,n_half_bytes,r2,"
-          "max_rel_err\n",
-          f);
-    for (int i = 0; i < tab->n; i++) {
-        const fit_out *o = &tab->rows[i];
-        cb_csv_row row;
-        cb_csv_begin(&row, f);
-        cb_csv_str(&row, o->bench);
-        cb_csv_str(&row, o->curve);
-        cb_csv_int(&row, o->fit.points);
-        cb_csv_num(&row, o->x_min);
-        cb_csv_num(&row, o->x_max);
-        cb_csv_num(&row, o->fit.alpha_s * 1e6);
-        cb_csv_num(&row, o->fit.beta_bps / 1e9);
-        /* Hockney's n1/2: the size that reaches half of beta. */
-        cb_csv_num(&row, o->fit.alpha_s > 0 ? o->fit.alpha_s * o->fit.beta_bps : NAN);
-        cb_csv_num(&row, o->fit.r2);
-        cb_csv_num(&row, o->fit.max_rel_err);
-        cb_csv_end(&row);
-    }
-}
+/* fits.csv: one row per fitted curve (docs/schema.md). */
+static const cb_csv_layout fits_csv = {
+    .header = "benchmark,curve,points,bytes_min,bytes_max,alpha_us,beta_gbps,n_half_bytes,r2,"
+              "max_rel_err",
+    .item_size = sizeof(fit_out),
+    .row = write_fit_row,
+};
 
 /* The timed rows with a `bytes` axis, as curve rows; how many. */
 static int collect_curve_rows(const cb_result *rows, int n, cb_curve_row *cr)
@@ -221,9 +209,8 @@ static cb_status fits_write(const char *dir, const cb_result *rows, int n, cb_cu
     } else {
         int n_out = fit_curves(cr, m, outs, x, t);
         if (n_out > 0) {
-            qsort(outs, (size_t)n_out, sizeof *outs, cmp_out_order);
-            fit_table tab = {outs, n_out};
-            st = cb_write_atomically(dir, "fits.csv", write_fits, &tab, why);
+            qsort(outs, (size_t)n_out, sizeof *outs, cb_cmp_leading_order);
+            st = cb_write_csv_table(dir, "fits.csv", &fits_csv, outs, n_out, why);
         }
     }
     free(outs);

@@ -102,3 +102,35 @@ cb_status cb_write_atomically(const char *dir, const char *name, cb_table_writer
     }
     return CB_OK;
 }
+
+typedef struct csv_table {
+    const cb_csv_layout *layout;
+    const char *items;
+    int n;
+} csv_table;
+
+static void write_csv_table(FILE *f, const void *ctx)
+{
+    const csv_table *t = ctx;
+    fputs(t->layout->header, f);
+    fputc('\n', f);
+    for (int i = 0; i < t->n; i++) {
+        cb_csv_row row;
+        cb_csv_begin(&row, f);
+        t->layout->row(&row, t->items + (size_t)i * t->layout->item_size);
+        cb_csv_end(&row);
+    }
+}
+
+cb_status cb_write_csv_table(const char *dir, const char *name, const cb_csv_layout *layout,
+                             const void *items, int n, cb_msg *why)
+{
+    csv_table table = {layout, items, n};
+    return cb_write_atomically(dir, name, write_csv_table, &table, why);
+}
+
+int cb_cmp_leading_order(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}

@@ -4,6 +4,7 @@
 #ifndef CB_ROW_GROUPS_H
 #define CB_ROW_GROUPS_H
 
+#include "csv_writer.h"
 #include "results.h"
 
 #include <stdio.h>
@@ -36,6 +37,25 @@ bool cb_curve_rows_same(const cb_curve_row *p, const cb_curve_row *q);
 typedef void (*cb_table_writer)(FILE *f, const void *ctx);
 cb_status cb_write_atomically(const char *dir, const char *name, cb_table_writer write,
                               const void *ctx, cb_msg *why);
+
+/* The format of a CSV file of a family's or the engine's own: a header
+ * line, then one row per item of an array, whose fields `row` writes
+ * between cb_csv_begin and cb_csv_end. */
+typedef void (*cb_csv_item_writer)(cb_csv_row *row, const void *item);
+typedef struct cb_csv_layout {
+    const char *header; /* the first line, without its newline */
+    size_t item_size;   /* bytes of one item of the array      */
+    cb_csv_item_writer row;
+} cb_csv_layout;
+
+/* Write `dir`/name atomically (cb_write_atomically): the layout's header,
+ * then a row for each of items[0..n). */
+cb_status cb_write_csv_table(const char *dir, const char *name, const cb_csv_layout *layout,
+                             const void *items, int n, cb_msg *why);
+
+/* qsort's comparison of output items whose struct begins with `int order`
+ * (the index of its first row in the run): a file in the run's order. */
+int cb_cmp_leading_order(const void *a, const void *b);
 
 /* The end of such a write: flush, fsync and close f (closed whatever
  * happens), then rename tmp to path. 0, or the errno of the first step that
