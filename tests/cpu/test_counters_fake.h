@@ -245,24 +245,27 @@ static CUptiResult fake_host_evaluate(void *host, const uint8_t *data, size_t si
     return CUPTI_SUCCESS;
 }
 
+/* CUPTI's own names for the results the fake returns, each spelled once
+ * (stringized); any other result reads CUPTI_ERROR_OTHER. */
 static const char *fake_result_name(CUptiResult r)
 {
-    switch (r) {
-    case CUPTI_SUCCESS:
-        return "CUPTI_SUCCESS";
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-        return "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES";
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-        return "CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED";
-    case CUPTI_ERROR_HARDWARE_BUSY:
-        return "CUPTI_ERROR_HARDWARE_BUSY";
-    case CUPTI_ERROR_UNKNOWN:
-        return "CUPTI_ERROR_UNKNOWN";
-    case CUPTI_ERROR_NOT_INITIALIZED:
-        return "CUPTI_ERROR_NOT_INITIALIZED";
-    default:
-        return "CUPTI_ERROR_OTHER";
+#define FAKE_RESULT(code)                                                                          \
+    {                                                                                              \
+        code, #code                                                                                \
     }
+    static const struct {
+        CUptiResult code;
+        const char *name;
+    } results[] = {FAKE_RESULT(CUPTI_SUCCESS),
+                   FAKE_RESULT(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES),
+                   FAKE_RESULT(CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED),
+                   FAKE_RESULT(CUPTI_ERROR_HARDWARE_BUSY),
+                   FAKE_RESULT(CUPTI_ERROR_UNKNOWN),
+                   FAKE_RESULT(CUPTI_ERROR_NOT_INITIALIZED)};
+#undef FAKE_RESULT
+    for (size_t i = 0; i < sizeof results / sizeof results[0]; i++)
+        if (results[i].code == r) return results[i].name;
+    return "CUPTI_ERROR_OTHER";
 }
 
 static const cb_counters_host_ops fake_host = {.chips = fake_host_chips,

@@ -259,49 +259,50 @@ static void apply_fail(const char *value)
     }
 }
 
+/* One script key: the sequence of readings, the number or the parser it
+ * sets (exactly one of the three). */
+typedef struct script_key {
+    const char *key;
+    sequence *q;
+    double *v;
+    void (*apply)(const char *value);
+} script_key;
+
 static void apply(const char *key, const char *value)
 {
-    static const struct {
-        const char *key;
-        sequence *q;
-    } seqs[] = {{"sm_clock", &S.sm_clock},
-                {"mem_clock", &S.mem_clock},
-                {"power_instant", &S.power_instant},
-                {"power_usage", &S.power_usage},
-                {"temp", &S.temp},
-                {"reasons", &S.reasons}};
-    static const struct {
-        const char *key;
-        double *v;
-    } nums[] = {{"power_limit", &S.power_limit},
-                {"power_default_limit", &S.power_default_limit},
-                {"app_clock_sm", &S.app_sm},
-                {"app_clock_mem", &S.app_mem},
-                {"max_clock_sm", &S.max_sm},
-                {"max_clock_mem", &S.max_mem},
-                {"persistence", &S.persistence},
-                {"ecc", &S.ecc},
-                {"mig", &S.mig},
-                {"pcie_gen", &S.pcie_gen},
-                {"pcie_width", &S.pcie_width},
-                {"pcie_max_gen", &S.pcie_max_gen},
-                {"pcie_max_width", &S.pcie_max_width}};
-    static const struct {
-        const char *key;
-        void (*apply)(const char *value);
-    } others[] = {{"init", apply_init},
-                  {"driver", apply_driver},
-                  {"nvml_version", apply_nvml_version},
-                  {"devices", apply_devices},
-                  {"names", apply_names},
-                  {"sm_clock_offset", apply_sm_clock_offset},
-                  {"fail", apply_fail}};
-    for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
-        if (strcmp(key, seqs[i].key) == 0) seq_parse(seqs[i].q, value);
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        if (strcmp(key, nums[i].key) == 0) *nums[i].v = strtod(value, NULL);
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
-        if (strcmp(key, others[i].key) == 0) others[i].apply(value);
+    static const script_key keys[] = {{"sm_clock", .q = &S.sm_clock},
+                                      {"mem_clock", .q = &S.mem_clock},
+                                      {"power_instant", .q = &S.power_instant},
+                                      {"power_usage", .q = &S.power_usage},
+                                      {"temp", .q = &S.temp},
+                                      {"reasons", .q = &S.reasons},
+                                      {"power_limit", .v = &S.power_limit},
+                                      {"power_default_limit", .v = &S.power_default_limit},
+                                      {"app_clock_sm", .v = &S.app_sm},
+                                      {"app_clock_mem", .v = &S.app_mem},
+                                      {"max_clock_sm", .v = &S.max_sm},
+                                      {"max_clock_mem", .v = &S.max_mem},
+                                      {"persistence", .v = &S.persistence},
+                                      {"ecc", .v = &S.ecc},
+                                      {"mig", .v = &S.mig},
+                                      {"pcie_gen", .v = &S.pcie_gen},
+                                      {"pcie_width", .v = &S.pcie_width},
+                                      {"pcie_max_gen", .v = &S.pcie_max_gen},
+                                      {"pcie_max_width", .v = &S.pcie_max_width},
+                                      {"init", .apply = apply_init},
+                                      {"driver", .apply = apply_driver},
+                                      {"nvml_version", .apply = apply_nvml_version},
+                                      {"devices", .apply = apply_devices},
+                                      {"names", .apply = apply_names},
+                                      {"sm_clock_offset", .apply = apply_sm_clock_offset},
+                                      {"fail", .apply = apply_fail}};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const script_key *k = &keys[i];
+        if (strcmp(key, k->key) != 0) continue;
+        if (k->q) seq_parse(k->q, value);
+        if (k->v) *k->v = strtod(value, NULL);
+        if (k->apply) k->apply(value);
+    }
 }
 
 static void load_script(void)
