@@ -15,8 +15,7 @@
 
 static CUptiResult host_chips(const char *const **names, size_t *n)
 {
-    CUpti_Profiler_Host_GetSupportedChips_Params p = {
-        .structSize = CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_GetSupportedChips_Params, p);
     CUptiResult r = cuptiProfilerHostGetSupportedChips(&p);
     *names = r == CUPTI_SUCCESS ? p.ppChipNames : NULL;
     *n = r == CUPTI_SUCCESS ? p.numChips : 0;
@@ -25,10 +24,8 @@ static CUptiResult host_chips(const char *const **names, size_t *n)
 
 static CUptiResult host_open(const char *chip, void **host)
 {
-    CUpti_Profiler_Host_Initialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE,
-        .profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER,
-        .pChipName = chip};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, p,
+                    .profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER, .pChipName = chip);
     CUptiResult r = cuptiProfilerHostInitialize(&p);
     *host = r == CUPTI_SUCCESS ? p.pHostObject : NULL;
     return r;
@@ -36,17 +33,14 @@ static CUptiResult host_open(const char *chip, void **host)
 
 static void host_close(void *host)
 {
-    CUpti_Profiler_Host_Deinitialize_Params p = {
-        .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, .pHostObject = host};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, p, .pHostObject = host);
     (void)cuptiProfilerHostDeinitialize(&p); /* nothing to do about a failure here */
 }
 
 static CUptiResult host_base_metrics(void *host, int type, const char *const **names, size_t *n)
 {
-    CUpti_Profiler_Host_GetBaseMetrics_Params p = {
-        .structSize = CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .metricType = (CUpti_MetricType)type};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params, p, .pHostObject = host,
+                    .metricType = (CUpti_MetricType)type);
     CUptiResult r = cuptiProfilerHostGetBaseMetrics(&p);
     *names = r == CUPTI_SUCCESS ? (const char *const *)p.ppMetricNames : NULL;
     *n = r == CUPTI_SUCCESS ? p.numMetrics : 0;
@@ -55,10 +49,8 @@ static CUptiResult host_base_metrics(void *host, int type, const char *const **n
 
 static CUptiResult host_properties(void *host, const char *name, cb_metric_props *props)
 {
-    CUpti_Profiler_Host_GetMetricProperties_Params p = {
-        .structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .pMetricName = name};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_GetMetricProperties_Params, p, .pHostObject = host,
+                    .pMetricName = name);
     CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
     props->description = r == CUPTI_SUCCESS ? p.pDescription : NULL;
     props->dim_unit = r == CUPTI_SUCCESS ? p.pDimUnit : NULL;
@@ -69,11 +61,8 @@ static CUptiResult host_properties(void *host, const char *name, cb_metric_props
 static CUptiResult host_submetrics(void *host, const char *base, int type, const char *const **subs,
                                    size_t *n)
 {
-    CUpti_Profiler_Host_GetSubMetrics_Params p = {
-        .structSize = CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .metricType = (CUpti_MetricType)type,
-        .pMetricName = base};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_GetSubMetrics_Params, p, .pHostObject = host,
+                    .metricType = (CUpti_MetricType)type, .pMetricName = base);
     CUptiResult r = cuptiProfilerHostGetSubMetrics(&p);
     *subs = r == CUPTI_SUCCESS ? (const char *const *)p.ppSubMetrics : NULL;
     *n = r == CUPTI_SUCCESS ? p.numOfSubmetrics : 0;
@@ -85,30 +74,20 @@ static CUptiResult host_config(void *host, const char *const *names, size_t n, u
 {
     *image = NULL;
     *size = *passes = 0;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add = {
-        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .ppMetricNames = (const char **)names,
-        .numMetrics = n};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add, .pHostObject = host,
+                    .ppMetricNames = (const char **)names, .numMetrics = n);
     CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add);
     if (r != CUPTI_SUCCESS) return r;
-    CUpti_Profiler_Host_GetConfigImageSize_Params sz = {
-        .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
-        .pHostObject = host};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sz, .pHostObject = host);
     r = cuptiProfilerHostGetConfigImageSize(&sz);
     if (r != CUPTI_SUCCESS) return r;
     uint8_t *buf = malloc(sz.configImageSize ? sz.configImageSize : 1);
     if (!buf) return CUPTI_ERROR_OUT_OF_MEMORY;
-    CUpti_Profiler_Host_GetConfigImage_Params img = {
-        .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .configImageSize = sz.configImageSize,
-        .pConfigImage = buf};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, img, .pHostObject = host,
+                    .configImageSize = sz.configImageSize, .pConfigImage = buf);
     r = cuptiProfilerHostGetConfigImage(&img);
-    CUpti_Profiler_Host_GetNumOfPasses_Params np = {
-        .structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE,
-        .configImageSize = sz.configImageSize,
-        .pConfigImage = buf};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, np,
+                    .configImageSize = sz.configImageSize, .pConfigImage = buf);
     if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetNumOfPasses(&np);
     if (r != CUPTI_SUCCESS) {
         free(buf);
@@ -123,15 +102,10 @@ static CUptiResult host_config(void *host, const char *const *names, size_t n, u
 static CUptiResult host_evaluate(void *host, const uint8_t *data, size_t size, size_t range,
                                  const char *const *names, size_t n, double *values)
 {
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params p = {
-        .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .pCounterDataImage = data,
-        .counterDataImageSize = size,
-        .rangeIndex = range,
-        .ppMetricNames = (const char **)names,
-        .numMetrics = n,
-        .pMetricValues = values};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, p, .pHostObject = host,
+                    .pCounterDataImage = data, .counterDataImageSize = size, .rangeIndex = range,
+                    .ppMetricNames = (const char **)names, .numMetrics = n,
+                    .pMetricValues = values);
     return cuptiProfilerHostEvaluateToGpuValues(&p);
 }
 

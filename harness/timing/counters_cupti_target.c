@@ -21,22 +21,19 @@
 
 static CUptiResult target_initialize(void)
 {
-    CUpti_Profiler_Initialize_Params p = {.structSize =
-                                              CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CB_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, p);
     return cuptiProfilerInitialize(&p);
 }
 
 static void target_deinitialize(void)
 {
-    CUpti_Profiler_DeInitialize_Params p = {.structSize =
-                                                CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+    CB_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, p);
     (void)cuptiProfilerDeInitialize(&p); /* at the end of the run: nothing left to do */
 }
 
 static CUptiResult target_chip_name(int device, const char **chip)
 {
-    CUpti_Device_GetChipName_Params p = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE,
-                                         .deviceIndex = (size_t)device};
+    CB_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, p, .deviceIndex = (size_t)device);
     CUptiResult r = cuptiDeviceGetChipName(&p);
     *chip = r == CUPTI_SUCCESS ? p.pChipName : NULL;
     return r;
@@ -62,10 +59,8 @@ static CUptiResult target_device_supported(int device, cb_counters_support *s)
     } get = {.p = driver_symbol("cuDeviceGet")};
     CUdevice dev = 0;
     if (!get.p || get.fn(&dev, device) != CUDA_SUCCESS) return CUPTI_ERROR_INVALID_DEVICE;
-    CUpti_Profiler_DeviceSupported_Params p = {
-        .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE,
-        .cuDevice = dev,
-        .api = CUPTI_PROFILER_RANGE_PROFILING};
+    CB_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params, p, .cuDevice = dev,
+                    .api = CUPTI_PROFILER_RANGE_PROFILING);
     CUptiResult r = cuptiProfilerDeviceSupported(&p);
     s->overall = (int)p.isSupported;
     s->architecture = (int)p.architecture;
@@ -91,8 +86,7 @@ static CUptiResult target_current_context(void **ctx)
 
 static CUptiResult target_availability(void *ctx)
 {
-    CUpti_Profiler_GetCounterAvailability_Params p = {
-        .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE, .ctx = ctx};
+    CB_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params, p, .ctx = ctx);
     CUptiResult r = cuptiProfilerGetCounterAvailability(&p);
     if (r != CUPTI_SUCCESS) return r;
     uint8_t *image = malloc(p.counterAvailabilityImageSize ? p.counterAvailabilityImageSize : 1);
@@ -105,8 +99,7 @@ static CUptiResult target_availability(void *ctx)
 
 static CUptiResult target_enable(void *ctx, void **profiler)
 {
-    CUpti_RangeProfiler_Enable_Params p = {
-        .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, .ctx = ctx};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, p, .ctx = ctx);
     CUptiResult r = cuptiRangeProfilerEnable(&p);
     *profiler = r == CUPTI_SUCCESS ? p.pRangeProfilerObject : NULL;
     return r;
@@ -114,9 +107,7 @@ static CUptiResult target_enable(void *ctx, void **profiler)
 
 static CUptiResult target_disable(void *profiler)
 {
-    CUpti_RangeProfiler_Disable_Params p = {.structSize =
-                                                CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE,
-                                            .pRangeProfilerObject = profiler};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params, p, .pRangeProfilerObject = profiler);
     return cuptiRangeProfilerDisable(&p);
 }
 
@@ -125,22 +116,17 @@ static CUptiResult target_counter_data(void *profiler, const char *const *names,
 {
     *data = NULL;
     *size = 0;
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz = {
-        .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = profiler,
-        .pMetricNames = (const char **)names,
-        .numMetrics = n,
-        .maxNumOfRanges = max_ranges,
-        .maxNumRangeTreeNodes = (uint32_t)max_ranges};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, sz,
+                    .pRangeProfilerObject = profiler, .pMetricNames = (const char **)names,
+                    .numMetrics = n, .maxNumOfRanges = max_ranges,
+                    .maxNumRangeTreeNodes = (uint32_t)max_ranges);
     CUptiResult r = cuptiRangeProfilerGetCounterDataSize(&sz);
     if (r != CUPTI_SUCCESS) return r;
     uint8_t *buf = calloc(1, sz.counterDataSize ? sz.counterDataSize : 1);
     if (!buf) return CUPTI_ERROR_OUT_OF_MEMORY;
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
-        .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = profiler,
-        .counterDataSize = sz.counterDataSize,
-        .pCounterData = buf};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, init,
+                    .pRangeProfilerObject = profiler, .counterDataSize = sz.counterDataSize,
+                    .pCounterData = buf);
     r = cuptiRangeProfilerCounterDataImageInitialize(&init);
     if (r != CUPTI_SUCCESS) {
         free(buf);
@@ -158,52 +144,38 @@ static CUptiResult target_set_config(void *profiler, const uint8_t *config, size
                                      uint8_t *data, size_t data_size, cb_counters_scope scope,
                                      size_t max_ranges)
 {
-    CUpti_RangeProfiler_SetConfig_Params p = {
-        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = profiler,
-        .configSize = config_size,
-        .pConfig = config,
-        .counterDataImageSize = data_size,
-        .pCounterDataImage = data,
-        .range = scope == CB_COUNTERS_PER_KERNEL ? CUPTI_AutoRange : CUPTI_UserRange,
-        .replayMode = CUPTI_UserReplay,
-        .maxRangesPerPass = max_ranges,
-        .numNestingLevels = ONE_LEVEL,
-        .minNestingLevel = ONE_LEVEL,
-        .passIndex = 0,
-        .targetNestingLevel = ONE_LEVEL};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, p, .pRangeProfilerObject = profiler,
+                    .configSize = config_size, .pConfig = config, .counterDataImageSize = data_size,
+                    .pCounterDataImage = data,
+                    .range = scope == CB_COUNTERS_PER_KERNEL ? CUPTI_AutoRange : CUPTI_UserRange,
+                    .replayMode = CUPTI_UserReplay, .maxRangesPerPass = max_ranges,
+                    .numNestingLevels = ONE_LEVEL, .minNestingLevel = ONE_LEVEL, .passIndex = 0,
+                    .targetNestingLevel = ONE_LEVEL);
     return cuptiRangeProfilerSetConfig(&p);
 }
 
 static CUptiResult target_start(void *profiler)
 {
-    CUpti_RangeProfiler_Start_Params p = {.structSize =
-                                              CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
-                                          .pRangeProfilerObject = profiler};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, p, .pRangeProfilerObject = profiler);
     return cuptiRangeProfilerStart(&p);
 }
 
 static CUptiResult target_push(void *profiler, const char *range)
 {
-    CUpti_RangeProfiler_PushRange_Params p = {.structSize =
-                                                  CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE,
-                                              .pRangeProfilerObject = profiler,
-                                              .pRangeName = range};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params, p, .pRangeProfilerObject = profiler,
+                    .pRangeName = range);
     return cuptiRangeProfilerPushRange(&p);
 }
 
 static CUptiResult target_pop(void *profiler)
 {
-    CUpti_RangeProfiler_PopRange_Params p = {.structSize =
-                                                 CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE,
-                                             .pRangeProfilerObject = profiler};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params, p, .pRangeProfilerObject = profiler);
     return cuptiRangeProfilerPopRange(&p);
 }
 
 static CUptiResult target_stop(void *profiler, bool *all_passes_submitted)
 {
-    CUpti_RangeProfiler_Stop_Params p = {.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
-                                         .pRangeProfilerObject = profiler};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, p, .pRangeProfilerObject = profiler);
     CUptiResult r = cuptiRangeProfilerStop(&p);
     *all_passes_submitted = r == CUPTI_SUCCESS && p.isAllPassSubmitted;
     return r;
@@ -211,9 +183,7 @@ static CUptiResult target_stop(void *profiler, bool *all_passes_submitted)
 
 static CUptiResult target_decode(void *profiler, size_t *ranges_dropped)
 {
-    CUpti_RangeProfiler_DecodeData_Params p = {
-        .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = profiler};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, p, .pRangeProfilerObject = profiler);
     CUptiResult r = cuptiRangeProfilerDecodeData(&p);
     *ranges_dropped = p.numOfRangeDropped;
     return r;
@@ -221,10 +191,8 @@ static CUptiResult target_decode(void *profiler, size_t *ranges_dropped)
 
 static CUptiResult target_ranges(const uint8_t *data, size_t size, size_t *n)
 {
-    CUpti_RangeProfiler_GetCounterDataInfo_Params p = {
-        .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE,
-        .pCounterDataImage = data,
-        .counterDataImageSize = size};
+    CB_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, p, .pCounterDataImage = data,
+                    .counterDataImageSize = size);
     CUptiResult r = cuptiRangeProfilerGetCounterDataInfo(&p);
     *n = r == CUPTI_SUCCESS ? p.numTotalRanges : 0;
     return r;

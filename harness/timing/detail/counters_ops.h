@@ -14,6 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Declare NAME, the parameter struct TYPE of a CUPTI call, with its
+ * structSize set as every CUPTI call asks (TYPE_STRUCT_SIZE) and the fields
+ * given after it: the two CUPTI-backed tables write each call's struct
+ * through this rather than spelling the type twice. */
+#define CB_CUPTI_PARAMS(TYPE, NAME, ...) TYPE NAME = {.structSize = TYPE##_STRUCT_SIZE, __VA_ARGS__}
+
 /* CUpti_MetricType's values. */
 enum { CB_METRIC_COUNTER = 0, CB_METRIC_RATIO = 1, CB_METRIC_THROUGHPUT = 2, CB_METRIC_TYPES = 3 };
 
