@@ -3,9 +3,9 @@
 #include "matmul_ref.h"
 #include "cb_e4m3.h"
 #include "cb_random.h"
+#include "host_slices.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,46 +53,14 @@ double cb_matmul_gen_entry(const cb_matmul_gen *g, size_t e)
     return cb_matmul_gen_entry_e4m3(g, NULL, e);
 }
 
-/* Run fn over [0, count) cut into `threads` even slices (at most
- * CB_SLICES_MAX): the caller takes slice 0 and any slice whose thread could
- * not start, so every entry is computed. */
-typedef void (*cb_slice_fn)(void *ctx, int from, int to);
+/* The FP64 references run on at most this many threads. */
+#define CB_MATMUL_REF_THREADS_MAX 64
 
-typedef struct cb_slice {
-    cb_slice_fn fn;
-    void *ctx;
-    int from, to;
-} cb_slice;
-
-static void *cb_slice_run(void *arg)
+static void cb_run_ref_slices(int count, int threads, cb_slice_fn fn, void *ctx)
 {
-    const cb_slice *s = arg;
-    s->fn(s->ctx, s->from, s->to);
-    return NULL;
-}
-
-#define CB_SLICES_MAX 64
-
-static void cb_run_slices(int count, int threads, cb_slice_fn fn, void *ctx)
-{
-    if (threads > CB_SLICES_MAX) threads = CB_SLICES_MAX;
-    if (threads > count) threads = count;
-    if (threads < 1) threads = 1;
-    cb_slice slices[CB_SLICES_MAX];
-    pthread_t tids[CB_SLICES_MAX];
-    bool started[CB_SLICES_MAX] = {false};
-    for (int t = 0; t < threads; t++)
-        slices[t] = (cb_slice){fn, ctx, (int)((int64_t)count * t / threads),
-                               (int)((int64_t)count * (t + 1) / threads)};
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tids[t], NULL, cb_slice_run, &slices[t]) == 0;
-    cb_slice_run(&slices[0]);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tids[t], NULL);
-        else
-            cb_slice_run(&slices[t]);
-    }
+    (void)cb_run_slices(count > 0 ? (size_t)count : 0,
+                        threads < CB_MATMUL_REF_THREADS_MAX ? threads : CB_MATMUL_REF_THREADS_MAX,
+                        fn, ctx);
 }
 
 typedef struct cb_gen_job {
@@ -102,10 +70,11 @@ typedef struct cb_gen_job {
     double *exact;
 } cb_gen_job;
 
-static void cb_gen_slice(void *ctx, int from, int to)
+static void cb_gen_slice(void *ctx, int slice, size_t from, size_t to)
 {
+    (void)slice;
     const cb_gen_job *job = ctx;
-    for (int t = from; t < to; t++)
+    for (size_t t = from; t < to; t++)
         job->exact[t] = cb_matmul_gen_entry_e4m3(job->g, job->fp8, job->idx[t]);
 }
 
@@ -113,7 +82,7 @@ void cb_matmul_gen_entries_e4m3(const cb_matmul_gen *g, const cb_matmul_e4m3_sca
                                 const size_t *idx, int count, double *exact, int threads)
 {
     cb_gen_job job = {g, fp8, idx, exact};
-    cb_run_slices(count, threads, cb_gen_slice, &job);
+    cb_run_ref_slices(count, threads, cb_gen_slice, &job);
 }
 
 void cb_matmul_gen_entries(const cb_matmul_gen *g, const size_t *idx, int count, double *exact,
@@ -190,12 +159,13 @@ typedef struct cb_ref_job {
     double *ref;
 } cb_ref_job;
 
-static void cb_ref_rows(void *ctx, int row0, int row1)
+static void cb_ref_rows(void *ctx, int slice, size_t row0, size_t row1)
 {
+    (void)slice;
     const cb_ref_job *job = ctx;
     const cb_matmul_problem *p = job->p;
     const size_t n = (size_t)p->n;
-    for (int i = row0; i < row1; i++) {
+    for (size_t i = row0; i < row1; i++) {
         double *acc = job->ref + (size_t)i * n;
         for (size_t j = 0; j < n; j++)
             acc[j] = 0.0;
@@ -216,7 +186,7 @@ static void cb_ref_rows(void *ctx, int row0, int row1)
 void cb_matmul_ref_full(const cb_matmul_problem *p, double *ref, int threads)
 {
     cb_ref_job job = {p, ref};
-    cb_run_slices(p->m, threads, cb_ref_rows, &job);
+    cb_run_ref_slices(p->m, threads, cb_ref_rows, &job);
 }
 
 double cb_matmul_ref_entry(const cb_matmul_problem *p, int i, int j)

@@ -2,11 +2,11 @@
  * side of the bus, and the size limits of the transfers family. */
 #include "transfers.h"
 #include "buffer_pool.h"
+#include "host_slices.h"
 #include "mem_budget.h"
 #include "transfers_kernels.h"
 #include "transfers_pattern.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,26 +169,24 @@ void cb_xfer_host_free(cb_xfer_host_buf *b)
 
 typedef struct pattern_job {
     uint8_t *buf;
-    size_t word0, word1; /* words [word0, word1) */
     uint64_t seed, flip;
     bool count;
-    uint64_t bad;
+    uint64_t bad[CB_XFER_MAX_THREADS]; /* per slice, when counting */
 } pattern_job;
 
-static void *pattern_job_run(void *arg)
+static void pattern_slice(void *ctx, int slice, size_t word0, size_t word1)
 {
-    pattern_job *job = arg;
-    for (size_t i = job->word0; i < job->word1; i++) {
+    pattern_job *job = ctx;
+    for (size_t i = word0; i < word1; i++) {
         uint64_t w;
         if (job->count) {
             memcpy(&w, job->buf + 8 * i, 8);
-            job->bad += cb_xfer_bytes_differ(w, cb_xfer_word(job->seed, i));
+            job->bad[slice] += cb_xfer_bytes_differ(w, cb_xfer_word(job->seed, i));
         } else {
             w = cb_xfer_word(job->seed, i) ^ job->flip;
             memcpy(job->buf + 8 * i, &w, 8); /* little-endian, like the GPU's stores */
         }
     }
-    return NULL;
 }
 
 /* Fill (count false) or count over the whole 8-byte words of the buffer. */
@@ -198,25 +196,11 @@ static uint64_t pattern_words(uint8_t *buf, size_t words, uint64_t seed, uint64_
     size_t threads = words * 8 / CB_XFER_SLICE_MIN;
     if (threads > (size_t)(cores > 0 ? cores : 1)) threads = (size_t)(cores > 0 ? cores : 1);
     if (threads > CB_XFER_MAX_THREADS) threads = CB_XFER_MAX_THREADS;
-    if (threads < 1) threads = 1;
-    pattern_job jobs[CB_XFER_MAX_THREADS];
-    pthread_t tids[CB_XFER_MAX_THREADS];
-    bool started[CB_XFER_MAX_THREADS] = {false};
-    for (size_t t = 0; t < threads; t++)
-        jobs[t] = (pattern_job){
-            buf, words * t / threads, words * (t + 1) / threads, seed, flip, count, 0};
-    /* The caller does slice 0, and any slice whose thread did not start. */
-    for (size_t t = 1; t < threads; t++)
-        started[t] = pthread_create(&tids[t], NULL, pattern_job_run, &jobs[t]) == 0;
-    pattern_job_run(&jobs[0]);
-    uint64_t bad = jobs[0].bad;
-    for (size_t t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tids[t], NULL);
-        else
-            pattern_job_run(&jobs[t]);
-        bad += jobs[t].bad;
-    }
+    pattern_job job = {.buf = buf, .seed = seed, .flip = flip, .count = count};
+    (void)cb_run_slices(words, (int)threads, pattern_slice, &job);
+    uint64_t bad = 0;
+    for (int t = 0; t < CB_XFER_MAX_THREADS; t++)
+        bad += job.bad[t];
     return bad;
 }
 

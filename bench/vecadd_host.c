@@ -8,10 +8,10 @@
 
 #include "cb_random.h"
 #include "cpu_isa.h"
+#include "host_slices.h"
 #include "mem_budget.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +38,6 @@ typedef struct host_state {
     uint64_t seed_a, seed_b;
 } host_state;
 
-typedef struct host_slice {
-    host_state *st;
-    size_t begin, end;
-    int job; /* 0 = fill inputs and poison c, 1 = add */
-} host_slice;
-
 /* The timed loop, one clone per ISA (cpu_isa.h). */
 CB_CPU_CLONES static void add_range(const float *restrict a, const float *restrict b,
                                     float *restrict c, size_t begin, size_t end)
@@ -52,50 +46,23 @@ CB_CPU_CLONES static void add_range(const float *restrict a, const float *restri
         c[i] = a[i] + b[i];
 }
 
-static void *slice_work(void *arg)
+/* Slices of the two jobs: fill the inputs and poison c, or add. */
+static void fill_slice(void *ctx, int slice, size_t begin, size_t end)
 {
-    host_slice *s = arg;
-    host_state *st = s->st;
-    if (s->job == 0) {
-        for (size_t i = s->begin; i < s->end; i++) {
-            st->a[i] = cb_random_value(st->seed_a, i);
-            st->b[i] = cb_random_value(st->seed_b, i);
-            st->c[i] = NAN;
-        }
-    } else {
-        add_range(st->a, st->b, st->c, s->begin, s->end);
+    (void)slice;
+    host_state *st = ctx;
+    for (size_t i = begin; i < end; i++) {
+        st->a[i] = cb_random_value(st->seed_a, i);
+        st->b[i] = cb_random_value(st->seed_b, i);
+        st->c[i] = NAN;
     }
-    return NULL;
 }
 
-/* Run `job` over the vector on st->threads threads (the caller is one). */
-static bool parallel(host_state *st, int job)
+static void add_slice(void *ctx, int slice, size_t begin, size_t end)
 {
-    enum { MAX_THREADS = 256 };
-    host_slice slices[MAX_THREADS];
-    pthread_t tids[MAX_THREADS];
-    int t = st->threads;
-    size_t chunk = (st->n + t - 1) / t;
-    int started = 0;
-    bool ok = true;
-    for (int i = 0; i < t; i++) {
-        size_t b = (size_t)i * chunk, e = b + chunk < st->n ? b + chunk : st->n;
-        slices[i] = (host_slice){st, b < st->n ? b : st->n, e, job};
-    }
-    for (int i = 1; i < t; i++) {
-        if (pthread_create(&tids[i], NULL, slice_work, &slices[i]) != 0) {
-            ok = false;
-            break;
-        }
-        started = i;
-    }
-    slice_work(&slices[0]);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tids[i], NULL);
-    /* Any slice a thread could not take is done here, so the result is whole. */
-    for (int i = started + 1; i < t; i++)
-        slice_work(&slices[i]);
-    return ok;
+    (void)slice;
+    host_state *st = ctx;
+    add_range(st->a, st->b, st->c, begin, end);
 }
 
 cb_status cb_vecadd_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
@@ -107,7 +74,7 @@ cb_status cb_vecadd_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
     size_t useful = (n + MIN_ELEMS_PER_THREAD - 1) / MIN_ELEMS_PER_THREAD;
     if ((size_t)threads > useful) threads = (int)useful;
     if (threads < 1) threads = 1;
-    if (threads > 256) threads = 256;
+    if (threads > CB_SLICES_MAX) threads = CB_SLICES_MAX;
     /* a, b and c: 3 n floats, counted so that n = 2^62 cannot wrap. */
     cb_status fit = cb_mem_check_host(cb_mem_bytes(cb_mem_bytes(n, 3), sizeof(float)),
                                       CB_MEM_HOST_SHARE, "host memory", why);
@@ -128,7 +95,7 @@ cb_status cb_vecadd_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
     }
     /* Writing every page here also keeps first-touch page faults out of the
      * timed runs. */
-    parallel(st, 0);
+    (void)cb_run_slices(st->n, st->threads, fill_slice, st);
     info->occupancy = -1;
     /* On the H200's host the CI after the 1 s budget was 0.85-1.6% from
      * 1024 to 2^24 elements with every core. */
@@ -141,7 +108,9 @@ cb_status cb_vecadd_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
 cb_status cb_vecadd_host_run(void *state, cudaStream_t stream, cb_msg *why)
 {
     (void)stream;
-    if (!parallel(state, 1)) cb_msg_set(why, "pthread_create failed; ran the slices inline");
+    host_state *st = state;
+    if (!cb_run_slices(st->n, st->threads, add_slice, st))
+        cb_msg_set(why, "pthread_create failed; ran the slices inline");
     return CB_OK;
 }
 
