@@ -178,6 +178,14 @@ cb_status cb_matmul_state_bf16(cb_matmul_state *st, cb_msg *why)
     return CB_OK;
 }
 
+cb_status cb_matmul_point_fits(const cb_point *p, bool on_gpu, cb_matmul_precision prec, int *m,
+                               int *n, int *k, cb_msg *why)
+{
+    cb_status s = cb_matmul_point_shape(p, m, n, k, why);
+    if (s == CB_OK) s = cb_matmul_check_memory(*m, *n, *k, on_gpu, prec, why);
+    return s;
+}
+
 cb_matmul_gen cb_matmul_state_gen(const cb_matmul_state *st)
 {
     return (cb_matmul_gen){st->m, st->n, st->k, st->alpha, st->seed_a, st->seed_b};
@@ -188,8 +196,7 @@ cb_status cb_matmul_state_new(const cb_point *p, const cb_bench_ctx *ctx, cb_mat
 {
     *out = NULL;
     int m, n, k;
-    cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
-    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, true, prec, why);
+    cb_status s = cb_matmul_point_fits(p, true, prec, &m, &n, &k, why);
     if (s != CB_OK) return s;
     cb_matmul_state *st = cb_mem_state_new(sizeof *st, "host out of memory", why);
     if (!st) return CB_SKIP;

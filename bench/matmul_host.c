@@ -142,8 +142,7 @@ cb_status cb_matmul_host_setup(const cb_point *p, const cb_bench_ctx *ctx, void 
 {
     *state = NULL;
     int m, n, k;
-    cb_status s = cb_matmul_point_shape(p, &m, &n, &k, why);
-    if (s == CB_OK) s = cb_matmul_check_memory(m, n, k, false, CB_MATMUL_FP32, why);
+    cb_status s = cb_matmul_point_fits(p, false, CB_MATMUL_FP32, &m, &n, &k, why);
     if (s != CB_OK) return s;
     cb_matmul_host_state *st = cb_mem_state_new(sizeof *st, "host out of memory", why);
     if (!st) return CB_SKIP;

@@ -63,6 +63,12 @@ double cb_matmul_bytes(const cb_point *p);
 cb_status cb_matmul_check_memory(int m, int n, int k, bool on_gpu, cb_matmul_precision prec,
                                  cb_msg *why);
 
+/* The point's shape, then the memory check of that shape: the first step
+ * of a setup that holds the whole problem (the host rungs, the cuBLAS and
+ * hand-written GPU rungs' state). */
+cb_status cb_matmul_point_fits(const cb_point *p, bool on_gpu, cb_matmul_precision prec, int *m,
+                               int *n, int *k, cb_msg *why);
+
 /* A hand-written kernel rung: its launcher, its query and how the point
  * selects its template instance (`variant`, see kernels/matmul_kernels.h). */
 /* How a GPU rung computes. */
