@@ -5,6 +5,7 @@ the runner's stream, random inputs, and the checks of bench/python
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import cubench as cb
@@ -37,6 +38,18 @@ def close(streams):
     import torch
 
     torch.cuda.set_stream(streams[1])
+
+
+@contextlib.contextmanager
+def closed_on_error(streams):
+    """The set-up after open_device: when it raises (a Skip, a failure),
+    `close` gives the stream back before the error goes on; when it
+    succeeds, the Setup's teardown closes instead."""
+    try:
+        yield
+    except BaseException:
+        close(streams)
+        raise
 
 
 def release():

@@ -39,15 +39,12 @@ from . import _torchutil as T
 def add(p, ctx):
     """c = a + b with torch.add(out=c), float32"""
     torch, dev, streams = T.open_device(ctx)
-    try:
+    with T.closed_on_error(streams):
         seed_a, seed_b = C.seeds(ctx)
         a = T.uniform(torch, p["n"], seed_a, dev)
         b = T.uniform(torch, p["n"], seed_b, dev)
         c = torch.full((p["n"],), float("nan"), device=dev)
         torch.cuda.current_stream(dev).synchronize()
-    except BaseException:
-        T.close(streams)
-        raise
 
     def run():
         torch.add(a, b, out=c)
@@ -161,7 +158,7 @@ def matmul_fp8(p, ctx):
     dequantised inputs within the accumulation bound 2^-10, and against the
     FP32 inputs within 16 2^-4 / sqrt(K) + 2^-10 (the K-scaled error)."""
     torch, dev, streams = T.open_device(ctx)
-    try:
+    with T.closed_on_error(streams):
         if not hasattr(torch, "_scaled_mm") or not hasattr(torch, "float8_e4m3fn"):
             raise cb.Skip(f"torch {torch.__version__} has no _scaled_mm / float8_e4m3fn")
         if torch.cuda.get_device_capability(dev) < (8, 9):
@@ -193,9 +190,6 @@ def matmul_fp8(p, ctx):
                 c.copy_(torch._scaled_mm(a8, b8, **args))
             note = "E4M3, per-tensor scales, fast accumulation, FP32 C (copied: no out=)"
         torch.cuda.current_stream(dev).synchronize()
-    except BaseException:
-        T.close(streams)
-        raise
 
     def verify():
         c64 = c.double()
@@ -225,7 +219,7 @@ def matmul_fp8(p, ctx):
 def copy(p, ctx):
     """dst.copy_(src, non_blocking=True) between a host and a device tensor"""
     torch, dev, streams = T.open_device(ctx)
-    try:
+    with T.closed_on_error(streams):
         count = C.copy_elements(p)
         pinned = p["memory"] == "pinned"
         host_src = torch.rand(count, generator=torch.Generator().manual_seed(C.seeds(ctx)[0]))
@@ -236,9 +230,6 @@ def copy(p, ctx):
             src = host_src.to(dev)
             dst = torch.full((count,), float("nan"), pin_memory=pinned)
         torch.cuda.current_stream(dev).synchronize()
-    except BaseException:
-        T.close(streams)
-        raise
 
     def run():
         dst.copy_(src, non_blocking=True)

@@ -186,7 +186,7 @@ def first_error(text: str) -> str:
 def _setup(launch: bool):
     def setup(p, ctx):
         torch, dev, streams = T.open_device(ctx)
-        try:
+        with T.closed_on_error(streams):
             module = build()
             n, block = p["n"], p["block"]
             if block > 1024:
@@ -195,9 +195,6 @@ def _setup(launch: bool):
             a, b = T.uniform(torch, n, seed_a, dev), T.uniform(torch, n, seed_b, dev)
             c = torch.full((n,), float("nan"), device=dev)
             torch.cuda.current_stream(dev).synchronize()
-        except BaseException:
-            T.close(streams)
-            raise
 
         def run():
             module.vecadd_float4(a, b, c, block, launch)

@@ -61,7 +61,7 @@ def _open(ctx):
 def add(p, ctx):
     """c = a + b, a Triton kernel of 1024 elements per program"""
     torch, dev, streams, K = _open(ctx)
-    try:
+    with T.closed_on_error(streams):
         n = p["n"]
         if n >= 2**31:
             raise cb.Skip("offsets are 32-bit in this kernel: n must be below 2^31")
@@ -70,9 +70,6 @@ def add(p, ctx):
         c = torch.full((n,), float("nan"), device=dev)
         grid = ((n + _ADD_BLOCK - 1) // _ADD_BLOCK,)
         torch.cuda.current_stream(dev).synchronize()
-    except BaseException:
-        T.close(streams)
-        raise
 
     def run():
         K.add_kernel[grid](a, b, c, n, BLOCK=_ADD_BLOCK)
@@ -106,7 +103,7 @@ def first_that_fits(tiles, compile_with):
 def _matmul(precision, b_kmajor=False):
     def setup(p, ctx):
         torch, dev, streams, K = _open(ctx)
-        try:
+        with T.closed_on_error(streams):
             m, n, k = C.matmul_shape(p)
             a = T.uniform(torch, (m, k), C.seeds(ctx)[0], dev)
             b = T.uniform(torch, (k, n), C.seeds(ctx)[1], dev)
@@ -125,9 +122,6 @@ def _matmul(precision, b_kmajor=False):
             path = _mma_path(compiled, K)
             c.fill_(float("nan"))
             torch.cuda.current_stream(dev).synchronize()
-        except BaseException:
-            T.close(streams)
-            raise
         bm, bn, bk, warps, stages = tile
         mode = K.PRECISION_MODE[precision]
         layout = ", B K-major" if b_kmajor else ""
