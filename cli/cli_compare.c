@@ -25,7 +25,6 @@ typedef struct cli_args {
     int n_base, n_new;
     const char *markdown, *csv, *title, *calibration, *output;
     const char *history, *history_machine;
-    long long min_samples;
     int fail_on; /* index in "slower,none" */
     bool fail_on_throttled, calibrate;
 } cli_args;
@@ -60,7 +59,7 @@ static const cb_option compare_options[] = {
     CB_CLI_OPT_ALPHA(OPTS(alpha), "1 - confidence level of the CIs, and the false discovery rate"),
     CB_OPTION_NUMBER(CB_OPT_DOUBLE, "power", "X", OPTS(power), 0.5, 0.9999,
                      "power of the reported minimum detectable effect (MDE)"),
-    CB_OPTION_NUMBER(CB_OPT_INT, "min-samples", "N", OFF(min_samples), 1, 1000000,
+    CB_OPTION_NUMBER(CB_OPT_COUNT, "min-samples", "N", OPTS(min_samples), 1, 1000000,
                      "fewer samples on a side is inconclusive"),
     CB_OPTION_NUMBER_DEFAULT_IN_HELP(
         CB_OPT_DOUBLE, "min-abs-delta", "S", OPTS(event_res_s), 0, 1,
@@ -182,12 +181,10 @@ static int parse_args(int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
     cb_compare_opts_default(&a->opts);
-    a->min_samples = a->opts.min_samples;
     cli_args defaults = *a;
     cb_parsed parsed;
     int rc = cb_options_parse(&compare_command, argc, argv, a, &defaults, &parsed);
     if (rc >= 0) return rc;
-    a->opts.min_samples = (int)a->min_samples;
     cb_msg why = {{0}};
     if (!take_sides(a, &parsed, &why)) return cb_options_refuse(&compare_command, "%s", why.text);
     const char *bad = clash(a);

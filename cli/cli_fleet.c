@@ -19,7 +19,6 @@
 
 typedef struct cli_args {
     cb_fleet_opts opts;
-    long long min_runs;
     const char *dir, *markdown, *csv, *title, *key_figures;
 } cli_args;
 
@@ -32,7 +31,7 @@ static const cb_option fleet_options[] = {
         "a figure is slow/fast when its whole CI lies more than X (relative) from\n"
         "the fleet"),
     CB_CLI_OPT_ALPHA(OPTS(alpha), "CIs at 1 - X"),
-    CB_OPTION_NUMBER(CB_OPT_INT, "min-runs", "N", OFF(min_runs), 3, 1000000,
+    CB_OPTION_NUMBER(CB_OPT_COUNT, "min-runs", "N", OPTS(min_runs), 3, 1000000,
                      "runs of a model that must time a point to judge it (3: the fewest with a\n"
                      "spread to judge by)"),
     CB_CLI_OPT_FILE("markdown", OFF(markdown), "also write the markdown report to FILE"),
@@ -73,12 +72,10 @@ static int parse_args(int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
     cb_fleet_opts_default(&a->opts);
-    a->min_runs = a->opts.min_runs;
     cli_args defaults = *a;
     cb_parsed parsed;
     int rc = cb_options_parse(&fleet_command, argc, argv, a, &defaults, &parsed);
     if (rc >= 0) return rc;
-    a->opts.min_runs = (int)a->min_runs;
     a->dir = parsed.args[0];
     if (a->markdown && strcmp(a->markdown, "-") == 0) a->markdown = NULL; /* stdout anyway */
     return -1;

@@ -23,14 +23,14 @@ typedef struct hist_args {
     int n_axes;
     double lock_timeout_s;
     bool samples;
-    double delta, alpha;
-    long long recent, min_runs;
-    int method; /* index into "cubench,hunter" */
+    cb_hist_check_opts check; /* check's settings, the library's defaults first */
+    int method;               /* index into "cubench,hunter" */
     char **operands;
     int n_operands;
 } hist_args;
 
-#define OFF(field) offsetof(hist_args, field)
+#define OFF(field)  offsetof(hist_args, field)
+#define OPTS(field) offsetof(hist_args, check.field)
 
 static bool take_axis(void *args, const char *value, cb_msg *why)
 {
@@ -75,13 +75,13 @@ static const cb_option show_options[] = {
 static const cb_option check_options[] = {
     OPT_DB,
     OPT_MACHINE("only this machine"),
-    CB_OPTION_NUMBER(CB_OPT_DOUBLE, "delta", "X", OFF(delta), 0, 10,
+    CB_OPTION_NUMBER(CB_OPT_DOUBLE, "delta", "X", OPTS(delta), 0, 10,
                      "an open slowdown whose whole CI lies above 1 + X is a regression"),
-    CB_CLI_OPT_ALPHA(OFF(alpha), "CIs at 1 - X"),
-    CB_OPTION_NUMBER(CB_OPT_INT, "recent", "N", OFF(recent), 1, 1000000,
+    CB_CLI_OPT_ALPHA(OPTS(alpha), "CIs at 1 - X"),
+    CB_OPTION_NUMBER(CB_OPT_COUNT, "recent", "N", OPTS(recent), 1, 1000000,
                      "a regression sets the exit code when its first bad run is among the\n"
                      "point's newest N runs"),
-    CB_OPTION_NUMBER(CB_OPT_INT, "min-runs", "N", OFF(min_runs), 1, 1000,
+    CB_OPTION_NUMBER(CB_OPT_COUNT, "min-runs", "N", OPTS(min_runs), 1, 1000,
                      "runs on each side of a change point"),
     CB_OPTION_CHOICE("method", "M", "cubench,hunter", OFF(method),
                      "cubench, or hunter's detector (Student's t, for comparison)"),
@@ -198,9 +198,7 @@ static int parse(const cb_command *cmd, int argc, char **argv, hist_args *a)
 {
     memset(a, 0, sizeof *a);
     a->lock_timeout_s = 30.0;
-    cb_hist_check_opts o;
-    cb_hist_check_opts_default(&o);
-    a->delta = o.delta, a->alpha = o.alpha, a->recent = o.recent, a->min_runs = o.min_runs;
+    cb_hist_check_opts_default(&a->check);
     hist_args defaults = *a;
     cb_parsed parsed;
     int rc = cb_options_parse(cmd, argc, argv, a, &defaults, &parsed);
@@ -347,9 +345,7 @@ static int cmd_check(int argc, char **argv)
     hist_args a;
     int rc = parse(&check_command, argc, argv, &a);
     if (rc >= 0) return rc;
-    cb_hist_check_opts o;
-    cb_hist_check_opts_default(&o);
-    o.delta = a.delta, o.alpha = a.alpha, o.recent = (int)a.recent, o.min_runs = (int)a.min_runs;
+    cb_hist_check_opts o = a.check;
     o.method = a.method == 1 ? CB_HIST_METHOD_HUNTER : CB_HIST_METHOD_CUBENCH;
     bool js_stdout = a.json && strcmp(a.json, "-") == 0;
     const char *md = a.markdown ? a.markdown : js_stdout ? NULL : "-";

@@ -69,8 +69,12 @@ static bool store_value(const cb_option *o, const char *value, void *args, cb_ms
         *(bool *)at = true;
         return true;
     case CB_OPT_INT:
+    case CB_OPT_COUNT: /* a count's range in the table lies within int's */
         if (!cb_parse_int(value, (long long)o->lo, (long long)o->hi, &iv, why)) return false;
-        *(long long *)at = iv;
+        if (o->kind == CB_OPT_COUNT)
+            *(int *)at = (int)iv;
+        else
+            *(long long *)at = iv;
         return true;
     case CB_OPT_DOUBLE:
         if (!cb_parse_double(value, o->lo, o->hi, &dv, why)) return false;
@@ -243,6 +247,9 @@ static void default_text(const cb_option *o, const void *defaults, char *buf, si
     switch (o->kind) {
     case CB_OPT_INT:
         snprintf(buf, len, "%lld", *(const long long *)at);
+        break;
+    case CB_OPT_COUNT:
+        snprintf(buf, len, "%d", *(const int *)at);
         break;
     case CB_OPT_DOUBLE:
         snprintf(buf, len, "%g", *(const double *)at / (o->scale != 0 ? o->scale : 1.0));

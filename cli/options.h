@@ -24,6 +24,8 @@
 typedef enum cb_opt_kind {
     CB_OPT_FLAG,    /* no value; stores true in a bool                        */
     CB_OPT_INT,     /* whole number in [lo, hi]; stores long long              */
+    CB_OPT_COUNT,   /* whole number in [lo, hi] within int's range; stores int:
+                     * a count the library keeps as an int (opts.min_runs)  */
     CB_OPT_DOUBLE,  /* number in [lo, hi]; stores value * scale in a double    */
     CB_OPT_STRING,  /* any text; stores the argv pointer in a const char *     */
     CB_OPT_CHOICE,  /* one word of `choices`; stores its index in an int       */
@@ -89,13 +91,14 @@ typedef struct cb_command {
     {                                                                                              \
         .name = NAME, .kind = CB_OPT_STRING, .metavar = METAVAR, .offset = (OFFSET), .help = HELP  \
     }
-/* KIND CB_OPT_INT or CB_OPT_DOUBLE in [LO, HI], its default shown. */
+/* KIND CB_OPT_INT, CB_OPT_COUNT or CB_OPT_DOUBLE in [LO, HI], its default
+ * shown. */
 #define CB_OPTION_NUMBER(KIND, NAME, METAVAR, OFFSET, LO, HI, HELP)                                \
     {                                                                                              \
         .name = NAME, .kind = KIND, .metavar = METAVAR, .offset = (OFFSET), .lo = LO, .hi = HI,    \
         .show_default = true, .help = HELP                                                         \
     }
-/* KIND CB_OPT_INT or CB_OPT_DOUBLE in [LO, HI] whose default is not a
+/* KIND CB_OPT_INT, CB_OPT_COUNT or CB_OPT_DOUBLE in [LO, HI] whose default is not a
  * number to show ("all cores", "off", "by kind of point"): HELP says it. */
 #define CB_OPTION_NUMBER_DEFAULT_IN_HELP(KIND, NAME, METAVAR, OFFSET, LO, HI, HELP)                \
     {                                                                                              \
