@@ -113,22 +113,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         if constexpr (P == CB_TC_FP8) g.alpha = cb_wg_fp8_alpha(g);
         const int cw = wg - 1;
         float acc[kBN / 2];
-#pragma unroll
-        for (int i = 0; i < kBN / 2; i++)
-            acc[i] = 0.0f;
-        cb_wgmma_fence_regs(acc); /* keeps the zeroing out of the wgmma pipeline (ptxas C7515) */
+        cb_wg_zero_acc(acc);
         uint32_t it = 0;
         for (int t = cluster; t < ctiles; t += clusters) {
             int tm2, tn;
             cb_tc_tile_coords(t, cluster_rows, tiles_n, kGroupM, &tm2, &tn);
             const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * kBN;
             for (int kt = 0; kt < kt_count; kt++, it++) {
-                const uint32_t s = it % kStages;
-                cb_mbar_wait(&r.full[s], (it / kStages) & 1);
-                cb_wgmma_fence();
-                cb_wg_mma_slice<P, kBN>(acc, r.a(s) + cw * 64 * 128, r.b(s), kt > 0);
-                cb_wgmma_commit();
-                cb_wgmma_wait<1>();
+                cb_wg_consume_slice<P, kBN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
+                                            kt > 0);
                 if (kt > 0 && lane == 0) {
                     const uint32_t ps = (it - 1) % kStages;
                     cb_mbar_arrive(&r.empty[ps]);

@@ -55,10 +55,7 @@ __global__ void __launch_bounds__(kThreads)
             cb_wg_load_stage<P, kBM, kBN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b, bm, bn, s);
 
     float acc[kBN / 2];
-#pragma unroll
-    for (int i = 0; i < kBN / 2; i++)
-        acc[i] = 0.0f;
-    cb_wgmma_fence_regs(acc); /* keeps the zeroing out of the wgmma pipeline (ptxas C7515) */
+    cb_wg_zero_acc(acc);
 
     for (int kt = 0; kt < kt_count; kt++) {
         const int s = kt % kStages;

@@ -160,27 +160,17 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     if (wg == 0) {
         cb_setmaxnreg_dec<kProducerRegs>();
-        if (tid == 0) {
-            uint32_t it = 0;
-            for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-                int tm, tn;
-                cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
-                for (int kt = 0; kt < kt_count; kt++, it++) {
-                    const uint32_t s = it % kStages;
-                    cb_mbar_wait(&r.empty[s], ((it / kStages) & 1) ^ 1);
-                    cb_t32_load_stage(r.a(s), r.b(s), &r.full[s], &map_a, &map_b, tm * kBM,
-                                      tn * kBN, kt);
-                }
-            }
-        }
+        if (tid == 0)
+            cb_wg_produce<kStages>(r, tiles_m, tiles_n, kGroupM, kt_count,
+                                   [&](uint32_t s, int tm, int tn, int kt) {
+                                       cb_t32_load_stage(r.a(s), r.b(s), &r.full[s], &map_a, &map_b,
+                                                         tm * kBM, tn * kBN, kt);
+                                   });
     } else {
         cb_setmaxnreg_inc<kConsumerRegs>();
         const int cw = wg - 1; /* columns 64 cw .. 64 cw + 63 of each tile */
         float acc[128];
-#pragma unroll
-        for (int i = 0; i < 128; i++)
-            acc[i] = 0.0f;
-        cb_wgmma_fence_regs(acc); /* keeps the zeroing out of the wgmma pipeline (ptxas C7515) */
+        cb_wg_zero_acc(acc);
         uint32_t frag[4][4];
         uint32_t it = 0;
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {

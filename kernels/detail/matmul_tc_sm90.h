@@ -235,6 +235,16 @@ template <int R> __device__ __forceinline__ void cb_wgmma_fence_regs(float (&d)[
         asm volatile("" : "+f"(d[i])::"memory");
 }
 
+/* A consumer's accumulators set to zero before its first wgmma, fenced so
+ * that the zeroing stays out of the wgmma pipeline (ptxas C7515). */
+template <int R> __device__ __forceinline__ void cb_wg_zero_acc(float (&acc)[R])
+{
+#pragma unroll
+    for (int i = 0; i < R; i++)
+        acc[i] = 0.0f;
+    cb_wgmma_fence_regs(acc);
+}
+
 template <int R> __device__ __forceinline__ void cb_setmaxnreg_inc()
 {
 #if CB_TC_SM90A_DEVICE
@@ -353,6 +363,47 @@ __device__ __forceinline__ void cb_wg_store(const cb_tc_args &g, const float (&a
         cb_tc_store_pair(g, pairs, row, col + 8 * j, acc[4 * j], acc[4 * j + 1]);
         cb_tc_store_pair(g, pairs, row + 8, col + 8 * j, acc[4 * j + 2], acc[4 * j + 3]);
     }
+}
+
+/* The producer of a persistent warp-specialised kernel (one thread): it
+ * walks the block's tiles t = blockIdx.x, + gridDim.x, ... in grouped order
+ * (cb_tc_tile_coords) and, for each of a tile's kt_count k-slices, waits
+ * until the slice's stage of the ring r is empty, then calls load(s, tm,
+ * tn, kt) to issue its TMA loads into stage s. The stage index and phase
+ * run on across tiles (`it` counts the block's k-slices), as the
+ * consumers' do; parity 1 of a fresh `empty` barrier passes at once. */
+template <int STAGES, typename Ring, typename Load>
+__device__ __forceinline__ void cb_wg_produce(const Ring &r, int tiles_m, int tiles_n, int group_m,
+                                              int kt_count, Load &&load)
+{
+    const int tiles = tiles_m * tiles_n;
+    uint32_t it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int tm, tn;
+        cb_tc_tile_coords(t, tiles_m, tiles_n, group_m, &tm, &tn);
+        for (int kt = 0; kt < kt_count; kt++, it++) {
+            const uint32_t s = it % STAGES;
+            cb_mbar_wait(&r.empty[s], ((it / STAGES) & 1) ^ 1);
+            load(s, tm, tn, kt);
+        }
+    }
+}
+
+/* A consumer warpgroup's k-slice in stage s of the ring r: wait for the
+ * stage to be full (`parity`), issue the slice's wgmmas into acc with A's
+ * rows at a_off bytes into the stage (`accumulate` false starts the sums),
+ * commit them, and wait until only this slice's wgmmas may still run: the
+ * slice before it is then done and its stage may be released. */
+template <cb_tc_precision P, int BN, typename Ring>
+__device__ __forceinline__ void cb_wg_consume_slice(const Ring &r, float (&acc)[BN / 2], uint32_t s,
+                                                    uint32_t parity, uint32_t a_off,
+                                                    bool accumulate)
+{
+    cb_mbar_wait(&r.full[s], parity);
+    cb_wgmma_fence();
+    cb_wg_mma_slice<P, BN>(acc, r.a(s) + a_off, r.b(s), accumulate);
+    cb_wgmma_commit();
+    cb_wgmma_wait<1>();
 }
 
 /* FP8: the per-tensor scales folded into alpha (read once per thread). */

@@ -38,39 +38,25 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     if (wg == 0) {
         cb_setmaxnreg_dec<kProducerRegs>();
-        if (tid == 0) {
-            uint32_t it = 0; /* k-slices issued by this block so far */
-            for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-                int tm, tn;
-                cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
-                for (int kt = 0; kt < kt_count; kt++, it++) {
-                    const uint32_t s = it % kStages;
-                    cb_mbar_wait(&r.empty[s], ((it / kStages) & 1) ^ 1);
+        if (tid == 0)
+            cb_wg_produce<kStages>(
+                r, tiles_m, tiles_n, kGroupM, kt_count, [&](uint32_t s, int tm, int tn, int kt) {
                     cb_wg_load_stage<P, kBM, BN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b,
                                                  tm * kBM, tn * BN, kt);
-                }
-            }
-        }
+                });
     } else {
         cb_setmaxnreg_inc<kConsumerRegs>();
         if constexpr (P == CB_TC_FP8) g.alpha = cb_wg_fp8_alpha(g);
         const int cw = wg - 1; /* rows 64 cw .. 64 cw + 63 of each tile */
         float acc[BN / 2];
-#pragma unroll
-        for (int i = 0; i < BN / 2; i++)
-            acc[i] = 0.0f;
-        cb_wgmma_fence_regs(acc); /* keeps the zeroing out of the wgmma pipeline (ptxas C7515) */
-        uint32_t it = 0;          /* k-slices consumed by this block so far */
+        cb_wg_zero_acc(acc);
+        uint32_t it = 0; /* k-slices consumed by this block so far */
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
             int tm, tn;
             cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
             for (int kt = 0; kt < kt_count; kt++, it++) {
-                const uint32_t s = it % kStages;
-                cb_mbar_wait(&r.full[s], (it / kStages) & 1);
-                cb_wgmma_fence();
-                cb_wg_mma_slice<P, BN>(acc, r.a(s) + cw * 64 * 128, r.b(s), kt > 0);
-                cb_wgmma_commit();
-                cb_wgmma_wait<1>();
+                cb_wg_consume_slice<P, BN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
+                                           kt > 0);
                 if (kt > 0 && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             }
             cb_wgmma_wait<0>();
