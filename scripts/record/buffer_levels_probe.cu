@@ -25,22 +25,13 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
+
+#include "probe_kernels.cuh"
 #include <cstdint>
 #include <cstring>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
-#define CB(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "%s:%d cublas %d\n", __FILE__, __LINE__, (int)s_); exit(1);} } while (0)
 
-__global__ void flush_k(const float4 *b, size_t n4, float *sink) {
-  size_t st = (size_t)gridDim.x * blockDim.x; float a = 0;
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += st) { float4 v = b[i]; a += v.x + v.y + v.z + v.w; }
-  if (a == 1234567.f) *sink = a;
-}
 __global__ void vadd(const float *a, const float *b, float *c, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i];
-}
-__global__ void fillk(float *p, size_t n, unsigned seed) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { unsigned x = (unsigned)i * 2654435761u ^ seed; x ^= x >> 13; x *= 0x5bd1e995; x ^= x >> 15; p[i] = (x & 0xffff) / 65536.f - 0.5f; }
 }
 struct Data { float *a, *b, *c; __nv_bfloat16 *ha, *hb; float *hc; };
 static const int M = 256; static const size_t VN = 1 << 20;
@@ -58,7 +49,7 @@ static Data mkdata(unsigned seed, long off) {
   size_t n = std::max(VN, gm);
   d.a = (float *)carve(n * 4, off); d.b = (float *)carve(n * 4, off); d.c = (float *)carve(n * 4, off);
   d.ha = (__nv_bfloat16 *)carve(gm * 2, off); d.hb = (__nv_bfloat16 *)carve(gm * 2, off); d.hc = (float *)carve(gm * 4, off);
-  fillk<<<(n + 255) / 256, 256>>>(d.a, n, seed); fillk<<<(n + 255) / 256, 256>>>(d.b, n, seed + 1);
+  fill_random<<<(n + 255) / 256, 256>>>(d.a, n, seed); fill_random<<<(n + 255) / 256, 256>>>(d.b, n, seed + 1);
   CK(cudaMemset(d.ha, 0x3c, gm * 2)); CK(cudaMemset(d.hb, 0x3c, gm * 2));
   CK(cudaGetLastError()); CK(cudaDeviceSynchronize()); return d;
 }
@@ -94,10 +85,8 @@ int main(int argc, char **argv) {
       for (int d = 0; d < ND; d++)
         for (int k = 0; k < 3; k++)
           for (int i = 0; i < S; i++) {
-            flush_k<<<65536, 512, 0, s>>>((const float4 *)fl[f], fb / 16, sink);
-            CK(cudaEventRecord(e0, s)); run(k, ds[d]); CK(cudaEventRecord(e1, s));
-            CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-            v[k][f][d].push_back(ms * 1000);
+            flush<<<65536, 512, 0, s>>>((const float4 *)fl[f], fb / 16, sink);
+            v[k][f][d].push_back(time_us(s, e0, e1, [&] { run(k, ds[d]); }));
           }
   for (int k = 0; k < 3; k++)
     for (int f = 0; f < NF; f++)
@@ -115,20 +104,18 @@ int main(int argc, char **argv) {
       for (int i = 0; i < 60; i++) {
         run(k, ds[0]); run(k, ds[0]);
         size_t by = ((size_t)(q * l2)) & ~(size_t)15;
-        flush_k<<<65536, 512, 0, s>>>((const float4 *)big, by / 16, sink);
-        CK(cudaEventRecord(e0, s)); run(k, ds[0]); CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); x.push_back(ms * 1000);
+        flush<<<65536, 512, 0, s>>>((const float4 *)big, by / 16, sink);
+        x.push_back(time_us(s, e0, e1, [&] { run(k, ds[0]); }));
       }
       std::sort(x.begin(), x.end());
       // flush cost
-      CK(cudaEventRecord(e0, s)); for (int i = 0; i < 20; i++) flush_k<<<65536, 512, 0, s>>>((const float4 *)big, (((size_t)(q * l2)) & ~(size_t)15) / 16, sink);
-      CK(cudaEventRecord(e1, s)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-      printf("%s flushsize %s x%.1f median_us %.3f p10 %.3f p90 %.3f flush_us %.2f\n", tag, kn[k], q, x[30], x[6], x[54], ms * 1000 / 20);
+      float us = time_us(s, e0, e1, [&] { for (int i = 0; i < 20; i++) flush<<<65536, 512, 0, s>>>((const float4 *)big, (((size_t)(q * l2)) & ~(size_t)15) / 16, sink); });
+      printf("%s flushsize %s x%.1f median_us %.3f p10 %.3f p90 %.3f flush_us %.2f\n", tag, kn[k], q, x[30], x[6], x[54], us / 20);
     }
   // no flush (hot) for reference
   for (int k = 0; k < 3; k++) {
     std::vector<float> x;
-    for (int i = 0; i < 60; i++) { CK(cudaEventRecord(e0, s)); run(k, ds[0]); CK(cudaEventRecord(e1, s)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); x.push_back(ms * 1000); }
+    for (int i = 0; i < 60; i++) x.push_back(time_us(s, e0, e1, [&] { run(k, ds[0]); }));
     std::sort(x.begin(), x.end()); printf("%s hot %s median_us %.3f\n", tag, kn[k], x[30]);
   }
   printf("%s l2_bytes %d\n", tag, l2);

@@ -23,15 +23,9 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
-#define CB(x) do { cublasStatus_t s_ = (x); if (s_ != CUBLAS_STATUS_SUCCESS) { fprintf(stderr, "%s:%d cublas %d\n", __FILE__, __LINE__, (int)s_); exit(1);} } while (0)
 
-// the runner's flush kernel, as harness/timing/l2_flush.cu has it
-__global__ void flush_cur(const float4 *buf, size_t n4, float *sink) {
-  size_t stride = (size_t)gridDim.x * blockDim.x; float acc = 0.f;
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) { float4 v = buf[i]; acc += v.x + v.y + v.z + v.w; }
-  if (acc == 1234567.f) *sink = acc;
-}
+#include "probe_kernels.cuh"
+
 static int grid_for(size_t n, int block) { size_t b = (n + block - 1) / block; return b > 65536 ? 65536 : (b == 0 ? 1 : (int)b); }
 // persistent grid, 4 independent loads in flight per thread
 __global__ void __launch_bounds__(512) flush_wide(const float4 *buf, size_t n4, float *sink) {
@@ -47,10 +41,6 @@ __global__ void __launch_bounds__(512) flush_wide(const float4 *buf, size_t n4, 
 __global__ void vadd(const float *a, const float *b, float *c, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i];
 }
-__global__ void fillk(float *p, size_t n, unsigned seed) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { unsigned x = (unsigned)i * 2654435761u ^ seed; x ^= x >> 13; x *= 0x5bd1e995; x ^= x >> 15; p[i] = (x & 0xffff) / 65536.f - 0.5f; }
-}
 int main(int argc, char **argv) {
   const char *tag = argc > 1 ? argv[1] : "p";
   CK(cudaSetDevice(0));
@@ -58,10 +48,10 @@ int main(int argc, char **argv) {
   cudaStream_t s; CK(cudaStreamCreate(&s));
   cublasHandle_t h; CB(cublasCreate(&h)); CB(cublasSetStream(h, s));
   size_t big = 4 * (size_t)l2; float *fb, *sink; CK(cudaMalloc(&fb, big)); CK(cudaMalloc(&sink, 4));
-  fillk<<<(big / 4 + 255) / 256, 256>>>(fb, big / 4, 7); // random, not zeros (no compression effects)
+  fill_random<<<(big / 4 + 255) / 256, 256>>>(fb, big / 4, 7); // random, not zeros (no compression effects)
   const size_t NV = 24u << 20; // up to 24M floats (96 MB per vector)
   float *a, *b, *c; CK(cudaMalloc(&a, NV * 4)); CK(cudaMalloc(&b, NV * 4)); CK(cudaMalloc(&c, NV * 4));
-  fillk<<<(NV + 255) / 256, 256>>>(a, NV, 1); fillk<<<(NV + 255) / 256, 256>>>(b, NV, 2);
+  fill_random<<<(NV + 255) / 256, 256>>>(a, NV, 1); fill_random<<<(NV + 255) / 256, 256>>>(b, NV, 2);
   __nv_bfloat16 *ha, *hb; float *hc; CK(cudaMalloc(&ha, 1 << 17)); CK(cudaMalloc(&hb, 1 << 17)); CK(cudaMalloc(&hc, 1 << 18));
   CK(cudaMemset(ha, 0x3c, 1 << 17)); CK(cudaMemset(hb, 0x3c, 1 << 17));
   CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
@@ -78,9 +68,9 @@ int main(int argc, char **argv) {
   struct V { const char *name; int kind; double mult; };
   V vs[] = {{"cur_x2", 0, 2}, {"cur_x1", 0, 1}, {"wide_x2", 1, 2}, {"wide_x1.5", 1, 1.5}, {"wide_x1", 1, 1}, {"memset_x1", 2, 1}, {"memset_x2", 2, 2}, {"cur_x4", 0, 4}};
   int nv = sizeof vs / sizeof vs[0];
-  auto flush = [&](const V &v) {
+  auto flush_with = [&](const V &v) {
     size_t by = ((size_t)(v.mult * l2)) & ~(size_t)15;
-    if (v.kind == 0) flush_cur<<<grid_for(by / 16, 512), 512, 0, s>>>((const float4 *)fb, by / 16, sink);
+    if (v.kind == 0) flush<<<grid_for(by / 16, 512), 512, 0, s>>>((const float4 *)fb, by / 16, sink);
     else if (v.kind == 1) flush_wide<<<sms * 4, 512, 0, s>>>((const float4 *)fb, by / 16, sink);
     else CK(cudaMemsetAsync(fb, 0, by, s));
     CK(cudaGetLastError());
@@ -89,25 +79,23 @@ int main(int argc, char **argv) {
   CK(cudaDeviceSynchronize());
   // flush cost: 50 back-to-back, and one after a kernel
   for (int vi = 0; vi < nv; vi++) {
-    for (int i = 0; i < 5; i++) flush(vs[vi]);
-    CK(cudaEventRecord(e0, s)); for (int i = 0; i < 50; i++) flush(vs[vi]); CK(cudaEventRecord(e1, s));
-    CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-    printf("%s flushcost %s us %.2f\n", tag, vs[vi].name, ms * 1000 / 50);
+    for (int i = 0; i < 5; i++) flush_with(vs[vi]);
+    float us = time_us(s, e0, e1, [&] { for (int i = 0; i < 50; i++) flush_with(vs[vi]); });
+    printf("%s flushcost %s us %.2f\n", tag, vs[vi].name, us / 50);
   }
   // coldness: warm the kernel's data (run twice), flush, time; rounds interleaved over variants
   std::vector<float> t[8][6];
   for (int r = 0; r < 30; r++)
     for (int vi = 0; vi < nv; vi++)
       for (int k = 0; k < 6; k++) {
-        run(k); run(k); flush(vs[vi]);
-        CK(cudaEventRecord(e0, s)); run(k); CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); t[vi][k].push_back(ms * 1000);
+        run(k); run(k); flush_with(vs[vi]);
+        t[vi][k].push_back(time_us(s, e0, e1, [&] { run(k); }));
       }
   for (int k = 0; k < 6; k++) {
     printf("%s cold %-12s", tag, kn[k]);
     for (int vi = 0; vi < nv; vi++) { auto &x = t[vi][k]; std::sort(x.begin(), x.end()); printf(" %s=%.3f", vs[vi].name, x[x.size() / 2]); }
     // hot reference
-    std::vector<float> y; for (int i = 0; i < 30; i++) { run(k); CK(cudaEventRecord(e0, s)); run(k); CK(cudaEventRecord(e1, s)); CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); y.push_back(ms * 1000); }
+    std::vector<float> y; for (int i = 0; i < 30; i++) { run(k); y.push_back(time_us(s, e0, e1, [&] { run(k); })); }
     std::sort(y.begin(), y.end()); printf(" hot=%.3f\n", y[15]);
   }
   printf("%s l2 %d sms %d\n", tag, l2, sms);

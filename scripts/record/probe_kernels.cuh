@@ -1,7 +1,9 @@
 // probe_kernels.cuh - what the standalone probes (sample_order.cu,
-// placement_probe.cu) share: a checked CUDA call, the float4 vector add
-// they time, and the L2 flush that opens a cold sample (a read of a
-// buffer twice the L2, as cubench's runner flushes).
+// placement_probe.cu, l2_flush_probe.cu, buffer_levels_probe.cu) share: a
+// checked CUDA (and cuBLAS) call, the float4 vector add they time, random
+// inputs, the L2 flush that opens a cold sample (the runner's read kernel,
+// harness/timing/l2_flush.cu; the probes choose how much it reads), and
+// one event-timed piece of work.
 #ifndef CB_PROBE_KERNELS_CUH
 #define CB_PROBE_KERNELS_CUH
 
@@ -10,6 +12,9 @@
 #include <cuda_runtime.h>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
+
+// A cuBLAS call's status (0 is CUBLAS_STATUS_SUCCESS), without needing cuBLAS's header here.
+#define CB(x) do { int s_ = (int)(x); if (s_ != 0) { fprintf(stderr, "%s:%d cublas status %d\n", __FILE__, __LINE__, s_); exit(1);} } while (0)
 
 __global__ void add4(const float4 *a, const float4 *b, float4 *c, size_t n4)
 {
@@ -22,6 +27,25 @@ __global__ void flush(const float4 *buf, size_t n4, float *sink)
     size_t stride = (size_t)gridDim.x * blockDim.x; float acc = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) { float4 v = buf[i]; acc += v.x + v.y + v.z + v.w; }
     if (acc == 1234567.f) *sink = acc;
+}
+
+// Values in [-0.5, 0.5) from a hash of the index: random, never zeros.
+__global__ void fill_random(float *p, size_t n, unsigned seed)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { unsigned x = (unsigned)i * 2654435761u ^ seed; x ^= x >> 13; x *= 0x5bd1e995; x ^= x >> 15; p[i] = (x & 0xffff) / 65536.f - 0.5f; }
+}
+
+// Microseconds between two events around `work` enqueued on `s`, waited for.
+template <class Work> float time_us(cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, Work work)
+{
+    CK(cudaEventRecord(e0, s));
+    work();
+    CK(cudaEventRecord(e1, s));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms * 1000;
 }
 
 #endif
