@@ -7,8 +7,10 @@
  * (modes 4% apart merged into one under a loaded sanitizer build's jitter,
  * and the undeclared point then converged). And a point of three rounds is
  * judged by its row: every fifth run 30% slower, so each round of 10
- * samples has a CI reaching the slow runs and runs out of samples, while
- * the 30 pooled have theirs among the fast ones: `ok`, with a note. */
+ * samples has a CI reaching the slow runs (+-15%) and runs out of samples,
+ * while the 30 pooled have theirs among the fast ones: `ok` against its
+ * declared +-10%, with a note. (A target of +-5% failed now and then on a
+ * loaded 2-core machine: the spin loop's wall time is preempted.) */
 /* test links: cubench_engine */
 #include "cb_test.h"
 #include "cb_common.h"
@@ -74,7 +76,7 @@ static const cb_axis_def alt_axes[] = {
     {.name = "n", .kind = CB_AXIS_INT, .defaults = "1", .min_value = 1, .help = "unused"}};
 
 static const alt_param declared = {0.25, 130, 2}, plain = {0, 130, 2}, erratic = {0.25, 1000, 2},
-                       fifth = {0.05, 130, 5};
+                       fifth = {0.10, 130, 5};
 
 #define ALT(nm, prm)                                                                               \
     {                                                                                              \
@@ -135,7 +137,7 @@ static void pooled_rounds(const char *dir)
     CB_CHECK_EQ_INT(n, 1);
     CB_CHECK_EQ_INT(rows[0].summary.n, 30);
     CB_CHECK_EQ_INT(rows[0].status, CB_OK);
-    CB_CHECK(rows[0].summary.ci_rel_half <= 0.05);
+    CB_CHECK(rows[0].summary.ci_rel_half <= 0.10);
     CB_CHECK(strstr(rows[0].note, "3 of 3 rounds ran out of budget alone; pooled") != NULL);
     printf("rounds: %s ci %.3g, note '%s'\n", cb_status_name(rows[0].status),
            rows[0].summary.ci_rel_half, rows[0].note);
