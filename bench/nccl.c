@@ -317,7 +317,11 @@ static const cb_axis_def coll_axes[] = {
      .min_value = 1,
      .help = "GPUs in the communicator: the first `ranks` devices of --device"},
     {.name = "dtype",
-     CB_AXIS_ENUM_ALL("float,bf16"),
+     .kind = CB_AXIS_ENUM,
+     /* Spelt out: tests/py/test_python_roads.py reads these defaults here
+      * to check that torch_dist's match them. */
+     .defaults = "float,bf16",
+     .choices = "float,bf16",
      .help = "element type (the reduction is a sum)"},
     {CB_AXIS_BYTES, .defaults = "2^10,2^20,2^30",
      .help = "nccl-tests' size: per rank (all-reduce, broadcast), gathered output "
