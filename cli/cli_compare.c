@@ -181,9 +181,8 @@ static int parse_args(int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
     cb_compare_opts_default(&a->opts);
-    cli_args defaults = *a;
     cb_parsed parsed;
-    int rc = cb_options_parse(&compare_command, argc, argv, a, &defaults, &parsed);
+    int rc = cb_options_parse_defaulted(&compare_command, argc, argv, a, sizeof *a, &parsed);
     if (rc >= 0) return rc;
     cb_msg why = {{0}};
     if (!take_sides(a, &parsed, &why)) return cb_options_refuse(&compare_command, "%s", why.text);

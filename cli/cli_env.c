@@ -42,8 +42,6 @@ static const cb_command env_command = {
     CB_COMMAND_OPTIONS(env_options),
     CB_COMMAND_ENV(env_env),
     .epilogue = "exit codes: 0 a CUDA device is usable; 2 bad usage; 3 no usable CUDA device",
-    .min_args = 0,
-    .max_args = 0,
 };
 
 static void print_device(const cb_device_info *d)

@@ -72,9 +72,8 @@ static int parse_args(int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
     cb_fleet_opts_default(&a->opts);
-    cli_args defaults = *a;
     cb_parsed parsed;
-    int rc = cb_options_parse(&fleet_command, argc, argv, a, &defaults, &parsed);
+    int rc = cb_options_parse_defaulted(&fleet_command, argc, argv, a, sizeof *a, &parsed);
     if (rc >= 0) return rc;
     a->dir = parsed.args[0];
     if (a->markdown && strcmp(a->markdown, "-") == 0) a->markdown = NULL; /* stdout anyway */

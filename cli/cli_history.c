@@ -146,8 +146,6 @@ static const cb_command check_command = {
     CB_COMMAND_ENV(hist_env),
     .epilogue = "exit codes: 0 no open regression larger than delta; 1 one; 2 bad usage, a\n"
                 "database that cannot be read, an unknown --machine",
-    .min_args = 0,
-    .max_args = 0,
 };
 
 static const cb_command export_command = {
@@ -158,8 +156,6 @@ static const cb_command export_command = {
     CB_COMMAND_OPTIONS(export_options),
     CB_COMMAND_ENV(hist_env),
     .epilogue = "exit codes: 0 written; 2 bad usage, a database that cannot be read",
-    .min_args = 0,
-    .max_args = 0,
 };
 
 static const cb_command migrate_command = {
@@ -169,8 +165,6 @@ static const cb_command migrate_command = {
     CB_COMMAND_OPTIONS(migrate_options),
     CB_COMMAND_ENV(hist_env),
     .epilogue = HIST_EPILOGUE,
-    .min_args = 0,
-    .max_args = 0,
 };
 
 static void usage(FILE *f)
@@ -199,9 +193,8 @@ static int parse(const cb_command *cmd, int argc, char **argv, hist_args *a)
     memset(a, 0, sizeof *a);
     a->lock_timeout_s = 30.0;
     cb_hist_check_opts_default(&a->check);
-    hist_args defaults = *a;
     cb_parsed parsed;
-    int rc = cb_options_parse(cmd, argc, argv, a, &defaults, &parsed);
+    int rc = cb_options_parse_defaulted(cmd, argc, argv, a, sizeof *a, &parsed);
     if (rc >= 0) return rc;
     a->operands = parsed.args;
     a->n_operands = parsed.n_args;

@@ -5,6 +5,7 @@
 #include "parse_number.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cb_options_refuse(const cb_command *cmd, const char *fmt, ...)
@@ -332,4 +333,16 @@ void cb_options_help(const cb_command *cmd, const void *defaults, FILE *f)
         fprintf(f, "\n");
         print_indented(f, cmd->epilogue, 0);
     }
+}
+
+int cb_options_parse_defaulted(const cb_command *cmd, int argc, char **argv, void *args,
+                               size_t size, cb_parsed *out)
+{
+    /* Without memory for the copy, --help shows no defaults; parsing is
+     * the same. */
+    void *defaults = malloc(size);
+    if (defaults) memcpy(defaults, args, size);
+    int rc = cb_options_parse(cmd, argc, argv, args, defaults, out);
+    free(defaults);
+    return rc;
 }

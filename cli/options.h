@@ -69,8 +69,9 @@ typedef struct cb_command {
     int n_options;
     const cb_env_var *env; /* may be NULL */
     int n_env;
-    const char *epilogue;   /* exit codes etc., printed last                   */
-    int min_args, max_args; /* positional arguments; max -1: no limit         */
+    const char *epilogue; /* exit codes etc., printed last                   */
+    /* Positional arguments; max -1: no limit. Left out (0, 0): none. */
+    int min_args, max_args;
 } cb_command;
 
 #define CB_MAX_OPTIONS 48
@@ -149,6 +150,10 @@ typedef struct cb_parsed {
  * changed. */
 int cb_options_parse(const cb_command *cmd, int argc, char **argv, void *args, const void *defaults,
                      cb_parsed *out);
+/* The same, with the `size` bytes `args` holds on entry as the defaults
+ * --help shows (a copy taken before parsing changes them). */
+int cb_options_parse_defaulted(const cb_command *cmd, int argc, char **argv, void *args,
+                               size_t size, cb_parsed *out);
 
 /* --help of the command, generated from its table. */
 void cb_options_help(const cb_command *cmd, const void *defaults, FILE *f);
