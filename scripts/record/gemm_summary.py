@@ -8,9 +8,9 @@ then each target of the ladders met or missed, read off those rows."""
 from __future__ import annotations
 
 import csv
-import glob
-import os
 import sys
+
+from recorded import open_csv, run_dirs, run_script
 
 
 def num(x: str | None) -> float | None:
@@ -26,10 +26,9 @@ def fmt(x: float | None, digits: int = 1) -> str:
 
 def load(out: str) -> dict[str, list[dict]]:
     runs = {}
-    for path in sorted(glob.glob(os.path.join(out, "run-*", "results.csv"))):
-        shape = os.path.basename(os.path.dirname(path))[4:]
-        with open(path, newline="") as f:
-            runs[shape] = list(csv.DictReader(f))
+    for d in run_dirs(out, "run-*"):
+        with open_csv(d, "results.csv") as f:
+            runs[d.name[4:]] = list(csv.DictReader(f))
     return runs
 
 
@@ -116,7 +115,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit(130)
+    run_script(main)

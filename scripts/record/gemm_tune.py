@@ -8,10 +8,10 @@ configuration that verified, as the C rows of cb_ms_table
 from __future__ import annotations
 
 import csv
-import glob
 import json
-import os
 import sys
+
+from recorded import open_csv, run_dirs, run_script
 
 
 def main() -> int:
@@ -20,15 +20,14 @@ def main() -> int:
         return 2
     best: dict[tuple[int, int], tuple[float, str, str]] = {}
     sms, gpu = 0, "?"
-    for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "results.csv"))):
-        meta = os.path.join(os.path.dirname(path), "meta.json")
+    for d in run_dirs(sys.argv[1]):
         try:
-            with open(meta) as f:
+            with open(d / "meta.json") as f:
                 dev = (json.load(f).get("devices") or [{}])[0]
             sms, gpu = int(dev.get("sm_count", sms) or sms), dev.get("name", gpu)
         except (OSError, ValueError, TypeError):
             pass
-        with open(path, newline="") as f:
+        with open_csv(d, "results.csv") as f:
             for r in csv.DictReader(f):
                 if r["benchmark"] != "matmul/multistage" or r["status"] not in ("ok", "noisy"):
                     continue
@@ -50,7 +49,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:
-        sys.exit(130)
+    run_script(main)

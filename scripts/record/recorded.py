@@ -1,10 +1,12 @@
 """recorded.py - a recorded run's CSV file, which tests/data keeps plain or,
 where it is large, as NAME.xz (samples.csv, the suites' results.csv): one
-opener for the scripts that read the recorded runs."""
+opener for the scripts that read the recorded runs, the run directories
+under a folder, and the scripts' one way to exit."""
 
 from __future__ import annotations
 
 import lzma
+import sys
 from pathlib import Path
 
 
@@ -19,3 +21,18 @@ def open_csv(run_dir: Path, name: str):
         return plain.open(newline="", encoding="utf-8", errors="replace")
     return lzma.open(plain.with_name(name + ".xz"), "rt", newline="", encoding="utf-8",
                      errors="replace")
+
+
+def run_dirs(parent: str, pattern: str = "*") -> list[Path]:
+    """The run directories `parent`/`pattern` that hold a results.csv,
+    plain or .xz, sorted by name."""
+    return sorted(d for d in Path(parent).glob(pattern)
+                  if (d / "results.csv").exists() or (d / "results.csv.xz").exists())
+
+
+def run_script(main) -> None:
+    """Exit with main()'s code; Ctrl-C exits 130, as cubench does."""
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)
