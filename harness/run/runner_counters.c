@@ -7,6 +7,7 @@
 #include "runner_point.h"
 
 #include "counters.h"
+#include "l2_flush.h"
 #include "signals.h"
 
 #include <math.h>
@@ -16,14 +17,15 @@ typedef struct counters_replay {
     const cb_bench *b;
     void *state;
     cb_timing *t;
-    point_timing pt; /* a cold point's replays start from a flushed L2 */
+    bool flush;
 } counters_replay;
 
 static cb_status counters_before(void *user, cb_msg *why)
 {
     counters_replay *cr = user;
     cudaStream_t s = cr->t->stream;
-    if (!cr->pt.hot) CB_CUDA(cb_flush_l2(cr->t, cr->pt, s));
+    if (cr->flush)
+        CB_CUDA(cb_launch_l2_flush(cr->t->flush_buf, cr->t->flush_bytes, cr->t->flush_sink, s));
     CB_CUDA(cudaStreamSynchronize(s));
     return CB_OK;
 }
@@ -39,7 +41,7 @@ void cb_phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state,
 {
     if (!cfg->counters || !pt.cuda || b->devices > 1 || !cfg->dev) return;
     if (round != pr->rounds - 1 || pr->closed || cb_interrupted()) return;
-    counters_replay cr = {.b = b, .state = state, .t = t, .pt = pt};
+    counters_replay cr = {.b = b, .state = state, .t = t, .flush = !pt.hot};
     cb_counters_pass pass = {
         .device = cfg->dev->ordinal, .before = counters_before, .run = counters_run, .user = &cr};
     cb_counters_values v;

@@ -205,9 +205,7 @@ static cb_status enqueue_ahead(ahead_ctx *c, int slot, cb_msg *why)
     c->queued++;
     c->id[slot] = c->cupti ? c->t->next_sample_id++ : 0;
     /* Only hot samples are queued ahead: no flush (the file's comment). */
-    const point_timing hot = {.cuda = true, .hot = true};
-    return cb_enqueue_sample(c->b, c->state, c->t, hot, false, c->pr->batch, c->id[slot], slot,
-                             why);
+    return cb_enqueue_sample(c->b, c->state, c->t, false, c->pr->batch, c->id[slot], slot, why);
 }
 
 static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, void *state,

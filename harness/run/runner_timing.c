@@ -23,18 +23,18 @@ cb_status cb_timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *why)
         CB_CUDA(cudaEventCreate(&t->start[i]));
         CB_CUDA(cudaEventCreate(&t->stop[i]));
     }
-    /* Reading the L2's size evicts whatever a point left there (dirty lines
-     * are written back during the flush, not the timed run). On the H200
-     * (scripts/record/l2_flush_probe.cu, docs/methodology.md) kernels whose
-     * data filled up to 80 % of L2 read the same cold median after 1, 2 or
-     * 4 x the L2 size, and the flush costs 17 us at 1 x against 31 us at
-     * 2 x: the one fixed cost of every cold sample. */
-    t->flush_bytes = dev->l2_bytes ? dev->l2_bytes : CB_FLUSH_FALLBACK_BYTES;
+    /* Reading twice the L2 size evicts whatever a point left there (dirty
+     * lines are written back during the flush, not the timed run). The
+     * flush is also the host's head start, and its length shapes what
+     * follows: on the H200 the L2's size alone evicted as completely but
+     * lasted 17 us instead of 31, cuBLAS SGEMM's ~20 us host call then
+     * outran it in 30-55 % of samples, and 1 KiB-256 KiB device-to-host
+     * copies read 20-60 % slower (tests/data/h200-r3/flush-probe). */
+    t->flush_bytes = dev->l2_bytes ? 2 * dev->l2_bytes : CB_FLUSH_FALLBACK_BYTES;
     t->flush_bytes &= ~(size_t)15;
-    t->flush_bytes_long = 2 * t->flush_bytes;
-    CB_CUDA(cudaMalloc(&t->flush_buf, t->flush_bytes_long));
+    CB_CUDA(cudaMalloc(&t->flush_buf, t->flush_bytes));
     CB_CUDA(cudaMalloc((void **)&t->flush_sink, sizeof(float)));
-    CB_CUDA(cudaMemset(t->flush_buf, 0, t->flush_bytes_long));
+    CB_CUDA(cudaMemset(t->flush_buf, 0, t->flush_bytes));
     t->next_sample_id = 1;
     t->ready = true;
     return CB_OK;
@@ -59,21 +59,14 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
     pt.cuda = b->target == CB_TARGET_CUDA;
     pt.host_timer = !pt.cuda || b->timer == CB_TIMER_HOST;
     pt.hot = !pt.cuda || cfg->cache == CB_CACHE_HOT;
-    pt.long_flush = cb_bench_kind(b) == CB_KIND_PYTHON;
     return pt;
 }
 
-cudaError_t cb_flush_l2(const cb_timing *t, point_timing pt, cudaStream_t s)
-{
-    size_t bytes = pt.long_flush ? t->flush_bytes_long : t->flush_bytes;
-    return cb_launch_l2_flush(t->flush_buf, bytes, t->flush_sink, s);
-}
-
-cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
-                            bool flush, int batch, uint64_t sample_id, int slot, cb_msg *why)
+cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush, int batch,
+                            uint64_t sample_id, int slot, cb_msg *why)
 {
     cudaStream_t s = t->stream;
-    if (flush) CB_CUDA(cb_flush_l2(t, pt, s));
+    if (flush) CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
     CB_CUDA(cudaEventRecord(t->start[slot], s));
     if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
     cb_status st = CB_OK;
@@ -101,7 +94,8 @@ static cb_status time_on_host(const cb_bench *b, void *state, cb_timing *t, poin
                               double *host_t0, cb_msg *why)
 {
     cudaStream_t s = pt.cuda ? t->stream : NULL;
-    if (pt.cuda && flush) CB_CUDA(cb_flush_l2(t, pt, s));
+    if (pt.cuda && flush)
+        CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
     if (pt.cuda) CB_CUDA(cudaStreamSynchronize(s));
     bool cupti = sample_id && cb_cupti_active();
     if (cupti) cb_cupti_sample_begin(sample_id);
@@ -124,6 +118,6 @@ cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_tim
     if (!pt.cuda || pt.host_timer)
         return time_on_host(b, state, t, pt, flush, batch, sample_id, elapsed, host_t0, why);
     if (host_t0) *host_t0 = cb_now_s();
-    cb_status st = cb_enqueue_sample(b, state, t, pt, flush, batch, sample_id, 0, why);
+    cb_status st = cb_enqueue_sample(b, state, t, flush, batch, sample_id, 0, why);
     return st == CB_OK ? cb_read_sample(t, 0, elapsed, why) : st;
 }

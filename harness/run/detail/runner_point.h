@@ -29,10 +29,8 @@ typedef struct cb_timing {
     cudaStream_t stream;
     /* Two pairs: a sample in flight while the one before it is read. */
     cudaEvent_t start[2], stop[2];
-    void *flush_buf;    /* flush_bytes_long of it, read by the L2 flush */
-    size_t flush_bytes; /* the L2's size: what a cold sample reads        */
-    /* Twice that, before points launched from Python (below). */
-    size_t flush_bytes_long;
+    void *flush_buf;
+    size_t flush_bytes;
     float *flush_sink;
     uint64_t next_sample_id;
 } cb_timing;
@@ -45,21 +43,14 @@ typedef struct point_timing {
     bool cuda;       /* needs the device, stream and events          */
     bool host_timer; /* monotonic clock around run (+ stream sync)   */
     bool hot;        /* batched back to back, no flush               */
-    /* A cold sample of a Python point flushes twice the L2: the flush is
-     * the host's head start, and a Python launch (10-40 us) must end
-     * before the flush does or its tail lands inside the sample. */
-    bool long_flush;
 } point_timing;
 
 point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg);
 
-/* The L2 flush that opens a cold sample of a point timed as `pt`. */
-cudaError_t cb_flush_l2(const cb_timing *t, point_timing pt, cudaStream_t s);
-
 /* The enqueue half of an event-timed sample on event pair `slot`: [flush],
  * start event, `batch` runs (one CUPTI correlation id), stop event. */
-cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
-                            bool flush, int batch, uint64_t sample_id, int slot, cb_msg *why);
+cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush, int batch,
+                            uint64_t sample_id, int slot, cb_msg *why);
 /* Wait for the sample on pair `slot`; *elapsed is its whole batch (s). */
 cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why);
 /* One sample, waited for, by the point's timer; *host_t0 (may be NULL) the
