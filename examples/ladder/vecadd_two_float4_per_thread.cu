@@ -6,9 +6,8 @@
 
 static __global__ void vecadd_two_float4(const float4 *__restrict__ a, const float4 *__restrict__ b,
                                          float4 *__restrict__ c, size_t n4,
-                                         const float *__restrict__ at,
-                                         const float *__restrict__ bt, float *__restrict__ ct,
-                                         size_t tail)
+                                         const float *__restrict__ at, const float *__restrict__ bt,
+                                         float *__restrict__ ct, size_t tail)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t half = (n4 + 1) / 2; /* thread i takes float4 i and i + half */
