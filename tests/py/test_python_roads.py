@@ -431,7 +431,7 @@ def test_torch_ext_binding_calls_the_c_rungs_launcher():
 # ---------------------------------------------------------------- torch_dist
 
 
-def test_torch_dist_sizes_and_bus_factors_are_the_nccl_familys():
+def test_torch_dist_sizes_and_bus_factors_are_the_nccl_familys(cubench):
     R = family("_torch_dist_rank")
     # bench/nccl_model.c: cb_coll_counts and cb_coll_bus_factor.
     assert R.counts("all_reduce", 2**20, 2, 4) == (2**18, 2**18)
@@ -446,10 +446,13 @@ def test_torch_dist_sizes_and_bus_factors_are_the_nccl_familys():
     fam = family("torch_dist")
     axes = {a.name: a for a in fam.COLL_AXES}
     assert (axes["ranks"].defaults, axes["dtype"].defaults, axes["bytes"].defaults) == (
-        "1,2", "float,bf16", "2^10,2^20,2^30")  # bench/nccl.c's coll_axes
-    c_axes = (ROOT / "bench/nccl.c").read_text()
-    for default in ('"1,2"', '"float,bf16"', '"2^10,2^20,2^30"'):
-        assert f".defaults = {default}" in c_axes
+        "1,2", "float,bf16", "2^10,2^20,2^30")
+    # ... and the C family's, as the binary lists them (`NAME = DEFAULTS  help`).
+    listed = subprocess.run([cubench, "list", "nccl/all_reduce"], capture_output=True,
+                            text=True, check=True).stdout
+    c_defaults = dict(re.findall(r"^\s+(\w+)\s+=\s+(\S+)", listed, re.M))
+    for name in ("ranks", "dtype", "bytes"):
+        assert c_defaults[name] == axes[name].defaults, name
 
 
 def test_torch_dist_counter_is_shared_between_mappings(tmp_path):
