@@ -282,12 +282,11 @@ static void print_point(void *ctx, int device, const cb_planned_point *pp, const
 int cb_cli_run_with(int argc, char **argv, int full_argc, char **full_argv,
                     const cb_cli_run_hooks *hooks, cb_session_result *result)
 {
-    static run_args args, defaults; /* the overrides are large: not on the stack */
-    run_defaults(&defaults);
-    args = defaults;
+    static run_args args; /* the overrides are large: not on the stack */
+    run_defaults(&args);
     cb_parsed parsed;
     memset(result, 0, sizeof *result);
-    int rc = cb_options_parse(&run_command, argc, argv, &args, &defaults, &parsed);
+    int rc = cb_options_parse_defaulted(&run_command, argc, argv, &args, sizeof args, &parsed);
     if (rc >= 0) return rc;
     cb_session_request req;
     memset(&req, 0, sizeof req);
