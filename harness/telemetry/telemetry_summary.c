@@ -65,13 +65,14 @@ void cb_telemetry_summarise(const cb_telemetry_reading *r, int n, cb_point_telem
     if (any_reasons) cb_reasons_format(reasons, out->throttle, sizeof out->throttle);
 }
 
-/* Index of the first reading at or after t (n when none). */
+/* A time against a reading's time, for cb_lower_bound. */
 static int cmp_time(const void *t, const void *reading)
 {
     double a = *(const double *)t, b = ((const cb_telemetry_reading *)reading)->t_s;
     return (a > b) - (a < b);
 }
 
+/* Index of the first reading at or after t (n when none). */
 static int first_at_or_after(const cb_telemetry_reading *r, int n, double t)
 {
     return (int)cb_lower_bound(&t, r, (size_t)n, sizeof *r, cmp_time);
