@@ -5,6 +5,8 @@
  *   phase_setup_and_verify  setup -> run -> sync -> verify (a wrong result is
  *                           a fail row, never timed)
  *   phase_warm_up           warm-up runs; the last one sizes a hot batch
+ *   cb_choose_head_start    round 0 of a cold point: how long the flush and
+ *                           hold before each sample last (runner_head_start.c)
  *   cb_settle_throttle      a throttled GPU is given time to recover
  *   cb_phase_sample         the samples under the stopping rule
  *                           (runner_sample.c: hot ones one ahead, cold ones
@@ -94,7 +96,7 @@ static cb_status phase_setup_and_verify(const cb_run_config *cfg, const cb_bench
     if (pr->info.kind != CB_KIND_AUTO) pr->r->kind = pr->info.kind;
     snprintf(pr->r->note, sizeof pr->r->note, "%s", pr->info.note);
     if (st != CB_OK) return st;
-    st = cb_time_sample(b, *state, t, pt, false, 1, 0, single, NULL, why);
+    st = cb_time_sample(b, *state, t, pt, NULL, 1, 0, single, NULL, NULL, why);
     double error = NAN;
     if (st == CB_OK) st = b->verify(*state, &error, why);
     pr->r->phases.verify_s += cb_now_s() - t1;
@@ -111,7 +113,7 @@ static cb_status phase_warm_up(const cb_run_config *cfg, const cb_bench *b, void
     cb_status st = CB_OK;
     for (int i = 0; i < cfg->warmup_runs && !cb_interrupted() && st == CB_OK; i++) {
         double elapsed = 0;
-        st = cb_time_sample(b, state, t, pt, false, 1, 0, &elapsed, NULL, why);
+        st = cb_time_sample(b, state, t, pt, NULL, 1, 0, &elapsed, NULL, NULL, why);
         if (st == CB_OK) *single = elapsed;
         if (cb_now_s() - started > cfg->warmup_max_s) break;
     }
@@ -274,6 +276,12 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
 
     cb_status st = phase_setup_and_verify(cfg, b, &pp->point, t, pt, &state, pr, &single, &why);
     if (st == CB_OK) st = phase_warm_up(cfg, b, state, t, pt, &single, &pr->r->phases, &why);
+    if (st == CB_OK && round == 0) {
+        /* Probe samples are warm-up too: they are not kept. */
+        double probe_started = cb_now_s();
+        st = cb_choose_head_start(b, state, t, pt, single, pr, &why);
+        pr->r->phases.warmup_s += cb_now_s() - probe_started;
+    }
     if (cb_interrupted()) {
         /* A hook that failed because the user interrupted it is not a fail. */
         go_on = false;

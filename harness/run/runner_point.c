@@ -137,6 +137,7 @@ void cb_point_finish(const cb_run_config *cfg, point_run *pr)
     }
     note_drift(cfg, r, ps);
     note_throttle(cfg, pr);
+    cb_note_head_start(pr);
     if (pr->info.target_ci_rel > cfg->stop.target_rel) {
         char text[64];
         snprintf(text, sizeof text, "CI target +-%.3g%% (this path's own precision)",

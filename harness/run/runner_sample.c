@@ -10,8 +10,9 @@
  * converged rows noisy: the CI of one extra sample could cross the target
  * after the rule had said converged); none is queued past max_samples.
  *
- * Cold samples are taken one at a time: [flush, start, runs, stop], then
- * read. Queued one ahead, cold samples ran back to back on the GPU and
+ * Cold samples are taken one at a time: [head start, start, runs, stop],
+ * then read (runner_head_start.c: the flush, and a hold where the host's
+ * enqueue needs it). Queued one ahead, cold samples ran back to back on the GPU and
  * short ones alternated between two values from one sample to the next,
  * whichever event pair timed them: on the H200 a 65536-element float4
  * vector add read 3744 and 4160 ns in turn (median 4128 ns, quartiles
@@ -19,9 +20,9 @@
  * 3744 ns with both quartiles on it when each sample was read before the
  * next was queued (docs/methodology.md). The median fell between the two
  * values and the CI of points under ~20 us could not narrow: they ran
- * out of budget at +-0.6-2.4%. The flush that opens a cold sample (tens
- * of microseconds) still gives the host its head start: a launch slower
- * than the flush is the only host time a cold sample can show.
+ * out of budget at +-0.6-2.4%. The head start that opens a cold sample
+ * (tens of microseconds) gives the host its time to enqueue; a sample the
+ * host was late for is counted (runner_head_start.c).
  *
  * Throttle-aware sampling: where NVML samples the point's GPU, a sample
  * read while the newest reading shows the GPU throttled (telemetry.h) is
@@ -205,7 +206,8 @@ static cb_status enqueue_ahead(ahead_ctx *c, int slot, cb_msg *why)
     c->queued++;
     c->id[slot] = c->cupti ? c->t->next_sample_id++ : 0;
     /* Only hot samples are queued ahead: no flush (the file's comment). */
-    return cb_enqueue_sample(c->b, c->state, c->t, false, c->pr->batch, c->id[slot], slot, why);
+    return cb_enqueue_sample(c->b, c->state, c->t, NULL, c->pr->batch, c->id[slot], slot, NULL,
+                             why);
 }
 
 static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, void *state,
@@ -272,6 +274,7 @@ static sampling_end sample_waited(const cb_run_config *cfg, const cb_bench *b, v
 {
     round_state rs = {.rule = cb_round_rule(cfg, pr, round), .start = pr->samples.n};
     const bool use_cupti = pt.cuda && cb_cupti_active();
+    const cb_head_start *head = cb_point_head_start(pt, pr);
     *first_id = t->next_sample_id;
     *n_round = 0;
     rs.started = cb_now_s();
@@ -284,8 +287,9 @@ static sampling_end sample_waited(const cb_run_config *cfg, const cb_bench *b, v
         if (profiled && cb_profile_start(&perr) != CB_OK)
             fprintf(stderr, "cubench: %s\n", perr.text);
         double elapsed = 0, h0 = 0;
+        bool late = false;
         cb_status st =
-            cb_time_sample(b, state, t, pt, pt.cuda && !pt.hot, pr->batch, id, &elapsed, &h0, why);
+            cb_time_sample(b, state, t, pt, head, pr->batch, id, &elapsed, &h0, &late, why);
         if (profiled && cb_profile_stop(&perr) != CB_OK)
             fprintf(stderr, "cubench: %s\n", perr.text);
         if (st != CB_OK) return SAMPLING_FAILED;
@@ -293,6 +297,10 @@ static sampling_end sample_waited(const cb_run_config *cfg, const cb_bench *b, v
             pause_for_throttle(cfg, pr, &rs);
             if (taken + 1 >= rs.rule.max_samples) return SAMPLING_BUDGET;
             continue;
+        }
+        if (head) {
+            pr->head_samples++;
+            pr->late_samples += late;
         }
         cb_stop_verdict v = keep_sample(&rs, pr, round, elapsed, h0, id, n_round);
         if (v != CB_STOP_CONTINUE) return sampling_end_of(v);

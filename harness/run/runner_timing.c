@@ -23,13 +23,9 @@ cb_status cb_timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *why)
         CB_CUDA(cudaEventCreate(&t->start[i]));
         CB_CUDA(cudaEventCreate(&t->stop[i]));
     }
-    /* Reading twice the L2 size evicts whatever a point left there (dirty
-     * lines are written back during the flush, not the timed run). The
-     * flush is also the host's head start, and its length shapes what
-     * follows: on the H200 the L2's size alone evicted as completely but
-     * lasted 17 us instead of 31, cuBLAS SGEMM's ~20 us host call then
-     * outran it in 30-55 % of samples, and 1 KiB-256 KiB device-to-host
-     * copies read 20-60 % slower (tests/data/h200-r3/flush-probe). */
+    /* The buffer holds the longest flush, twice the L2: a point's head
+     * start reads all of it or its first L2's worth (runner_head_start.c). */
+    t->l2_bytes = (dev->l2_bytes ? dev->l2_bytes : CB_FLUSH_FALLBACK_BYTES / 2) & ~(size_t)15;
     t->flush_bytes = dev->l2_bytes ? 2 * dev->l2_bytes : CB_FLUSH_FALLBACK_BYTES;
     t->flush_bytes &= ~(size_t)15;
     CB_CUDA(cudaMalloc(&t->flush_buf, t->flush_bytes));
@@ -62,18 +58,37 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
     return pt;
 }
 
-cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush, int batch,
-                            uint64_t sample_id, int slot, cb_msg *why)
+static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *head, cudaStream_t s,
+                                    cb_msg *why)
+{
+    if (!head || !head->flush_bytes) return CB_OK;
+    CB_CUDA(cb_launch_l2_flush(t->flush_buf, head->flush_bytes, t->flush_sink, s));
+    if (head->hold_ns) CB_CUDA(cb_launch_hold(head->hold_ns, s));
+    return CB_OK;
+}
+
+cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, const cb_head_start *head,
+                            int batch, uint64_t sample_id, int slot, bool *late, cb_msg *why)
 {
     cudaStream_t s = t->stream;
-    if (flush) CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
+    if (late) *late = false;
+    cb_status st = enqueue_head_start(t, head, s, why);
+    if (st != CB_OK) return st;
     CB_CUDA(cudaEventRecord(t->start[slot], s));
     if (sample_id && cb_cupti_active()) cb_cupti_sample_begin(sample_id);
-    cb_status st = CB_OK;
     for (int i = 0; i < batch && st == CB_OK; i++)
         st = b->run(state, s, why);
     if (sample_id && cb_cupti_active()) cb_cupti_sample_end();
     if (st != CB_OK) return st;
+    /* Asked once the runs are enqueued: if the GPU is already past the
+     * start event, it reached it before the host had finished, and may
+     * have idled inside the sample (an over-count by at most the host's
+     * time after its last launch, which is small). */
+    if (late && head && head->flush_bytes) {
+        cudaError_t q = cudaEventQuery(t->start[slot]);
+        if (q != cudaErrorNotReady) CB_CUDA(q);
+        *late = q == cudaSuccess;
+    }
     CB_CUDA(cudaEventRecord(t->stop[slot], s));
     return CB_OK;
 }
@@ -88,14 +103,15 @@ cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why)
 }
 
 /* A host-timed sample: [flush], sync, host clock around `batch` runs and
- * the stream sync that ends them. */
+ * the stream sync that ends them. The host waits for the flush, so a hold
+ * would add nothing. */
 static cb_status time_on_host(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
-                              bool flush, int batch, uint64_t sample_id, double *elapsed,
-                              double *host_t0, cb_msg *why)
+                              const cb_head_start *head, int batch, uint64_t sample_id,
+                              double *elapsed, double *host_t0, cb_msg *why)
 {
     cudaStream_t s = pt.cuda ? t->stream : NULL;
-    if (pt.cuda && flush)
-        CB_CUDA(cb_launch_l2_flush(t->flush_buf, t->flush_bytes, t->flush_sink, s));
+    if (pt.cuda && head && head->flush_bytes)
+        CB_CUDA(cb_launch_l2_flush(t->flush_buf, head->flush_bytes, t->flush_sink, s));
     if (pt.cuda) CB_CUDA(cudaStreamSynchronize(s));
     bool cupti = sample_id && cb_cupti_active();
     if (cupti) cb_cupti_sample_begin(sample_id);
@@ -111,13 +127,14 @@ static cb_status time_on_host(const cb_bench *b, void *state, cb_timing *t, poin
     return st;
 }
 
-cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt, bool flush,
-                         int batch, uint64_t sample_id, double *elapsed, double *host_t0,
-                         cb_msg *why)
+cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
+                         const cb_head_start *head, int batch, uint64_t sample_id, double *elapsed,
+                         double *host_t0, bool *late, cb_msg *why)
 {
+    if (late) *late = false;
     if (!pt.cuda || pt.host_timer)
-        return time_on_host(b, state, t, pt, flush, batch, sample_id, elapsed, host_t0, why);
+        return time_on_host(b, state, t, pt, head, batch, sample_id, elapsed, host_t0, why);
     if (host_t0) *host_t0 = cb_now_s();
-    cb_status st = cb_enqueue_sample(b, state, t, flush, batch, sample_id, 0, why);
+    cb_status st = cb_enqueue_sample(b, state, t, head, batch, sample_id, 0, late, why);
     return st == CB_OK ? cb_read_sample(t, 0, elapsed, why) : st;
 }

@@ -1,6 +1,7 @@
-/* l2_flush.cu - the engine's one kernel: evict L2 before a cold sample.
- * It lives with the engine (not in kernels/) because the runner owns timing
- * hygiene; no family calls it. */
+/* l2_flush.cu - the engine's kernels: evict L2 before a cold sample, and
+ * hold the stream for a while after it (the host's head start). They live
+ * with the engine (not in kernels/) because the runner owns timing hygiene;
+ * no family calls them. */
 #include "l2_flush.h"
 
 static int grid_for(size_t n, int block)
@@ -29,5 +30,24 @@ extern "C" cudaError_t cb_launch_l2_flush(const void *buf, size_t bytes, float *
 {
     size_t n4 = bytes / sizeof(float4);
     l2_flush_kernel<<<grid_for(n4, 512), 512, 0, s>>>((const float4 *)buf, n4, sink);
+    return cudaGetLastError();
+}
+
+/* One thread reads the global timer (ns) until `ns` have passed since it
+ * started: the stream is held without touching memory, so the hold costs
+ * neither L2 state nor much power. */
+static __global__ void hold_kernel(unsigned long long ns)
+{
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(256);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - t0 < ns);
+}
+
+extern "C" cudaError_t cb_launch_hold(unsigned ns, cudaStream_t s)
+{
+    hold_kernel<<<1, 1, 0, s>>>(ns);
     return cudaGetLastError();
 }

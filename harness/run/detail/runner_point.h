@@ -4,6 +4,7 @@
  *   runner.c          the sweep: points x rounds, each row written when its point is done
  *   runner_timing.c   events, streams, the L2 flush; one sample, enqueued,
  *                     read, or waited for
+ *   runner_head_start.c  how long a cold sample's flush and hold last
  *   runner_sample.c   the samples of one round under the stopping rule, one
  *                     ahead, with throttled samples set aside
  *   runner_point.c    a finished point: statistics, status, drift, telemetry,
@@ -30,10 +31,26 @@ typedef struct cb_timing {
     /* Two pairs: a sample in flight while the one before it is read. */
     cudaEvent_t start[2], stop[2];
     void *flush_buf;
-    size_t flush_bytes;
+    size_t flush_bytes; /* the buffer: twice the L2 (the longest flush)  */
+    size_t l2_bytes;    /* the L2's size (the shortest flush)            */
     float *flush_sink;
     uint64_t next_sample_id;
 } cb_timing;
+
+/* What opens a cold event-timed sample, before its start event: an L2
+ * flush of flush_bytes, then a hold of hold_ns (one GPU thread waiting on
+ * the global timer). Together they are the host's head start: the time it
+ * has to enqueue the runs before the GPU reaches the start event. A sample
+ * whose start event had completed by the time the host finished enqueuing
+ * is *late*: the GPU may have idled inside it, waiting for the host. */
+typedef struct cb_head_start {
+    size_t flush_bytes; /* 0: no flush (hot samples, warm-up) */
+    unsigned hold_ns;
+} cb_head_start;
+
+/* The head starts a point chooses from, shortest first (runner_head_start.c). */
+enum { CB_HEAD_LEVELS = 5 };
+cb_head_start cb_head_start_level(const cb_timing *t, int level);
 
 cb_status cb_timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *why);
 void cb_timing_free(cb_timing *t);
@@ -47,17 +64,20 @@ typedef struct point_timing {
 
 point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg);
 
-/* The enqueue half of an event-timed sample on event pair `slot`: [flush],
- * start event, `batch` runs (one CUPTI correlation id), stop event. */
-cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, bool flush, int batch,
-                            uint64_t sample_id, int slot, cb_msg *why);
+/* The enqueue half of an event-timed sample on event pair `slot`: the head
+ * start (NULL or flush_bytes 0: none), start event, `batch` runs (one
+ * CUPTI correlation id), stop event. With a head start, *late (may be
+ * NULL) says whether the sample started late (cb_head_start). */
+cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, const cb_head_start *head,
+                            int batch, uint64_t sample_id, int slot, bool *late, cb_msg *why);
 /* Wait for the sample on pair `slot`; *elapsed is its whole batch (s). */
 cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why);
-/* One sample, waited for, by the point's timer; *host_t0 (may be NULL) the
- * host clock when it started. */
-cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt, bool flush,
-                         int batch, uint64_t sample_id, double *elapsed, double *host_t0,
-                         cb_msg *why);
+/* One sample, waited for, by the point's timer, after `head` (NULL: none;
+ * a host-timed sample takes only its flush); *host_t0 (may be NULL) the
+ * host clock when it started; *late (may be NULL) as cb_enqueue_sample. */
+cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
+                         const cb_head_start *head, int batch, uint64_t sample_id, double *elapsed,
+                         double *host_t0, bool *late, cb_msg *why);
 
 /* The samples of one point, pooled over its rounds. */
 typedef struct point_samples {
@@ -97,6 +117,12 @@ typedef struct point_run {
     bool self_throttled;   /* ... because the point's own load throttles the GPU */
     bool waited;           /* the runner has waited for a recovery in this point's sampling */
     char throttle_why[64]; /* the last reason a sample was set aside */
+    /* the head start of cold samples (runner_head_start.c) */
+    bool head_chosen;   /* in round 0, after the warm-up                */
+    int head_level;     /* index into cb_head_start_level's list        */
+    cb_head_start head; /* that level's flush and hold                  */
+    int late_samples;   /* kept samples that started late, all rounds   */
+    int head_samples;   /* kept samples that had the head start         */
 } point_run;
 
 typedef enum sampling_end {
@@ -113,6 +139,15 @@ void cb_note_append(cb_result *r, const char *text);
 
 /* The stopping rule of round `round` of this point. */
 cb_stop_rule cb_round_rule(const cb_run_config *cfg, const point_run *pr, int round);
+
+/* Round 0 of a cold CUDA point, after its warm-up: choose the shortest
+ * head start its samples do not outrun (runner_head_start.c). */
+cb_status cb_choose_head_start(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
+                               double single_s, point_run *pr, cb_msg *why);
+/* The head start of the point's samples: NULL for hot ones. */
+const cb_head_start *cb_point_head_start(point_timing pt, const point_run *pr);
+/* The row's note on the head start, where there is something to say. */
+void cb_note_head_start(point_run *pr);
 
 /* The samples of one round under the stopping rule (runner_sample.c);
  * *first_id and *n_round say which CUPTI ids and how many samples. */

@@ -1,0 +1,210 @@
+/* test_runner_head_start.c - a cold sample's head start (the flush and a
+ * hold) is sized to how long the host takes to enqueue a run, so a slow
+ * front end stays outside the samples.
+ *
+ * Three benchmarks run the same vector add of 2^16 floats (a few us on an
+ * H200), cold: slow/none launches at once; slow/host first spins 45 us on
+ * the host clock, longer than the two-L2 flush (31 us on an H200), as a
+ * library that picks its kernel on the host would; slow/sync waits for its
+ * own kernel before it returns, so no head start can help it. Expected:
+ * slow/none needs no hold and its samples are not late; slow/host gets a
+ * hold, and its median stays within a few microseconds of slow/none's
+ * (without the hold it would carry ~15-30 us of host time); slow/sync is
+ * late in nearly every sample and its note says so. The control: the same
+ * slow/host sample taken with a plain one-L2 flush must be late and slower,
+ * or the test could not tell a hold from no hold. */
+/* test links: cubench_engine cubench_kernels */
+#include "gpu_test_util.h"
+#include "plan_test_util.h"
+#include "cb_common.h"
+#include "plan.h"
+#include "registry.h"
+#include "runner.h"
+#include "runner_point.h"
+#include "sink.h"
+#include "vecadd_kernels.h"
+
+extern const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread;
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum slow_mode { SLOW_NONE, SLOW_HOST, SLOW_SYNC } slow_mode;
+
+#define SLOW_HOST_S 45e-6
+
+typedef struct slow_state {
+    float *a, *b, *c;
+    size_t n;
+    slow_mode mode;
+} slow_state;
+
+static cb_status slow_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
+                            cb_point_info *info, cb_msg *why)
+{
+    (void)info;
+    slow_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        cb_msg_set(why, "host out of memory");
+        return CB_SKIP;
+    }
+    *state = st;
+    st->n = (size_t)cb_point_int(p, "n");
+    st->mode = *(const slow_mode *)ctx->param;
+    const size_t bytes = st->n * sizeof(float);
+    CB_CUDA(cudaMalloc((void **)&st->a, bytes));
+    CB_CUDA(cudaMalloc((void **)&st->b, bytes));
+    CB_CUDA(cudaMalloc((void **)&st->c, bytes));
+    /* 0x3f3f3f3f is 0.747 as a float; 0x40404040 is 3.0; c starts as NaN. */
+    CB_CUDA(cudaMemset(st->a, 0x3f, bytes));
+    CB_CUDA(cudaMemset(st->b, 0x40, bytes));
+    CB_CUDA(cudaMemset(st->c, 0xff, bytes));
+    return CB_OK;
+}
+
+static cb_status slow_run(void *state, cudaStream_t stream, cb_msg *why)
+{
+    slow_state *st = state;
+    if (st->mode == SLOW_HOST)
+        for (double until = cb_now_s() + SLOW_HOST_S; cb_now_s() < until;)
+            ;
+    const cb_vecadd_launch l = {
+        .a = st->a, .b = st->b, .c = st->c, .n = st->n, .block = 256, .ilp = 1};
+    CB_CUDA(cb_vecadd_kernel_float4_per_thread.launch(&l, stream));
+    if (st->mode == SLOW_SYNC) CB_CUDA(cudaStreamSynchronize(stream));
+    return CB_OK;
+}
+
+static cb_status slow_verify(void *state, double *error, cb_msg *why)
+{
+    slow_state *st = state;
+    float a = 0, b = 0, c[2] = {0, 0};
+    CB_CUDA(cudaMemcpy(&a, st->a, sizeof a, cudaMemcpyDeviceToHost));
+    CB_CUDA(cudaMemcpy(&b, st->b, sizeof b, cudaMemcpyDeviceToHost));
+    CB_CUDA(cudaMemcpy(&c[0], st->c, sizeof c[0], cudaMemcpyDeviceToHost));
+    CB_CUDA(cudaMemcpy(&c[1], st->c + st->n - 1, sizeof c[1], cudaMemcpyDeviceToHost));
+    *error = 0;
+    if (c[0] != a + b || c[1] != a + b) {
+        cb_msg_set(why, "c[0] = %g, c[n-1] = %g, want %g", c[0], c[1], a + b);
+        return CB_FAIL;
+    }
+    return CB_OK;
+}
+
+static void slow_teardown(void *state)
+{
+    slow_state *st = state;
+    if (!st) return;
+    cudaFree(st->a);
+    cudaFree(st->b);
+    cudaFree(st->c);
+    free(st);
+}
+
+static double slow_bytes(const cb_point *p)
+{
+    return 12.0 * (double)cb_point_int(p, "n");
+}
+
+static const cb_axis_def slow_axes[] = {
+    {.name = "n", .kind = CB_AXIS_INT, .defaults = "2^16", .min_value = 1, .help = "floats"}};
+static const slow_mode mode_none = SLOW_NONE, mode_host = SLOW_HOST, mode_sync = SLOW_SYNC;
+
+#define SLOW(nm, prm)                                                                              \
+    {                                                                                              \
+        .name = "slow/" nm, .summary = "test", .target = CB_TARGET_CUDA, .axes = slow_axes,        \
+        .n_axes = 1, .bytes = slow_bytes, .param = &prm, .setup = slow_setup, .run = slow_run,     \
+        .verify = slow_verify, .teardown = slow_teardown                                           \
+    }
+
+static const cb_bench slow_benches[] = {SLOW("host", mode_host), SLOW("none", mode_none),
+                                        SLOW("sync", mode_sync)};
+static const cb_family slow_family = {
+    .name = "slow", .benches = slow_benches, .count = CB_ARRAY_LEN(slow_benches)};
+
+/* The control, outside the runner: slow/host timed after a one-L2 flush,
+ * 200 samples; *late_share the share of late ones, the median in *med. */
+static void control(const cb_device_info *dev, double *late_share, double *med)
+{
+    cb_msg why = {{0}};
+    cb_timing t;
+    CB_CHECK(cb_timing_init(&t, dev, &why) == CB_OK);
+    cb_plan plan;
+    CB_CHECK(cb_test_plan("slow/host", NULL, 0, dev, 1, &plan, &why));
+    const cb_bench_ctx ctx = {.param = &mode_host};
+    cb_point_info info;
+    void *state = NULL;
+    CB_CHECK(slow_setup(&plan.points[0].point, &ctx, &state, &info, &why) == CB_OK);
+    const point_timing pt = {.cuda = true, .host_timer = false, .hot = false};
+    const cb_head_start head = cb_head_start_level(&t, 0);
+    enum { N = 200 };
+    double times[N];
+    int late = 0;
+    for (int i = 0; i < N; i++) {
+        bool was_late = false;
+        CB_CHECK(cb_time_sample(&slow_benches[0], state, &t, pt, &head, 1, 0, &times[i], NULL,
+                                &was_late, &why) == CB_OK);
+        late += was_late;
+    }
+    cb_summary s;
+    cb_stats_summarise(times, N, &s);
+    *late_share = (double)late / N;
+    *med = s.median;
+    slow_teardown(state);
+    cb_plan_free(&plan);
+    cb_timing_free(&t);
+}
+
+int main(void)
+{
+    cb_device_info dev;
+    cb_test_require_gpu(&dev, "test_runner_head_start");
+    cb_msg why = {{0}};
+    CB_CHECK(cb_registry_add_family(&slow_family, &why) == CB_OK);
+
+    char root[] = "/tmp/cb_head_start_XXXXXX";
+    CB_CHECK(mkdtemp(root) != NULL);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/run", root);
+    cb_plan plan;
+    CB_CHECK(cb_test_plan("slow/*", NULL, 0, &dev, 10, &plan, &why));
+    cb_run_config cfg;
+    cb_test_run_config(&cfg, &dev);
+    cfg.cache = CB_CACHE_COLD;
+    cfg.replicates = 1;
+    cfg.stop.min_samples = 200;
+    cfg.stop.max_time_s = 0.3;
+    cb_result rows[3];
+    CB_CHECK(cb_test_run_rows(&cfg, &plan, dir, 3, rows));
+    cb_plan_free(&plan);
+    cb_test_remove_run(dir);
+    rmdir(dir);
+    rmdir(root);
+
+    const cb_result *host = &rows[0], *none = &rows[1], *sync = &rows[2];
+    CB_CHECK_STR(host->bench->name, "slow/host");
+    CB_CHECK_STR(none->bench->name, "slow/none");
+    CB_CHECK_STR(sync->bench->name, "slow/sync");
+    for (int i = 0; i < 3; i++)
+        printf("%-10s median %6.2f us, %d samples; note: %s\n", rows[i].bench->name,
+               rows[i].summary.median * 1e6, rows[i].summary.n, rows[i].note);
+    /* No hold and (under 1 %) no late samples where the launch is quick. */
+    CB_CHECK(strstr(none->note, "head start") == NULL);
+    CB_CHECK(strstr(none->note, "started late") == NULL);
+    /* The slow front end got a hold, and its samples hold no host time. */
+    CB_CHECK(strstr(host->note, "head start: L2 flush and a") != NULL);
+    CB_CHECK(strstr(host->note, "started late") == NULL);
+    CB_CHECK(host->summary.median < none->summary.median + 3e-6);
+    /* A run that waits for itself is late whatever the head start. */
+    CB_CHECK(strstr(sync->note, "started late") != NULL);
+    CB_CHECK(strstr(sync->note, "head start") == NULL);
+
+    double late_share = 0, med = 0;
+    control(&dev, &late_share, &med);
+    printf("control: slow/host after one L2 flush: %.0f %% late, median %.2f us\n",
+           100 * late_share, med * 1e6);
+    CB_CHECK(late_share > 0.9);
+    CB_CHECK(med > none->summary.median + 5e-6);
+    return cb_test_finish("test_runner_head_start");
+}
