@@ -22,7 +22,8 @@
  * values and the CI of points under ~20 us could not narrow: they ran
  * out of budget at +-0.6-2.4%. The head start that opens a cold sample
  * (tens of microseconds) gives the host its time to enqueue; a sample the
- * host was late for is counted (runner_head_start.c).
+ * host was late for is set aside where the point's runs are normally on
+ * time (runner_head_start.c).
  *
  * Throttle-aware sampling: where NVML samples the point's GPU, a sample
  * read while the newest reading shows the GPU throttled (telemetry.h) is
@@ -298,9 +299,9 @@ static sampling_end sample_waited(const cb_run_config *cfg, const cb_bench *b, v
             if (taken + 1 >= rs.rule.max_samples) return SAMPLING_BUDGET;
             continue;
         }
-        if (head) {
-            pr->head_samples++;
-            pr->late_samples += late;
+        if (head && cb_head_start_set_aside(t, pr, late)) {
+            if (taken + 1 >= rs.rule.max_samples) return SAMPLING_BUDGET;
+            continue;
         }
         cb_stop_verdict v = keep_sample(&rs, pr, round, elapsed, h0, id, n_round);
         if (v != CB_STOP_CONTINUE) return sampling_end_of(v);

@@ -79,6 +79,23 @@ cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_tim
                          const cb_head_start *head, int batch, uint64_t sample_id, double *elapsed,
                          double *host_t0, bool *late, cb_msg *why);
 
+/* A point's head start and what its samples made of it
+ * (runner_head_start.c). */
+typedef struct point_head {
+    bool chosen;         /* in round 0, after the warm-up                    */
+    bool probed;         /* chosen by probe samples (runs under 2 ms)        */
+    bool watch;          /* late samples are set aside (the point's runs are
+                          * normally on time)                                */
+    bool raised;         /* sampling raised the level the probe chose        */
+    int level;           /* index into cb_head_start_level's list            */
+    cb_head_start start; /* that level's flush and hold                      */
+    int since_taken;     /* samples and late ones since the level was set    */
+    int since_late;
+    int set_aside; /* late samples set aside, all rounds               */
+    int late_kept; /* late samples kept (late whatever the head start) */
+    int kept;      /* kept samples that had the head start             */
+} point_head;
+
 /* The samples of one point, pooled over its rounds. */
 typedef struct point_samples {
     double *time_s;  /* per run (sample / batch), by the point's timer */
@@ -117,12 +134,7 @@ typedef struct point_run {
     bool self_throttled;   /* ... because the point's own load throttles the GPU */
     bool waited;           /* the runner has waited for a recovery in this point's sampling */
     char throttle_why[64]; /* the last reason a sample was set aside */
-    /* the head start of cold samples (runner_head_start.c) */
-    bool head_chosen;   /* in round 0, after the warm-up                */
-    int head_level;     /* index into cb_head_start_level's list        */
-    cb_head_start head; /* that level's flush and hold                  */
-    int late_samples;   /* kept samples that started late, all rounds   */
-    int head_samples;   /* kept samples that had the head start         */
+    point_head head;       /* the head start of its cold samples */
 } point_run;
 
 typedef enum sampling_end {
@@ -146,6 +158,10 @@ cb_status cb_choose_head_start(const cb_bench *b, void *state, cb_timing *t, poi
                                double single_s, point_run *pr, cb_msg *why);
 /* The head start of the point's samples: NULL for hot ones. */
 const cb_head_start *cb_point_head_start(point_timing pt, const point_run *pr);
+/* After a sample with the point's head start: true when it is to be set
+ * aside (late, while the point's runs are normally on time); may raise the
+ * head start for the samples that follow. A kept sample is counted. */
+bool cb_head_start_set_aside(const cb_timing *t, point_run *pr, bool late);
 /* The row's note on the head start, where there is something to say. */
 void cb_note_head_start(point_run *pr);
 
