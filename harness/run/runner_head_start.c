@@ -21,26 +21,27 @@
  *   level 1  two L2s (31 us)
  *   level 2-4  two L2s, then a hold of 32, 96 or 224 us
  * starting at level 1 for copies through host memory. At each level it
- * takes CB_HEAD_PROBE samples (not kept): the first level with at most one
- * late sample wins, and from then on a late sample is set aside, as a
- * throttled one is (a host hiccup: on the H200 1-3 % of the samples of
- * vector adds whose launch takes 3 us). When more than one in eight are
- * late over CB_HEAD_RAISE_AFTER samples or more (NCCL's launches of 1 KiB
- * collectives, 10-27 % at level 0), the point moves up a level; past the
- * last, it keeps its late samples. A run that waits for its own work (a
- * synchronous copy) is late at every level: no level wins, the point keeps
- * the one with the fewest late (the shortest of equals; the probe then
- * cost 80 samples, a few ms) and keeps its late samples, and its note
- * counts them. Points whose runs take CB_HEAD_PROBE_BELOW_S or more are not
- * probed (16 samples would cost more than their flush saves, and a few
- * microseconds of host time is under 0.3 % of them): two L2s, all kept. */
+ * takes CB_HEAD_PROBE samples (not kept): the first level where at most
+ * CB_HEAD_PROBE_LATE_OK were late wins, and from then on a late sample is
+ * set aside, as a throttled one is (a host hiccup: on the H200 1-3 % of the
+ * samples of vector adds whose launch takes 3 us). When more than one in
+ * eight are late over CB_HEAD_RAISE_AFTER samples or more (NCCL's launches
+ * of 1 KiB collectives, 10-27 % at level 0), the point moves up a level;
+ * past the last, it keeps its late samples. A run that waits for its own
+ * work (a synchronous copy) is late at every level: no level wins, and the
+ * point takes its first level whatever the probe saw (a choice among
+ * levels that all failed could differ from process to process), keeps its
+ * late samples, and its note counts them. Points whose runs take
+ * CB_HEAD_PROBE_BELOW_S or more are not probed (16 samples would cost more
+ * than their flush saves, and a few microseconds of host time is under
+ * 0.3 % of them): two L2s, all kept. */
 #include "runner_point.h"
 
 #include "signals.h"
 
 #include <stdio.h>
 
-enum { CB_HEAD_PROBE = 16, CB_HEAD_RAISE_AFTER = 32 };
+enum { CB_HEAD_PROBE = 16, CB_HEAD_PROBE_LATE_OK = 2, CB_HEAD_RAISE_AFTER = 32 };
 #define CB_HEAD_PROBE_BELOW_S 2e-3
 
 cb_head_start cb_head_start_level(const cb_timing *t, int level)
@@ -96,20 +97,20 @@ cb_status cb_choose_head_start(const cb_bench *b, void *state, cb_timing *t, poi
         use_level(t, h, 1);
         return CB_OK;
     }
-    int best = first, best_late = CB_HEAD_PROBE + 1;
-    for (int level = first; level < CB_HEAD_LEVELS && !cb_interrupted(); level++) {
+    int best = -1;
+    for (int level = first; level < CB_HEAD_LEVELS && best < 0 && !cb_interrupted(); level++) {
         int late = 0;
         cb_status st = probe_level(b, state, t, pt, level, &late, why);
         if (st != CB_OK) return st;
-        if (late < best_late) {
-            best = level;
-            best_late = late;
-        }
-        if (late <= 1) break;
+        if (late <= CB_HEAD_PROBE_LATE_OK) best = level;
     }
+    /* No level wins: the run waits for its own work (or the host is this
+     * slow whatever the head start); it keeps the first level, so its
+     * samples are taken as every process takes them. */
+    h->watch = best >= 0;
+    if (best < 0) best = first;
     use_level(t, h, best);
     h->probed = true;
-    h->watch = best_late <= 1;
     return CB_OK;
 }
 
