@@ -229,9 +229,13 @@ static bool phase_timed(const cb_run_config *cfg, const cb_bench *b, void *state
     double started = cb_now_s();
     uint64_t first_id = 0;
     int start = pr->samples.n, n = 0;
+    cb_violation_ns before, after;
+    const bool counted = pr->tele && cb_telemetry_violation_now(cfg->telemetry, &before);
     if (pr->tele) cb_telemetry_point_begin(cfg->telemetry);
     sampling_end end = cb_phase_sample(cfg, b, state, t, pt, round, pr, &first_id, &n, &why);
     if (pr->tele) telemetry_round_end(cfg, pr);
+    if (counted && cb_telemetry_violation_now(cfg->telemetry, &after))
+        cb_point_capping_add(pr, round, &before, &after);
     bool go_on = true;
     if (end == SAMPLING_INTERRUPTED || (end == SAMPLING_FAILED && cb_interrupted())) {
         go_on = false;

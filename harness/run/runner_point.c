@@ -150,6 +150,54 @@ void cb_point_finish(const cb_run_config *cfg, point_run *pr)
  * The sampler reads only during sampling, so its readings describe the
  * timed runs (plus the L2 flushes between cold samples), not setup. */
 
+void cb_point_capping_add(point_run *pr, int round, const cb_violation_ns *before,
+                          const cb_violation_ns *after)
+{
+    /* A counter that went backwards (a driver reload) says nothing. */
+    double power = after->power > before->power ? (double)(after->power - before->power) : 0;
+    double thermal =
+        after->thermal > before->thermal ? (double)(after->thermal - before->thermal) : 0;
+    pr->capped_power_s += power * 1e-9;
+    pr->capped_thermal_s += thermal * 1e-9;
+    if (power > 0 || thermal > 0) pr->capped_rounds |= (uint64_t)1 << (round < 63 ? round : 63);
+}
+
+static bool round_capped(const point_run *pr, int round)
+{
+    return (pr->capped_rounds >> (round < 63 ? round : 63)) & 1;
+}
+
+/* A round whose counters moved ran capped, whatever the readings every
+ * 10 ms caught: on the H200 they counted seconds of power capping in
+ * processes of tensor-core GEMMs whose readings showed 1980 MHz and no
+ * reason, and whose kernels ran 4-21 % apart between processes. Its
+ * samples and the row carry the reason word (compare then gives the point
+ * its `throttled` verdict), and the note the time. */
+static void mark_capping(point_run *pr)
+{
+    cb_result *r = pr->r;
+    if (!pr->capped_rounds || !r->telemetry.valid) return;
+    const char *word = pr->capped_power_s > 0 ? "sw_power_cap" : "sw_thermal_slowdown";
+    for (int i = 0; i < pr->samples.n && pr->sample_throttle; i++) {
+        const char *was = pr->sample_throttle[i];
+        if (round_capped(pr, pr->samples.replicate[i]) && (!was || strcmp(was, "none") == 0))
+            pr->sample_throttle[i] = word;
+    }
+    char *t = r->telemetry.throttle;
+    if (strcmp(t, "none") == 0 || !t[0])
+        snprintf(t, sizeof r->telemetry.throttle, "%s", word);
+    else if (!strstr(t, word) && strlen(t) + strlen(word) + 2 <= sizeof r->telemetry.throttle)
+        strcat(strcat(t, "+"), word);
+    char text[160];
+    int n = snprintf(text, sizeof text, "NVML counted %.1f ms of power capping",
+                     1e3 * pr->capped_power_s);
+    if (pr->capped_thermal_s > 0)
+        n += snprintf(text + n, sizeof text - (size_t)n, " and %.1f ms of thermal slowdown",
+                      1e3 * pr->capped_thermal_s);
+    snprintf(text + n, sizeof text - (size_t)n, " while sampling");
+    cb_note_append(r, text);
+}
+
 void cb_point_telemetry_finish(point_run *pr)
 {
     cb_result *r = pr->r;
@@ -170,6 +218,7 @@ void cb_point_telemetry_finish(point_run *pr)
         pr->sample_sm_clock_mhz = NULL;
         pr->sample_throttle = NULL;
     }
+    mark_capping(pr);
     char flag[sizeof r->note];
     if (cb_telemetry_flag(&r->telemetry, flag, sizeof flag)) cb_note_append(r, flag);
 }

@@ -170,6 +170,24 @@ bool cb_telemetry_read_now(cb_telemetry *t, cb_telemetry_reading *out)
     return true;
 }
 
+bool cb_telemetry_violation_now(cb_telemetry *t, cb_violation_ns *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!t || !t->sampler || t->current < 0) return false;
+    const cb_nvml_device_info *d = &t->devices[t->current];
+    cb_nvmlViolationTime_t v;
+    memset(&v, 0, sizeof v);
+    if (CB_NVML_CALL(&t->nvml, DeviceGetViolationStatus, d->handle, CB_NVML_PERF_POLICY_POWER,
+                     &v) != CB_NVML_SUCCESS)
+        return false;
+    out->power = v.violationTime;
+    memset(&v, 0, sizeof v);
+    if (CB_NVML_CALL(&t->nvml, DeviceGetViolationStatus, d->handle, CB_NVML_PERF_POLICY_THERMAL,
+                     &v) == CB_NVML_SUCCESS)
+        out->thermal = v.violationTime;
+    return true;
+}
+
 /* The clock a throttled reading is measured against, MHz; 0 unknown. */
 static double reference_clock_mhz(const cb_telemetry *t)
 {

@@ -69,6 +69,17 @@ bool cb_telemetry_latest(cb_telemetry *t, cb_telemetry_reading *out);
  * sampled. */
 bool cb_telemetry_read_now(cb_telemetry *t, cb_telemetry_reading *out);
 
+/* How long NVML has counted the current device's clocks as held below the
+ * requested ones by its power limit and by temperature, ns, cumulative
+ * since the driver loaded (nvmlDeviceGetViolationStatus). Its difference
+ * across a point's sampling sees capping that instantaneous readings every
+ * 10 ms can miss. False where this NVML or device does not report the
+ * power one; thermal is 0 where only it is missing. */
+typedef struct cb_violation_ns {
+    uint64_t power, thermal;
+} cb_violation_ns;
+bool cb_telemetry_violation_now(cb_telemetry *t, cb_violation_ns *out);
+
 /* Is `r` throttled by the rule above? With a reason, `why` (may be NULL)
  * says which: "sw_power_cap", "SM clock 1380 MHz < 90% of 1980 MHz". */
 bool cb_telemetry_throttled(const cb_telemetry *t, const cb_telemetry_reading *r, char *why,

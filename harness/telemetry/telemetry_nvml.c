@@ -65,6 +65,7 @@ bool cb_nvml_open(cb_nvml *n, const char *path, cb_msg *why)
     CB_RESOLVE(DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth");
     CB_RESOLVE(DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration");
     CB_RESOLVE(DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth");
+    CB_RESOLVE(DeviceGetViolationStatus, "nvmlDeviceGetViolationStatus");
     CB_RESOLVE(DeviceSetGpuLockedClocks, "nvmlDeviceSetGpuLockedClocks");
     CB_RESOLVE(DeviceResetGpuLockedClocks, "nvmlDeviceResetGpuLockedClocks");
     /* Drivers from 535 name it ...ClocksEventReasons; older ones only

@@ -1,7 +1,8 @@
 /* test_telemetry_nvml.c - NVML at run time against tests/fake_nvml: a
  * library that is absent, an nvmlInit that fails, an old driver without
  * nvmlDeviceGetCurrentClocksEventReasons, failing and missing fields, device
- * matching by UUID, single readings, and meta.json's telemetry block. */
+ * matching by UUID, single readings, the violation counters, and meta.json's
+ * telemetry block. */
 /* test links: cubench_telemetry */
 #include "cb_test.h"
 #include "test_fake_nvml.h"
@@ -187,6 +188,26 @@ static void test_readings(void)
     cb_nvml_close(&n);
 }
 
+/* The violation counters: cumulative ns for power and thermal, read for
+ * the selected device; a missing thermal counter leaves 0, a failing power
+ * one says no. */
+static void test_violation_counters(void)
+{
+    cb_telemetry_options o = fake_nvml_options(0.005);
+    script("power_violation=1000,5000,fail:3;thermal_violation=7,fail:3,9");
+    cb_telemetry *t = cb_telemetry_open(&o, (const char *[]){FAKE_UUID}, 1);
+    CB_CHECK(cb_telemetry_sampling(t));
+    cb_violation_ns v;
+    CB_CHECK(cb_telemetry_violation_now(t, &v));
+    CB_CHECK(v.power == 1000 && v.thermal == 7);
+    CB_CHECK(cb_telemetry_violation_now(t, &v));
+    CB_CHECK(v.power == 5000 && v.thermal == 0);
+    CB_CHECK(!cb_telemetry_violation_now(t, &v));
+    CB_CHECK(v.power == 0 && v.thermal == 0);
+    cb_telemetry_close(t);
+    CB_CHECK(!cb_telemetry_violation_now(NULL, &v));
+}
+
 static void test_matching_and_json(void)
 {
     cb_telemetry_options o = fake_nvml_options(0.005);
@@ -295,6 +316,7 @@ int main(void)
     test_absent_and_failing_init();
     test_device_info();
     test_readings();
+    test_violation_counters();
     test_matching_and_json();
     test_several_devices();
     script(NULL);

@@ -10,7 +10,8 @@
  *   names=NAME,...          their names (default "Fake GPU")
  *   sm_clock_offset=MHZ,... added to every SM clock reading of each device
  *                           (tells the devices' readings apart)
- *   sm_clock, mem_clock, power_instant, power_usage (mW), temp, reasons
+ *   sm_clock, mem_clock, power_instant, power_usage (mW), temp, reasons,
+ *   power_violation, thermal_violation (cumulative ns, default 0)
  *                           per-call sequences: VALUE, VALUE*N (N times),
  *                           fail:CODE (that call fails); the last entry
  *                           repeats. For power_instant, fail:CODE is the
@@ -59,6 +60,8 @@ FAKE_API cb_nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(cb_nvmlDevice
 FAKE_API cb_nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(cb_nvmlDevice_t dev,
                                                                 unsigned long long *r);
 #endif
+FAKE_API cb_nvmlReturn_t nvmlDeviceGetViolationStatus(cb_nvmlDevice_t dev, int policy,
+                                                      cb_nvmlViolationTime_t *out);
 FAKE_API cb_nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(cb_nvmlDevice_t dev, unsigned int *mw);
 FAKE_API cb_nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(cb_nvmlDevice_t dev,
                                                                   unsigned int *mw);
@@ -102,6 +105,7 @@ static struct {
     int n_devices;
     fake_device dev[MAX_DEVICES];
     sequence sm_clock, mem_clock, power_instant, power_usage, temp, reasons;
+    sequence power_violation, thermal_violation;
     double power_limit, power_default_limit, app_sm, app_mem, max_sm, max_mem;
     double persistence, ecc, mig, pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
     char driver[96], nvml_version[96];
@@ -195,6 +199,8 @@ static void set_defaults(void)
     seq_set(&S.power_usage, 340000);
     seq_set(&S.temp, 40);
     seq_set(&S.reasons, 0);
+    seq_set(&S.power_violation, 0);
+    seq_set(&S.thermal_violation, 0);
     S.power_limit = S.power_default_limit = 700000;
     S.app_sm = S.max_sm = 1980;
     S.app_mem = S.max_mem = 3201;
@@ -276,6 +282,8 @@ static void apply(const char *key, const char *value)
                                       {"power_usage", .q = &S.power_usage},
                                       {"temp", .q = &S.temp},
                                       {"reasons", .q = &S.reasons},
+                                      {"power_violation", .q = &S.power_violation},
+                                      {"thermal_violation", .q = &S.thermal_violation},
                                       {"power_limit", .v = &S.power_limit},
                                       {"power_default_limit", .v = &S.power_default_limit},
                                       {"app_clock_sm", .v = &S.app_sm},
@@ -519,6 +527,20 @@ cb_nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(cb_nvmlDevice_t dev, unsi
     return next_reasons(r);
 }
 #endif
+
+cb_nvmlReturn_t nvmlDeviceGetViolationStatus(cb_nvmlDevice_t dev, int policy,
+                                             cb_nvmlViolationTime_t *out)
+{
+    FAKE_CHECK(dev);
+    if (policy != CB_NVML_PERF_POLICY_POWER && policy != CB_NVML_PERF_POLICY_THERMAL)
+        return CB_NVML_ERROR_NOT_SUPPORTED;
+    entry e =
+        seq_next(policy == CB_NVML_PERF_POLICY_POWER ? &S.power_violation : &S.thermal_violation);
+    if (e.rc) return e.rc;
+    out->referenceTime = 0;
+    out->violationTime = (unsigned long long)e.value;
+    return CB_NVML_SUCCESS;
+}
 
 /* A getter of one fixed value from the script: the device check, then the
  * value as NVML's unsigned int. */

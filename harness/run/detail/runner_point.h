@@ -125,7 +125,11 @@ typedef struct point_run {
     char noisy_reason[CB_MSG_LEN];
     cb_point_info info; /* from the last setup */
     /* telemetry */
-    bool tele;                      /* this point is sampled by NVML            */
+    bool tele; /* this point is sampled by NVML            */
+    /* NVML's violation counters across each round's sampling: the time the
+     * clocks were held down by the power limit or temperature */
+    double capped_power_s, capped_thermal_s;
+    uint64_t capped_rounds;         /* bit r: round r saw the counters move (r >= 63: bit 63) */
     cb_telemetry_readings readings; /* every round's, oldest first   */
     double *sample_sm_clock_mhz;    /* per sample, for samples.csv   */
     const char **sample_throttle;
@@ -182,6 +186,10 @@ void cb_phase_counters(const cb_run_config *cfg, const cb_bench *b, void *state,
 
 /* Pool the rounds into the row: statistics, status, drift (runner_point.c). */
 void cb_point_finish(const cb_run_config *cfg, point_run *pr);
+/* The violation counters before a round samples (*before) and after it:
+ * the round's capping goes to the point. */
+void cb_point_capping_add(point_run *pr, int round, const cb_violation_ns *before,
+                          const cb_violation_ns *after);
 /* The row's telemetry, each sample's SM clock and reasons, the flag. */
 void cb_point_telemetry_finish(point_run *pr);
 void cb_point_telemetry_free(point_run *pr);

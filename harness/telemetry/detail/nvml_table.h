@@ -34,6 +34,15 @@ enum { CB_NVML_CLOCK_GRAPHICS = 0, CB_NVML_CLOCK_SM = 1, CB_NVML_CLOCK_MEM = 2 }
 enum { CB_NVML_TEMPERATURE_GPU = 0 };
 /* nvmlEnableState_t */
 enum { CB_NVML_FEATURE_DISABLED = 0, CB_NVML_FEATURE_ENABLED = 1 };
+/* nvmlPerfPolicyType_t: what held the clocks below the requested ones */
+enum { CB_NVML_PERF_POLICY_POWER = 0, CB_NVML_PERF_POLICY_THERMAL = 1 };
+
+/* nvmlViolationTime_t: violationTime is cumulative, in ns, since the
+ * driver loaded; referenceTime is the timestamp of the reading (us). */
+typedef struct cb_nvmlViolationTime_t {
+    unsigned long long referenceTime;
+    unsigned long long violationTime;
+} cb_nvmlViolationTime_t;
 
 /* Field ids of nvmlDeviceGetFieldValues: board power in milliwatts, read now
  * (instant) or averaged by the driver over 1 s. */
@@ -107,6 +116,7 @@ typedef struct cb_nvml_table {
     /* nvmlDeviceGetCurrentClocksEventReasons, or on drivers before 535 the
      * same call under its older name ...ClocksThrottleReasons. */
     cb_nvmlReturn_t (*DeviceGetClocksEventReasons)(cb_nvmlDevice_t, unsigned long long *);
+    cb_nvmlReturn_t (*DeviceGetViolationStatus)(cb_nvmlDevice_t, int, cb_nvmlViolationTime_t *);
     cb_nvmlReturn_t (*DeviceGetEnforcedPowerLimit)(cb_nvmlDevice_t, unsigned int *);
     cb_nvmlReturn_t (*DeviceGetPowerManagementDefaultLimit)(cb_nvmlDevice_t, unsigned int *);
     cb_nvmlReturn_t (*DeviceGetPersistenceMode)(cb_nvmlDevice_t, int *);
