@@ -168,9 +168,10 @@ static bool round_capped(const point_run *pr, int round)
 }
 
 /* A round whose counters moved ran capped, whatever the readings every
- * 10 ms caught: on the H200 they counted seconds of power capping in
- * processes of tensor-core GEMMs whose readings showed 1980 MHz and no
- * reason, and whose kernels ran 4-21 % apart between processes. Its
+ * 10 ms caught: on the H200, NVML counted 4.9-8.5 s of power capping in
+ * ~10 s processes of tensor-core GEMMs whose rows mostly read 1980 MHz and
+ * no reason, and pairs of such processes compared with 2-5 false slower or
+ * faster points each; with the rounds marked, none (h200-r3/suiteN). Its
  * samples and the row carry the reason word (compare then gives the point
  * its `throttled` verdict), and the note the time. */
 static void mark_capping(point_run *pr)

@@ -12,9 +12,9 @@
  *
  * Cold samples are taken one at a time: [head start, start, runs, stop],
  * then read (runner_head_start.c: the flush, and a hold where the host's
- * enqueue needs it). Queued one ahead, cold samples ran back to back on the GPU and
- * short ones alternated between two values from one sample to the next,
- * whichever event pair timed them: on the H200 a 65536-element float4
+ * enqueue needs it). Queued one ahead, cold samples ran back to back on
+ * the GPU and short ones alternated between two values from one sample to
+ * the next, whichever event pair timed them: on the H200 a 65536-element float4
  * vector add read 3744 and 4160 ns in turn (median 4128 ns, quartiles
  * 3744-4160 ns), with two or three pairs in flight alike, against
  * 3744 ns with both quartiles on it when each sample was read before the
