@@ -3,9 +3,10 @@
  * front end stays outside the samples.
  *
  * Three benchmarks run the same vector add of 2^16 floats (a few us on an
- * H200), cold: slow/none launches at once; slow/host first spins 45 us on
- * the host clock, longer than the two-L2 flush (31 us on an H200), as a
- * library that picks its kernel on the host would; slow/sync waits for its
+ * H200), cold: slow/none launches at once; slow/host first spins on the
+ * host clock for 1.5 times the two-L2 flush plus 10 us (measured here
+ * first: 31 us on an H200, so ~56 us), as a library that picks its kernel
+ * on the host would; slow/sync waits for its
  * own kernel before it returns, so no head start can help it. Expected:
  * slow/none needs no hold and keeps no late sample; slow/host gets a hold,
  * and its median stays within a few microseconds of slow/none's (without
@@ -22,6 +23,7 @@
 #include "runner.h"
 #include "runner_point.h"
 #include "sink.h"
+#include "l2_flush.h"
 #include "vecadd_kernels.h"
 
 extern const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread;
@@ -32,7 +34,8 @@ extern const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread;
 
 typedef enum slow_mode { SLOW_NONE, SLOW_HOST, SLOW_SYNC } slow_mode;
 
-#define SLOW_HOST_S 45e-6
+/* slow/host's spin, s: set from the flush measured on this GPU. */
+static double slow_host_s = 45e-6;
 
 typedef struct slow_state {
     float *a, *b, *c;
@@ -67,7 +70,7 @@ static cb_status slow_run(void *state, cudaStream_t stream, cb_msg *why)
 {
     slow_state *st = state;
     if (st->mode == SLOW_HOST)
-        for (double until = cb_now_s() + SLOW_HOST_S; cb_now_s() < until;)
+        for (double until = cb_now_s() + slow_host_s; cb_now_s() < until;)
             ;
     const cb_vecadd_launch l = {
         .a = st->a, .b = st->b, .c = st->c, .n = st->n, .block = 256, .ilp = 1};
@@ -156,11 +159,42 @@ static void control(const cb_device_info *dev, double *late_share, double *med)
     cb_timing_free(&t);
 }
 
+/* The two-L2 flush on this GPU, s: the median of 21 event-timed ones. */
+static double two_l2_flush_s(const cb_device_info *dev)
+{
+    cb_msg why = {{0}};
+    cb_timing t;
+    CB_CHECK(cb_timing_init(&t, dev, &why) == CB_OK);
+    const cb_head_start head = cb_head_start_level(&t, 1);
+    double times[21];
+    for (int i = 0; i < 21; i++) {
+        float ms = 0;
+        CB_CHECK(cudaEventRecord(t.start[0], t.stream) == cudaSuccess);
+        CB_CHECK(cb_launch_l2_flush(t.flush_buf, head.flush_bytes, t.flush_sink, t.stream) ==
+                 cudaSuccess);
+        CB_CHECK(cudaEventRecord(t.stop[0], t.stream) == cudaSuccess);
+        CB_CHECK(cudaEventSynchronize(t.stop[0]) == cudaSuccess);
+        CB_CHECK(cudaEventElapsedTime(&ms, t.start[0], t.stop[0]) == cudaSuccess);
+        times[i] = ms * 1e-3;
+    }
+    cb_summary s;
+    cb_stats_summarise(times, 21, &s);
+    cb_timing_free(&t);
+    return s.median;
+}
+
 int main(void)
 {
     cb_device_info dev;
     cb_test_require_gpu(&dev, "test_runner_head_start");
     cb_msg why = {{0}};
+    const double flush_s = two_l2_flush_s(&dev);
+    /* Longer than two L2s (so a hold is needed), shorter than the longest
+     * head start (two L2s and 224 us) on any GPU whose flush is under
+     * 140 us. */
+    slow_host_s = 1.5 * flush_s + 10e-6;
+    printf("two-L2 flush %.1f us; slow/host spins %.1f us\n", flush_s * 1e6, slow_host_s * 1e6);
+    CB_CHECK(slow_host_s < flush_s + 224e-6);
     CB_CHECK(cb_registry_add_family(&slow_family, &why) == CB_OK);
 
     char root[] = "/tmp/cb_head_start_XXXXXX";
