@@ -12,6 +12,7 @@
  * tell the two ways of sampling apart. */
 /* test links: cubench_engine cubench_kernels */
 #include "gpu_test_util.h"
+#include "gpu_vecadd_fixture.h"
 #include "plan_test_util.h"
 #include "cupti_timer.h"
 #include "plan.h"
@@ -19,9 +20,6 @@
 #include "cb_common.h"
 #include "registry.h"
 #include "sink.h"
-#include "vecadd_kernels.h"
-
-extern const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread;
 
 #include <math.h>
 #include <string.h>
@@ -30,8 +28,7 @@ extern const cb_vecadd_kernel cb_vecadd_kernel_float4_per_thread;
 #define LAG_S 80e-6
 
 typedef struct lag_state {
-    float *a, *b, *c;
-    size_t n;
+    cb_test_vecadd v;
     double lag_s;
 } lag_state;
 
@@ -45,17 +42,8 @@ static cb_status lag_setup(const cb_point *p, const cb_bench_ctx *ctx, void **st
         return CB_SKIP;
     }
     *state = st;
-    st->n = (size_t)cb_point_int(p, "n");
     st->lag_s = *(const double *)ctx->param;
-    const size_t bytes = st->n * sizeof(float);
-    CB_CUDA(cudaMalloc((void **)&st->a, bytes));
-    CB_CUDA(cudaMalloc((void **)&st->b, bytes));
-    CB_CUDA(cudaMalloc((void **)&st->c, bytes));
-    /* 0x3f3f3f3f is 0.747 as a float; 0x40404040 is 3.0; c starts as NaN. */
-    CB_CUDA(cudaMemset(st->a, 0x3f, bytes));
-    CB_CUDA(cudaMemset(st->b, 0x40, bytes));
-    CB_CUDA(cudaMemset(st->c, 0xff, bytes));
-    return CB_OK;
+    return cb_test_vecadd_alloc(&st->v, (size_t)cb_point_int(p, "n"), why);
 }
 
 static cb_status lag_run(void *state, cudaStream_t stream, cb_msg *why)
@@ -63,35 +51,19 @@ static cb_status lag_run(void *state, cudaStream_t stream, cb_msg *why)
     lag_state *st = state;
     for (double until = cb_now_s() + st->lag_s; cb_now_s() < until;)
         ;
-    const cb_vecadd_launch l = {
-        .a = st->a, .b = st->b, .c = st->c, .n = st->n, .block = 256, .ilp = 1};
-    CB_CUDA(cb_vecadd_kernel_float4_per_thread.launch(&l, stream));
-    return CB_OK;
+    return cb_test_vecadd_launch(&st->v, stream, why);
 }
 
 static cb_status lag_verify(void *state, double *error, cb_msg *why)
 {
-    lag_state *st = state;
-    float a = 0, b = 0, c[2] = {0, 0};
-    CB_CUDA(cudaMemcpy(&a, st->a, sizeof a, cudaMemcpyDeviceToHost));
-    CB_CUDA(cudaMemcpy(&b, st->b, sizeof b, cudaMemcpyDeviceToHost));
-    CB_CUDA(cudaMemcpy(&c[0], st->c, sizeof c[0], cudaMemcpyDeviceToHost));
-    CB_CUDA(cudaMemcpy(&c[1], st->c + st->n - 1, sizeof c[1], cudaMemcpyDeviceToHost));
-    *error = 0;
-    if (c[0] != a + b || c[1] != a + b) {
-        cb_msg_set(why, "c[0] = %g, c[n-1] = %g, want %g", c[0], c[1], a + b);
-        return CB_FAIL;
-    }
-    return CB_OK;
+    return cb_test_vecadd_verify(&((lag_state *)state)->v, error, why);
 }
 
 static void lag_teardown(void *state)
 {
     lag_state *st = state;
     if (!st) return;
-    cudaFree(st->a);
-    cudaFree(st->b);
-    cudaFree(st->c);
+    cb_test_vecadd_free(&st->v);
     free(st);
 }
 
