@@ -73,7 +73,7 @@ NUMERIC_COLUMNS_V2 = (
 PHASE_COLUMNS = ("setup_s", "verify_s", "warmup_s", "sampling_s", "teardown_s")
 SOL_COLUMNS = ("sol_dram_pct", "sol_l2_pct", "sol_l1_pct", "sol_sm_pct", "sol_tensor_pct")
 OPTIONAL_NUMERIC = PHASE_COLUMNS + SOL_COLUMNS + ("throttled_samples", "throttle_wait_s")
-KINDS = ("device", "host_copy", "host", "python", "multi_gpu")  # the `kind` column
+KINDS = ("device", "host_copy", "staged_copy", "host", "python", "multi_gpu")  # the `kind` column
 
 SAMPLES_COLUMNS = ("benchmark", "axes", "sample", "time_s", "cupti_s", "batch")
 SAMPLES_COLUMNS_V2 = ("device", "replicate", "sm_clock_mhz", "throttle")

@@ -2,20 +2,24 @@
  * point (compare_defaults.h), as scripts/record/compare_defaults.py derives
  * it from tests/data: the rows of `table` are its output (`--c-rows`),
  * checked against it by tests/py/test_compare_aa.py. Per row: kind, BASE
- * medians below, sd, df, run-wide sd, its df, processes, points, trusted. */
+ * medians below, sd, df, run-wide sd, its df, processes, points, trusted,
+ * and why a kind has no default whatever its pairs say. */
 #include "compare_defaults.h"
 
 #include <math.h>
 #include <stdio.h>
 
 static const cb_kind_default table[] = {
-    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0211, 325.7, 0.0104, 64, 10, 652, true},
-    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0060, 61.0, 0.0047, 61, 10, 213, true},
-    {CB_CMP_KIND_DEVICE, INFINITY, 0.0016, 411.4, 0.0008, 63, 10, 204, true},
-    {CB_CMP_KIND_HOST_COPY, INFINITY, 0.0710, 764.8, 0.0154, 18, 10, 132, true},
-    {CB_CMP_KIND_HOST, INFINITY, 0.2088, 422.0, 0.0680, 64, 10, 54, true},
-    {CB_CMP_KIND_PYTHON, INFINITY, 0.0586, 272.9, 0.0132, 14, 10, 49, true},
-    {CB_CMP_KIND_MULTI_GPU, INFINITY, NAN, NAN, NAN, 0, 0, 0, false},
+    {CB_CMP_KIND_DEVICE, 16.384e-6, 0.0211, 325.7, 0.0104, 64, 10, 652, true, NULL},
+    {CB_CMP_KIND_DEVICE, 65.536e-6, 0.0060, 61.0, 0.0047, 61, 10, 213, true, NULL},
+    {CB_CMP_KIND_DEVICE, INFINITY, 0.0016, 411.4, 0.0008, 63, 10, 204, true, NULL},
+    {CB_CMP_KIND_HOST_COPY, INFINITY, 0.0710, 764.8, 0.0154, 18, 10, 132, true, NULL},
+    {CB_CMP_KIND_STAGED_COPY, INFINITY, NAN, NAN, NAN, 0, 0, 0, false,
+     "no default between-run spread: copies staged through pageable memory moved by up to 2.5x "
+     "between processes of one build"},
+    {CB_CMP_KIND_HOST, INFINITY, 0.2088, 422.0, 0.0680, 64, 10, 54, true, NULL},
+    {CB_CMP_KIND_PYTHON, INFINITY, 0.0586, 272.9, 0.0132, 14, 10, 49, true, NULL},
+    {CB_CMP_KIND_MULTI_GPU, INFINITY, NAN, NAN, NAN, 0, 0, 0, false, NULL},
 };
 
 const cb_kind_default *cb_kind_defaults(int *n)
@@ -38,6 +42,10 @@ bool cb_kind_default_spread(cb_cmp_kind kind, double median_s, cb_spread *out, c
         const cb_kind_default *d = &table[i];
         if (d->kind != kind || !(median_s < d->below_s || isinf(d->below_s))) continue;
         if (!d->trusted) {
+            if (d->no_default) {
+                *why = d->no_default;
+                return false;
+            }
             *why = untrusted[d->processes < 2 ? 0 : d->processes < 3 ? 1 : 2];
             return false;
         }

@@ -11,8 +11,9 @@
  * on one GPU, back to back, measured the kind, over at least 10 points;
  * a kind recorded in fewer (multi-GPU points: none yet) has none, and its
  * points are `inconclusive` from one run per side (the report says why and
- * what helps). The table and the script are checked against each other by
- * tests/py/test_compare_aa.py (docs/compare.md has the figures). */
+ * what helps). So has a kind whose recorded pairs understate how far a
+ * whole process moves (copies staged through pageable memory). The table and the script are checked
+ * against each other by tests/py/test_compare_aa.py (docs/compare.md has the figures). */
 #ifndef CB_COMPARE_DEFAULTS_H
 #define CB_COMPARE_DEFAULTS_H
 
@@ -25,6 +26,8 @@ typedef struct cb_kind_default {
     double run_sd, run_df; /* the part a whole run shares (NAN: unknown) */
     int processes, points; /* what it was measured on                    */
     bool trusted;
+    const char *no_default; /* why the kind has none whatever its recorded
+                             * pairs say (the note), or NULL              */
 } cb_kind_default;
 
 /* The table, in kind order, tiers ascending. */

@@ -5,10 +5,12 @@
 #include <string.h>
 
 static const char *const kind_names[CB_CMP_KINDS] = {
-    [CB_CMP_KIND_DEVICE] = "device",       [CB_CMP_KIND_HOST_COPY] = "host_copy",
-    [CB_CMP_KIND_HOST] = "host",           [CB_CMP_KIND_PYTHON] = "python",
-    [CB_CMP_KIND_MULTI_GPU] = "multi_gpu",
+    [CB_CMP_KIND_DEVICE] = "device",           [CB_CMP_KIND_HOST_COPY] = "host_copy",
+    [CB_CMP_KIND_STAGED_COPY] = "staged_copy", [CB_CMP_KIND_HOST] = "host",
+    [CB_CMP_KIND_PYTHON] = "python",           [CB_CMP_KIND_MULTI_GPU] = "multi_gpu",
 };
+
+const char cb_cmp_kind_list[] = "device, host_copy, staged_copy, host, python or multi_gpu";
 
 const char *cb_cmp_kind_name(cb_cmp_kind k)
 {
@@ -37,6 +39,18 @@ static bool has_axis_named(const char *axes, const char *name)
     return false;
 }
 
+/* Does the axes text hold exactly `token` (name=value) as one axis? */
+static bool has_axis(const char *axes, const char *token)
+{
+    size_t len = strlen(token);
+    for (const char *a = axes; *a;) {
+        size_t n = strcspn(a, ";");
+        if (n == len && strncmp(a, token, len) == 0) return true;
+        a += n + (a[n] == ';');
+    }
+    return false;
+}
+
 /* Does some axis of the text have the value h2d or d2h? */
 static bool has_host_direction(const char *axes)
 {
@@ -56,6 +70,7 @@ cb_cmp_kind cb_cmp_kind_infer(const cb_cmp_kind_facts *f)
     if (f->python_family) return CB_CMP_KIND_PYTHON;
     if (has_axis_named(f->axes, "ranks") || has_axis_named(f->axes, "peer"))
         return CB_CMP_KIND_MULTI_GPU;
+    if (has_axis(f->axes, "memory=pageable")) return CB_CMP_KIND_STAGED_COPY;
     bool copy = has_axis_named(f->axes, "memory") || has_host_direction(f->axes);
     if (copy) return CB_CMP_KIND_HOST_COPY;
     bool host_timed = strcmp(f->timer, "host") == 0;
@@ -64,4 +79,11 @@ cb_cmp_kind cb_cmp_kind_infer(const cb_cmp_kind_facts *f)
         return host_timed ? CB_CMP_KIND_HOST_COPY : CB_CMP_KIND_DEVICE;
     }
     return host_timed ? CB_CMP_KIND_HOST : CB_CMP_KIND_DEVICE;
+}
+
+cb_cmp_kind cb_cmp_kind_read_declared(cb_cmp_kind declared, const char *axes)
+{
+    if (declared == CB_CMP_KIND_HOST_COPY && has_axis(axes, "memory=pageable"))
+        return CB_CMP_KIND_STAGED_COPY;
+    return declared;
 }

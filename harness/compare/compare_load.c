@@ -192,11 +192,12 @@ static bool row_kind(const cb_csv *csv, int r, const results_cols *c, const dir_
     const char *declared = optional(csv, r, c->kind);
     if (*declared) {
         p->kind_declared = true;
-        if (cb_cmp_kind_parse(declared, &p->kind)) return true;
-        cb_msg_set(err,
-                   "%s:%ld: kind '%.20s': expected device, host_copy, host, python or "
-                   "multi_gpu",
-                   cb_csv_name(csv), cb_csv_line(csv, r), declared);
+        if (cb_cmp_kind_parse(declared, &p->kind)) {
+            p->kind = cb_cmp_kind_read_declared(p->kind, p->axes);
+            return true;
+        }
+        cb_msg_set(err, "%s:%ld: kind '%.20s': expected %s", cb_csv_name(csv), cb_csv_line(csv, r),
+                   declared, cb_cmp_kind_list);
         return false;
     }
     char family[128];

@@ -56,9 +56,8 @@ static bool check_map(const cb_csv *map, map_cols *c, cb_msg *err)
         if (!rule_ok || (*kind && !cb_cmp_kind_parse(kind, &k)) || !*cb_csv_get(map, r, c->bench)) {
             cb_msg_set(err,
                        "%s:%ld: a map line is key_figure, key_rule (best, largest), kind "
-                       "(device, host_copy, host, python, multi_gpu or empty), benchmark (a "
-                       "glob), where",
-                       cb_csv_name(map), cb_csv_line(map, r));
+                       "(%s, or empty), benchmark (a glob), where",
+                       cb_csv_name(map), cb_csv_line(map, r), cb_cmp_kind_list);
             return false;
         }
     }

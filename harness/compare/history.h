@@ -35,7 +35,7 @@
 #include <stdio.h>
 
 /* The schema this cubench writes (and the newest it reads). */
-#define CB_HIST_SCHEMA 2
+#define CB_HIST_SCHEMA 3
 /* The environment variable naming the default database. */
 #define CB_HIST_ENV "CUBENCH_HISTORY"
 /* The default database without --db or $CUBENCH_HISTORY. */

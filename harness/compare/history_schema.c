@@ -51,6 +51,12 @@ const char *const cb_hist_schema_steps[CB_HIST_SCHEMA] = {
     "ALTER TABLE cubench_result ADD COLUMN sample_times TEXT;"
     "CREATE INDEX cubench_result_by_point ON cubench_result (point_id);"
     "UPDATE cubench_meta SET value = '2' WHERE key = 'schema_version';",
+    /* 3: copies from pageable memory became a kind of their own
+     * (staged_copy); points stored before as host_copy are read as compare
+     * reads such a row (compare_kind.h) */
+    "UPDATE cubench_point SET kind = 'staged_copy'"
+    " WHERE kind = 'host_copy' AND ';' || axes || ';' LIKE '%;memory=pageable;%';"
+    "UPDATE cubench_meta SET value = '3' WHERE key = 'schema_version';",
 };
 
 /* The SQL that says whether cubench_meta exists (a row) in this store. */

@@ -7,11 +7,10 @@
 const char *cb_point_kind_name(cb_point_kind kind)
 {
     /* CB_KIND_AUTO, a kind still to be worked out, has no name. */
-    static const char *const names[] = {[CB_KIND_DEVICE] = "device",
-                                        [CB_KIND_HOST_COPY] = "host_copy",
-                                        [CB_KIND_HOST] = "host",
-                                        [CB_KIND_PYTHON] = "python",
-                                        [CB_KIND_MULTI_GPU] = "multi_gpu"};
+    static const char *const names[] = {
+        [CB_KIND_DEVICE] = "device",           [CB_KIND_HOST_COPY] = "host_copy",
+        [CB_KIND_STAGED_COPY] = "staged_copy", [CB_KIND_HOST] = "host",
+        [CB_KIND_PYTHON] = "python",           [CB_KIND_MULTI_GPU] = "multi_gpu"};
     return cb_enum_name(names, CB_ARRAY_LEN(names), (int)kind, "");
 }
 

@@ -46,16 +46,20 @@ typedef enum cb_peak_kind {
  * device varies far less between processes than a copy through host
  * memory or a Python call. */
 typedef enum cb_point_kind {
-    CB_KIND_AUTO = 0,  /* from target, timer and devices (cb_bench_kind)   */
-    CB_KIND_DEVICE,    /* GPU work timed on the device                     */
-    CB_KIND_HOST_COPY, /* a copy to or from host memory, or GPU work that
-                        * the host clock times (synchronous calls)        */
-    CB_KIND_HOST,      /* CPU code                                         */
-    CB_KIND_PYTHON,    /* a Python framework's call                        */
-    CB_KIND_MULTI_GPU, /* several GPUs in one point                        */
+    CB_KIND_AUTO = 0,    /* from target, timer and devices (cb_bench_kind)   */
+    CB_KIND_DEVICE,      /* GPU work timed on the device                     */
+    CB_KIND_HOST_COPY,   /* a copy to or from host memory, or GPU work that
+                          * the host clock times (synchronous calls)        */
+    CB_KIND_STAGED_COPY, /* a copy to or from pageable host memory, which
+                          * the driver stages through its own buffer with
+                          * the CPU: the host's memory system is timed    */
+    CB_KIND_HOST,        /* CPU code                                         */
+    CB_KIND_PYTHON,      /* a Python framework's call                        */
+    CB_KIND_MULTI_GPU,   /* several GPUs in one point                        */
 } cb_point_kind;
 
-/* "device", "host_copy", "host", "python", "multi_gpu" (results.csv). */
+/* "device", "host_copy", "staged_copy", "host", "python", "multi_gpu"
+ * (results.csv). */
 const char *cb_point_kind_name(cb_point_kind kind);
 
 /* How a key figure picks its row among the candidates. */

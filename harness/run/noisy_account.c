@@ -12,6 +12,7 @@ cb_noisy_class cb_noisy_class_of(const cb_result *r)
         return CB_NOISY_THROTTLED;
     switch (r->kind) {
     case CB_KIND_HOST_COPY:
+    case CB_KIND_STAGED_COPY:
         return CB_NOISY_HOST_COPY;
     case CB_KIND_HOST:
         return CB_NOISY_HOST;

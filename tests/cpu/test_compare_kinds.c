@@ -10,6 +10,7 @@
 #include "compare.h"
 
 #include "compare_defaults.h"
+#include "compare_kind.h"
 #include "compare_stats.h"
 #include "cb_test.h"
 #include "test_compare_sim.h"
@@ -120,10 +121,11 @@ static void test_aa_by_kind(void)
     }
 }
 
-/* Multi-GPU points have no default (no recorded pair of processes):
+/* A kind without a default (multi-GPU points: no recorded pair of
+ * processes; copies staged through pageable memory: heavy tails) is
  * untested from one run per side, with the reason; tested from three;
- * tested with a calibration of them. */
-static void test_untrusted_kind(void)
+ * tested with a calibration of it. */
+static void untrusted_kind_case(cb_cmp_kind kind, const char *note)
 {
     cb_compare_opts o;
     cb_compare_opts_default(&o);
@@ -133,42 +135,50 @@ static void test_untrusted_kind(void)
     cb_cmp_run base, cand, set;
     cb_cmp_run_init(&base), cb_cmp_run_init(&cand), cb_cmp_run_init(&set);
     CB_CHECK(sim_add_process(&base, &m) && sim_add_process(&cand, &m));
-    set_kind(&base, CB_CMP_KIND_MULTI_GPU), set_kind(&cand, CB_CMP_KIND_MULTI_GPU);
+    set_kind(&base, kind), set_kind(&cand, kind);
     cb_compare_result r;
     cb_msg err;
     CB_CHECK(cb_compare_runs(&base, &cand, &o, &r, &err));
     CB_CHECK(r.tested == 0 && r.counts[CB_VERDICT_INCONCLUSIVE] == 20);
-    CB_CHECK(r.power[CB_CMP_KIND_MULTI_GPU].untested == 20);
-    CB_CHECK_CONTAINS(r.rows[0].note, "multi_gpu points: no default between-run spread");
+    CB_CHECK(r.power[kind].untested == 20);
+    CB_CHECK_CONTAINS(r.rows[0].note, note);
     cb_compare_result_free(&r);
     /* three runs per side: the runs are the unit */
     CB_CHECK(sim_add_process(&base, &m) && sim_add_process(&base, &m));
     CB_CHECK(sim_add_process(&cand, &m) && sim_add_process(&cand, &m));
-    set_kind(&base, CB_CMP_KIND_MULTI_GPU), set_kind(&cand, CB_CMP_KIND_MULTI_GPU);
+    set_kind(&base, kind), set_kind(&cand, kind);
     CB_CHECK(cb_compare_runs(&base, &cand, &o, &r, &err));
     CB_CHECK(r.tested == 20 && r.counts[CB_VERDICT_SLOWER] + r.counts[CB_VERDICT_FASTER] == 0);
     cb_compare_result_free(&r);
     /* one run per side with a calibration of this kind from three runs */
     for (int k = 0; k < 3; k++)
         CB_CHECK(sim_add_process(&set, &m));
-    set_kind(&set, CB_CMP_KIND_MULTI_GPU);
+    set_kind(&set, kind);
     cb_calibration cal;
     int points;
     CB_CHECK(cb_calibration_record(&set, o.min_samples, &cal, &points, &err) && points == 20);
-    const cb_calib_row *pooled = cb_calibration_lookup(&cal, CB_CMP_KIND_MULTI_GPU, "*", NULL, 1.0);
+    const cb_calib_row *pooled = cb_calibration_lookup(&cal, kind, "*", NULL, 1.0);
     CB_CHECK(pooled && pooled->runs == 3 && pooled->sd > 0.03 && pooled->df < 40.0);
     cb_spread_source src = cb_calibration_source(&cal);
     o.sources = &src, o.n_sources = 1;
     cb_cmp_run one_b, one_c;
     cb_cmp_run_init(&one_b), cb_cmp_run_init(&one_c);
     CB_CHECK(sim_add_process(&one_b, &m) && sim_add_process(&one_c, &m));
-    set_kind(&one_b, CB_CMP_KIND_MULTI_GPU), set_kind(&one_c, CB_CMP_KIND_MULTI_GPU);
+    set_kind(&one_b, kind), set_kind(&one_c, kind);
     CB_CHECK(cb_compare_runs(&one_b, &one_c, &o, &r, &err));
     CB_CHECK(r.tested == 20 && r.widening_count[CB_WIDEN_SOURCE] == 20);
     cb_compare_result_free(&r);
     cb_calibration_free(&cal);
     cb_cmp_run_free(&one_b), cb_cmp_run_free(&one_c);
     cb_cmp_run_free(&base), cb_cmp_run_free(&cand), cb_cmp_run_free(&set);
+}
+
+static void test_untrusted_kind(void)
+{
+    untrusted_kind_case(CB_CMP_KIND_MULTI_GPU, "multi_gpu points: no default between-run spread");
+    untrusted_kind_case(CB_CMP_KIND_STAGED_COPY,
+                        "staged_copy points: no default between-run spread: copies staged through "
+                        "pageable memory");
 }
 
 /* A calibration counts its degrees of freedom by runs for what every point
@@ -259,8 +269,53 @@ static void test_calibration_of_parts(void)
     cb_cmp_run_free(&set);
 }
 
+/* The kind of a row that does not declare one (compare_kind.h), and a
+ * declared one as this cubench reads it: a pageable copy declared
+ * host_copy by an older build is a staged_copy; nothing else changes. */
+static void test_kind_rules(void)
+{
+    static const struct {
+        const char *axes, *timer, *device;
+        bool has_device_col, python;
+        cb_cmp_kind want;
+    } rows[] = {
+        {"n=1024", "cupti", "0", true, true, CB_CMP_KIND_PYTHON},
+        {"ranks=2;bytes=1024", "event", "0", true, false, CB_CMP_KIND_MULTI_GPU},
+        {"direction=h2d;memory=pageable;bytes=1", "event", "0", true, false,
+         CB_CMP_KIND_STAGED_COPY},
+        {"memory=pageable", "host", "", false, false, CB_CMP_KIND_STAGED_COPY},
+        {"direction=h2d;memory=pinned;bytes=1", "event", "0", true, false, CB_CMP_KIND_HOST_COPY},
+        {"memory=pageablex", "event", "0", true, false, CB_CMP_KIND_HOST_COPY},
+        {"stage=d2h", "event", "0", true, false, CB_CMP_KIND_HOST_COPY},
+        {"n=1024", "host", "", true, false, CB_CMP_KIND_HOST},
+        {"n=1024", "host", "0", true, false, CB_CMP_KIND_HOST_COPY},
+        {"n=1024", "host", "", false, false, CB_CMP_KIND_HOST},
+        {"n=1024", "event", "0", true, false, CB_CMP_KIND_DEVICE},
+    };
+    for (int i = 0; i < CB_ARRAY_LEN(rows); i++) {
+        cb_cmp_kind_facts f = {.family = ",fam,",
+                               .axes = rows[i].axes,
+                               .timer = rows[i].timer,
+                               .has_device_col = rows[i].has_device_col,
+                               .device = rows[i].device,
+                               .python_family = rows[i].python};
+        cb_cmp_kind got = cb_cmp_kind_infer(&f);
+        CB_CHECK_MSG(got == rows[i].want, "%s: %s", rows[i].axes, cb_cmp_kind_name(got));
+    }
+    CB_CHECK(cb_cmp_kind_read_declared(CB_CMP_KIND_HOST_COPY, "direction=d2h;memory=pageable") ==
+             CB_CMP_KIND_STAGED_COPY);
+    CB_CHECK(cb_cmp_kind_read_declared(CB_CMP_KIND_HOST_COPY, "memory=pinned;bytes=1") ==
+             CB_CMP_KIND_HOST_COPY);
+    CB_CHECK(cb_cmp_kind_read_declared(CB_CMP_KIND_DEVICE, "memory=pageable") ==
+             CB_CMP_KIND_DEVICE);
+    cb_cmp_kind k;
+    CB_CHECK(cb_cmp_kind_parse("staged_copy", &k) && k == CB_CMP_KIND_STAGED_COPY);
+    CB_CHECK(!cb_cmp_kind_parse("staged", &k));
+}
+
 int main(void)
 {
+    test_kind_rules();
     test_aa_by_kind();
     test_untrusted_kind();
     test_calibration_df();

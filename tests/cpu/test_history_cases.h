@@ -356,9 +356,11 @@ static void case_newer_schema(const char *url)
 }
 
 /* A database of schema 1 (its step alone, with rows as version 1 wrote
- * them) opens for writing as the current schema, its rows intact and its
- * points' kinds inferred; for reading it is refused with the command that
- * migrates it. `fresh` is an empty database. */
+ * them), taken to schema 2 as a cubench of then did (kinds inferred, the
+ * pageable copy stored as the host_copy that version named it), opens for
+ * writing as the current schema, its rows intact, the pageable copy read as
+ * staged_copy; for reading it is refused with the command that migrates
+ * it. `fresh` is an empty database. */
 static void case_migrate_from_v1(const char *fresh)
 {
     cb_hdb *db = NULL;
@@ -380,6 +382,8 @@ static void case_migrate_from_v1(const char *fresh)
         "INSERT INTO cubench_point (benchmark, axes) VALUES ('vecadd/host', 'n=1024');"
         "INSERT INTO cubench_point (benchmark, axes) VALUES ('transfers/memcpy_async',"
         " 'direction=h2d;memory=pinned');"
+        "INSERT INTO cubench_point (benchmark, axes) VALUES ('transfers/memcpy_async',"
+        " 'direction=h2d;memory=pageable');"
         "INSERT INTO cubench_result (run_id, point_id, status, reason, timer, batch, median_s,"
         " ci_lo_s, ci_hi_s, n_samples, throttle) VALUES (1, 1, 'ok', '', 'event', 1, 4.5e-06,"
         " 4.4e-06, 4.6e-06, 100, NULL);"
@@ -388,8 +392,15 @@ static void case_migrate_from_v1(const char *fresh)
         " 1.9e-07, 2.1e-07, 50, NULL);"
         "INSERT INTO cubench_result (run_id, point_id, status, reason, timer, batch, median_s,"
         " ci_lo_s, ci_hi_s, n_samples, throttle) VALUES (1, 3, 'ok', '', 'event', 1, 3e-05,"
-        " 2.9e-05, 3.1e-05, 50, 'sw_power_cap');";
+        " 2.9e-05, 3.1e-05, 50, 'sw_power_cap');"
+        "INSERT INTO cubench_result (run_id, point_id, status, reason, timer, batch, median_s,"
+        " ci_lo_s, ci_hi_s, n_samples, throttle) VALUES (1, 4, 'ok', '', 'event', 1, 2e-04,"
+        " 1.9e-04, 2.1e-04, 20, NULL);";
     CB_CHECK_MSG(db->ops->exec(db, rows, &err), "%s", err.text);
+    CB_CHECK_MSG(cb_hist_schema_migrate(&old, 1, 2, &err), "%s", err.text);
+    CB_CHECK_MSG(
+        db->ops->exec(db, "UPDATE cubench_point SET kind = 'host_copy' WHERE id = 4", &err), "%s",
+        err.text);
     db->ops->close(db);
 
     cb_hist_open_opts o;
@@ -400,23 +411,29 @@ static void case_migrate_from_v1(const char *fresh)
     o.write = true;
     CB_CHECK_MSG(cb_history_open(fresh, &o, &h, &err), "%s", err.text);
     if (!h) return;
-    CB_CHECK(cb_history_schema_found(h) == 1);
+    CB_CHECK(cb_history_schema_found(h) == 2);
     cb_hist_data d;
     CB_CHECK_MSG(cb_history_load(h, NULL, &d, &err), "%s", err.text);
-    CB_CHECK(d.n_runs == 1 && d.n_series == 3);
-    static const char *const kinds[][2] = {{"transfers/memcpy_async", "host_copy"},
-                                           {"vecadd/grid_stride", "device"},
-                                           {"vecadd/host", "host"}};
-    for (int i = 0; i < d.n_series && i < 3; i++) {
-        CB_CHECK(strcmp(d.series[i].benchmark, kinds[i][0]) == 0);
-        CB_CHECK_MSG(strcmp(d.series[i].kind, kinds[i][1]) == 0, "%s: %s", kinds[i][0],
-                     d.series[i].kind);
+    CB_CHECK(d.n_runs == 1 && d.n_series == 4);
+    static const char *const kinds[][3] = {
+        {"transfers/memcpy_async", "direction=h2d;memory=pageable", "staged_copy"},
+        {"transfers/memcpy_async", "direction=h2d;memory=pinned", "host_copy"},
+        {"vecadd/grid_stride", "n=1024", "device"},
+        {"vecadd/host", "n=1024", "host"}};
+    for (int i = 0; i < d.n_series && i < 4; i++) {
+        const cb_hist_series *ser = NULL;
+        for (int j = 0; j < d.n_series; j++)
+            if (strcmp(d.series[j].benchmark, kinds[i][0]) == 0 &&
+                strcmp(d.series[j].axes, kinds[i][1]) == 0)
+                ser = &d.series[j];
+        CB_CHECK_MSG(ser && strcmp(ser->kind, kinds[i][2]) == 0, "%s [%s]: %s", kinds[i][0],
+                     kinds[i][1], ser ? ser->kind : "missing");
     }
-    if (d.n_series == 3) {
-        CB_CHECK_NEAR(d.series[1].v[0].median_s, 4.5e-6, 1e-15);
-        CB_CHECK(d.series[0].v[0].throttle &&
-                 strcmp(d.series[0].v[0].throttle, "sw_power_cap") == 0);
-        CB_CHECK(isnan(d.series[1].v[0].sm_clock_mhz));
+    if (d.n_series == 4) { /* by benchmark, then axes */
+        CB_CHECK_NEAR(d.series[2].v[0].median_s, 4.5e-6, 1e-15);
+        CB_CHECK(d.series[1].v[0].throttle &&
+                 strcmp(d.series[1].v[0].throttle, "sw_power_cap") == 0);
+        CB_CHECK(isnan(d.series[2].v[0].sm_clock_mhz));
     }
     cb_hist_data_free(&d);
     /* and it takes new runs */
