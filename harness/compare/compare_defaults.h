@@ -12,8 +12,9 @@
  * a kind recorded in fewer (multi-GPU points: none yet) has none, and its
  * points are `inconclusive` from one run per side (the report says why and
  * what helps). So has a kind whose recorded pairs understate how far a
- * whole process moves (copies staged through pageable memory). The table and the script are checked
- * against each other by tests/py/test_compare_aa.py (docs/compare.md has the figures). */
+ * whole process moves (copies staged through pageable memory). The table
+ * and the script are checked against each other by
+ * tests/py/test_compare_aa.py (docs/compare.md has the figures). */
 #ifndef CB_COMPARE_DEFAULTS_H
 #define CB_COMPARE_DEFAULTS_H
 
