@@ -244,7 +244,9 @@ def derive():
                  for i in range(len(obs)) for j in range(i + 1, len(obs))]
         pooled = math.sqrt(s2)
         sd = max(pooled, held_at(pairs, df, COVERAGE))
-        trusted = run_df >= 2 and points >= 10
+        # (1) is per set: several sets of two processes each sum to a
+        # run-wide df >= 2 without any set that saw three processes
+        trusted = most >= 3 and run_df >= 2 and points >= 10
         table.append(dict(kind=kind, tier=tier, sd=sd, pooled=pooled, df=df,
                           run_sd=math.sqrt(r2) if run_df else math.nan, run_df=run_df,
                           points=points, processes=most, sets=len(sets), pairs=len(pairs),
