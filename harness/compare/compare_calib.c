@@ -432,6 +432,8 @@ static bool parse_row(const cb_csv *csv, int r, const int *col, int run_sd_col, 
         cb_msg_set(err, "%s:%ld: kind, benchmark or bucket is not one cubench writes", path, line);
         return false;
     }
+    /* a path's pageable copies, recorded before they had a kind of their own */
+    row->kind = cb_cmp_kind_read_declared(row->kind, bench);
     if (!cell_number(csv, r, col[COL_POINTS], 1, 1e9, false, &points, err) ||
         !cell_number(csv, r, col[COL_RUNS], CB_CALIB_MIN_RUNS, 1e6, false, &runs, err) ||
         !cell_number(csv, r, col[COL_SD], 1e-12, 10, false, &row->sd, err) ||

@@ -57,7 +57,8 @@ cb_cmp_kind cb_cmp_kind_infer(const cb_cmp_kind_facts *f);
 /* A declared kind as this cubench reads it: runs written before
  * `staged_copy` existed declared their pageable copies `host_copy`; such a
  * row (memory=pageable in `axes`) is read as staged_copy, so that a BASE
- * from an older build and a NEW from this one agree on the point's kind. */
+ * from an older build and a NEW from this one agree on the point's kind.
+ * `axes` may also be a calibration path (benchmark;name=value;...). */
 cb_cmp_kind cb_cmp_kind_read_declared(cb_cmp_kind declared, const char *axes);
 
 #endif

@@ -13,9 +13,11 @@
 #include "compare_kind.h"
 #include "compare_stats.h"
 #include "cb_test.h"
+#include "cb_test_files.h"
 #include "test_compare_sim.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 /* The release build runs the full simulation (about 2 s); under
  * AddressSanitizer a fifth of the pairs checks the same code. */
@@ -313,9 +315,43 @@ static void test_kind_rules(void)
     CB_CHECK(!cb_cmp_kind_parse("staged", &k));
 }
 
+/* A calibration recorded before staged_copy existed: its pageable path
+ * rows (host_copy) serve the pageable points, now staged_copy; its other
+ * host_copy rows serve the other copies, and no pageable point falls back
+ * to a host_copy row. */
+static void test_calibration_of_older_kinds(void)
+{
+    char path[] = "/tmp/cb_test_calib_kinds_XXXXXX";
+    int fd = mkstemp(path);
+    CB_CHECK(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    CB_CHECK(cb_test_write_text(
+        path, "calibration_version,kind,benchmark,bucket,points,runs,between_run_sd,df\n"
+              "3,host_copy,transfers/memcpy_async;direction=h2d;memory=pageable,*,4,3,0.2,4\n"
+              "3,host_copy,transfers/memcpy_async;direction=h2d;memory=pinned,*,4,3,0.01,4\n"));
+    cb_calibration cal;
+    cb_msg err = {{0}};
+    CB_CHECK_MSG(cb_calibration_read(path, &cal, &err), "%s", err.text);
+    unlink(path);
+    if (!cal.rows) return;
+    const cb_calib_row *staged =
+        cb_calibration_lookup(&cal, CB_CMP_KIND_STAGED_COPY, "transfers/memcpy_async",
+                              "direction=h2d;memory=pageable;bytes=1048576", 1e-3);
+    CB_CHECK(staged && staged->kind == CB_CMP_KIND_STAGED_COPY && staged->sd == 0.2);
+    const cb_calib_row *pinned =
+        cb_calibration_lookup(&cal, CB_CMP_KIND_HOST_COPY, "transfers/memcpy_async",
+                              "direction=h2d;memory=pinned;bytes=1048576", 1e-3);
+    CB_CHECK(pinned && pinned->sd == 0.01);
+    CB_CHECK(cb_calibration_lookup(&cal, CB_CMP_KIND_HOST_COPY, "transfers/memcpy_async",
+                                   "direction=h2d;memory=pageable;bytes=1048576", 1e-3) == NULL);
+    cb_calibration_free(&cal);
+}
+
 int main(void)
 {
     test_kind_rules();
+    test_calibration_of_older_kinds();
     test_aa_by_kind();
     test_untrusted_kind();
     test_calibration_df();
