@@ -25,65 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LAG_S 80e-6
-
-typedef struct lag_state {
-    cb_test_vecadd v;
-    double lag_s;
-} lag_state;
-
-static cb_status lag_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                           cb_point_info *info, cb_msg *why)
-{
-    (void)info;
-    lag_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "host out of memory");
-        return CB_SKIP;
-    }
-    *state = st;
-    st->lag_s = *(const double *)ctx->param;
-    return cb_test_vecadd_alloc(&st->v, (size_t)cb_point_int(p, "n"), why);
-}
-
-static cb_status lag_run(void *state, cudaStream_t stream, cb_msg *why)
-{
-    lag_state *st = state;
-    for (double until = cb_now_s() + st->lag_s; cb_now_s() < until;)
-        ;
-    return cb_test_vecadd_launch(&st->v, stream, why);
-}
-
-static cb_status lag_verify(void *state, double *error, cb_msg *why)
-{
-    return cb_test_vecadd_verify(&((lag_state *)state)->v, error, why);
-}
-
-static void lag_teardown(void *state)
-{
-    lag_state *st = state;
-    if (!st) return;
-    cb_test_vecadd_free(&st->v);
-    free(st);
-}
-
-static double lag_bytes(const cb_point *p)
-{
-    return 12.0 * (double)cb_point_int(p, "n");
-}
+static const double no_spin = 0, lag_spin = 80e-6;
 
 static const cb_axis_def lag_axes[] = {
     {.name = "n", .kind = CB_AXIS_INT, .defaults = "2^26", .min_value = 1, .help = "floats"}};
-static const double no_lag = 0, host_lag = LAG_S;
+static const cb_test_host_delay no_lag = {&no_spin, false}, host_lag = {&lag_spin, false};
 
-#define LAG(nm, prm)                                                                               \
-    {                                                                                              \
-        .name = "lag/" nm, .summary = "test", .target = CB_TARGET_CUDA, .axes = lag_axes,          \
-        .n_axes = 1, .bytes = lag_bytes, .param = &prm, .setup = lag_setup, .run = lag_run,        \
-        .verify = lag_verify, .teardown = lag_teardown                                             \
-    }
-
-static const cb_bench lag_benches[] = {LAG("none", no_lag), LAG("host", host_lag)};
+static const cb_bench lag_benches[] = {CB_TEST_DELAYED_VECADD("lag/none", lag_axes, no_lag),
+                                       CB_TEST_DELAYED_VECADD("lag/host", lag_axes, host_lag)};
 static const cb_family lag_family = {
     .name = "lag", .benches = lag_benches, .count = CB_ARRAY_LEN(lag_benches)};
 
@@ -146,7 +95,7 @@ int main(void)
     /* The runs are long enough for the host to keep ahead: no lag shows. */
     CB_CHECK(host < 1.05 * none);
     /* The control: waiting for each sample exposes the host's 80 us. */
-    CB_CHECK(waited[1].summary.median > waited[0].summary.median + 0.6 * LAG_S);
+    CB_CHECK(waited[1].summary.median > waited[0].summary.median + 0.6 * lag_spin);
     if (cupti) {
         /* Each sample's kernel found its sample: CUPTI agrees with events. */
         printf("CUPTI:      lag/host %.1f us, kernels %s\n", ahead[1].cupti_median_s * 1e6,

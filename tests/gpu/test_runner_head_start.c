@@ -30,72 +30,18 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef enum slow_mode { SLOW_NONE, SLOW_HOST, SLOW_SYNC } slow_mode;
-
 /* slow/host's spin, s: set from the flush measured on this GPU. */
 static double slow_host_s = 45e-6;
-
-typedef struct slow_state {
-    cb_test_vecadd v;
-    slow_mode mode;
-} slow_state;
-
-static cb_status slow_setup(const cb_point *p, const cb_bench_ctx *ctx, void **state,
-                            cb_point_info *info, cb_msg *why)
-{
-    (void)info;
-    slow_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        cb_msg_set(why, "host out of memory");
-        return CB_SKIP;
-    }
-    *state = st;
-    st->mode = *(const slow_mode *)ctx->param;
-    return cb_test_vecadd_alloc(&st->v, (size_t)cb_point_int(p, "n"), why);
-}
-
-static cb_status slow_run(void *state, cudaStream_t stream, cb_msg *why)
-{
-    slow_state *st = state;
-    if (st->mode == SLOW_HOST)
-        for (double until = cb_now_s() + slow_host_s; cb_now_s() < until;)
-            ;
-    cb_status ret = cb_test_vecadd_launch(&st->v, stream, why);
-    if (ret == CB_OK && st->mode == SLOW_SYNC) CB_CUDA(cudaStreamSynchronize(stream));
-    return ret;
-}
-
-static cb_status slow_verify(void *state, double *error, cb_msg *why)
-{
-    return cb_test_vecadd_verify(&((slow_state *)state)->v, error, why);
-}
-
-static void slow_teardown(void *state)
-{
-    slow_state *st = state;
-    if (!st) return;
-    cb_test_vecadd_free(&st->v);
-    free(st);
-}
-
-static double slow_bytes(const cb_point *p)
-{
-    return 12.0 * (double)cb_point_int(p, "n");
-}
+static const double no_spin = 0;
 
 static const cb_axis_def slow_axes[] = {
     {.name = "n", .kind = CB_AXIS_INT, .defaults = "2^16", .min_value = 1, .help = "floats"}};
-static const slow_mode mode_none = SLOW_NONE, mode_host = SLOW_HOST, mode_sync = SLOW_SYNC;
+static const cb_test_host_delay mode_none = {&no_spin, false}, mode_host = {&slow_host_s, false},
+                                mode_sync = {&no_spin, true};
 
-#define SLOW(nm, prm)                                                                              \
-    {                                                                                              \
-        .name = "slow/" nm, .summary = "test", .target = CB_TARGET_CUDA, .axes = slow_axes,        \
-        .n_axes = 1, .bytes = slow_bytes, .param = &prm, .setup = slow_setup, .run = slow_run,     \
-        .verify = slow_verify, .teardown = slow_teardown                                           \
-    }
-
-static const cb_bench slow_benches[] = {SLOW("host", mode_host), SLOW("none", mode_none),
-                                        SLOW("sync", mode_sync)};
+static const cb_bench slow_benches[] = {CB_TEST_DELAYED_VECADD("slow/host", slow_axes, mode_host),
+                                        CB_TEST_DELAYED_VECADD("slow/none", slow_axes, mode_none),
+                                        CB_TEST_DELAYED_VECADD("slow/sync", slow_axes, mode_sync)};
 static const cb_family slow_family = {
     .name = "slow", .benches = slow_benches, .count = CB_ARRAY_LEN(slow_benches)};
 
@@ -111,7 +57,7 @@ static void control(const cb_device_info *dev, double *late_share, double *med)
     const cb_bench_ctx ctx = {.param = &mode_host};
     cb_point_info info;
     void *state = NULL;
-    CB_CHECK(slow_setup(&plan.points[0].point, &ctx, &state, &info, &why) == CB_OK);
+    CB_CHECK(cb_test_delayed_setup(&plan.points[0].point, &ctx, &state, &info, &why) == CB_OK);
     const point_timing pt = {.cuda = true, .host_timer = false, .hot = false};
     const cb_head_start head = cb_head_start_level(&t, 0);
     enum { N = 200 };
@@ -127,7 +73,7 @@ static void control(const cb_device_info *dev, double *late_share, double *med)
     cb_stats_summarise(times, N, &s);
     *late_share = (double)late / N;
     *med = s.median;
-    slow_teardown(state);
+    cb_test_delayed_teardown(state);
     cb_plan_free(&plan);
     cb_timing_free(&t);
 }
