@@ -24,4 +24,5 @@ void cb_run_config_defaults(cb_run_config *cfg)
     cfg->nvtx = true;
     cfg->replicates = 0; /* auto */
     cfg->throttle_wait_max_s = 1.0;
+    cfg->cap_settle_s = 0.3; /* docs/methodology.md: how the H200 falls to its capped clock */
 }

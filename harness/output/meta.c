@@ -251,6 +251,7 @@ static void write_body(cb_json *j, const cb_meta *m)
     cb_json_kv_int(j, "replicates", cfg->replicates);
     cb_json_kv_bool(j, "keep_throttled", cfg->keep_throttled);
     cb_json_kv_num(j, "throttle_wait_max_s", cfg->throttle_wait_max_s);
+    cb_json_kv_num(j, "cap_settle_s", cfg->cap_settle_s);
     cb_json_kv_int(j, "seed", (long long)cfg->seed);
     cb_json_kv_int(j, "host_threads", cfg->host_threads);
     cb_json_kv_str(j, "timer", cfg->cupti_primary ? "cupti" : "event");

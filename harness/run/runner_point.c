@@ -71,8 +71,15 @@ static double cupti_median(const point_samples *ps)
 static void note_throttle(const cb_run_config *cfg, const point_run *pr)
 {
     cb_result *r = pr->r;
-    char text[256];
-    if (pr->self_throttled)
+    char text[320];
+    if (pr->self_throttled && pr->cap_settle_samples > 0)
+        snprintf(text, sizeof text,
+                 "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
+                 "kept: the point's own load throttled the GPU again after it recovered (%d "
+                 "set aside until the clock settled under the cap)",
+                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s,
+                 pr->cap_settle_samples);
+    else if (pr->self_throttled)
         snprintf(text, sizeof text,
                  "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
                  "kept: the point's own load throttled the GPU again after it recovered",

@@ -134,9 +134,17 @@ typedef struct point_run {
     double *sample_sm_clock_mhz;    /* per sample, for samples.csv   */
     const char **sample_throttle;
     /* throttle-aware sampling */
-    bool keep_throttled;   /* set aside no more (the wait budget is spent) */
-    bool self_throttled;   /* ... because the point's own load throttles the GPU */
-    bool waited;           /* the runner has waited for a recovery in this point's sampling */
+    bool keep_throttled; /* set aside no more (the wait budget is spent) */
+    bool self_throttled; /* ... because the point's own load throttles the GPU */
+    bool waited;         /* the runner has waited for a recovery in this point's sampling */
+    /* Once the point's own load throttles the GPU again (self_throttled),
+     * the clock takes a few tenths of a second to settle under the cap:
+     * samples read before cap_settle_until are set aside, and when it
+     * passes, the round drops what it kept before and starts over
+     * (runner_sample.c). cap_settle_samples counts both. */
+    bool cap_restart;
+    double cap_settle_until;
+    int cap_settle_samples;
     char throttle_why[64]; /* the last reason a sample was set aside */
     point_head head;       /* the head start of its cold samples */
 } point_run;
