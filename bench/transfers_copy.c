@@ -96,6 +96,8 @@ static void fill_info(const copy_state *st, bool host_legs, cb_xfer_mem mem, cb_
     if (host_legs && mem == CB_XFER_PAGEABLE) {
         info->target_ci_rel = CB_XFER_PAGEABLE_TARGET_CI;
         info->kind = CB_KIND_STAGED_COPY;
+    } else if (host_legs) {
+        info->target_ci_rel = CB_XFER_LINK_TARGET_CI;
     }
     snprintf(info->note, sizeof info->note, "%s%s%s", st->copy->note, host_legs ? "; " : "",
              host_legs ? mem_note(mem) : "");

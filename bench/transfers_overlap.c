@@ -208,6 +208,8 @@ cb_status cb_xfer_overlap_setup(const cb_point *p, const cb_bench_ctx *ctx, void
     bool copies_in = a.stage == STAGE_H2D, copies_out = a.stage == STAGE_D2H;
     info->memcpy_src_kind = copies_in ? 2 : copies_out ? 3 : 0;
     info->memcpy_dst_kind = copies_in ? 3 : copies_out ? 2 : 0;
+    /* Every stage but the kernel alone crosses the link. */
+    if (a.stage != STAGE_KERNEL) info->target_ci_rel = CB_XFER_LINK_TARGET_CI;
     snprintf(info->note, sizeof info->note,
              "%s of %d chunk(s) on as many streams, pinned, %d FMA/element; overlap.csv: "
              "efficiency = max(h2d,kernel,d2h) / pipeline",

@@ -43,6 +43,7 @@ cb_status cb_xfer_zero_copy_setup(const cb_point *p, const cb_bench_ctx *ctx, vo
      * bandwidth-latency product, so the loads are never the limit. */
     st->grid = 8 * (ctx->dev && ctx->dev->sm_count > 0 ? ctx->dev->sm_count : 16);
     info->memcpy_src_kind = info->memcpy_dst_kind = 0; /* no memcpy at all */
+    info->target_ci_rel = CB_XFER_LINK_TARGET_CI;
     snprintf(info->note, sizeof info->note,
              "kernel %s pinned host memory through its mapped device pointer (zero-copy, "
              "no copy engine), %d blocks x 256",
