@@ -13,6 +13,7 @@
 /* test links: cubench_engine cubench_bench */
 #include "bench_test_util.h"
 #include "registry.h"
+#include "transfers.h"
 #include "cupti_timer.h"
 #include "device.h"
 
@@ -180,6 +181,28 @@ static bool check_kinds(cb_point_under_test *tp, char *detail, size_t len, point
     return true;
 }
 
+/* The precision and kind a point declares follow from the memory it
+ * touches: copies staged through pageable memory their own kind at ±3 %,
+ * every other path across the link ±2 %, device-only copies and the
+ * overlap's kernel stage nothing beyond the run's target. */
+static bool check_declared(const cb_point_under_test *tp, const char *axes, point_check *pc)
+{
+    pc->stage = "declared precision";
+    const cb_point_info *info = &tp->info;
+    const bool pageable = strstr(axes, "memory=pageable") != NULL;
+    const bool device_only =
+        strcmp(tp->b->name, "transfers/d2d") == 0 || strstr(axes, "stage=kernel") != NULL;
+    const double want = pageable      ? CB_XFER_PAGEABLE_TARGET_CI
+                        : device_only ? 0.0
+                                      : CB_XFER_LINK_TARGET_CI;
+    if (info->target_ci_rel != want || (pageable && info->kind != CB_KIND_STAGED_COPY)) {
+        snprintf(pc->why.text, sizeof pc->why.text, "target %g (want %g), kind %d",
+                 info->target_ci_rel, want, (int)info->kind);
+        return false;
+    }
+    return true;
+}
+
 static void report_point(const cb_bench *b, const char *axes, bool ok, const char *detail,
                          const point_check *pc)
 {
@@ -207,8 +230,9 @@ static void test_point(const cb_bench *b, const cb_point *p, const cb_bench_ctx 
         cb_test_teardown(&tp);
         return;
     }
-    bool ok = st == CB_OK && check_poisoned(&tp, &pc) && check_first_run(&tp, &pc) &&
-              check_batched_runs(&tp, &pc) && check_kinds(&tp, detail, sizeof detail, &pc);
+    bool ok = st == CB_OK && check_declared(&tp, axes, &pc) && check_poisoned(&tp, &pc) &&
+              check_first_run(&tp, &pc) && check_batched_runs(&tp, &pc) &&
+              check_kinds(&tp, detail, sizeof detail, &pc);
     cb_test_teardown(&tp);
     report_point(b, axes, ok, detail, &pc);
 }
