@@ -1,8 +1,7 @@
 /* runner_head_start.c - how long a cold sample's opening lasts.
  *
- * A cold event-timed sample is [hold, flush, start, runs, stop] (the hold
- * first: runner_timing.c says why). The flush evicts the L2; hold and flush
- * together are the host's head start: while
+ * A cold event-timed sample is [flush, hold, start, runs, stop]. The flush
+ * evicts the L2; flush and hold together are the host's head start: while
  * the GPU works through them, the host enqueues the runs, so the GPU finds
  * them queued when it reaches the start event. A run whose enqueue takes
  * longer than the head start (a library call that chooses its kernel on the

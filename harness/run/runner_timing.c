@@ -58,20 +58,12 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
     return pt;
 }
 
-/* The hold runs before the flush, so the flush is what the GPU finishes
- * just before the start event. The other order put the one-thread hold
- * there, and then every second sample of a kernel with kilobytes of
- * parameters (tensor maps: cuBLAS's Hopper GEMMs, the wgmma rungs) read
- * ~0.7-1 us longer between the events, the kernel itself (CUPTI) the same:
- * on the H200 a probe outside cubench saw 3.968 / 4.640 us in turn behind
- * the hold and 3.968 us every time behind the flush alone, and small
- * parameters never alternated (docs/methodology.md). */
 static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *head, cudaStream_t s,
                                     cb_msg *why)
 {
     if (!head || !head->flush_bytes) return CB_OK;
-    if (head->hold_ns) CB_CUDA(cb_launch_hold(head->hold_ns, s));
     CB_CUDA(cb_launch_l2_flush(t->flush_buf, head->flush_bytes, t->flush_sink, s));
+    if (head->hold_ns) CB_CUDA(cb_launch_hold(head->hold_ns, s));
     return CB_OK;
 }
 
