@@ -33,6 +33,42 @@ extern "C" cudaError_t cb_launch_l2_flush(const void *buf, size_t bytes, float *
     return cudaGetLastError();
 }
 
+/* The flush, then a hold in the same launch: the last block to finish its
+ * share of the reads (a counter in `done`, which it sets back to 0 for the
+ * next launch once every other block has finished) waits `ns` more on the
+ * global timer. */
+static __global__ void l2_flush_hold_kernel(const float4 *buf, size_t n4, float *sink,
+                                            unsigned *done, unsigned long long ns)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    float acc = 0.f;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+        float4 v = buf[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 1234567.f) *sink = acc;
+    __shared__ bool last;
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last || threadIdx.x != 0) return;
+    *done = 0;
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(256);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - t0 < ns);
+}
+
+extern "C" cudaError_t cb_launch_l2_flush_hold(const void *buf, size_t bytes, float *sink,
+                                               unsigned *done, unsigned ns, cudaStream_t s)
+{
+    size_t n4 = bytes / sizeof(float4);
+    l2_flush_hold_kernel<<<grid_for(n4, 512), 512, 0, s>>>((const float4 *)buf, n4, sink, done, ns);
+    return cudaGetLastError();
+}
+
 /* One thread reads the global timer (ns) until `ns` have passed since it
  * started: the stream is held without touching memory, so the hold costs
  * neither L2 state nor much power. */

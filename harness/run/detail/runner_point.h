@@ -34,6 +34,7 @@ typedef struct cb_timing {
     size_t flush_bytes; /* the buffer: twice the L2 (the longest flush)  */
     size_t l2_bytes;    /* the L2's size (the shortest flush)            */
     float *flush_sink;
+    unsigned *flush_done; /* the flush-and-hold kernel's block counter      */
     uint64_t next_sample_id;
 } cb_timing;
 
