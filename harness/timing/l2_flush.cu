@@ -11,7 +11,8 @@ static int grid_for(size_t n, int block)
     return blocks > 65536 ? 65536 : (blocks == 0 ? 1 : (int)blocks);
 }
 
-static __global__ void l2_flush_kernel(const float4 *buf, size_t n4, float *sink)
+/* This thread's share of reading buf[0..n4). */
+static __device__ void flush_reads(const float4 *buf, size_t n4, float *sink)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     float acc = 0.f;
@@ -23,6 +24,24 @@ static __global__ void l2_flush_kernel(const float4 *buf, size_t n4, float *sink
      * acc is never exactly this value in practice, and the branch keeps the
      * loads from being optimised away. */
     if (acc == 1234567.f) *sink = acc;
+}
+
+/* Poll the global timer (ns) until `ns` have passed: the stream is held
+ * without touching memory, so the hold costs neither L2 state nor much
+ * power. */
+static __device__ void hold_for(unsigned long long ns)
+{
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        __nanosleep(256);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - t0 < ns);
+}
+
+static __global__ void l2_flush_kernel(const float4 *buf, size_t n4, float *sink)
+{
+    flush_reads(buf, n4, sink);
 }
 
 extern "C" cudaError_t cb_launch_l2_flush(const void *buf, size_t bytes, float *sink,
@@ -40,25 +59,14 @@ extern "C" cudaError_t cb_launch_l2_flush(const void *buf, size_t bytes, float *
 static __global__ void l2_flush_hold_kernel(const float4 *buf, size_t n4, float *sink,
                                             unsigned *done, unsigned long long ns)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    float acc = 0.f;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
-        float4 v = buf[i];
-        acc += v.x + v.y + v.z + v.w;
-    }
-    if (acc == 1234567.f) *sink = acc;
+    flush_reads(buf, n4, sink);
     __shared__ bool last;
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(done, 1u) == gridDim.x - 1;
     __syncthreads();
     if (!last || threadIdx.x != 0) return;
     *done = 0;
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        __nanosleep(256);
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - t0 < ns);
+    hold_for(ns);
 }
 
 extern "C" cudaError_t cb_launch_l2_flush_hold(const void *buf, size_t bytes, float *sink,
@@ -69,17 +77,10 @@ extern "C" cudaError_t cb_launch_l2_flush_hold(const void *buf, size_t bytes, fl
     return cudaGetLastError();
 }
 
-/* One thread reads the global timer (ns) until `ns` have passed since it
- * started: the stream is held without touching memory, so the hold costs
- * neither L2 state nor much power. */
+/* One thread holds the stream (the two-launch way: hold_for). */
 static __global__ void hold_kernel(unsigned long long ns)
 {
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        __nanosleep(256);
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - t0 < ns);
+    hold_for(ns);
 }
 
 extern "C" cudaError_t cb_launch_hold(unsigned ns, cudaStream_t s)

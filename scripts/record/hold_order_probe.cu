@@ -12,30 +12,10 @@
 // they alternate), the median, and the medians of the even and the odd
 // samples.
 // Build: nvcc -O2 -std=c++17 -arch=native -o hold_order_probe hold_order_probe.cu
+#include "probe_kernels.cuh"
+
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__);           \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-__global__ void flush_read(const float4 *b, size_t n, float *sink)
-{
-    float a = 0;
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = b[i];
-        a += v.x + v.y + v.z + v.w;
-    }
-    if (a == 1234567.f) *sink = a; // never true: keeps the loads
-}
 
 __global__ void compute_only(float *out, int iters)
 {
@@ -119,16 +99,6 @@ int main()
     CK(cudaEventCreate(&e1));
     printf("L2 %d bytes\n", l2);
 
-    auto sample = [&](auto enqueue_kernel) {
-        CK(cudaEventRecord(e0, s));
-        enqueue_kernel();
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        return ms * 1000.f;
-    };
-
     Big big;
     for (int i = 0; i < 512; i++)
         big.v[i] = 0.f;
@@ -137,9 +107,9 @@ int main()
             for (int held = 0; held < 2; held++) {
                 std::vector<float> t;
                 for (int k = 0; k < 1500; k++) {
-                    flush_read<<<1024, 512, 0, s>>>(buf, (size_t)2 * l2 / 16, sink);
+                    flush<<<1024, 512, 0, s>>>(buf, (size_t)2 * l2 / 16, sink);
                     if (held) hold<<<1, 1, 0, s>>>(32000);
-                    t.push_back(sample([&] {
+                    t.push_back(time_us(s, e0, e1, [&] {
                         if (big_params)
                             compute_big<<<132, 256, 0, s>>>(out, 200, big);
                         else
@@ -167,9 +137,9 @@ int main()
                 std::vector<float> t;
                 for (int k = 0; k < 1500; k++) {
                     if (f >= 1 && f <= 3)
-                        flush_read<<<1024, 512, 0, s>>>(buf, (size_t)f * l2 / 16, sink);
+                        flush<<<1024, 512, 0, s>>>(buf, (size_t)f * l2 / 16, sink);
                     if (f == 4) CK(cudaMemsetAsync(buf, k & 0xff, l2, s));
-                    t.push_back(sample([&] {
+                    t.push_back(time_us(s, e0, e1, [&] {
                         if (kind == 0)
                             compute_only<<<132, 256, 0, s>>>(out, 2000);
                         else

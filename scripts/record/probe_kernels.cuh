@@ -1,6 +1,7 @@
 // probe_kernels.cuh - what the standalone probes (sample_order.cu,
-// placement_probe.cu, l2_flush_probe.cu, buffer_levels_probe.cu) share: a
-// checked CUDA (and cuBLAS) call, the float4 vector add they time, random
+// placement_probe.cu, l2_flush_probe.cu, buffer_levels_probe.cu,
+// hold_order_probe.cu) share: a checked CUDA (and cuBLAS) call, the float4
+// vector add they time, random
 // inputs, the L2 flush that opens a cold sample (the runner's read kernel,
 // harness/timing/l2_flush.cu; the probes choose how much it reads), and
 // one event-timed piece of work.
