@@ -43,7 +43,8 @@ typedef struct cb_run_config {
     /* A point whose own load brings the GPU back to its cap after the
      * runner waited for it is measured at what the capped GPU sustains:
      * the samples before and for cap_settle_s after that moment (the clock
-     * falling to its capped level) are set aside and the round restarts. */
+     * falling to its capped level) are set aside and the round's samples
+     * start over (its budget runs on). */
     double cap_settle_s;
     const cb_device_info *dev; /* NULL without a device                     */
     /* Every device of the run (dev among them), for benchmarks that use

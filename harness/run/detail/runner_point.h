@@ -141,8 +141,8 @@ typedef struct point_run {
     /* Once the point's own load throttles the GPU again (self_throttled),
      * the clock takes a few tenths of a second to settle under the cap:
      * samples read before cap_settle_until are set aside, and when it
-     * passes, the round drops what it kept before and starts over
-     * (runner_sample.c). cap_settle_samples counts both. */
+     * passes, the round drops what it kept before and its samples start
+     * over (runner_sample.c). cap_settle_samples counts both. */
     bool cap_restart;
     double cap_settle_until;
     int cap_settle_samples;
