@@ -72,19 +72,17 @@ static void note_throttle(const cb_run_config *cfg, const point_run *pr)
 {
     cb_result *r = pr->r;
     char text[320];
-    if (pr->self_throttled && pr->cap_settle_samples > 0)
-        snprintf(text, sizeof text,
-                 "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
-                 "kept: the point's own load throttled the GPU again after it recovered (%d "
-                 "set aside until the clock settled under the cap)",
-                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s,
-                 pr->cap_settle_samples);
-    else if (pr->self_throttled)
-        snprintf(text, sizeof text,
-                 "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
-                 "kept: the point's own load throttled the GPU again after it recovered",
-                 r->throttled_samples, pr->throttle_why, r->throttle_wait_s);
-    else if (r->throttled_samples > 0 && pr->keep_throttled)
+    if (pr->self_throttled) {
+        int len = snprintf(text, sizeof text,
+                           "%d throttled samples set aside (%s), %.2f s waited, then throttled "
+                           "samples kept: the point's own load throttled the GPU again after it "
+                           "recovered",
+                           r->throttled_samples, pr->throttle_why, r->throttle_wait_s);
+        if (pr->cap_settle_samples > 0 && len > 0 && (size_t)len < sizeof text)
+            snprintf(text + len, sizeof text - (size_t)len,
+                     " (%d set aside until the clock settled under the cap)",
+                     pr->cap_settle_samples);
+    } else if (r->throttled_samples > 0 && pr->keep_throttled)
         snprintf(text, sizeof text,
                  "%d throttled samples set aside (%s), %.2f s waited, then throttled samples "
                  "kept: the GPU did not recover within the %.1f s throttle budget",

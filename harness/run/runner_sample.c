@@ -282,13 +282,11 @@ static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, vo
             if (enqueue_ahead(&c, slot, why) != CB_OK) goto drain;
             continue;
         }
-        if (settling_under_cap(pr, &rs)) {
-            h0 = h0_next > read_at ? h0_next : read_at;
-            slot ^= 1;
-            if (ahead) continue;
-            return SAMPLING_BUDGET; /* max_samples queued, none in flight */
-        }
-        cb_stop_verdict v = keep_sample(&rs, pr, round, elapsed, h0, c.id[slot], n_round);
+        /* A sample read while the capped clock settles is not kept: the
+         * rule has nothing new to say, so sampling goes on. */
+        cb_stop_verdict v = settling_under_cap(pr, &rs)
+                                ? CB_STOP_CONTINUE
+                                : keep_sample(&rs, pr, round, elapsed, h0, c.id[slot], n_round);
         h0 = h0_next > read_at ? h0_next : read_at;
         slot ^= 1;
         if (v == CB_STOP_CONTINUE && ahead) continue;
