@@ -20,8 +20,14 @@
  *     remote write or arrival (a cluster barrier after init), and neither
  *     CTA may exit while the peer can still arrive on its barriers (a
  *     cluster barrier at the end, by every thread).
- * The cluster walks cluster tiles (2 x 128 rows by 256 columns) in grouped
- * order, one cluster per 2 SMs, persistently. With an odd number of tile
+ * The cluster walks cluster tiles (2 x 128 rows by 256 or 192 columns) in
+ * grouped order, one cluster per 2 SMs, persistently. The width is rung
+ * 4's choice for the shape (cb_tc_pick_tile_n), 128 read as 192: where
+ * 256-wide tiles would leave a last wave mostly empty (1000 x 3000 is 96
+ * tiles of 256 on 132 SMs, 128 of 192), the narrower tile keeps every SM
+ * busy, and in a cluster it still halves B's L2 traffic; with a tile or
+ * two per SM that traffic, all loaded at once, is what the block waits
+ * for before its first wgmma. With an odd number of tile
  * rows the second CTA of the last row computes a tile of zeros past m
  * (TMA fills it; the stores are guarded) so that its half of B still
  * reaches the first.
@@ -47,45 +53,51 @@
 namespace
 {
 
-constexpr int kBM = 128, kBN = 256, kStages = 4, kThreads = 384, kCluster = 2;
+constexpr int kBM = 128, kStages = 4, kThreads = 384, kCluster = 2;
 constexpr int kGroupM = 4; /* cluster rows per group: 8 tile rows, as rung 4 */
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
-typedef cb_wg_ring<kStages, kBM * 128, kBN * 128> Ring; /* 128-byte rows of k */
+template <int BN> using Ring = cb_wg_ring<kStages, kBM * 128, BN * 128>; /* 128-byte rows of k */
 
 /* This CTA's loads of k-slice kt: its A box, and its half of B for both. */
-template <cb_tc_precision P>
+template <cb_tc_precision P, int BN>
 __device__ __forceinline__ void cb_mc_load_stage(uint32_t sa, uint32_t sb, uint64_t *full,
                                                  const CUtensorMap *map_a, const CUtensorMap *map_b,
                                                  int bm, int bn, int kt, uint32_t rank)
 {
-    typedef cb_wg_cfg<P, kBM, kBN> C;
+    typedef cb_wg_cfg<P, kBM, BN> C;
     cb_mbar_expect_tx(full, C::STAGE); /* own A + both halves of B */
     cb_tma_load_2d(sa, map_a, full, kt * C::BK, bm);
     if constexpr (P == CB_TC_BF16) {
-#pragma unroll
-        for (int j = 2 * (int)rank; j < 2 * (int)rank + 2; j++) /* 2 of the 4 64-column boxes */
+        /* BN / 64 boxes of 64 columns: rank 0 multicasts the first half,
+         * rounded up (2 of 3 at BN = 192), rank 1 the rest. */
+        constexpr int boxes = BN / 64, first = (boxes + 1) / 2;
+        const int j0 = rank == 0 ? 0 : first, j1 = rank == 0 ? first : boxes;
+        for (int j = j0; j < j1; j++)
             cb_tma_load_2d_multicast(sb + j * C::BK * 128, map_b, full, bn + j * 64, kt * C::BK,
                                      (uint16_t)0x3);
-    } else { /* K-major B (TF32 B^T, FP8 B): rows bn + 128 rank .. + 127, 128 bytes of k */
-        cb_tma_load_2d_multicast(sb + rank * 128 * 128, map_b, full, kt * C::BK,
-                                 bn + 128 * (int)rank, (uint16_t)0x3);
+    } else { /* K-major B (TF32 B^T, FP8 B): rows bn + BN/2 rank .. + BN/2 - 1, 128 bytes of k
+              * each; BN/2 rows are whole 1024-byte swizzle atoms (BN a multiple of 64) */
+        cb_tma_load_2d_multicast(sb + rank * (BN / 2) * 128, map_b, full, kt * C::BK,
+                                 bn + BN / 2 * (int)rank, (uint16_t)0x3);
     }
 }
 
-template <cb_tc_precision P>
+template <cb_tc_precision P, int BN>
 __global__ void __launch_bounds__(kThreads, 1)
     cb_tc_wgmma_cluster_kernel(const __grid_constant__ CUtensorMap map_a,
                                const __grid_constant__ CUtensorMap map_b, cb_tc_args g,
                                int cluster_rows, int tiles_n)
 {
 #if CB_TC_SM90A_DEVICE
-    typedef cb_wg_cfg<P, kBM, kBN> C;
+    typedef cb_wg_cfg<P, kBM, BN> C;
     extern __shared__ uint8_t smem_raw[];
-    const Ring r(smem_raw, 2 * 8); /* empty: 8 consumer warps in each CTA */
+    const Ring<BN> r(smem_raw, 2 * 8); /* empty: 8 consumer warps in each CTA */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const uint32_t rank = cb_cluster_ctarank(), peer = rank ^ 1u;
     const int cluster = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
+    /* k-steps of the last slice that hold data (rung 4's, matmul_tc_ws.h) */
+    const int tail_steps = (g.k - (kt_count - 1) * C::BK + C::KSTEP - 1) / C::KSTEP;
     const int ctiles = cluster_rows * tiles_n;
 
     cb_cluster_sync(); /* both CTAs' barriers exist before any remote use */
@@ -97,12 +109,12 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int t = cluster; t < ctiles; t += clusters) {
                 int tm2, tn;
                 cb_tc_tile_coords(t, cluster_rows, tiles_n, kGroupM, &tm2, &tn);
-                const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * kBN;
+                const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * BN;
                 for (int kt = 0; kt < kt_count; kt++, it++) {
                     const uint32_t s = it % kStages;
                     cb_mbar_wait_cluster(&r.empty[s], ((it / kStages) & 1) ^ 1);
-                    cb_mc_load_stage<P>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b, bm, bn, kt,
-                                        rank);
+                    cb_mc_load_stage<P, BN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b, bm, bn, kt,
+                                            rank);
                 }
             }
         }
@@ -112,22 +124,31 @@ __global__ void __launch_bounds__(kThreads, 1)
         cb_setmaxnreg_inc<kConsumerRegs>();
         if constexpr (P == CB_TC_FP8) g.alpha = cb_wg_fp8_alpha(g);
         const int cw = wg - 1;
-        float acc[kBN / 2];
+        float acc[BN / 2];
         cb_wg_zero_acc(acc);
         uint32_t it = 0;
         for (int t = cluster; t < ctiles; t += clusters) {
             int tm2, tn;
             cb_tc_tile_coords(t, cluster_rows, tiles_n, kGroupM, &tm2, &tn);
-            const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * kBN;
-            for (int kt = 0; kt < kt_count; kt++, it++) {
-                cb_wg_consume_slice<P, kBN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
-                                            kt > 0);
+            const int bm = (2 * tm2 + (int)rank) * kBM, bn = tn * BN;
+            int kt = 0;
+            for (; kt + 1 < kt_count; kt++, it++) {
+                cb_wg_consume_slice<P, BN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
+                                           kt > 0);
                 if (kt > 0 && lane == 0) {
                     const uint32_t ps = (it - 1) % kStages;
                     cb_mbar_arrive(&r.empty[ps]);
                     cb_mbar_arrive_cluster(&r.empty[ps], peer);
                 }
             }
+            cb_wg_consume_last_slice<P, BN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
+                                            kt > 0, tail_steps);
+            if (kt > 0 && lane == 0) {
+                const uint32_t ps = (it - 1) % kStages;
+                cb_mbar_arrive(&r.empty[ps]);
+                cb_mbar_arrive_cluster(&r.empty[ps], peer);
+            }
+            it++;
             cb_wgmma_wait<0>();
             if (lane == 0) {
                 const uint32_t ps = (it - 1) % kStages;
@@ -135,7 +156,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                 cb_mbar_arrive_cluster(&r.empty[ps], peer);
             }
             cb_wgmma_fence_regs(acc);
-            cb_wg_store<kBN>(g, acc, bm + cw * 64, bn);
+            cb_wg_store<BN>(g, acc, bm + cw * 64, bn);
         }
         __syncwarp();
         cb_cluster_sync();
@@ -145,14 +166,24 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 typedef void (*cb_mc_kernel_fn)(const CUtensorMap, const CUtensorMap, cb_tc_args, int, int);
 
-cb_mc_kernel_fn cb_mc_pick(cb_tc_precision prec)
+template <int BN> cb_mc_kernel_fn cb_mc_pick_width(cb_tc_precision prec)
 {
-    return prec == CB_TC_BF16   ? cb_tc_wgmma_cluster_kernel<CB_TC_BF16>
-           : prec == CB_TC_TF32 ? cb_tc_wgmma_cluster_kernel<CB_TC_TF32>
-                                : cb_tc_wgmma_cluster_kernel<CB_TC_FP8>;
+    return prec == CB_TC_BF16   ? cb_tc_wgmma_cluster_kernel<CB_TC_BF16, BN>
+           : prec == CB_TC_TF32 ? cb_tc_wgmma_cluster_kernel<CB_TC_TF32, BN>
+                                : cb_tc_wgmma_cluster_kernel<CB_TC_FP8, BN>;
 }
 
-constexpr int kSmem = Ring::BYTES;
+cb_mc_kernel_fn cb_mc_pick(cb_tc_precision prec, int bn)
+{
+    return bn == 256 ? cb_mc_pick_width<256>(prec) : cb_mc_pick_width<192>(prec);
+}
+
+/* Rung 4's tile width for the shape; 128 becomes 192 (two widths keep the
+ * build's sm_90a instances at six). */
+int cb_mc_tile_n(int m, int n, int sms)
+{
+    return cb_tc_pick_tile_n(m, n, sms, kBM) == 256 ? 256 : 192;
+}
 
 cudaLaunchConfig_t cb_mc_config(const cb_tc_plan *p, cudaLaunchAttribute *attr, cudaStream_t stream)
 {
@@ -175,16 +206,20 @@ cudaLaunchConfig_t cb_mc_config(const cb_tc_plan *p, cudaLaunchAttribute *attr, 
 static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
-    /* TF32 and FP8 (K-major B): each CTA multicasts 128 of the 256 rows. */
-    cudaError_t err = cb_tc_wgmma_maps(p, kBM, kBN / kCluster);
+    int dev = 0, sms = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (err != cudaSuccess) return err;
-    const cb_mc_kernel_fn kernel = cb_mc_pick(p->prec);
-    p->smem_bytes = kSmem;
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    p->tile_n = cb_mc_tile_n(p->args.m, p->args.n, sms);
+    /* TF32 and FP8 (K-major B): each CTA multicasts half of the tile's rows. */
+    err = cb_tc_wgmma_maps(p, kBM, p->tile_n / kCluster);
     if (err != cudaSuccess) return err;
-    p->tile_n = kBN;
+    const cb_mc_kernel_fn kernel = cb_mc_pick(p->prec, p->tile_n);
+    p->smem_bytes = p->tile_n == 256 ? Ring<256>::BYTES : Ring<192>::BYTES;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, p->smem_bytes);
+    if (err != cudaSuccess) return err;
     p->tiles_m = cb_tc_cdiv(cb_tc_cdiv(p->args.m, kBM), kCluster); /* cluster rows */
-    p->tiles_n = cb_tc_cdiv(p->args.n, kBN);
+    p->tiles_n = cb_tc_cdiv(p->args.n, p->tile_n);
     const long long ctiles = (long long)p->tiles_m * p->tiles_n;
     if (ctiles > 0x3fffffffLL) return cudaErrorInvalidValue;
     /* As many clusters as fit at once (one CTA per SM, two SMs of a GPC
@@ -200,7 +235,8 @@ static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_i
     p->grid = dim3((unsigned)(kCluster * (ctiles < fit ? ctiles : fit)));
     p->variant = fit;
     char desc[96];
-    snprintf(desc, sizeof desc, "rung 4 in 2-CTA clusters, B multicast, %d clusters%s",
+    snprintf(desc, sizeof desc,
+             "rung 4 in 2-CTA clusters, 128x%d tiles, B multicast, %d clusters%s", p->tile_n,
              (int)p->grid.x / kCluster,
              p->prec == CB_TC_BF16   ? ""
              : p->prec == CB_TC_TF32 ? ", B^T first"
@@ -212,8 +248,8 @@ static cudaError_t cb_tc_wgmma_cluster_launch(const cb_tc_plan *p, cudaStream_t 
 {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = cb_mc_config(p, &attr, stream);
-    return cudaLaunchKernelEx(&cfg, cb_mc_pick(p->prec), p->map_a, p->map_b, p->args, p->tiles_m,
-                              p->tiles_n);
+    return cudaLaunchKernelEx(&cfg, cb_mc_pick(p->prec, p->tile_n), p->map_a, p->map_b, p->args,
+                              p->tiles_m, p->tiles_n);
 }
 
 /* cb_tc_rung_wgmma_cluster (matmul_tc_kernels.h). */

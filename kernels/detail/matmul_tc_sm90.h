@@ -303,8 +303,8 @@ __device__ __forceinline__ void cb_wg_mma(float (&acc)[BN / 2], uint64_t da, uin
         if constexpr (BN == 192) cb_wgmma_bf16_n192<1>(acc, da, db, scale_d);
         if constexpr (BN == 128) cb_wgmma_bf16_n128<1>(acc, da, db, scale_d);
     } else if constexpr (P == CB_TC_TF32) {
-        static_assert(BN == 256 || BN == 128, "TF32 wgmma widths built: 128, 256");
         if constexpr (BN == 256) cb_wgmma_tf32_n256(acc, da, db, scale_d);
+        if constexpr (BN == 192) cb_wgmma_tf32_n192(acc, da, db, scale_d);
         if constexpr (BN == 128) cb_wgmma_tf32_n128(acc, da, db, scale_d);
     } else {
         if constexpr (BN == 256) cb_wgmma_e4m3_n256(acc, da, db, scale_d);
@@ -318,13 +318,14 @@ __device__ __forceinline__ void cb_wg_mma(float (&acc)[BN / 2], uint64_t da, uin
  * slice: 32 bytes along a K-major row per k-step (16 BF16 / 8 TF32 / 32
  * FP8), or 16 rows of 128 bytes down an MN-major BF16 block. `accumulate`
  * false starts the sums (the first slice of a tile). */
-template <cb_tc_precision P, int BN>
+template <cb_tc_precision P, int BN,
+          int STEPS = cb_wg_cfg<P, 64, BN>::BK / cb_wg_cfg<P, 64, BN>::KSTEP>
 __device__ __forceinline__ void cb_wg_mma_slice(float (&acc)[BN / 2], uint32_t sa, uint32_t sb,
                                                 bool accumulate)
 {
     typedef cb_wg_cfg<P, 64, BN> C;
 #pragma unroll
-    for (int kk = 0; kk < C::BK / C::KSTEP; kk++) {
+    for (int kk = 0; kk < STEPS; kk++) {
         const uint32_t scale_d = accumulate || kk > 0 ? 1u : 0u;
         const uint64_t da = cb_tc_desc(sa + kk * 32, 16, 1024, CB_TC_SWIZZLE_128B);
         const uint64_t db =
@@ -402,6 +403,30 @@ __device__ __forceinline__ void cb_wg_consume_slice(const Ring &r, float (&acc)[
     cb_mbar_wait(&r.full[s], parity);
     cb_wgmma_fence();
     cb_wg_mma_slice<P, BN>(acc, r.a(s) + a_off, r.b(s), accumulate);
+    cb_wgmma_commit();
+    cb_wgmma_wait<1>();
+}
+
+/* The same for a tile's last slice, of which only the first `steps`
+ * k-steps hold data (TMA zero-filled the k past the matrix): their wgmmas
+ * alone, 1 of 4 at k = 200. A separate function so that the main loop's
+ * slices keep one straight-line body. */
+template <cb_tc_precision P, int BN, typename Ring>
+__device__ __forceinline__ void cb_wg_consume_last_slice(const Ring &r, float (&acc)[BN / 2],
+                                                         uint32_t s, uint32_t parity,
+                                                         uint32_t a_off, bool accumulate, int steps)
+{
+    static_assert(cb_wg_cfg<P, 64, BN>::BK / cb_wg_cfg<P, 64, BN>::KSTEP == 4, "k-steps per slice");
+    cb_mbar_wait(&r.full[s], parity);
+    cb_wgmma_fence();
+    if (steps >= 4)
+        cb_wg_mma_slice<P, BN, 4>(acc, r.a(s) + a_off, r.b(s), accumulate);
+    else if (steps == 3)
+        cb_wg_mma_slice<P, BN, 3>(acc, r.a(s) + a_off, r.b(s), accumulate);
+    else if (steps == 2)
+        cb_wg_mma_slice<P, BN, 2>(acc, r.a(s) + a_off, r.b(s), accumulate);
+    else
+        cb_wg_mma_slice<P, BN, 1>(acc, r.a(s) + a_off, r.b(s), accumulate);
     cb_wgmma_commit();
     cb_wgmma_wait<1>();
 }

@@ -107,6 +107,18 @@ __device__ __forceinline__ void cb_wgmma_tf32_n128(float (&d)[64], uint64_t desc
 #endif
 }
 
+__device__ __forceinline__ void cb_wgmma_tf32_n192(float (&d)[96], uint64_t desc_a, uint64_t desc_b,
+                                                   uint32_t scale_d)
+{
+#if CB_TC_SM90A_DEVICE
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32 " CB_WG_D96
+                 ", %96, %97, p, 1, 1;\n}\n"
+                 : CB_WG_F96
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#endif
+}
+
 __device__ __forceinline__ void cb_wgmma_tf32_n256(float (&d)[128], uint64_t desc_a,
                                                    uint64_t desc_b, uint32_t scale_d)
 {

@@ -33,6 +33,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const ring<BN> r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
+    /* The last slice's k-steps that hold data: TMA zero-filled the rest,
+     * whose wgmmas would only add zeros (1 of 4 at k = 200). */
+    const int tail_steps = (g.k - (kt_count - 1) * C::BK + C::KSTEP - 1) / C::KSTEP;
     const int tiles = tiles_m * tiles_n;
     __syncthreads();
 
@@ -54,11 +57,16 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
             int tm, tn;
             cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
-            for (int kt = 0; kt < kt_count; kt++, it++) {
+            int kt = 0;
+            for (; kt + 1 < kt_count; kt++, it++) {
                 cb_wg_consume_slice<P, BN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
                                            kt > 0);
                 if (kt > 0 && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             }
+            cb_wg_consume_last_slice<P, BN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
+                                            kt > 0, tail_steps);
+            if (kt > 0 && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
+            it++;
             cb_wgmma_wait<0>();
             if (lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             cb_wgmma_fence_regs(acc);
