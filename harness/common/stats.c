@@ -3,6 +3,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,4 +212,24 @@ cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, 
 bool cb_stop_met_at_budget(const cb_stop_rule *rule, const cb_summary *s)
 {
     return isfinite(s->ci_rel_half) && s->ci_rel_half <= rule->target_rel;
+}
+
+void cb_stop_describe_miss(const cb_stop_rule *rule, const cb_summary *s, int n, bool futile,
+                           double spent_s, char *out, size_t len)
+{
+    if (!isfinite(s->ci_rel_half))
+        snprintf(out, len,
+                 "no 95%% CI of the median after %d samples: they move together (lag-1 "
+                 "autocorrelation %.2f) and count as %.1f independent ones (target +-%.2f%%, "
+                 "budget %.3g s)",
+                 n, s->rho1, s->n_eff, 100 * rule->target_rel, rule->max_time_s);
+    else if (futile)
+        snprintf(out, len,
+                 "CI of the median +-%.2f%% after %d samples (target +-%.2f%%): out of reach "
+                 "within the budget of %.3g s, stopped after %.2f s",
+                 100 * s->ci_rel_half, n, 100 * rule->target_rel, rule->max_time_s, spent_s);
+    else
+        snprintf(out, len,
+                 "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
+                 100 * s->ci_rel_half, n, 100 * rule->target_rel, rule->max_time_s);
 }

@@ -110,4 +110,13 @@ cb_stop_verdict cb_stop_check(const cb_stop_rule *rule, const double *x, int n, 
  * with a CI of +-0.01-0.5% reached the precision the run asked for. */
 bool cb_stop_met_at_budget(const cb_stop_rule *rule, const cb_summary *s);
 
+/* Why a round of n samples summarised in `s` missed `rule`'s target, in
+ * words for the row's reason (into out, len bytes): its interval against
+ * the target and the budget (`futile`: stopped early after spent_s because
+ * the target was out of reach), or, where the samples move together so
+ * much that no 95% interval exists, that and how few independent samples
+ * they count as (never "+-inf%"). */
+void cb_stop_describe_miss(const cb_stop_rule *rule, const cb_summary *s, int n, bool futile,
+                           double spent_s, char *out, size_t len);
+
 #endif

@@ -208,23 +208,7 @@ static void note_budget_end(const cb_run_config *cfg, point_run *pr, int round, 
     cb_stats_summarise(pr->samples.time_s + start, n, &s);
     if (cb_stop_met_at_budget(&rule, &s)) return;
     pr->noisy_rounds++;
-    if (!isfinite(s.ci_rel_half))
-        /* No interval at all: the samples moved together so much that they
-         * count as too few independent ones for a 95% CI of the median. */
-        snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
-                 "no 95%% CI of the median after %d samples: they move together (lag-1 "
-                 "autocorrelation %.2f) and count as %.1f independent ones (target +-%.2f%%, "
-                 "budget %.3g s)",
-                 n, s.rho1, s.n_eff, 100 * rule.target_rel, rule.max_time_s);
-    else if (futile)
-        snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
-                 "CI of the median +-%.2f%% after %d samples (target +-%.2f%%): out of reach "
-                 "within the budget of %.3g s, stopped after %.2f s",
-                 100 * s.ci_rel_half, n, 100 * rule.target_rel, rule.max_time_s, spent_s);
-    else
-        snprintf(pr->noisy_reason, sizeof pr->noisy_reason,
-                 "CI of the median +-%.2f%% after %d samples (target +-%.2f%%, budget %.3g s)",
-                 100 * s.ci_rel_half, n, 100 * rule.target_rel, rule.max_time_s);
+    cb_stop_describe_miss(&rule, &s, n, futile, spent_s, pr->noisy_reason, sizeof pr->noisy_reason);
 }
 
 /* The timed part of one round: settle, sample, CUPTI. False on interrupt. */

@@ -8,6 +8,7 @@
 #include "stats.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* P(Binomial(n, 1/2) <= k), by direct summation. */
 static double binom_cdf(int n, int k)
@@ -333,6 +334,18 @@ int main(void)
     CB_CHECK(!cb_stop_met_at_budget(&rule, &at_end)); /* still wider than 0.5% */
     cb_stats_summarise(saw, 10, &at_end);
     CB_CHECK(!cb_stop_met_at_budget(&rule, &at_end)); /* n_eff too small for any interval */
+    /* The row's reason for each miss: no interval at all in words (the
+     * sawtooth's 10 samples move together), else the interval's width
+     * against the target, with the early stop said where it was one. */
+    char why[CB_MSG_LEN];
+    cb_stop_describe_miss(&rule, &at_end, 10, false, 1.0, why, sizeof why);
+    CB_CHECK(strstr(why, "no 95% CI of the median after 10 samples: they move together") != NULL);
+    CB_CHECK(strstr(why, "inf") == NULL && strstr(why, "target +-0.50%") != NULL);
+    cb_stats_summarise(noisy, 10, &at_end);
+    cb_stop_describe_miss(&rule, &at_end, 10, false, 1.0, why, sizeof why);
+    CB_CHECK(strncmp(why, "CI of the median +-", 19) == 0 && strstr(why, "budget 1 s)") != NULL);
+    cb_stop_describe_miss(&rule, &at_end, 10, true, 0.5, why, sizeof why);
+    CB_CHECK(strstr(why, "out of reach within the budget of 1 s, stopped after 0.50 s") != NULL);
 
     test_autocorrelation();
     test_drift();
