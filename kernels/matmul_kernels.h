@@ -62,14 +62,18 @@ typedef enum cb_matmul_config {
     CB_MATMUL_M64N64K8,       /* 64 threads, 8x8: small matrices             */
     CB_MATMUL_M128N256K8,     /* 256 threads, 16x8 per thread                */
     CB_MATMUL_M256N128K8,     /* 256 threads, 16x8 per thread                */
+    CB_MATMUL_NARROW_N,       /* n <= 8: warp per row(s) of A, lanes over k  */
+    CB_MATMUL_SHORT_M,        /* m <= 8: lanes over B's columns, k split     */
     CB_MATMUL_CONFIG_COUNT
 } cb_matmul_config;
 
 #define CB_MATMUL_CONFIG_NAMES                                                                     \
-    "m128n128k8,m128n128k16,m128n64k8,m64n128k8,m64n64k8,m128n256k8,m256n128k8"
+    "m128n128k8,m128n128k16,m128n64k8,m64n128k8,m64n64k8,m128n256k8,m256n128k8,narrow_n,"          \
+    "short_m"
 
-/* The config `config=auto` picks: the largest of 128x128, 128x64 and 64x64
- * whose grid still fills every SM once (small matrices get smaller tiles). */
+/* The config `config=auto` picks: narrow_n for n <= 8 (n < m), short_m for
+ * m <= 8; otherwise the largest of 128x128, 128x64 and 64x64 whose grid
+ * still fills every SM once (small matrices get smaller tiles). */
 cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count);
 
 /* One rung of the ladder: its code and how a point picks its instance. */

@@ -1,7 +1,11 @@
 /* matmul_pipelined.cu - rung 8: the warp-tiled kernel with a software
  * pipeline (see matmul_warptile.h): register-staged global prefetch of the
  * next k-slice, two shared-memory stages with one barrier per slice, and
- * double-buffered register fragments. `variant` is a cb_matmul_config. */
+ * double-buffered register fragments. `variant` is a cb_matmul_config.
+ * Skinny products (n or m of a few) take the narrow_n and short_m
+ * configurations instead, kernels that stream the large operand once
+ * (matmul_skinny.cu). */
+#include "matmul_skinny.h"
 #include "matmul_warptile.h"
 
 #include <string.h>
@@ -22,12 +26,33 @@ static const cb_matmul_instance cb_pipelined_instances[] = {
     {cfg, cb_wt_launch<wm, wn, sm, sn, bk, true>, cb_wt_query<wm, wn, sm, sn, bk, true>},
     CB_PIPELINED_CONFIGS(CB_X)
 #undef CB_X
+        {CB_MATMUL_NARROW_N, cb_skinny_narrow_n_launch, cb_skinny_narrow_n_query},
+    {CB_MATMUL_SHORT_M, cb_skinny_short_m_launch, cb_skinny_short_m_query},
 };
 
-/* Fewer blocks than SMs leaves SMs idle for the whole kernel, which costs
- * more than the lower data reuse of a smaller tile. */
+/* The widest n (narrow_n) and the tallest m (short_m) that the skinny
+ * kernels take. A tiled block is at least 64 columns and 64 rows, so at
+ * n <= 8 (or m <= 8) seven eighths or more of its FMAs fall outside C and
+ * its grid has a block per 64 rows (columns): at 4096 x 1 x 4096, 64
+ * blocks for 132 SMs. The skinny kernels instead stream A (B) once at
+ * DRAM speed, and 8 is the most they hold in one pass: narrow_n keeps its
+ * R x N <= 32 sums and the 4 N B values per float4 of A in registers and
+ * reads A once for N <= 8 columns (more columns: another pass over A, and
+ * 4 N B loads per A load through L1); short_m likewise keeps M <= 8 rows
+ * of sums, with M loads of A per float4 of B. Beyond that the tiled
+ * kernels' reuse grows with the short side while the skinny kernels' cost
+ * grows with it; where exactly they cross above 8 is for a measurement. */
+#define CB_MATMUL_SKINNY_MAX 8
+
+/* Skinny first: n <= 8 (and narrower than tall) is narrow_n, m <= 8 is
+ * short_m; when both are, the shorter side picks (m = 8, n = 1: eight
+ * rows of A dotted with one column, narrow_n). Otherwise a tile: fewer
+ * blocks than SMs leaves SMs idle for the whole kernel, which costs more
+ * than the lower data reuse of a smaller tile. */
 extern "C" cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count)
 {
+    if (n <= CB_MATMUL_SKINNY_MAX && n < m) return CB_MATMUL_NARROW_N;
+    if (m <= CB_MATMUL_SKINNY_MAX) return CB_MATMUL_SHORT_M;
     const long long need = sm_count > 0 ? sm_count : 1;
     if ((long long)cb_cdiv(m, 128) * cb_cdiv(n, 128) >= need) return CB_MATMUL_M128N128K8;
     if ((long long)cb_cdiv(m, 128) * cb_cdiv(n, 64) >= need) return CB_MATMUL_M128N64K8;

@@ -29,8 +29,9 @@
  * Without kPipelined: one stage, load -> barrier -> compute -> barrier, so
  * global latency is exposed every slice (the warptiled rung).
  *
- * kMode is a cb_edge_mode: FULL has no bounds checks, VEC4 predicates
- * whole float4s, SCALAR checks every element; loads outside read 0. */
+ * kMode is a cb_edge_mode: FULL has no bounds checks; VEC4 (float4 loads)
+ * and SCALAR (4 scalar loads per float4) clamp their addresses into the
+ * matrices and check k in the last k-slice only (see load_global). */
 #ifndef CB_MATMUL_WARPTILE_H
 #define CB_MATMUL_WARPTILE_H
 
@@ -81,26 +82,47 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
 
     /* Global -> register staging: float4 v of A is row f / (BK/4), k-quad
      * f % (BK/4) of the tile; of B row f / (BN/4), column quad f % (BN/4),
-     * with f = tid + v * THREADS (consecutive threads, consecutive bytes). */
+     * with f = tid + v * THREADS (consecutive threads, consecutive bytes).
+     *
+     * Edges without a predicate per load: a row of A past m reads row
+     * m - 1, and a column of B past n a column inside B (VEC4: the last
+     * quad, n % 4 == 0; SCALAR: element j of a quad reads column
+     * min(col + j, n - 1), b_lim[v] = the last j inside). Every load then
+     * stays inside the matrices, and what such a load brings only reaches
+     * accumulators of rows past m or columns past n, which the epilogue
+     * never stores. Loads past k are different: they would add into
+     * stored outputs, so they must read 0. Only the last k-slice can reach
+     * past k (every other one ends at or before it), so only that slice
+     * is loaded with the k checks (load_global's `last`); the others load
+     * unconditionally. FULL needs neither the clamps nor the checks (its
+     * selects below are always the first operand; they are kept so that its
+     * code stays exactly what it was measured as). */
     const float *a_src[S::A_VECS];
     const float *b_src[S::B_VECS];
-    bool a_row_ok[S::A_VECS], b_col_ok[S::B_VECS];
+    int b_lim[S::B_VECS];
 #pragma unroll
     for (int v = 0; v < S::A_VECS; v++) {
         const int f = tid + v * THREADS, r = f / (BK / 4), q = f % (BK / 4) * 4;
-        a_row_ok[v] = m0 + r < m;
-        a_src[v] = a + (size_t)(a_row_ok[v] ? m0 + r : 0) * k + q;
+        const int row = kMode == CB_EDGE_FULL ? (m0 + r < m ? m0 + r : 0) : min(m0 + r, m - 1);
+        a_src[v] = a + (size_t)row * k + q;
     }
 #pragma unroll
     for (int v = 0; v < S::B_VECS; v++) {
         const int f = tid + v * THREADS, r = f / (BN / 4), q = f % (BN / 4) * 4;
-        b_col_ok[v] = n0 + q < n;
-        b_src[v] = b + (size_t)r * n + (b_col_ok[v] ? n0 + q : 0);
+        const int col = kMode == CB_EDGE_FULL   ? (n0 + q < n ? n0 + q : 0)
+                        : kMode == CB_EDGE_VEC4 ? min(n0 + q, n - 4)
+                                                : min(n0 + q, n - 1);
+        b_lim[v] = n - 1 - col;
+        b_src[v] = b + (size_t)r * n + col;
     }
     float4 ra[S::A_VECS], rb[S::B_VECS];
 
-    /* Fetch the slice starting at k = p0 into ra / rb. */
-    auto load_global = [&](int p0) {
+    /* Fetch the slice starting at k = p0 into ra / rb; `last`: the last
+     * slice, whose elements at or past k read 0. Called with a constant
+     * `last`, so the other slices' loads carry no predicate. SCALAR: A's
+     * rows (k floats) and B's (n floats) are not 16-byte aligned, so a
+     * float4 is 4 scalar loads. */
+    auto load_global = [&](int p0, bool last) {
 #pragma unroll
         for (int v = 0; v < S::A_VECS; v++) {
             const int q = (tid + v * THREADS) % (BK / 4) * 4;
@@ -108,32 +130,31 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
             if (kMode == CB_EDGE_FULL) {
                 ra[v] = *reinterpret_cast<const float4 *>(src);
             } else if (kMode == CB_EDGE_VEC4) {
-                ra[v] = (a_row_ok[v] && p0 + q < k) ? *reinterpret_cast<const float4 *>(src)
-                                                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                ra[v] = (!last || p0 + q < k) ? *reinterpret_cast<const float4 *>(src)
+                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
-                const bool ok = a_row_ok[v];
-                ra[v].x = (ok && p0 + q + 0 < k) ? src[0] : 0.0f;
-                ra[v].y = (ok && p0 + q + 1 < k) ? src[1] : 0.0f;
-                ra[v].z = (ok && p0 + q + 2 < k) ? src[2] : 0.0f;
-                ra[v].w = (ok && p0 + q + 3 < k) ? src[3] : 0.0f;
+                ra[v].x = (!last || p0 + q + 0 < k) ? src[0] : 0.0f;
+                ra[v].y = (!last || p0 + q + 1 < k) ? src[1] : 0.0f;
+                ra[v].z = (!last || p0 + q + 2 < k) ? src[2] : 0.0f;
+                ra[v].w = (!last || p0 + q + 3 < k) ? src[3] : 0.0f;
             }
         }
 #pragma unroll
         for (int v = 0; v < S::B_VECS; v++) {
-            const int f = tid + v * THREADS, r = f / (BN / 4), q = f % (BN / 4) * 4;
+            const int r = (tid + v * THREADS) / (BN / 4);
             const float *src = b_src[v] + (size_t)p0 * n;
             if (kMode == CB_EDGE_FULL) {
                 rb[v] = *reinterpret_cast<const float4 *>(src);
             } else if (kMode == CB_EDGE_VEC4) {
-                rb[v] = (b_col_ok[v] && p0 + r < k) ? *reinterpret_cast<const float4 *>(src)
-                                                    : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                rb[v] = (!last || p0 + r < k) ? *reinterpret_cast<const float4 *>(src)
+                                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             } else {
-                const bool ok = p0 + r < k;
-                const int col = n0 + q;
-                rb[v].x = (ok && col + 0 < n) ? src[0] : 0.0f;
-                rb[v].y = (ok && col + 1 < n) ? src[1] : 0.0f;
-                rb[v].z = (ok && col + 2 < n) ? src[2] : 0.0f;
-                rb[v].w = (ok && col + 3 < n) ? src[3] : 0.0f;
+                const bool ok = !last || p0 + r < k;
+                const int lim = b_lim[v];
+                rb[v].x = ok ? src[0] : 0.0f;
+                rb[v].y = ok ? src[min(1, lim)] : 0.0f;
+                rb[v].z = ok ? src[min(2, lim)] : 0.0f;
+                rb[v].w = ok ? src[min(3, lim)] : 0.0f;
             }
         }
     };
@@ -177,16 +198,26 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
 
     auto outer_product = [&](int slot) { cb_matmul_outer_fma(acc, fa[slot], fb[slot]); };
 
+    /* Slice t is the last when t + 1 == slices: only then (and never in
+     * FULL) load_global checks k. */
     const int slices = (k + BK - 1) / BK;
     if (kPipelined) {
-        load_global(0);
+        if (kMode != CB_EDGE_FULL && slices == 1)
+            load_global(0, true);
+        else
+            load_global(0, false);
         store_shared(0);
         __syncthreads();
         load_frag(0, 0, 0);
         int st = 0;
         for (int t = 0; t < slices; t++) {
             const bool more = t + 1 < slices;
-            if (more) load_global((t + 1) * BK); /* in flight during this slice */
+            if (more) { /* in flight during this slice */
+                if (kMode != CB_EDGE_FULL && t + 2 == slices)
+                    load_global((t + 1) * BK, true);
+                else
+                    load_global((t + 1) * BK, false);
+            }
 #pragma unroll
             for (int kk = 0; kk < BK; kk++) {
                 if (kk < BK - 1) {
@@ -202,7 +233,10 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
         }
     } else {
         for (int t = 0; t < slices; t++) {
-            load_global(t * BK);
+            if (kMode != CB_EDGE_FULL && t + 1 == slices)
+                load_global(t * BK, true);
+            else
+                load_global(t * BK, false);
             store_shared(0);
             __syncthreads();
 #pragma unroll

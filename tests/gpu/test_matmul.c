@@ -15,7 +15,8 @@
 
 #include <stdlib.h>
 
-/* m, n, k: the path each shape exercises in the 128x128x8 kernels. */
+/* m, n, k: the path each shape exercises in the 128x128x8 kernels, and in
+ * pipelined's skinny kernels (narrow_n, short_m) where auto picks them. */
 static const char *const cb_shapes[][3] = {
     {"128", "m", "m"},     /* full tiles, FP64 reference            */
     {"2048", "m", "m"},    /* full tiles, cuBLAS reference + spot    */
@@ -27,6 +28,11 @@ static const char *const cb_shapes[][3] = {
     {"4096", "1", "4096"}, /* one column                             */
     {"64", "64", "1"},     /* k = 1                                  */
     {"4093", "m", "m"},    /* scalar edges, cuBLAS reference         */
+    {"4096", "3", "4095"}, /* narrow_n: 4 columns for 3, scalar A    */
+    {"300", "8", "256"},   /* narrow_n: float4 A and B, partial warp */
+    {"8191", "2", "1"},    /* narrow_n: k = 1, only the guarded step */
+    {"5", "1000", "333"},  /* short_m: 5 of 8 rows, float4 B, tail   */
+    {"7", "9", "4093"},    /* short_m: scalar B, 9 columns of 16     */
 };
 
 /* The values of a rung's extra axis to sweep (NULL: none): the tile
@@ -63,6 +69,16 @@ static int cb_verify_all(const cb_device_info *dev, cudaStream_t s)
             for (int t = 0; t < CB_ARRAY_LEN(cb_shapes); t++) {
                 /* The host rungs take the small shapes only. */
                 if (b->target == CB_TARGET_HOST && atoi(cb_shapes[t][0]) > 1000) continue;
+                /* The skinny kernels named at a large square pass over
+                 * their long operand once per 8 rows or columns (seconds
+                 * at 2048^2 and 4093^2); their multi-pass paths are
+                 * covered at 127^2, 129 x 131 and 1000^2. */
+                const long long sm = atoll(cb_shapes[t][0]), sn = strcmp(cb_shapes[t][1], "m") == 0
+                                                                      ? sm
+                                                                      : atoll(cb_shapes[t][1]);
+                if ((strcmp(extra[e], "narrow_n") == 0 || strcmp(extra[e], "short_m") == 0) &&
+                    sm * sn > 1100000)
+                    continue;
                 const char *values[4] = {cb_shapes[t][0], cb_shapes[t][1], cb_shapes[t][2],
                                          extra[e]};
                 cb_point p;
@@ -128,6 +144,8 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
         {"pipelined/m64n64k8", &cb_matmul_rung_pipelined, CB_MATMUL_M64N64K8},
         {"pipelined/m128n256k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N256K8},
         {"pipelined/m256n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M256N128K8},
+        {"pipelined/narrow_n", &cb_matmul_rung_pipelined, CB_MATMUL_NARROW_N},
+        {"pipelined/short_m", &cb_matmul_rung_pipelined, CB_MATMUL_SHORT_M},
         {"multistage/m128n128k16s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N128K16S3},
         {"multistage/m128n128k16s4", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N128K16S4},
         {"multistage/m128n128k32s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N128K32S3},
@@ -249,6 +267,8 @@ int main(void)
     cb_check_beta(s, 129, 131, 67);
     cb_check_beta(s, 256, 256, 256);
     cb_check_beta(s, 260, 132, 100);
+    cb_check_beta(s, 1000, 5, 332); /* the skinny paths: narrow_n, float4 A */
+    cb_check_beta(s, 6, 1000, 333); /* short_m, float4 B, k tail */
     cb_check_skips(&dev, s);
     cb_check_fp8_large(&dev, s);
     cudaStreamDestroy(s);
