@@ -17,12 +17,17 @@
 #      8191 x 8193 x 4095 (their difference is the staging copy)
 #   4. compute-sanitizer memcheck and racecheck over the tensor-core rungs,
 #      the FP8 rungs and the multistage rung at odd shapes (m = 129,
-#      n = 131 or 136, k = 67 or 72: staged and strict paths)
+#      n = 131 or 136, k = 67 or 72: staged and strict paths), and over
+#      the pipelined rung's skinny and ragged paths (m 1, 5, 129 by n 1,
+#      3, 131 by k 67, 72)
 #   5. torch/matmul_fp8 (torch._scaled_mm) beside cuBLASLt FP8 at 4096^3
 #      and 8192^3 through python -m cubench; TF32 (rungs 4, 5, cuBLAS) at
 #      4096^3 and 8192^3 with the SM clock locked at GEMM_LOCK_MHZ (only
 #      when that is set: it changes the GPU's clocks for the run, which is
 #      for a machine you own; --lock-clocks needs root)
+#      TF32 again with the CUPTI range profiler (`--metrics`): the GPC
+#      cycles of one run of each kernel, the comparison at matched clocks
+#      on a machine whose clocks are not yours
 #   6. the multistage rung's configurations at 4096^3, 8192^3, 4093^3 and
 #      1000 x 3000 x 200 (the autotune sweep; gemm_tune.py prints the rows
 #      of its table from it)
@@ -142,6 +147,18 @@ step_tf32_locked() {
     say "tf32 locked: rc=$? (2: the clock could not be locked) $(tail -1 "$OUT/run-tf32-locked.log")"
 }
 
+# TF32 at matched clocks without touching them: the GPC cycles each kernel
+# takes in one replayed run (CUPTI's range profiler, `--metrics`), so the
+# rung and cuBLAS compare per clock cycle whatever clock each ran at.
+step_tf32_cycles() {
+    over_budget "TF32 cycles" && return
+    log "TF32 at matched clocks: elapsed GPC cycles per run (--metrics)"
+    timeout 60 "$BIN" run matmul/cublas_tf32 matmul_tc/wgmma_ws_tf32 matmul_tc/wgmma_cluster_tf32 \
+        --axis m=4096,8192 --metrics gpc__cycles_elapsed.max,sm__cycles_elapsed.avg.per_second \
+        --max-time-per-point 0.3 --out "$OUT/metrics-tf32" --quiet > "$OUT/metrics-tf32.log" 2>&1
+    say "tf32 cycles: rc=$? $(tail -1 "$OUT/metrics-tf32.log")"
+}
+
 step_tune() {
     over_budget "the multistage sweep" && return
     log "multistage configurations (autotune sweep)"
@@ -168,6 +185,12 @@ step_sanitize() {
             --axis m=129 --axis n=131,136 --axis k=67,72 "${q[@]}" --out "$OUT/san-$tool" \
             > "$OUT/san-$tool.log" 2>&1
         say "$tool: rc=$? (0 clean, 9 errors, 124 timeout) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | tail -1)"
+        # The FP32 rung's skinny and ragged paths (config auto: narrow n,
+        # short m, clamped edges).
+        timeout 60 "$SAN" --tool $tool --error-exitcode 9 "$BIN" run matmul/pipelined \
+            --axis m=1,5,129 --axis n=1,3,131 --axis k=67,72 "${q[@]}" --out "$OUT/san-fp32-$tool" \
+            > "$OUT/san-fp32-$tool.log" 2>&1
+        say "$tool (pipelined): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-fp32-$tool.log" | tail -1)"
     done
 }
 
@@ -202,7 +225,7 @@ step_ncu() {
 step_test_fp32() {
     over_budget "tests/gpu/test_matmul" && return
     log "tests/gpu/test_matmul (the FP32 ladder)"
-    timeout 45 build-native/tests/test_matmul > "$OUT/test_matmul.log" 2>&1
+    timeout 150 build-native/tests/test_matmul > "$OUT/test_matmul.log" 2>&1
     say "test_matmul rc=$? $(grep -E 'points verified|passed' "$OUT/test_matmul.log" | tail -2 | tr '\n' ' ')"
 }
 
@@ -223,6 +246,7 @@ step_run
 step_sanitize
 step_torch
 step_tf32_locked
+step_tf32_cycles
 step_tune
 step_ncu
 step_test_fp32

@@ -71,6 +71,27 @@ def target(runs: dict, shape: str, benches: list[str], goal: float, what: str) -
           f"= {pct:.1f} % of {best.get('ref_benchmark')} (goal {goal:g} %){clocks}")
 
 
+def tf32_cycles(out: str) -> None:
+    """TF32 per clock cycle: the elapsed GPC cycles of one run of each
+    kernel (OUT/metrics-tf32/metrics.csv, CUPTI's range profiler), cuBLAS's
+    over the rung's, so > 100 % means fewer cycles than cuBLAS."""
+    cycles: dict[tuple[str, str], float] = {}
+    for d in run_dirs(out, "metrics-tf32"):
+        with open_csv(d, "metrics.csv") as f:
+            for r in csv.DictReader(f):
+                if r["metric"] == "gpc__cycles_elapsed.max" and num(r["value"]):
+                    cycles[(r["benchmark"], r["axes"].split(";")[0])] = num(r["value"])
+    for m in ("m=4096", "m=8192"):
+        ref = cycles.get(("matmul/cublas_tf32", m))
+        for b in ("matmul_tc/wgmma_ws_tf32", "matmul_tc/wgmma_cluster_tf32"):
+            mine = cycles.get((b, m))
+            if ref and mine:
+                print(f"- TF32 at matched clocks, {m}: {b} {mine:.0f} GPC cycles against "
+                      f"matmul/cublas_tf32 {ref:.0f}: {100 * ref / mine:.1f} % of cuBLAS per cycle")
+            else:
+                print(f"- TF32 at matched clocks, {m}: {b}: NO DATA")
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print("usage: gemm_summary.py OUT", file=sys.stderr)
@@ -89,6 +110,7 @@ def main() -> int:
     for shape in ("4096", "8192"):
         target(runs, shape, ["matmul_tc/wgmma_ws_tf32", "matmul_tc/wgmma_cluster_tf32"], 100,
                "TF32 (compare the clocks)")
+    tf32_cycles(sys.argv[1])
     target(runs, "8192", ["matmul_tc/wgmma_fp8", "matmul_tc/wgmma_cluster_fp8"], 90, "FP8")
     for shape in ("4096", "8192"):
         target(runs, shape, ["matmul/multistage", "matmul/pipelined"], 95, "FP32 SIMT")
