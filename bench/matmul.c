@@ -63,8 +63,11 @@ static const cb_axis_def cb_matmul_axes_tile[] = {
 };
 static const cb_axis_def cb_matmul_axes_config[] = {
     CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_FAST),
-    CB_MATMUL_CONFIG_AXIS(CB_MATMUL_CONFIG_NAMES,
-                          "block tile mMnNkK; auto: 128x128x8 unless that leaves SMs idle"),
+    CB_MATMUL_CONFIG_AXIS(
+        CB_MATMUL_CONFIG_NAMES,
+        "block tile mMnNkK, or narrow_n / short_m (kernels for n or m of at most 8); "
+        "auto: narrow_n for n <= 8, short_m for m <= 8, else 128x128x8 unless "
+        "that leaves SMs idle"),
 };
 static const cb_axis_def cb_matmul_axes_ms_config[] = {
     CB_MATMUL_SHAPE_AXES(CB_MATMUL_SIZES_FAST),

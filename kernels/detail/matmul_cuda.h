@@ -21,9 +21,12 @@ static inline int cb_cdiv(int a, int b)
  *   FULL   - every dimension is a multiple of the tile: float4 loads and
  *            stores with no bounds checks at all (the fast path);
  *   VEC4   - k and n are multiples of 4 and the pointers 16-byte aligned:
- *            float4 loads predicated as a whole (a float4 is either fully
- *            inside or fully outside), zero fill outside;
- *   SCALAR - anything else: one bounds check per element. */
+ *            float4 loads (a float4 is either fully inside or fully
+ *            outside);
+ *   SCALAR - anything else: scalar loads.
+ * How a kernel keeps VEC4 and SCALAR loads inside the matrices is its own
+ * (the warp-tiled kernels clamp the addresses and check k only in the last
+ * k-slice, matmul_warptile.h; the simpler rungs check every load). */
 enum cb_edge_mode { CB_EDGE_FULL = 0, CB_EDGE_VEC4 = 1, CB_EDGE_SCALAR = 2 };
 
 static inline bool cb_aligned16(const void *p)

@@ -56,6 +56,17 @@ int main(void)
                     (int)cb_matmul_config_auto(8192, 8192, 132));
     CB_CHECK_EQ_INT(pipe->variant_of("auto", 256, 256, 132, why, sizeof why),
                     (int)CB_MATMUL_M64N64K8); /* 4 blocks of 128x128 would idle 128 SMs */
+    /* Skinny shapes take the skinny kernels: n of 1-8 narrow_n (also when
+     * m is short too but taller), m of 1-8 short_m; 9 is a tile again. */
+    CB_CHECK_EQ_INT(pipe->variant_of("auto", 4096, 1, 132, why, sizeof why),
+                    (int)CB_MATMUL_NARROW_N);
+    CB_CHECK_EQ_INT(pipe->variant_of("auto", 8, 3, 132, why, sizeof why), (int)CB_MATMUL_NARROW_N);
+    CB_CHECK_EQ_INT(pipe->variant_of("auto", 1, 4096, 132, why, sizeof why),
+                    (int)CB_MATMUL_SHORT_M);
+    CB_CHECK_EQ_INT(pipe->variant_of("auto", 3, 3, 132, why, sizeof why), (int)CB_MATMUL_SHORT_M);
+    CB_CHECK(pipe->variant_of("auto", 9, 4096, 132, why, sizeof why) != (int)CB_MATMUL_SHORT_M);
+    CB_CHECK_EQ_INT(pipe->variant_of("narrow_n", 64, 64, 132, why, sizeof why),
+                    (int)CB_MATMUL_NARROW_N);
     CB_CHECK_EQ_INT(pipe->variant_of("m1n1k1", 64, 64, 132, why, sizeof why), -1);
     CB_CHECK(strstr(why, "not one of auto") != NULL);
     return cb_test_finish("test_matmul_rungs");
