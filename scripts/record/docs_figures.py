@@ -403,7 +403,8 @@ def round3_late_rows() -> list[str]:
     m = meta("h200-r3/suiteD")
     wall = seconds(m["finished"]) - seconds(m["started"])
     gemm = {shape: rows(f"h200-r3/gemm/run-{shape}")
-            for shape in ("8191x8193x4095", "1000x3000x200", "4096", "torch-fp8")}
+            for shape in ("8191x8193x4095", "1000x3000x200", "4096", "torch-fp8", "4096x1x4096",
+                          "4093", "8192")}
     top = lambda rs: max((r for r in rs if r["benchmark"].startswith("matmul_tc/wgmma_")  # noqa: E731
                           and r["benchmark"].endswith("_bf16") and r["tflops"]),
                          key=lambda r: float(r["tflops"]))
@@ -413,6 +414,9 @@ def round3_late_rows() -> list[str]:
     torch_fp8 = tf(fp8, "torch/matmul_fp8")
     lt_fp8 = tf(fp8, "matmul/cublaslt_fp8")
     tf32 = gemm["4096"]
+    per_cycle = tf32_per_cycle("h200-r3/gemm/metrics-tf32", "m=4096")
+    simt = " · ".join(f"{tflops_of(gemm[s], 'matmul/pipelined', 'pct_ref'):.1f}"
+                      for s in ("4096x1x4096", "8191x8193x4095", "4093", "4096", "8192"))
     clean, mde = aa_summary("h200-aa-r3")
     return [
         f"| the default suite run to its end (674 points) | {wall:.0f} s wall (meta.json started → "
@@ -422,10 +426,13 @@ def round3_late_rows() -> list[str]:
         f"{odd['benchmark'].split('/')[1]}) · {float(small['tflops']):.1f} "
         f"({float(small['pct_ref']):.1f} %, {small['benchmark'].split('/')[1]}) TFLOP/s | "
         f"h200-r3/gemm |",
-        f"| TF32 4096³, both unthrottled at 1980 MHz: cuBLAS TF32 · wgmma_ws_tf32 | "
+        f"| TF32 4096³, both unthrottled at 1980 MHz: cuBLAS TF32 · wgmma_ws_tf32; and per "
+        f"clock cycle (GPC cycles of one run each, `--metrics`) | "
         f"{tf(tf32, 'matmul/cublas_tf32'):.1f} · {tf(tf32, 'matmul_tc/wgmma_ws_tf32'):.1f} "
-        f"TFLOP/s ({tflops_of(tf32, 'matmul_tc/wgmma_ws_tf32', 'pct_ref'):.1f} %) "
-        f"| h200-r3/gemm |",
+        f"TFLOP/s ({tflops_of(tf32, 'matmul_tc/wgmma_ws_tf32', 'pct_ref'):.1f} %); "
+        f"{per_cycle:.1f} % of cuBLAS per cycle | h200-r3/gemm |",
+        f"| FP32 SIMT, matmul/pipelined against cuBLAS FP32 in one run: 4096 x 1 x 4096 · "
+        f"8191 x 8193 x 4095 · 4093³ · 4096³ · 8192³ | {simt} % | h200-r3/gemm |",
         f"| FP8 8192³ in one run: cuBLASLt · torch._scaled_mm | {lt_fp8:.1f} · {torch_fp8:.1f} "
         f"TFLOP/s | h200-r3/gemm/run-torch-fp8 |",
         f"| A/A over every kind (five pairs, three processes per side, 179 points a pair) | "
@@ -433,6 +440,17 @@ def round3_late_rows() -> list[str]:
         f"device kernels from one run per side {mde['<16us']} % (< 16.4 µs) · "
         f"{mde['16-65us']} % · {mde['>65us']} % (> 65.5 µs) | h200-aa-r3 |",
     ] + suite_one_at_a_time_rows()
+
+
+def tf32_per_cycle(run: str, size: str) -> float:
+    """cuBLAS TF32's GPC cycles over wgmma_ws_tf32's at `size` (metrics.csv
+    of gemm.sh's TF32 metric pass), in %: > 100 is fewer cycles than cuBLAS."""
+    cycles = {}
+    with open_recorded(run, "metrics.csv") as fh:
+        for r in csv.DictReader(fh):
+            if r["metric"] == "gpc__cycles_elapsed.max" and axis(r, "m") == size[2:]:
+                cycles[r["benchmark"]] = float(r["value"])
+    return 100 * cycles["matmul/cublas_tf32"] / cycles["matmul_tc/wgmma_ws_tf32"]
 
 
 def aa_summary(name: str) -> tuple[re.Match, dict[str, str]]:
