@@ -48,6 +48,18 @@
 #include "matmul_cuda.h"
 #include "matmul_skinny.h"
 
+/* Walk k in steps of STEP: step(p0, false) for every whole step, then
+ * step(p0, true) once for the partial tail, the only step whose loads
+ * check k. */
+template <int STEP, typename Step>
+__device__ __forceinline__ void cb_skinny_walk_k(int k, Step &step)
+{
+    int p0 = 0;
+    for (; p0 + STEP <= k; p0 += STEP)
+        step(p0, false);
+    if (p0 < k) step(p0, true);
+}
+
 /* A planned skinny launch: the kernel, its grid of 256-thread blocks. */
 struct cb_skinny_plan {
     cb_matmul_kernel_fn kernel;
@@ -192,12 +204,7 @@ __global__ void __launch_bounds__(32 * CB_SKINNY_WARPS, CB_SKINNY_MIN_BLOCKS)
             }
         };
 
-        int p0 = 0;
-        for (; p0 + S::STEP <= k; p0 += S::STEP)
-            step(p0, false);
-        if (p0 < k) {
-            step(p0, true);
-        }
+        cb_skinny_walk_k<S::STEP>(k, step);
 
         /* Every lane ends with the warp's sums; lane r N + j stores (r, j),
          * so R N <= 32 lanes store one value each. */
@@ -351,12 +358,7 @@ __global__ void __launch_bounds__(32 * CB_SKINNY_WARPS, CB_SKINNY_MIN_BLOCKS)
                         acc[i][e] = fmaf(av[u][i], bv[u][e], acc[i][e]);
         };
 
-        int p0 = 0;
-        for (; p0 + S::STEP <= k; p0 += S::STEP)
-            step(p0, false);
-        if (p0 < k) {
-            step(p0, true);
-        }
+        cb_skinny_walk_k<S::STEP>(k, step);
 
         /* The LR k-row slots of a warp (lanes lc, lc + LC, ...) meet by
          * shuffles, then the 8 warps through shared memory. */
