@@ -75,6 +75,27 @@ static constexpr int CB_SKINNY_WARPS = 8; /* 256 threads per block */
  * for 4 (64 registers) spills. */
 static constexpr int CB_SKINNY_MIN_BLOCKS = 2;
 
+/* A skinny kernel's plan for the shape (desc: its description, when not
+ * NULL), and the launch and the query of a plan function. */
+typedef cb_skinny_plan (*cb_skinny_plan_fn)(const cb_matmul_args *g, char *desc, size_t len);
+
+template <cb_skinny_plan_fn PLAN>
+static cudaError_t cb_skinny_launch(const cb_matmul_args *g, cudaStream_t stream)
+{
+    const cb_skinny_plan p = PLAN(g, NULL, 0);
+    p.kernel<<<p.grid, 32 * CB_SKINNY_WARPS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
+                                                          g->beta, g->c);
+    return cudaGetLastError();
+}
+
+template <cb_skinny_plan_fn PLAN>
+static cudaError_t cb_skinny_query(const cb_matmul_args *g, cb_matmul_launch_info *info)
+{
+    char desc[96];
+    const cb_skinny_plan p = PLAN(g, desc, sizeof desc);
+    return cb_matmul_fill_info(p.kernel, 32 * CB_SKINNY_WARPS, p.grid, desc, info);
+}
+
 /* The largest grid.y; bigger problems loop over it inside the kernel. */
 static inline unsigned cb_skinny_grid_y(int groups)
 {
@@ -124,11 +145,7 @@ __global__ void __launch_bounds__(32 * CB_SKINNY_WARPS, CB_SKINNY_MIN_BLOCKS)
         for (int j = 0; j < N; j++)
             col[j] = min(c0 + j, n - 1);
         float acc[R][N];
-#pragma unroll
-        for (int r = 0; r < R; r++)
-#pragma unroll
-            for (int j = 0; j < N; j++)
-                acc[r][j] = 0.0f;
+        cb_matmul_zero_tile(acc);
 
         /* One k-step from p0: loads first (all in flight), then FMAs. With
          * `guard` (the last, partial step only) elements at or past k read
@@ -271,18 +288,13 @@ static cb_skinny_plan cb_narrow_plan(const cb_matmul_args *g, char *desc, size_t
 
 extern "C" cudaError_t cb_skinny_narrow_n_launch(const cb_matmul_args *g, cudaStream_t stream)
 {
-    const cb_skinny_plan p = cb_narrow_plan(g, NULL, 0);
-    p.kernel<<<p.grid, 32 * CB_SKINNY_WARPS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
-                                                          g->beta, g->c);
-    return cudaGetLastError();
+    return cb_skinny_launch<cb_narrow_plan>(g, stream);
 }
 
 extern "C" cudaError_t cb_skinny_narrow_n_query(const cb_matmul_args *g,
                                                 cb_matmul_launch_info *info)
 {
-    char desc[96];
-    const cb_skinny_plan p = cb_narrow_plan(g, desc, sizeof desc);
-    return cb_matmul_fill_info(p.kernel, 32 * CB_SKINNY_WARPS, p.grid, desc, info);
+    return cb_skinny_query<cb_narrow_plan>(g, info);
 }
 
 /* ---- short m ----------------------------------------------------------- */
@@ -322,11 +334,7 @@ __global__ void __launch_bounds__(32 * CB_SKINNY_WARPS, CB_SKINNY_MIN_BLOCKS)
         for (int i = 0; i < M; i++)
             arow[i] = a + (size_t)min(r0 + i, m - 1) * k;
         float acc[M][VW];
-#pragma unroll
-        for (int i = 0; i < M; i++)
-#pragma unroll
-            for (int e = 0; e < VW; e++)
-                acc[i][e] = 0.0f;
+        cb_matmul_zero_tile(acc);
 
         /* One k-step from p0: slot s of the block takes k-rows p0 + s,
          * p0 + s + SLOTS, ... With `guard` (the last, partial step only)
@@ -426,15 +434,10 @@ static cb_skinny_plan cb_short_plan(const cb_matmul_args *g, char *desc, size_t 
 
 extern "C" cudaError_t cb_skinny_short_m_launch(const cb_matmul_args *g, cudaStream_t stream)
 {
-    const cb_skinny_plan p = cb_short_plan(g, NULL, 0);
-    p.kernel<<<p.grid, 32 * CB_SKINNY_WARPS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
-                                                          g->beta, g->c);
-    return cudaGetLastError();
+    return cb_skinny_launch<cb_short_plan>(g, stream);
 }
 
 extern "C" cudaError_t cb_skinny_short_m_query(const cb_matmul_args *g, cb_matmul_launch_info *info)
 {
-    char desc[96];
-    const cb_skinny_plan p = cb_short_plan(g, desc, sizeof desc);
-    return cb_matmul_fill_info(p.kernel, 32 * CB_SKINNY_WARPS, p.grid, desc, info);
+    return cb_skinny_query<cb_short_plan>(g, info);
 }
