@@ -106,6 +106,16 @@ __device__ __forceinline__ void cb_t32_store(const cb_tc_args &g, const float (&
     const bool pairs = cb_tc_pairs(g);
     if (g.beta == 0.0f && pairs && m0 + kBM <= g.m && n_wg + 64 <= g.n) {
         float *p = g.c + (size_t)row * g.ldc + n;
+        if (g.alpha == 1.0f) { /* as they are: no temporaries to wait for (cb_wg_store) */
+#pragma unroll
+            for (int j = 0; j < kBM / 8; j++) {
+                *reinterpret_cast<float2 *>(p + (size_t)8 * j * g.ldc) =
+                    make_float2(acc[4 * j], acc[4 * j + 2]);
+                *reinterpret_cast<float2 *>(p + (size_t)(8 * j + 1) * g.ldc) =
+                    make_float2(acc[4 * j + 1], acc[4 * j + 3]);
+            }
+            return;
+        }
 #pragma unroll
         for (int j = 0; j < kBM / 8; j++) {
             *reinterpret_cast<float2 *>(p + (size_t)8 * j * g.ldc) =
