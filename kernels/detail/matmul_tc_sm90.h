@@ -336,14 +336,16 @@ __device__ __forceinline__ void cb_wg_mma_slice(float (&acc)[BN / 2], uint32_t s
     }
 }
 
-/* Write one consumer warpgroup's 64 x BN accumulators at (row0, col0):
- * warp w of the group holds rows 16w .. 16w+15, and every 8 columns the
- * m16n8 accumulator layout repeats (acc[4j .. 4j+3] for columns 8j ..).
- * Every store is bounds-checked unless the whole 64 x BN block is inside C. */
 /* Shared memory a consumer warp stages its C through (cb_wg_store): 16
  * rows of a 32-column chunk, rows padded by 4 floats. */
 constexpr int CB_WG_STAGE_LD = 36, CB_WG_STAGE_FLOATS = 16 * CB_WG_STAGE_LD;
 
+/* Write one consumer warpgroup's 64 x BN accumulators at (row0, col0):
+ * warp w of the group holds rows 16w .. 16w+15, and every 8 columns the
+ * m16n8 accumulator layout repeats (acc[4j .. 4j+3] for columns 8j ..).
+ * Every store is bounds-checked unless the whole 64 x BN block is inside C.
+ * `stage`: this warp's CB_WG_STAGE_FLOATS of shared memory, through which a
+ * whole tile goes out (NULL: stores straight from the registers). */
 template <int BN>
 __device__ __forceinline__ void cb_wg_store(const cb_tc_args &g, const float (&acc)[BN / 2],
                                             int row0, int col0, float *stage = nullptr)
