@@ -3,40 +3,13 @@
  * with the engine (not in kernels/) because the runner owns timing hygiene;
  * no family calls them. */
 #include "l2_flush.h"
+#include "l2_flush_device.cuh"
 
 static int grid_for(size_t n, int block)
 {
     size_t blocks = (n + block - 1) / block;
     /* A grid-stride loop covers the rest; 64K blocks saturate any GPU. */
     return blocks > 65536 ? 65536 : (blocks == 0 ? 1 : (int)blocks);
-}
-
-/* This thread's share of reading buf[0..n4). */
-static __device__ void flush_reads(const float4 *buf, size_t n4, float *sink)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    float acc = 0.f;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
-        float4 v = buf[i];
-        acc += v.x + v.y + v.z + v.w;
-    }
-    /* The buffer is never written, so it holds zeros (cudaMemset) or garbage;
-     * acc is never exactly this value in practice, and the branch keeps the
-     * loads from being optimised away. */
-    if (acc == 1234567.f) *sink = acc;
-}
-
-/* Poll the global timer (ns) until `ns` have passed: the stream is held
- * without touching memory, so the hold costs neither L2 state nor much
- * power. */
-static __device__ void hold_for(unsigned long long ns)
-{
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        __nanosleep(256);
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - t0 < ns);
 }
 
 static __global__ void l2_flush_kernel(const float4 *buf, size_t n4, float *sink)

@@ -47,17 +47,6 @@ __global__ void touch(const float4 *x, float4 *y, size_t n4)
     }
 }
 
-// cubench's hold: one thread reads the global timer until ns have passed.
-__global__ void hold(unsigned long long ns)
-{
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-    do {
-        __nanosleep(256);
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - t0 < ns);
-}
-
 struct Stat {
     double rho, median, even, odd;
 };

@@ -2,15 +2,17 @@
 // placement_probe.cu, l2_flush_probe.cu, buffer_levels_probe.cu,
 // hold_order_probe.cu) share: a checked CUDA (and cuBLAS) call, the float4
 // vector add they time, random
-// inputs, the L2 flush that opens a cold sample (the runner's read kernel,
-// harness/timing/l2_flush.cu; the probes choose how much it reads), and
-// one event-timed piece of work.
+// inputs, the L2 flush that opens a cold sample and the hold after it (the
+// runner's device code, harness/timing/detail/l2_flush_device.cuh; the
+// probes choose how much the flush reads), and one event-timed piece of work.
 #ifndef CB_PROBE_KERNELS_CUH
 #define CB_PROBE_KERNELS_CUH
 
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+
+#include "../../harness/timing/detail/l2_flush_device.cuh"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
 
@@ -25,9 +27,13 @@ __global__ void add4(const float4 *a, const float4 *b, float4 *c, size_t n4)
 
 __global__ void flush(const float4 *buf, size_t n4, float *sink)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x; float acc = 0;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) { float4 v = buf[i]; acc += v.x + v.y + v.z + v.w; }
-    if (acc == 1234567.f) *sink = acc;
+    flush_reads(buf, n4, sink);
+}
+
+// The runner's hold: one thread reads the global timer until ns have passed.
+__global__ void hold(unsigned long long ns)
+{
+    hold_for(ns);
 }
 
 // Values in [-0.5, 0.5) from a hash of the index: random, never zeros.
