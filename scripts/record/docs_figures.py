@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from recorded import open_csv  # noqa: E402
+from recorded import metric_values, open_csv  # noqa: E402
 
 DATA = Path("tests/data")  # relative: the report pages name their runs by this path
 IMG = REPO / "docs" / "img"
@@ -445,11 +445,9 @@ def round3_late_rows() -> list[str]:
 def tf32_per_cycle(run: str, size: str) -> float:
     """cuBLAS TF32's GPC cycles over wgmma_ws_tf32's at `size` (metrics.csv
     of gemm.sh's TF32 metric pass), in %: > 100 is fewer cycles than cuBLAS."""
-    cycles = {}
-    with open_recorded(run, "metrics.csv") as fh:
-        for r in csv.DictReader(fh):
-            if r["metric"] == "gpc__cycles_elapsed.max" and axis(r, "m") == size[2:]:
-                cycles[r["benchmark"]] = float(r["value"])
+    cycles = {bench: v for (bench, axes), v in
+              metric_values(REPO / DATA / run, "gpc__cycles_elapsed.max").items()
+              if axes.split(";")[0] == size}
     return 100 * cycles["matmul/cublas_tf32"] / cycles["matmul_tc/wgmma_ws_tf32"]
 
 

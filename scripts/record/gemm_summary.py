@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import sys
 
-from recorded import open_csv, run_dirs, run_script
+from recorded import metric_values, open_csv, run_dirs, run_script
 
 
 def num(x: str | None) -> float | None:
@@ -77,10 +77,9 @@ def tf32_cycles(out: str) -> None:
     over the rung's, so > 100 % means fewer cycles than cuBLAS."""
     cycles: dict[tuple[str, str], float] = {}
     for d in run_dirs(out, "metrics-tf32"):
-        with open_csv(d, "metrics.csv") as f:
-            for r in csv.DictReader(f):
-                if r["metric"] == "gpc__cycles_elapsed.max" and num(r["value"]):
-                    cycles[(r["benchmark"], r["axes"].split(";")[0])] = num(r["value"])
+        for (bench, axes), v in metric_values(d, "gpc__cycles_elapsed.max").items():
+            if v:
+                cycles[(bench, axes.split(";")[0])] = v
     for m in ("m=4096", "m=8192"):
         ref = cycles.get(("matmul/cublas_tf32", m))
         for b in ("matmul_tc/wgmma_ws_tf32", "matmul_tc/wgmma_cluster_tf32"):

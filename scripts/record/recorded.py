@@ -1,10 +1,12 @@
 """recorded.py - a recorded run's CSV file, which tests/data keeps plain or,
 where it is large, as NAME.xz (samples.csv, the suites' results.csv): one
 opener for the scripts that read the recorded runs, the run directories
-under a folder, and the scripts' one way to exit."""
+under a folder, one metric of a metrics.csv, and the scripts' one way to
+exit."""
 
 from __future__ import annotations
 
+import csv
 import lzma
 import sys
 from pathlib import Path
@@ -21,6 +23,21 @@ def open_csv(run_dir: Path, name: str):
         return plain.open(newline="", encoding="utf-8", errors="replace")
     return lzma.open(plain.with_name(name + ".xz"), "rt", newline="", encoding="utf-8",
                      errors="replace")
+
+
+def metric_values(run_dir: Path, metric: str) -> dict[tuple[str, str], float]:
+    """`metric`'s value per (benchmark, axes) in `run_dir`/metrics.csv (the
+    `--metrics` pass's long format, plain or .xz); rows without a number
+    are left out."""
+    values = {}
+    with open_csv(run_dir, "metrics.csv") as f:
+        for r in csv.DictReader(f):
+            if r["metric"] == metric:
+                try:
+                    values[(r["benchmark"], r["axes"])] = float(r["value"])
+                except ValueError:
+                    pass
+    return values
 
 
 def run_dirs(parent: str, pattern: str = "*") -> list[Path]:
