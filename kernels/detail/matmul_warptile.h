@@ -62,6 +62,51 @@ template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK> struct cb_wt_s
     static_assert(BK % 4 == 0 && BK % 2 == 0, "BK must be a multiple of 4");
 };
 
+/* One k-step of the lane's micro-tile: acc += a b^T, like
+ * cb_matmul_outer_fma but in another order of its TM x TN independent FMAs.
+ * Each accumulator still gets its k terms in k order, so the sums are
+ * bit-identical; only the SASS differs. Why: an FFMA reads its three sources
+ * from two register banks (register index mod 2) unless an operand hits the
+ * operand reuse cache, i.e. repeats the previous FFMA's register in the same
+ * slot. A serpentine walk keeps one fragment register in the cache at every
+ * step (also across each turn); what is left is the accumulator and the
+ * other fragment register, which conflict when both are even or both odd,
+ * and that pairing is ptxas's register allocation. Plain row-major order
+ * made ptxas (CUDA 13.0, sm_90) rename most accumulators from k-step to
+ * k-step in the 128-register 8x8 configs and pair them with same-parity
+ * fragments (~320 of 512 main-loop FFMAs conflicting). For 8x8 the columns
+ * are walked in the order of kCols, serpentine down and up the rows, which
+ * leaves ~120 with the same instruction count; other tiles (16x8) walk
+ * serpentine rows. Both orders were found by searching orders against a
+ * static count of the SASS: the choice is ptxas's and can change with its
+ * version, so check the SASS. */
+template <int TM, int TN>
+__device__ __forceinline__ void cb_wt_outer_fma(float (&acc)[TM][TN], const float (&a)[TM],
+                                                const float (&b)[TN])
+{
+    constexpr int kCols[8] = {7, 6, 5, 4, 1, 0, 3, 2};
+    if constexpr (TM == 8 && TN == 8) {
+#pragma unroll
+        for (int q = 0; q < TN; q++) {
+            const int j = kCols[q % 8];
+#pragma unroll
+            for (int p = 0; p < TM; p++) {
+                const int i = q % 2 ? TM - 1 - p : p;
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < TM; i++) {
+#pragma unroll
+            for (int q = 0; q < TN; q++) {
+                const int j = i % 2 ? TN - 1 - q : q;
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+            }
+        }
+    }
+}
+
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined, int kMode>
 __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
                                   cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
@@ -196,7 +241,7 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
         }
     };
 
-    auto outer_product = [&](int slot) { cb_matmul_outer_fma(acc, fa[slot], fb[slot]); };
+    auto outer_product = [&](int slot) { cb_wt_outer_fma(acc, fa[slot], fb[slot]); };
 
     /* Slice t is the last when t + 1 == slices: only then (and never in
      * FULL) load_global checks k. */
