@@ -7,8 +7,8 @@
  * longer than the head start (a library call that chooses its kernel on the
  * host, a Python dispatch, a host thread that was descheduled) leaves the
  * GPU idle inside the sample, and the sample then holds host time. Such a
- * sample is *late*: the GPU may have reached its start event before the
- * host had finished enqueuing (cb_read_sample judges, after the sample).
+ * sample is *late*: its start event had completed by the time the host
+ * finished enqueuing (cb_enqueue_sample asks).
  *
  * On the H200 (tests/data/h200-r3/flush-probe) one L2's worth of reads
  * evicts as completely as two, and costs 17 us instead of 31, but cuBLAS

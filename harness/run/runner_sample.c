@@ -238,7 +238,8 @@ static cb_status enqueue_ahead(ahead_ctx *c, int slot, cb_msg *why)
     c->queued++;
     c->id[slot] = c->cupti ? c->t->next_sample_id++ : 0;
     /* Only hot samples are queued ahead: no flush (the file's comment). */
-    return cb_enqueue_sample(c->b, c->state, c->t, NULL, c->pr->batch, c->id[slot], slot, why);
+    return cb_enqueue_sample(c->b, c->state, c->t, NULL, c->pr->batch, c->id[slot], slot, NULL,
+                             why);
 }
 
 static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, void *state,
@@ -264,7 +265,7 @@ static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, vo
             if (enqueue_ahead(&c, slot ^ 1, why) != CB_OK) goto drain;
         }
         double elapsed = 0;
-        if (cb_read_sample(t, slot, &elapsed, NULL, why) != CB_OK) goto drain;
+        if (cb_read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
         /* The next sample began on the GPU when this one ended, or when the
          * host queued it, whichever was later: its clock for telemetry. */
         const double read_at = cb_now_s();
@@ -274,7 +275,7 @@ static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, vo
         }
         if (set_aside(cfg, pr)) {
             /* Drop the sample in flight too, let the GPU recover, start over. */
-            if (ahead && cb_read_sample(t, slot ^ 1, &elapsed, NULL, why) != CB_OK) goto drain;
+            if (ahead && cb_read_sample(t, slot ^ 1, &elapsed, why) != CB_OK) goto drain;
             pause_for_throttle(cfg, pr, &rs);
             if (c.queued >= rs.rule.max_samples) return SAMPLING_BUDGET;
             h0 = cb_now_s();
@@ -291,7 +292,7 @@ static sampling_end sample_ahead(const cb_run_config *cfg, const cb_bench *b, vo
         if (v == CB_STOP_CONTINUE && ahead) continue;
         /* The sample in flight is waited for and dropped: the row is the
          * set the rule judged (CUPTI's join ignores its correlation id). */
-        if (ahead && cb_read_sample(t, slot, &elapsed, NULL, why) != CB_OK) goto drain;
+        if (ahead && cb_read_sample(t, slot, &elapsed, why) != CB_OK) goto drain;
         return sampling_end_of(v); /* CONTINUE here: max_samples reached, a budget end */
     }
 drain:

@@ -22,7 +22,6 @@ cb_status cb_timing_init(cb_timing *t, const cb_device_info *dev, cb_msg *why)
     for (int i = 0; i < 2; i++) {
         CB_CUDA(cudaEventCreate(&t->start[i]));
         CB_CUDA(cudaEventCreate(&t->stop[i]));
-        CB_CUDA(cudaEventCreate(&t->opened[i]));
     }
     /* The buffer holds the longest flush, twice the L2: a point's head
      * start reads all of it or its first L2's worth (runner_head_start.c). */
@@ -48,7 +47,6 @@ void cb_timing_free(cb_timing *t)
     for (int i = 0; i < 2; i++) {
         cudaEventDestroy(t->start[i]);
         cudaEventDestroy(t->stop[i]);
-        cudaEventDestroy(t->opened[i]);
     }
     cudaStreamDestroy(t->stream);
     t->ready = false;
@@ -69,9 +67,8 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
  * wgmma rungs) read 0.4-1 us longer between the events on the H200,
  * CUPTI's kernel time the same in both, and the median fell between the
  * two levels; as one, the even and odd samples read alike
- * (tests/gpu/test_runner_hold_order.c). Rounds of such points that still
- * alternated without any hold had a second cause: the late check's query
- * (cb_enqueue_sample). */
+ * (tests/gpu/test_runner_hold_order.c). Some rounds of such points still
+ * alternate without any hold: a cause not yet found (docs/methodology.md). */
 static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *head, cudaStream_t s,
                                     cb_msg *why)
 {
@@ -84,26 +81,11 @@ static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *hea
     return CB_OK;
 }
 
-/* Whether a cold sample started late is judged after it ran, from the
- * host clock around its enqueue and the GPU's time from the opening event
- * (before the head start) to the start event: the GPU began the opening
- * no earlier than the host began to enqueue, so it reached the start event
- * at least that GPU time later, and a sample whose enqueue took no longer
- * was on time. The judgement is conservative (it leaves out the GPU's own
- * launch latency), and it asks the GPU nothing while the sample runs.
- * Asking did harm: a cudaEventQuery on the start event, made while the
- * GPU was still in the flush, made every second sample of cuBLAS's BF16
- * GEMMs on the H200 read 0.8-0.9 us longer between the events, CUPTI's
- * kernel time the same in both (lag-1 autocorrelation -0.8 to -0.9; the
- * same with the stop event recorded before the query; gone without the
- * query: tests/data/h200-r3/event-query). */
 cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, const cb_head_start *head,
-                            int batch, uint64_t sample_id, int slot, cb_msg *why)
+                            int batch, uint64_t sample_id, int slot, bool *late, cb_msg *why)
 {
     cudaStream_t s = t->stream;
-    t->judge_late[slot] = head && head->flush_bytes;
-    t->enqueue_began[slot] = cb_now_s();
-    if (t->judge_late[slot]) CB_CUDA(cudaEventRecord(t->opened[slot], s));
+    if (late) *late = false;
     cb_status st = enqueue_head_start(t, head, s, why);
     if (st != CB_OK) return st;
     CB_CUDA(cudaEventRecord(t->start[slot], s));
@@ -112,27 +94,25 @@ cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, const 
         st = b->run(state, s, why);
     if (sample_id && cb_cupti_active()) cb_cupti_sample_end();
     if (st != CB_OK) return st;
+    /* Asked once the runs are enqueued: if the GPU is already past the
+     * start event, it reached it before the host had finished, and may
+     * have idled inside the sample (an over-count by at most the host's
+     * time after its last launch, which is small). */
+    if (late && head && head->flush_bytes) {
+        cudaError_t q = cudaEventQuery(t->start[slot]);
+        if (q != cudaErrorNotReady) CB_CUDA(q);
+        *late = q == cudaSuccess;
+    }
     CB_CUDA(cudaEventRecord(t->stop[slot], s));
-    /* The stop event counts too: a GPU done with the runs before the host
-     * recorded it would hold host time in the sample. */
-    t->enqueue_ended[slot] = cb_now_s();
     return CB_OK;
 }
 
-cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, bool *late, cb_msg *why)
+cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why)
 {
     CB_CUDA(cudaEventSynchronize(t->stop[slot]));
     float ms = 0;
     CB_CUDA(cudaEventElapsedTime(&ms, t->start[slot], t->stop[slot]));
     *elapsed = ms * 1e-3;
-    if (late) {
-        *late = false;
-        if (t->judge_late[slot]) {
-            float head_ms = 0;
-            CB_CUDA(cudaEventElapsedTime(&head_ms, t->opened[slot], t->start[slot]));
-            *late = t->enqueue_ended[slot] - t->enqueue_began[slot] > head_ms * 1e-3;
-        }
-    }
     return CB_OK;
 }
 
@@ -169,6 +149,6 @@ cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_tim
     if (!pt.cuda || pt.host_timer)
         return time_on_host(b, state, t, pt, head, batch, sample_id, elapsed, host_t0, why);
     if (host_t0) *host_t0 = cb_now_s();
-    cb_status st = cb_enqueue_sample(b, state, t, head, batch, sample_id, 0, why);
-    return st == CB_OK ? cb_read_sample(t, 0, elapsed, late, why) : st;
+    cb_status st = cb_enqueue_sample(b, state, t, head, batch, sample_id, 0, late, why);
+    return st == CB_OK ? cb_read_sample(t, 0, elapsed, why) : st;
 }

@@ -67,7 +67,7 @@ static cb_status old_order_sample(const cb_bench *b, void *state, cb_timing *t,
     cb_status st = b->run(state, s, why);
     if (st != CB_OK) return st;
     CB_CUDA(cudaEventRecord(t->stop[0], s));
-    return cb_read_sample(t, 0, elapsed, NULL, why);
+    return cb_read_sample(t, 0, elapsed, why);
 }
 
 int main(void)

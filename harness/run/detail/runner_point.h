@@ -30,12 +30,6 @@ typedef struct cb_timing {
     cudaStream_t stream;
     /* Two pairs: a sample in flight while the one before it is read. */
     cudaEvent_t start[2], stop[2];
-    /* A cold sample's opening: an event before its head start, and the
-     * host clock around its enqueue, from which cb_read_sample tells
-     * whether it may have started late (cb_head_start). */
-    cudaEvent_t opened[2];
-    double enqueue_began[2], enqueue_ended[2];
-    bool judge_late[2];
     void *flush_buf;
     size_t flush_bytes; /* the buffer: twice the L2 (the longest flush)  */
     size_t l2_bytes;    /* the L2's size (the shortest flush)            */
@@ -73,17 +67,15 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg);
 
 /* The enqueue half of an event-timed sample on event pair `slot`: the head
  * start (NULL or flush_bytes 0: none), start event, `batch` runs (one
- * CUPTI correlation id), stop event. */
+ * CUPTI correlation id), stop event. With a head start, *late (may be
+ * NULL) says whether the sample started late (cb_head_start). */
 cb_status cb_enqueue_sample(const cb_bench *b, void *state, cb_timing *t, const cb_head_start *head,
-                            int batch, uint64_t sample_id, int slot, cb_msg *why);
-/* Wait for the sample on pair `slot`; *elapsed is its whole batch (s).
- * With a head start, *late (may be NULL) says whether the sample may have
- * started late (cb_head_start): the host took longer to enqueue it than
- * the GPU took from its opening to the start event. */
-cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, bool *late, cb_msg *why);
+                            int batch, uint64_t sample_id, int slot, bool *late, cb_msg *why);
+/* Wait for the sample on pair `slot`; *elapsed is its whole batch (s). */
+cb_status cb_read_sample(cb_timing *t, int slot, double *elapsed, cb_msg *why);
 /* One sample, waited for, by the point's timer, after `head` (NULL: none;
  * a host-timed sample takes only its flush); *host_t0 (may be NULL) the
- * host clock when it started; *late (may be NULL) as cb_read_sample. */
+ * host clock when it started; *late (may be NULL) as cb_enqueue_sample. */
 cb_status cb_time_sample(const cb_bench *b, void *state, cb_timing *t, point_timing pt,
                          const cb_head_start *head, int batch, uint64_t sample_id, double *elapsed,
                          double *host_t0, bool *late, cb_msg *why);
