@@ -67,8 +67,19 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
  * wgmma rungs) read 0.4-1 us longer between the events on the H200,
  * CUPTI's kernel time the same in both, and the median fell between the
  * two levels; as one, the even and odd samples read alike
- * (tests/gpu/test_runner_hold_order.c). Some rounds of such points still
- * alternate without any hold: a cause not yet found (docs/methodology.md). */
+ * (tests/gpu/test_runner_hold_order.c).
+ *
+ * Then a spacer: a one-thread kernel that returns at once, so that the
+ * start event never follows the flush's launch directly. Without it, whole
+ * rounds of short GEMMs whose point had no hold (cuBLAS BF16 at 256^3 and
+ * 1000 x 3000 x 200, the wgmma rungs) still alternated from one sample to
+ * the next on three H200 boards (lag-1 autocorrelation -0.7 to -0.95, the
+ * levels 0.5-0.8 us apart, CUPTI's kernel time the same in both), with or
+ * without the late check's query and with a 60 us hold after the reads;
+ * with it, -0.1 to -0.4 in every round of two boards, and those rounds
+ * converged in tens to hundreds of samples instead of thousands
+ * (tests/data/h200-r3/spacer). Why the flush's end does this is not known;
+ * the spacer costs one short launch per cold sample. */
 static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *head, cudaStream_t s,
                                     cb_msg *why)
 {
@@ -78,6 +89,7 @@ static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *hea
                                         t->flush_done, head->hold_ns, s));
     else
         CB_CUDA(cb_launch_l2_flush(t->flush_buf, head->flush_bytes, t->flush_sink, s));
+    CB_CUDA(cb_launch_hold(0, s));
     return CB_OK;
 }
 

@@ -11,7 +11,13 @@
  * control, two launches enqueued by hand as before, must alternate in at
  * least one setup, or this GPU does not show the effect and the check
  * below could not fail (then it says so and passes); the runner's way must
- * not alternate in any. */
+ * not alternate in any.
+ *
+ * The same for a head start without a hold (one L2 of reads) and cuBLAS
+ * BF16: samples enqueued by hand as [flush, start, run, stop] alternated
+ * in whole rounds on the H200 (lag-1 autocorrelation -0.7 to -0.95); the
+ * runner's spacer after the flush (runner_timing.c) took that to -0.1 to
+ * -0.4. Alternating there: lag-1 under -0.5. */
 /* test links: cubench_engine cubench_bench */
 #include "families.h"
 #include "gpu_test_util.h"
@@ -56,6 +62,19 @@ static bool alternates(const double *x, int n, double *rho, double *gap_s)
     return *rho < -0.2 && *gap_s >= 0.3e-6;
 }
 
+/* One cold sample without the spacer: a flush alone, start. */
+static cb_status flush_only_sample(const cb_bench *b, void *state, cb_timing *t,
+                                   const cb_head_start *head, double *elapsed, cb_msg *why)
+{
+    cudaStream_t s = t->stream;
+    CB_CUDA(cb_launch_l2_flush(t->flush_buf, head->flush_bytes, t->flush_sink, s));
+    CB_CUDA(cudaEventRecord(t->start[0], s));
+    cb_status st = b->run(state, s, why);
+    if (st != CB_OK) return st;
+    CB_CUDA(cudaEventRecord(t->stop[0], s));
+    return cb_read_sample(t, 0, elapsed, why);
+}
+
 /* One cold sample as before the change: a flush, a hold kernel, start. */
 static cb_status old_order_sample(const cb_bench *b, void *state, cb_timing *t,
                                   const cb_head_start *head, double *elapsed, cb_msg *why)
@@ -68,6 +87,62 @@ static cb_status old_order_sample(const cb_bench *b, void *state, cb_timing *t,
     if (st != CB_OK) return st;
     CB_CUDA(cudaEventRecord(t->stop[0], s));
     return cb_read_sample(t, 0, elapsed, why);
+}
+
+/* One L2 of reads and no hold, cuBLAS BF16 at 256^3: by hand without the
+ * spacer (the control) and the runner's way, SAMPLES each per setup. */
+static void check_spacer(const cb_device_info *dev)
+{
+    cb_msg why = {{0}};
+    const cb_bench *b = cb_registry_find("matmul/cublas_bf16");
+    CB_CHECK(b != NULL);
+    cb_point p;
+    static const char *const values[] = {"256", "m", "m"};
+    if (!b || !(b->n_axes == 3 && cb_test_point(b, dev, values, &p))) {
+        CB_CHECK(false);
+        return;
+    }
+    cb_timing t;
+    CB_CHECK(cb_timing_init(&t, dev, &why) == CB_OK);
+    const cb_device_info *devs[1] = {dev};
+    const cb_bench_ctx ctx = {
+        .dev = dev, .devs = devs, .n_devs = 1, .stream = t.stream, .seed = 7, .host_threads = 1};
+    const point_timing pt = {.cuda = true, .host_timer = false, .hot = false};
+    const cb_head_start head = cb_head_start_level(&t, 0); /* one L2 of reads */
+    CB_CHECK(head.hold_ns == 0);
+    static double bare[SAMPLES], runner[SAMPLES];
+    int bare_alternating = 0, runner_alternating = 0;
+    for (int setup = 0; setup < SETUPS; setup++) {
+        cb_point_under_test tp;
+        double error = 0;
+        cb_status st = cb_test_setup(b, &p, &ctx, &tp, &why);
+        if (st == CB_OK) st = cb_test_run_verify(&tp, 3, &error, &why);
+        CB_CHECK(st == CB_OK);
+        if (st != CB_OK) {
+            fprintf(stderr, "setup %d: %s\n", setup, why.text);
+            cb_test_teardown(&tp);
+            break;
+        }
+        for (int i = 0; i < SAMPLES && st == CB_OK; i++)
+            st = flush_only_sample(b, tp.state, &t, &head, &bare[i], &why);
+        for (int i = 0; i < SAMPLES && st == CB_OK; i++) {
+            bool late = false;
+            st = cb_time_sample(b, tp.state, &t, pt, &head, 1, 0, &runner[i], NULL, &late, &why);
+        }
+        CB_CHECK(st == CB_OK);
+        cb_test_teardown(&tp);
+        const double rho_bare = lag1(bare, SAMPLES), rho_runner = lag1(runner, SAMPLES);
+        bare_alternating += rho_bare < -0.5;
+        runner_alternating += rho_runner < -0.5;
+        printf("setup %d, one L2 of reads: flush alone: lag-1 %.2f%s; with the spacer: lag-1 "
+               "%.2f%s\n",
+               setup, rho_bare, rho_bare < -0.5 ? " (alternating)" : "", rho_runner,
+               rho_runner < -0.5 ? " (alternating)" : "");
+    }
+    cb_timing_free(&t);
+    if (bare_alternating == 0)
+        printf("the flush alone alternated in no setup on this GPU: the check cannot tell here\n");
+    CB_CHECK_EQ_INT(runner_alternating, 0);
 }
 
 int main(void)
@@ -129,5 +204,6 @@ int main(void)
     if (old_alternating == 0)
         printf("two launches alternated in no setup on this GPU: the check cannot tell here\n");
     CB_CHECK_EQ_INT(new_alternating, 0);
+    check_spacer(&dev);
     return cb_test_finish("test_runner_hold_order");
 }
