@@ -69,21 +69,21 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
  * two levels; as one, the even and odd samples read alike
  * (tests/gpu/test_runner_hold_order.c).
  *
- * Without a hold, the flush is followed by a spacer: a one-thread kernel
- * that returns at once, so that the start event never follows the flush's
- * reads directly. Without it, whole rounds of short GEMMs at points
+ * Without a hold, a spacer follows the flush: a one-thread kernel that
+ * returns at once. Without it, whole rounds of short GEMMs at points
  * without a hold (cuBLAS BF16 at 256^3 and 1000 x 3000 x 200, the wgmma
  * rungs) alternated from one sample to the next on the H200 (lag-1
- * autocorrelation -0.7 to -0.95, the levels 0.5-0.8 us apart, CUPTI's
+ * autocorrelation down to -0.96, the levels 0.5-0.8 us apart, CUPTI's
  * kernel time the same in both), with the late check's query or without
- * it, and with a 60 us hold after the reads; with it, -0.1 to -0.4, and such
- * rounds converged in hundreds of samples instead of thousands: in two
- * default suites, 1 of 65 and 1 of 66 rounds of GEMMs under 65 us had a
- * lag-1 under -0.5, against 28 of 69 and 25 of 56 without it
- * (tests/data/h200-r3/spacer). After a hold it does harm: flush and hold,
- * then the spacer, alternate as the two launches above do (cuBLAS TF32 at
- * 256^3: 0.54-0.64 us apart in 4 of 4 setups). Why the end of the flush
- * does this is not known. */
+ * it, and with a 60 us hold after the reads; with the spacer (after the
+ * flush, or before it) no round of those points went under -0.39 on two
+ * boards, and they converged in tens to hundreds of samples instead of
+ * thousands. In two default suites with it after every flush, 1 of 111
+ * and 1 of 110 rounds of GEMMs under 65 us had a lag-1 under -0.5, against
+ * 28 of 110 and 25 of 97 in two without it (tests/data/h200-r3/spacer). After a hold it does harm:
+ * flush and hold, then the spacer, alternate as the two launches above do
+ * (cuBLAS TF32 at 256^3: 0.54-0.64 us apart in 4 of 4 setups). Why is not
+ * known. */
 static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *head, cudaStream_t s,
                                     cb_msg *why)
 {

@@ -15,9 +15,9 @@
  *
  * The same for a head start without a hold (one L2 of reads) and cuBLAS
  * BF16: samples enqueued by hand as [flush, start, run, stop] alternated
- * in whole rounds on the H200 (lag-1 autocorrelation -0.7 to -0.95); the
- * runner's spacer after a flush without a hold (runner_timing.c) took
- * that to -0.1 to -0.4. Alternating there: lag-1 under -0.5. (The spacer
+ * in whole rounds on the H200 (lag-1 autocorrelation down to -0.96); the
+ * runner's spacer after a flush without a hold (runner_timing.c) kept every
+ * round above -0.4. Alternating there: lag-1 under -0.5. (The spacer
  * after a flush and hold failed the first check: 0.54-0.64 us apart in 4
  * of 4 setups, lag-1 -0.3, as the two launches; hence none there.) */
 /* test links: cubench_engine cubench_bench */
