@@ -79,7 +79,7 @@ template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK> struct cb_wt_s
  * leaves ~120 with the same instruction count; other tiles (16x8) walk
  * serpentine rows. Both orders were found by searching orders against a
  * static count of the SASS: the choice is ptxas's and can change with its
- * version, so check the SASS. */
+ * version, so count again (scripts/record/ffma_banks.py; gemm.sh does). */
 template <int TM, int TN>
 __device__ __forceinline__ void cb_wt_outer_fma(float (&acc)[TM][TN], const float (&a)[TM],
                                                 const float (&b)[TN])
