@@ -80,10 +80,10 @@ point_timing cb_point_timing_of(const cb_bench *b, const cb_run_config *cfg)
  * boards, and they converged in tens to hundreds of samples instead of
  * thousands. In two default suites with it after every flush, 1 of 111
  * and 1 of 110 rounds of GEMMs under 65 us had a lag-1 under -0.5, against
- * 28 of 110 and 25 of 97 in two without it (tests/data/h200-r3/spacer). After a hold it does harm:
- * flush and hold, then the spacer, alternate as the two launches above do
- * (cuBLAS TF32 at 256^3: 0.54-0.64 us apart in 4 of 4 setups). Why is not
- * known. */
+ * 28 of 110 and 25 of 97 in two without it (tests/data/h200-r3/spacer).
+ * After a hold it does harm: flush and hold, then the spacer, alternate as
+ * the two launches above do (cuBLAS TF32 at 256^3: 0.54-0.64 us apart in 4
+ * of 4 setups). Why is not known. */
 static cb_status enqueue_head_start(const cb_timing *t, const cb_head_start *head, cudaStream_t s,
                                     cb_msg *why)
 {
