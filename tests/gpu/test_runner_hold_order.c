@@ -46,11 +46,15 @@ static double lag1(const double *x, int n)
     return den > 0 ? num / den : 0;
 }
 
+/* How a block of samples is judged: whether it alternates, and the
+ * figures behind the verdict in `desc`. */
+typedef bool (*judge_fn)(const double *x, int n, char *desc, size_t size);
+
 /* Alternating: the medians of the even and the odd samples at least
  * 0.3 us apart, neighbours anti-correlated. On the H200 two launches read
  * 0.42-0.80 us apart at a lag-1 autocorrelation of -0.29 to -0.34 (it is
  * diluted by the rest of the spread), one launch 0.000 us apart. */
-static bool alternates(const double *x, int n, double *rho, double *gap_s)
+static bool alternates_by_gap(const double *x, int n, char *desc, size_t size)
 {
     static double half[2][SAMPLES / 2 + 1];
     int count[2] = {0, 0};
@@ -59,17 +63,29 @@ static bool alternates(const double *x, int n, double *rho, double *gap_s)
     cb_summary even, odd;
     cb_stats_summarise(half[0], count[0], &even);
     cb_stats_summarise(half[1], count[1], &odd);
-    *rho = lag1(x, n);
-    *gap_s = fabs(even.median - odd.median);
-    return *rho < -0.2 && *gap_s >= 0.3e-6;
+    const double rho = lag1(x, n), gap_s = fabs(even.median - odd.median);
+    snprintf(desc, size, "lag-1 %.2f, even/odd medians %.3f us apart", rho, gap_s * 1e6);
+    return rho < -0.2 && gap_s >= 0.3e-6;
 }
 
-/* One cold sample without the spacer: a flush alone, start. */
-static cb_status flush_only_sample(const cb_bench *b, void *state, cb_timing *t,
-                                   const cb_head_start *head, double *elapsed, cb_msg *why)
+/* Alternating: a lag-1 autocorrelation under -0.5 (whole rounds at -0.7
+ * to -0.96 without the spacer, every one above -0.4 with it). */
+static bool alternates_by_lag1(const double *x, int n, char *desc, size_t size)
+{
+    const double rho = lag1(x, n);
+    snprintf(desc, size, "lag-1 %.2f", rho);
+    return rho < -0.5;
+}
+
+/* The control, enqueued by hand as the runner did before: the flush, then
+ * a hold kernel of its own where the head start has a hold (two
+ * launches), start. */
+static cb_status by_hand_sample(const cb_bench *b, void *state, cb_timing *t,
+                                const cb_head_start *head, double *elapsed, cb_msg *why)
 {
     cudaStream_t s = t->stream;
     CB_CUDA(cb_launch_l2_flush(t->flush_buf, head->flush_bytes, t->flush_sink, s));
+    if (head->hold_ns) CB_CUDA(cb_launch_hold(head->hold_ns, s));
     CB_CUDA(cudaEventRecord(t->start[0], s));
     cb_status st = b->run(state, s, why);
     if (st != CB_OK) return st;
@@ -77,31 +93,29 @@ static cb_status flush_only_sample(const cb_bench *b, void *state, cb_timing *t,
     return cb_read_sample(t, 0, elapsed, why);
 }
 
-/* One cold sample as before the change: a flush, a hold kernel, start. */
-static cb_status old_order_sample(const cb_bench *b, void *state, cb_timing *t,
-                                  const cb_head_start *head, double *elapsed, cb_msg *why)
+/* The runner's way. */
+static cb_status runner_sample(const cb_bench *b, void *state, cb_timing *t,
+                               const cb_head_start *head, double *elapsed, cb_msg *why)
 {
-    cudaStream_t s = t->stream;
-    CB_CUDA(cb_launch_l2_flush(t->flush_buf, head->flush_bytes, t->flush_sink, s));
-    CB_CUDA(cb_launch_hold(head->hold_ns, s));
-    CB_CUDA(cudaEventRecord(t->start[0], s));
-    cb_status st = b->run(state, s, why);
-    if (st != CB_OK) return st;
-    CB_CUDA(cudaEventRecord(t->stop[0], s));
-    return cb_read_sample(t, 0, elapsed, why);
+    const point_timing pt = {.cuda = true, .host_timer = false, .hot = false};
+    bool late = false;
+    return cb_time_sample(b, state, t, pt, head, 1, 0, elapsed, NULL, &late, why);
 }
 
-/* One L2 of reads and no hold, cuBLAS BF16 at 256^3: by hand without the
- * spacer (the control) and the runner's way, SAMPLES each per setup. */
-static void check_spacer(const cb_device_info *dev)
+/* `name` at 256^3 after head start `level` (with a hold or without, as
+ * `hold` says), in SETUPS setups: SAMPLES by hand, then SAMPLES the
+ * runner's way, each way in a block of its own (the levels alternate from
+ * one sample to the next, so interleaving the ways would hide them), on the
+ * same buffers. The runner's way must alternate in no setup. */
+static void check_ways(const cb_device_info *dev, const char *name, int level, bool hold,
+                       const char *control_what, const char *runner_what, judge_fn judge)
 {
     cb_msg why = {{0}};
-    const cb_bench *b = cb_registry_find("matmul/cublas_bf16");
-    CB_CHECK(b != NULL);
+    const cb_bench *b = cb_registry_find(name);
     cb_point p;
     static const char *const values[] = {"256", "m", "m"};
     if (!b || !(b->n_axes == 3 && cb_test_point(b, dev, values, &p))) {
-        CB_CHECK(false);
+        CB_CHECK(!"the benchmark and its 256^3 point");
         return;
     }
     cb_timing t;
@@ -109,11 +123,10 @@ static void check_spacer(const cb_device_info *dev)
     const cb_device_info *devs[1] = {dev};
     const cb_bench_ctx ctx = {
         .dev = dev, .devs = devs, .n_devs = 1, .stream = t.stream, .seed = 7, .host_threads = 1};
-    const point_timing pt = {.cuda = true, .host_timer = false, .hot = false};
-    const cb_head_start head = cb_head_start_level(&t, 0); /* one L2 of reads */
-    CB_CHECK(head.hold_ns == 0);
-    static double bare[SAMPLES], runner[SAMPLES];
-    int bare_alternating = 0, runner_alternating = 0;
+    const cb_head_start head = cb_head_start_level(&t, level);
+    CB_CHECK((head.hold_ns > 0) == hold);
+    static double by_control[SAMPLES], by_runner[SAMPLES];
+    int control_alternating = 0, runner_alternating = 0;
     for (int setup = 0; setup < SETUPS; setup++) {
         cb_point_under_test tp;
         double error = 0;
@@ -121,29 +134,29 @@ static void check_spacer(const cb_device_info *dev)
         if (st == CB_OK) st = cb_test_run_verify(&tp, 3, &error, &why);
         CB_CHECK(st == CB_OK);
         if (st != CB_OK) {
-            fprintf(stderr, "setup %d: %s\n", setup, why.text);
+            fprintf(stderr, "%s setup %d: %s\n", name, setup, why.text);
             cb_test_teardown(&tp);
             break;
         }
         for (int i = 0; i < SAMPLES && st == CB_OK; i++)
-            st = flush_only_sample(b, tp.state, &t, &head, &bare[i], &why);
-        for (int i = 0; i < SAMPLES && st == CB_OK; i++) {
-            bool late = false;
-            st = cb_time_sample(b, tp.state, &t, pt, &head, 1, 0, &runner[i], NULL, &late, &why);
-        }
+            st = by_hand_sample(b, tp.state, &t, &head, &by_control[i], &why);
+        for (int i = 0; i < SAMPLES && st == CB_OK; i++)
+            st = runner_sample(b, tp.state, &t, &head, &by_runner[i], &why);
         CB_CHECK(st == CB_OK);
         cb_test_teardown(&tp);
-        const double rho_bare = lag1(bare, SAMPLES), rho_runner = lag1(runner, SAMPLES);
-        bare_alternating += rho_bare < -0.5;
-        runner_alternating += rho_runner < -0.5;
-        printf("setup %d, one L2 of reads: flush alone: lag-1 %.2f%s; with the spacer: lag-1 "
-               "%.2f%s\n",
-               setup, rho_bare, rho_bare < -0.5 ? " (alternating)" : "", rho_runner,
-               rho_runner < -0.5 ? " (alternating)" : "");
+        char control_desc[96], runner_desc[96];
+        const bool a_control = judge(by_control, SAMPLES, control_desc, sizeof control_desc);
+        const bool a_runner = judge(by_runner, SAMPLES, runner_desc, sizeof runner_desc);
+        control_alternating += a_control;
+        runner_alternating += a_runner;
+        printf("%s setup %d: %s: %s%s; %s: %s%s\n", name, setup, control_what, control_desc,
+               a_control ? " (alternating)" : "", runner_what, runner_desc,
+               a_runner ? " (alternating)" : "");
     }
     cb_timing_free(&t);
-    if (bare_alternating == 0)
-        printf("the flush alone alternated in no setup on this GPU: the check cannot tell here\n");
+    if (control_alternating == 0)
+        printf("%s: %s alternated in no setup on this GPU: the check cannot tell here\n", name,
+               control_what);
     CB_CHECK_EQ_INT(runner_alternating, 0);
 }
 
@@ -153,59 +166,11 @@ int main(void)
     cb_test_require_gpu(&dev, "test_runner_hold_order");
     cb_msg why = {{0}};
     CB_CHECK(cb_families_register_builtin(&why) == CB_OK);
-    const cb_bench *b = cb_registry_find("matmul/cublas_tf32");
-    CB_CHECK(b != NULL);
-    if (!b) return cb_test_finish("test_runner_hold_order");
-    cb_point p;
-    static const char *const values[] = {"256", "m", "m"};
-    CB_CHECK(b->n_axes == 3 && cb_test_point(b, &dev, values, &p));
-    cb_timing t;
-    CB_CHECK(cb_timing_init(&t, &dev, &why) == CB_OK);
-    const cb_device_info *devs[1] = {&dev};
-    const cb_bench_ctx ctx = {
-        .dev = &dev, .devs = devs, .n_devs = 1, .stream = t.stream, .seed = 7, .host_threads = 1};
-    const point_timing pt = {.cuda = true, .host_timer = false, .hot = false};
-    const cb_head_start head = cb_head_start_level(&t, 2); /* two L2s and a 32 us hold */
-    CB_CHECK(head.hold_ns > 0);
-
-    static double old_times[SAMPLES], new_times[SAMPLES];
-    int old_alternating = 0, new_alternating = 0;
-    for (int setup = 0; setup < SETUPS; setup++) {
-        cb_point_under_test tp;
-        double error = 0;
-        cb_status st = cb_test_setup(b, &p, &ctx, &tp, &why);
-        if (st == CB_OK) st = cb_test_run_verify(&tp, 3, &error, &why);
-        CB_CHECK(st == CB_OK);
-        if (st != CB_OK) {
-            fprintf(stderr, "setup %d: %s\n", setup, why.text);
-            cb_test_teardown(&tp);
-            break;
-        }
-        /* Each order in a block of its own (the levels alternate from one
-         * sample to the next, so interleaving the orders would hide them),
-         * on the same buffers. */
-        for (int i = 0; i < SAMPLES && st == CB_OK; i++)
-            st = old_order_sample(b, tp.state, &t, &head, &old_times[i], &why);
-        for (int i = 0; i < SAMPLES && st == CB_OK; i++) {
-            bool late = false;
-            st = cb_time_sample(b, tp.state, &t, pt, &head, 1, 0, &new_times[i], NULL, &late, &why);
-        }
-        CB_CHECK(st == CB_OK);
-        cb_test_teardown(&tp);
-        double rho_old, gap_old, rho_new, gap_new;
-        const bool a_old = alternates(old_times, SAMPLES, &rho_old, &gap_old);
-        const bool a_new = alternates(new_times, SAMPLES, &rho_new, &gap_new);
-        old_alternating += a_old;
-        new_alternating += a_new;
-        printf("setup %d: flush and hold kernels: lag-1 %.2f, even/odd medians %.3f us apart%s; "
-               "one launch: lag-1 %.2f, %.3f us apart%s\n",
-               setup, rho_old, gap_old * 1e6, a_old ? " (alternating)" : "", rho_new, gap_new * 1e6,
-               a_new ? " (alternating)" : "");
-    }
-    cb_timing_free(&t);
-    if (old_alternating == 0)
-        printf("two launches alternated in no setup on this GPU: the check cannot tell here\n");
-    CB_CHECK_EQ_INT(new_alternating, 0);
-    check_spacer(&dev);
+    /* Two L2s and a 32 us hold: one launch against two. */
+    check_ways(&dev, "matmul/cublas_tf32", 2, true, "flush and hold kernels", "one launch",
+               alternates_by_gap);
+    /* One L2 of reads: the spacer against a flush alone. */
+    check_ways(&dev, "matmul/cublas_bf16", 0, false, "flush alone", "with the spacer",
+               alternates_by_lag1);
     return cb_test_finish("test_runner_hold_order");
 }
