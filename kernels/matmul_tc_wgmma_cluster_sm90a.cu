@@ -124,9 +124,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         cb_setmaxnreg_inc<kConsumerRegs>();
         if constexpr (P == CB_TC_FP8) g.alpha = cb_wg_fp8_alpha(g);
         const int cw = wg - 1;
-        /* Past the ring's barriers: the consumer warps' C stages (rung 4's). */
-        float *const stage_base = reinterpret_cast<float *>(
-            (reinterpret_cast<uintptr_t>(r.empty + kStages) + 15) & ~uintptr_t(15));
         float acc[BN / 2];
         cb_wg_zero_acc(acc);
         uint32_t it = 0;
@@ -159,8 +156,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                 cb_mbar_arrive_cluster(&r.empty[ps], peer);
             }
             cb_wgmma_fence_regs(acc);
-            cb_wg_store<BN>(g, acc, bm + cw * 64, bn,
-                            stage_base + (tid / 32 - 4) * CB_WG_STAGE_FLOATS);
+            cb_wg_store<BN>(g, acc, bm + cw * 64, bn, r.c_stage(tid / 32 - 4));
         }
         __syncwarp();
         cb_cluster_sync();
@@ -219,8 +215,7 @@ static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_i
     err = cb_tc_wgmma_maps(p, kBM, p->tile_n / kCluster);
     if (err != cudaSuccess) return err;
     const cb_mc_kernel_fn kernel = cb_mc_pick(p->prec, p->tile_n);
-    constexpr int stage_bytes = 8 * CB_WG_STAGE_FLOATS * 4 + 16; /* C stages of 8 warps */
-    p->smem_bytes = stage_bytes + (p->tile_n == 256 ? Ring<256>::BYTES : Ring<192>::BYTES);
+    p->smem_bytes = CB_WG_C_STAGES_BYTES + (p->tile_n == 256 ? Ring<256>::BYTES : Ring<192>::BYTES);
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, p->smem_bytes);
     if (err != cudaSuccess) return err;
     p->tiles_m = cb_tc_cdiv(cb_tc_cdiv(p->args.m, kBM), kCluster); /* cluster rows */

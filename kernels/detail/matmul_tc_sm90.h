@@ -337,8 +337,11 @@ __device__ __forceinline__ void cb_wg_mma_slice(float (&acc)[BN / 2], uint32_t s
 }
 
 /* Shared memory a consumer warp stages its C through (cb_wg_store): 16
- * rows of a 32-column chunk, rows padded by 4 floats. */
+ * rows of a 32-column chunk, rows padded by 4 floats. The 8 consumer warps'
+ * stages lie after the ring's barriers (cb_wg_ring::c_stage), 16-byte
+ * aligned: CB_WG_C_STAGES_BYTES more dynamic shared memory at launch. */
 constexpr int CB_WG_STAGE_LD = 36, CB_WG_STAGE_FLOATS = 16 * CB_WG_STAGE_LD;
+constexpr int CB_WG_C_STAGES_BYTES = 8 * CB_WG_STAGE_FLOATS * 4 + 16;
 
 /* Write one consumer warpgroup's 64 x BN accumulators at (row0, col0):
  * warp w of the group holds rows 16w .. 16w+15, and every 8 columns the
@@ -529,6 +532,13 @@ template <int S, int STAGE_A, int STAGE_B> struct cb_wg_ring {
     /* Shared-memory addresses of stage s of A and of B. */
     __device__ __forceinline__ uint32_t a(uint32_t s) const { return sa0 + s * STAGE_A; }
     __device__ __forceinline__ uint32_t b(uint32_t s) const { return sb0 + s * STAGE_B; }
+    /* Consumer warp w's (0..7) C stage, past the barriers (cb_wg_store);
+     * the launch adds CB_WG_C_STAGES_BYTES for them. */
+    __device__ __forceinline__ float *c_stage(int w) const
+    {
+        const uintptr_t end = reinterpret_cast<uintptr_t>(empty + S);
+        return reinterpret_cast<float *>((end + 15) & ~uintptr_t(15)) + w * CB_WG_STAGE_FLOATS;
+    }
     /* Stage s of B for loads by hand (TF32's register fragments). */
     __device__ __forceinline__ const uint8_t *b_ptr(uint32_t s) const
     {

@@ -51,10 +51,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         cb_setmaxnreg_inc<kConsumerRegs>();
         if constexpr (P == CB_TC_FP8) g.alpha = cb_wg_fp8_alpha(g);
         const int cw = wg - 1; /* rows 64 cw .. 64 cw + 63 of each tile */
-        /* Past the ring's barriers, 16-byte aligned: the 8 consumer warps'
-         * C stages (cb_wg_store). */
-        float *const stage_base = reinterpret_cast<float *>(
-            (reinterpret_cast<uintptr_t>(r.empty + kStages) + 15) & ~uintptr_t(15));
         float acc[BN / 2];
         cb_wg_zero_acc(acc);
         uint32_t it = 0; /* k-slices consumed by this block so far */
@@ -74,8 +70,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             cb_wgmma_wait<0>();
             if (lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             cb_wgmma_fence_regs(acc);
-            cb_wg_store<BN>(g, acc, tm * kBM + cw * 64, tn * BN,
-                            stage_base + (tid / 32 - 4) * CB_WG_STAGE_FLOATS);
+            cb_wg_store<BN>(g, acc, tm * kBM + cw * 64, tn * BN, r.c_stage(tid / 32 - 4));
         }
     }
 #endif
@@ -88,14 +83,11 @@ template <cb_tc_precision P> kernel_fn pick(int bn)
     return bn == 256 ? kernel<P, 256> : bn == 192 ? kernel<P, 192> : kernel<P, 128>;
 }
 
-/* The C stages of the 8 consumer warps after the ring, 16 bytes to align. */
-constexpr int kStageBytes = 8 * CB_WG_STAGE_FLOATS * 4 + 16;
-
 inline int smem_for(int bn)
 {
-    return kStageBytes + (bn == 256   ? ring<256>::BYTES
-                          : bn == 192 ? ring<192>::BYTES
-                                      : ring<128>::BYTES);
+    return CB_WG_C_STAGES_BYTES + (bn == 256   ? ring<256>::BYTES
+                                   : bn == 192 ? ring<192>::BYTES
+                                               : ring<128>::BYTES);
 }
 
 /* Plan the persistent launch of kernel<P, bn>: tile width for the shape,
