@@ -96,10 +96,6 @@ static void fill_info(const copy_state *st, bool host_legs, cb_xfer_mem mem, cb_
     if (host_legs && mem == CB_XFER_PAGEABLE) {
         info->target_ci_rel = CB_XFER_PAGEABLE_TARGET_CI;
         info->kind = CB_KIND_STAGED_COPY;
-        /* Its first runs are slow and speed up over 50-200 ms of copying
-         * (64 MiB from host to device on the H200's host: 1.5-2x), so the
-         * samples start once the runs have settled. */
-        info->warm_until_settled = true;
     } else if (host_legs) {
         info->target_ci_rel = CB_XFER_LINK_TARGET_CI;
     }

@@ -139,10 +139,6 @@ typedef struct cb_point_info {
      * stops at the larger of the two, and the row's note names the target
      * it used. 0 keeps the run's target. */
     double target_ci_rel;
-    /* The path speeds up over its first runs (a copy staged through
-     * pageable memory): the warm-up goes on until its runs stop getting
-     * faster, within the run's warm-up time cap (harness/run/warm_up.h). */
-    bool warm_until_settled;
 } cb_point_info;
 
 /* The precision a CPU baseline on several threads declares: threads on

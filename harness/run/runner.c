@@ -4,8 +4,7 @@
  * One point in one round reads as its phases:
  *   phase_setup_and_verify  setup -> run -> sync -> verify (a wrong result is
  *                           a fail row, never timed)
- *   phase_warm_up           warm-up runs (a settling path: until its runs stop
- *                           getting faster); the last one sizes a hot batch
+ *   phase_warm_up           warm-up runs; the last one sizes a hot batch
  *   cb_choose_head_start    round 0 of a cold point: how long the flush and
  *                           hold before each sample last (runner_head_start.c)
  *   cb_settle_throttle      a throttled GPU is given time to recover
@@ -32,7 +31,6 @@
 #include "progress.h"
 #include "runner_point.h"
 #include "signals.h"
-#include "warm_up.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -106,25 +104,17 @@ static cb_status phase_setup_and_verify(const cb_run_config *cfg, const cb_bench
     return st;
 }
 
-/* Warm-up runs; *single ends as the last run's time (it sizes a hot batch).
- * A point whose path speeds up over its first runs (`settle`) warms on
- * until its runs stop getting faster (warm_up.h), within the same cap. */
+/* Warm-up runs; *single ends as the last run's time (it sizes a hot batch). */
 static cb_status phase_warm_up(const cb_run_config *cfg, const cb_bench *b, void *state,
-                               cb_timing *t, point_timing pt, bool settle, double *single,
-                               cb_phase_times *ph, cb_msg *why)
+                               cb_timing *t, point_timing pt, double *single, cb_phase_times *ph,
+                               cb_msg *why)
 {
     double started = cb_now_s();
     cb_status st = CB_OK;
-    cb_settle slope;
-    cb_settle_init(&slope);
-    bool settled = !settle;
-    for (int i = 0; (i < cfg->warmup_runs || !settled) && !cb_interrupted() && st == CB_OK; i++) {
+    for (int i = 0; i < cfg->warmup_runs && !cb_interrupted() && st == CB_OK; i++) {
         double elapsed = 0;
         st = cb_time_sample(b, state, t, pt, NULL, 1, 0, &elapsed, NULL, NULL, why);
-        if (st == CB_OK) {
-            *single = elapsed;
-            if (settle) settled = cb_settle_add(&slope, elapsed);
-        }
+        if (st == CB_OK) *single = elapsed;
         if (cb_now_s() - started > cfg->warmup_max_s) break;
     }
     ph->warmup_s += cb_now_s() - started;
@@ -281,9 +271,7 @@ static bool run_point_round(const cb_run_config *cfg, const cb_planned_point *pp
     bool go_on = true;
 
     cb_status st = phase_setup_and_verify(cfg, b, &pp->point, t, pt, &state, pr, &single, &why);
-    if (st == CB_OK)
-        st = phase_warm_up(cfg, b, state, t, pt, pr->info.warm_until_settled, &single,
-                           &pr->r->phases, &why);
+    if (st == CB_OK) st = phase_warm_up(cfg, b, state, t, pt, &single, &pr->r->phases, &why);
     if (st == CB_OK && round == 0) {
         /* Probe samples are warm-up too: they are not kept. */
         double probe_started = cb_now_s();
