@@ -91,10 +91,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, BN> C;
     extern __shared__ uint8_t smem_raw[];
-    if (threadIdx.x == 0) { /* the thread that issues the loads (cb_tma_prefetch_map) */
-        cb_tma_prefetch_map(&map_a);
-        cb_tma_prefetch_map(&map_b);
-    }
+    cb_tma_prefetch_maps(&map_a, &map_b);
     const Ring<BN> r(smem_raw, 2 * 8); /* empty: 8 consumer warps in each CTA */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const uint32_t rank = cb_cluster_ctarank(), peer = rank ^ 1u;

@@ -45,10 +45,7 @@ __global__ void __launch_bounds__(kThreads)
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, kBN> C;
     extern __shared__ uint8_t smem_raw[];
-    if (threadIdx.x == 0) { /* the thread that issues the loads (cb_tma_prefetch_map) */
-        cb_tma_prefetch_map(&map_a);
-        cb_tma_prefetch_map(&map_b);
-    }
+    cb_tma_prefetch_maps(&map_a, &map_b);
     const Ring r(smem_raw, kThreads / 32); /* empty: one arrival per warp */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const int bm = blockIdx.y * kBM, bn = blockIdx.x * kBN;

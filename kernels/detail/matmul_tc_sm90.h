@@ -144,18 +144,22 @@ __device__ __forceinline__ void cb_tma_load_2d(uint32_t dst, const CUtensorMap *
 #endif
 }
 
-/* Fetch a tensor map (a __grid_constant__ kernel parameter) into the TMA
- * unit's descriptor cache before the first load needs it. Called by the
- * thread that issues the loads, first thing in the kernel, so the fetch
- * overlaps the barriers' set-up instead of delaying the first k-slice.
+/* Fetch both tensor maps (__grid_constant__ kernel parameters) into the TMA
+ * unit's descriptor cache before the first load needs them. Every thread
+ * calls it first thing in the kernel; thread 0, the one that issues the
+ * loads, fetches, so the fetch overlaps the barriers' set-up instead of
+ * delaying the first k-slice.
  * It matters only where the kernel is that first slice and little more:
  * at 1000 x 3000 x 200 (one tile per block) the cluster rung's kernel went
  * from 8.58-8.61 to 8.54 us in four processes each (CUPTI); rung 4's
  * stayed at 7.94-7.97 us, and 4096^3 and 8192^3 did not move. */
-__device__ __forceinline__ void cb_tma_prefetch_map(const CUtensorMap *map)
+__device__ __forceinline__ void cb_tma_prefetch_maps(const CUtensorMap *map_a,
+                                                     const CUtensorMap *map_b)
 {
 #if CB_TC_SM90A_DEVICE
-    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+    if (threadIdx.x != 0) return; /* the thread that issues the loads */
+    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_a)) : "memory");
+    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_b)) : "memory");
 #endif
 }
 

@@ -30,10 +30,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, BN> C;
     extern __shared__ uint8_t smem_raw[];
-    if (threadIdx.x == 0) { /* the thread that issues the loads (cb_tma_prefetch_map) */
-        cb_tma_prefetch_map(&map_a);
-        cb_tma_prefetch_map(&map_b);
-    }
+    cb_tma_prefetch_maps(&map_a, &map_b);
     const ring<BN> r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const int kt_count = (g.k + C::BK - 1) / C::BK;

@@ -1,10 +1,10 @@
 // probe_kernels.cuh - what the standalone probes (sample_order.cu,
 // placement_probe.cu, l2_flush_probe.cu, buffer_levels_probe.cu,
-// hold_order_probe.cu, pageable_probe.cu) share: a checked CUDA (and cuBLAS) call, the float4
-// vector add they time, random
-// inputs, the L2 flush that opens a cold sample and the hold after it (the
-// runner's device code, harness/timing/detail/l2_flush_device.cuh; the
-// probes choose how much the flush reads), and one event-timed piece of work.
+// hold_order_probe.cu, pageable_probe.cu) share: a checked CUDA (and
+// cuBLAS) call, the float4 vector add they time, random inputs, the L2
+// flush that opens a cold sample and the hold after it (the runner's device
+// code, harness/timing/detail/l2_flush_device.cuh; the probes choose how
+// much the flush reads), and one event-timed piece of work.
 #ifndef CB_PROBE_KERNELS_CUH
 #define CB_PROBE_KERNELS_CUH
 
