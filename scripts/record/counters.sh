@@ -224,7 +224,7 @@ ncu_rung() {
     for a in "$@"; do axes+=(--axis "$a"); done
     if over_budget; then say "ncu $name: skipped (over the ${BUDGET} s budget)"; return; fi
     mkdir -p "$OUT/ncu-rep"
-    timeout 120 "$NCU" --clock-control none --cache-control all --profile-from-start off \
+    group_timeout 120 "$NCU" --clock-control none --cache-control all --profile-from-start off \
         --metrics "$METRICS" -f -o "$OUT/ncu-rep/$name" \
         "$BIN" run "$bench" "${axes[@]}" --profile --no-cupti --cache hot --quick --quiet \
         --out "$OUT/ncu-run-$name" > "$OUT/ncu-$name.log" 2>&1

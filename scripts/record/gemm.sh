@@ -191,13 +191,13 @@ step_sanitize() {
     local q=(--quick --no-cupti --no-telemetry --max-time-per-point 0 --quiet)
     for tool in memcheck racecheck; do
         log "compute-sanitizer $tool at 129 x (131, 136) x (67, 72)"
-        timeout 60 "$SAN" --tool $tool --error-exitcode 9 "$BIN" run 'matmul_tc/*' matmul/multistage \
+        group_timeout 60 "$SAN" --tool $tool --error-exitcode 9 "$BIN" run 'matmul_tc/*' matmul/multistage \
             --axis m=129 --axis n=131,136 --axis k=67,72 "${q[@]}" --out "$OUT/san-$tool" \
             > "$OUT/san-$tool.log" 2>&1
         say "$tool: rc=$? (0 clean, 9 errors, 124 timeout) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-$tool.log" | tail -1)"
         # The FP32 rung's skinny and ragged paths (config auto: narrow n,
         # short m, clamped edges).
-        timeout 60 "$SAN" --tool $tool --error-exitcode 9 "$BIN" run matmul/pipelined \
+        group_timeout 60 "$SAN" --tool $tool --error-exitcode 9 "$BIN" run matmul/pipelined \
             --axis m=1,5,129 --axis n=1,3,131 --axis k=67,72 "${q[@]}" --out "$OUT/san-fp32-$tool" \
             > "$OUT/san-fp32-$tool.log" 2>&1
         say "$tool (pipelined): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san-fp32-$tool.log" | tail -1)"
@@ -225,7 +225,7 @@ step_ncu() {
                 sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active)
     local list
     list=$(known_metrics "$OUT/ncu-metrics.txt" "${want[@]}")
-    timeout 45 "$NCU" --clock-control none --profile-from-start off -k "regex:cb_tc_ldmatrix" -c 1 \
+    group_timeout 45 "$NCU" --clock-control none --profile-from-start off -k "regex:cb_tc_ldmatrix" -c 1 \
         --metrics "$list" "$BIN" run matmul_tc/ldmatrix_bf16 --axis m=4096 --profile --no-cupti \
         --quiet --out "$OUT/ncu-run-ldmatrix" > "$OUT/ncu-ldmatrix.log" 2>&1
     say "ncu ldmatrix_bf16: rc=$? (${#have[@]} of ${#want[@]} metrics known to this ncu)"

@@ -40,7 +40,7 @@ step_tests() {
 }
 step_sanitize_vecadd() {
     for tool in memcheck racecheck; do
-        timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $BIN run 'vecadd*' --axis n=1000,4097 \
+        group_timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 $BIN run 'vecadd*' --axis n=1000,4097 \
             --axis grid=auto,2 --quick --no-cupti --min-samples 6 --max-time-per-point 0 --quiet \
             --out "$W/san-$tool-vecadd" > "$W/sanitize-$tool-vecadd.log" 2>&1
         echo "$tool vecadd*: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize-$tool-vecadd.log" | tail -1)"
@@ -57,7 +57,7 @@ step_sanitize() {
         for set in "${sets[@]}"; do
             local glob=${set%%|*} args=${set#*|} name=${set%%[/*]*}
             # shellcheck disable=SC2086
-            timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 $BIN run "$glob" $args "${q[@]}" \
+            group_timeout 280 compute-sanitizer --tool $tool --error-exitcode 9 $BIN run "$glob" $args "${q[@]}" \
                 --out "$W/san-$tool-$name" > "$W/sanitize-$tool-$name.log" 2>&1
             echo "$tool $glob: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize-$tool-$name.log" | tail -1)"
         done

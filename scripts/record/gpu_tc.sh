@@ -83,7 +83,7 @@ ncu_point() {
                 smsp__warp_issue_stalled_barrier_per_warp_active.pct)
     local list
     list=$(known_metrics "$W/ncu-metrics.txt" "${want[@]}")
-    timeout 90 ncu --clock-control none --profile-from-start off -k "regex:cb_tc_(mma|ldmatrix|wgmma)" -c 2 \
+    group_timeout 90 ncu --clock-control none --profile-from-start off -k "regex:cb_tc_(mma|ldmatrix|wgmma)" -c 2 \
         --metrics "$list" "$BIN" run "$bench" --axis "m=$m" --profile --no-cupti --quiet \
         --out "$W/ncu-run-$name" > "$W/ncu-$name.txt" 2>&1
     say "ncu $bench m=$m rc=$?"
@@ -105,7 +105,7 @@ step_sanitize() {
     # leaves rung 1 and the TF32 wgmma rungs running with n = 130.
     local q=(--quick --no-cupti --min-samples 6 --max-time-per-point 0 --quiet)
     for tool in memcheck racecheck; do
-        timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$BIN" run "$TC_GLOB" \
+        group_timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$BIN" run "$TC_GLOB" \
             --axis m=129 --axis n=136,130 --axis k=72 "${q[@]}" --out "$W/san-$tool" \
             > "$W/sanitize-$tool.log" 2>&1
         say "$tool matmul_tc/*: rc=$? (0 clean, 9 errors, 124 timeout) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize-$tool.log" | tail -1)"

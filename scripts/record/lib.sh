@@ -33,6 +33,16 @@
 #   run_pairs SIDE   SIDE A1, SIDE B1, SIDE A2, ... for PAIRS pairs, stopping
 #                    when another pair would end past BUDGET seconds after
 #                    $started; PAIRS becomes the pairs done
+#   group_timeout SECS CMD...
+#                    CMD in a process group of its own, stopped as a group
+#                    (TERM, KILL 5 s later) after SECS; whatever of the
+#                    group outlives CMD is stopped too. CMD's status, 124
+#                    when it ran out of time. For compute-sanitizer and ncu,
+#                    which run the program they watch as a child: cubench
+#                    takes TERM as "stop after this sample", and one sample
+#                    under racecheck can last minutes, so after a plain
+#                    `timeout` the tool is gone and its child still on the
+#                    GPU beside the next step's timed runs
 
 # shellcheck disable=SC2034 # NATIVE, BIN: read by the scripts that call it
 open_out() {
@@ -125,4 +135,33 @@ run_pairs() {
         fi
     done
     PAIRS=$done_pairs
+}
+
+group_timeout() {
+    local secs=$1 t0=$SECONDS pid dog rc
+    shift
+    setsid "$@" &
+    pid=$!
+    (
+        end=$((SECONDS + secs))
+        while kill -0 "$pid" 2>/dev/null; do
+            if ((SECONDS >= end)); then
+                kill -TERM -- "-$pid" 2>/dev/null
+                for _ in $(seq 25); do
+                    kill -0 -- "-$pid" 2>/dev/null || break
+                    sleep 0.2
+                done
+                kill -KILL -- "-$pid" 2>/dev/null
+                break
+            fi
+            sleep 0.2
+        done
+    ) &
+    dog=$!
+    wait "$pid"
+    rc=$?
+    wait "$dog"
+    kill -KILL -- "-$pid" 2>/dev/null
+    if ((SECONDS - t0 >= secs)); then rc=124; fi
+    return "$rc"
 }

@@ -33,11 +33,11 @@ done
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if [[ -n "$SAN" ]]; then
     log "compute-sanitizer memcheck: test_matmul_check"
-    (cd "$NATIVE/tests" && timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 \
+    (cd "$NATIVE/tests" && group_timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 \
         ./test_matmul_check) >"$OUT/memcheck-test_matmul_check.log" 2>&1
     say "memcheck test_matmul_check rc=$? (0 clean, 9 errors): $(grep -E "ERROR SUMMARY" "$OUT/memcheck-test_matmul_check.log" | tail -1)"
     log "compute-sanitizer memcheck: transfers at 16 MiB and 256 MiB, pooled buffers"
-    timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 "$BIN" run \
+    group_timeout 300 "$SAN" --tool memcheck --leak-check no --error-exitcode 9 "$BIN" run \
         'transfers/memcpy_async' 'transfers/bidir' --axis bytes=2^24,2^28 --quick --no-cupti \
         --out "$OUT/memcheck-transfers" >"$OUT/memcheck-transfers.log" 2>&1
     say "memcheck transfers rc=$? (0 clean, 9 errors): $(grep -E "ERROR SUMMARY" "$OUT/memcheck-transfers.log" | tail -1)"
