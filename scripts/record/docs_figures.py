@@ -35,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -67,6 +68,19 @@ def rows(run: str) -> list[dict]:
 
 def meta(run: str) -> dict:
     return json.loads((REPO / DATA / run / "meta.json").read_text())
+
+
+def tar_text(tarball: str, member: str) -> str:
+    """`member` of a recorded tarball (tests/data/TARBALL, .tar.xz) as text."""
+    with tarfile.open(REPO / DATA / tarball) as tar:
+        fh = tar.extractfile(member)
+        if fh is None:
+            raise SystemExit(f"docs_figures.py: {tarball}: {member} is not a file")
+        return fh.read().decode("utf-8", errors="replace")
+
+
+def tar_rows(tarball: str, member: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(tar_text(tarball, member), newline="")))
 
 
 def axis(row: dict, name: str) -> str | None:
@@ -402,7 +416,9 @@ def round3_late_rows() -> list[str]:
     suite = rows("h200-r3/suiteD")
     m = meta("h200-r3/suiteD")
     wall = seconds(m["finished"]) - seconds(m["started"])
-    gemm = {shape: rows(f"h200-r3/gemm/run-{shape}")
+    # the final round-3 build's GEMM record (scripts/record/gemm.sh, one run per shape)
+    final_gemm = "h200-r3/r3-final/gemm/runs.tar.xz"
+    gemm = {shape: tar_rows(final_gemm, f"run-{shape}/results.csv")
             for shape in ("8191x8193x4095", "1000x3000x200", "4096", "torch-fp8", "4096x1x4096",
                           "4093", "8192")}
     top = lambda rs: max((r for r in rs if r["benchmark"].startswith("matmul_tc/wgmma_")  # noqa: E731
@@ -414,6 +430,8 @@ def round3_late_rows() -> list[str]:
     torch_fp8 = tf(fp8, "torch/matmul_fp8")
     lt_fp8 = tf(fp8, "matmul/cublaslt_fp8")
     tf32 = gemm["4096"]
+    mhz = lambda bench: best(tf32, "tflops", at(bench))["sm_clock_median_mhz"]  # noqa: E731
+    # the TF32 metric pass is in the earlier GEMM record only
     per_cycle = tf32_per_cycle("h200-r3/gemm/metrics-tf32", "m=4096")
     simt = " · ".join(f"{tflops_of(gemm[s], 'matmul/pipelined', 'pct_ref'):.1f}"
                       for s in ("4096x1x4096", "8191x8193x4095", "4093", "4096", "8192"))
@@ -425,16 +443,19 @@ def round3_late_rows() -> list[str]:
         f"1000 x 3000 x 200 | {float(odd['tflops']):.1f} ({float(odd['pct_ref']):.0f} %, "
         f"{odd['benchmark'].split('/')[1]}) · {float(small['tflops']):.1f} "
         f"({float(small['pct_ref']):.1f} %, {small['benchmark'].split('/')[1]}) TFLOP/s | "
-        f"h200-r3/gemm |",
-        f"| TF32 4096³, both unthrottled at 1980 MHz: cuBLAS TF32 · wgmma_ws_tf32; and per "
-        f"clock cycle (GPC cycles of one run each, `--metrics`) | "
-        f"{tf(tf32, 'matmul/cublas_tf32'):.1f} · {tf(tf32, 'matmul_tc/wgmma_ws_tf32'):.1f} "
-        f"TFLOP/s ({tflops_of(tf32, 'matmul_tc/wgmma_ws_tf32', 'pct_ref'):.1f} %); "
-        f"{per_cycle:.1f} % of cuBLAS per cycle | h200-r3/gemm |",
+        f"h200-r3/r3-final/gemm |",
+        f"| TF32 4096³ in one run (SM clock median): cuBLAS TF32 · wgmma_ws_tf32 | "
+        f"{tf(tf32, 'matmul/cublas_tf32'):.1f} ({mhz('matmul/cublas_tf32')} MHz) · "
+        f"{tf(tf32, 'matmul_tc/wgmma_ws_tf32'):.1f} ({mhz('matmul_tc/wgmma_ws_tf32')} MHz) "
+        f"TFLOP/s ({tflops_of(tf32, 'matmul_tc/wgmma_ws_tf32', 'pct_ref'):.1f} %) "
+        f"| h200-r3/r3-final/gemm |",
+        f"| TF32 4096³ per clock cycle, an earlier build (GPC cycles of one run each, "
+        f"`--metrics`): wgmma_ws_tf32 against cuBLAS TF32 | {per_cycle:.1f} % "
+        f"| h200-r3/gemm |",
         f"| FP32 SIMT, matmul/pipelined against cuBLAS FP32 in one run: 4096 x 1 x 4096 · "
-        f"8191 x 8193 x 4095 · 4093³ · 4096³ · 8192³ | {simt} % | h200-r3/gemm |",
+        f"8191 x 8193 x 4095 · 4093³ · 4096³ · 8192³ | {simt} % | h200-r3/r3-final/gemm |",
         f"| FP8 8192³ in one run: cuBLASLt · torch._scaled_mm | {lt_fp8:.1f} · {torch_fp8:.1f} "
-        f"TFLOP/s | h200-r3/gemm/run-torch-fp8 |",
+        f"TFLOP/s | h200-r3/r3-final/gemm (run-torch-fp8) |",
         f"| A/A over every kind (five pairs, three processes per side, 179 points a pair) | "
         f"{clean.group(1)} of {clean.group(2)} exit 0 with 0 slower and 0 faster; median MDE of "
         f"device kernels from one run per side {mde['<16us']} % (< 16.4 µs) · "
@@ -483,7 +504,7 @@ def suite_one_at_a_time_rows() -> list[str]:
     their compare."""
     walls, accounts, verdicts = suite_pair("h200-r3/suiteE", ("E1", "E2"), "compare-E1-E2.csv")
     f = meta("h200-r3/suiteF")
-    return suite_early_stop_rows() + suite_pooled_rows() + [
+    return suite_final_rows() + suite_early_stop_rows() + suite_pooled_rows() + [
         f"| the default suite with cold samples one at a time (674 points), two processes | "
         f"{walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} | h200-r3/suiteE |",
         f"| the same, with budget-ended rounds judged by their interval, on another board | "
@@ -491,6 +512,23 @@ def suite_one_at_a_time_rows() -> list[str]:
         f"{suite_account(rows('h200-r3/suiteF'))} | h200-r3/suiteF |",
         f"| those two runs compared, one run per side | {verdicts} "
         f"| h200-r3/suiteE/compare-E1-E2 |",
+    ]
+
+
+def suite_final_rows() -> list[str]:
+    """The default suite on the final round-3 runner: two runs in separate
+    processes on one board (tests/data/h200-r3/r3-final/suites: each run's
+    meta.json and its results.csv trimmed to the status and phase columns)."""
+    tarball = "h200-r3/r3-final/suites/runs.tar.xz"
+    walls, accounts = [], []
+    for run in ("suiteA", "suiteB"):
+        m = json.loads(tar_text(tarball, f"{run}/meta.json"))
+        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
+        accounts.append(suite_account(tar_rows(tarball, f"{run}-results-trimmed.csv")))
+    return [
+        f"| the default suite on the final round-3 runner (674 points), two processes on one "
+        f"board | {walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} "
+        f"| h200-r3/r3-final/suites |",
     ]
 
 
