@@ -47,27 +47,23 @@ def marker():
     return f"3{uuid.uuid4().int % 10**6:06d}.5"
 
 
-def test_out_of_time_stops_the_whole_group(marker):
+# (limit s, the step's script with SLEEP for the marked sleep, its status, most seconds)
+CASES = {
     # a "checker" that starts its "target" as a child and waits for it
-    rc, took = group_timeout(1, f"sleep {marker} & wait")
-    assert rc == 124
-    assert took < 10
-    time.sleep(0.3)
-    assert left(f"sleep {marker}") == []
+    "out of time: the whole group stopped": (1, "SLEEP & wait", 124, 10),
+    # TERM ignored by both: KILL 5 s later
+    "TERM ignored: killed": (1, 'trap "" TERM; (trap "" TERM; SLEEP) & wait', 124, 12),
+    # the step ends in time and leaves a child behind
+    "in time: its status kept, what outlives it stopped": (20, "(SLEEP &); exit 3", 3, 10),
+}
 
 
-def test_a_child_that_ignores_term_is_killed(marker):
-    rc, took = group_timeout(1, f'trap "" TERM; (trap "" TERM; sleep {marker}) & wait')
-    assert rc == 124
-    assert took < 12
-    time.sleep(0.3)
-    assert left(f"sleep {marker}") == []
-
-
-def test_in_time_keeps_the_status_and_stops_what_outlives_it(marker):
-    rc, took = group_timeout(20, f"(sleep {marker} &); exit 3")
-    assert rc == 3
-    assert took < 10
+@pytest.mark.parametrize("case", CASES)
+def test_nothing_of_the_group_is_left(case, marker):
+    secs, script, want_rc, most_s = CASES[case]
+    rc, took = group_timeout(secs, script.replace("SLEEP", f"sleep {marker}"))
+    assert rc == want_rc
+    assert took < most_s
     time.sleep(0.3)
     assert left(f"sleep {marker}") == []
 
