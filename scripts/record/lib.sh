@@ -138,14 +138,16 @@ run_pairs() {
 }
 
 group_timeout() {
-    local secs=$1 t0=$SECONDS pid dog rc
+    local secs=$1 pid dog rc fired
     shift
+    fired=$(mktemp) || return 2
     setsid "$@" &
     pid=$!
     (
         end=$((SECONDS + secs))
         while kill -0 "$pid" 2>/dev/null; do
             if ((SECONDS >= end)); then
+                echo "$secs" >"$fired"
                 kill -TERM -- "-$pid" 2>/dev/null
                 for _ in $(seq 25); do
                     kill -0 -- "-$pid" 2>/dev/null || break
@@ -162,6 +164,7 @@ group_timeout() {
     rc=$?
     wait "$dog"
     kill -KILL -- "-$pid" 2>/dev/null
-    if ((SECONDS - t0 >= secs)); then rc=124; fi
+    if [ -s "$fired" ]; then rc=124; fi
+    rm -f "$fired"
     return "$rc"
 }
