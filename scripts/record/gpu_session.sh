@@ -21,7 +21,7 @@
 #   explore      compile and run scratch/*.cu experiments (not part of cubench)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/record/lib.sh # release_work; its own log below (to stdout)
+. scripts/record/lib.sh # release_work, group_timeout; its own log below (to stdout)
 release_work work
 log() { printf '== %s %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 run() { log "$*"; "$@"; local rc=$?; log "rc=$rc: $1 ${2:-}"; return $rc; }

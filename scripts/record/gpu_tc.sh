@@ -21,7 +21,7 @@
 #   sass-summary.txt, sass-*.txt  instruction counts per kernel and main-loop excerpts
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
-. scripts/record/lib.sh # say, known_metrics; its own log below (no running seconds)
+. scripts/record/lib.sh # say, known_metrics, group_timeout; its own log below (no running seconds)
 release_work work
 SUMMARY=$OUT/summary.txt
 : > "$SUMMARY"
