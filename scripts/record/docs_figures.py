@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -70,13 +71,20 @@ def meta(run: str) -> dict:
     return json.loads((REPO / DATA / run / "meta.json").read_text())
 
 
-def tar_text(tarball: str, member: str) -> str:
-    """`member` of a recorded tarball (tests/data/TARBALL, .tar.xz) as text."""
+@functools.lru_cache(maxsize=None)
+def tar_files(tarball: str) -> dict[str, str]:
+    """Every file of a recorded tarball (tests/data/TARBALL, .tar.xz) as text,
+    read once: the table takes several members of the same tarballs."""
     with tarfile.open(REPO / DATA / tarball) as tar:
-        fh = tar.extractfile(member)
-        if fh is None:
-            raise SystemExit(f"docs_figures.py: {tarball}: {member} is not a file")
-        return fh.read().decode("utf-8", errors="replace")
+        return {m.name.removeprefix("./"): tar.extractfile(m).read().decode("utf-8", "replace")
+                for m in tar.getmembers() if m.isfile()}
+
+
+def tar_text(tarball: str, member: str) -> str:
+    files = tar_files(tarball)
+    if member not in files:
+        raise SystemExit(f"docs_figures.py: {tarball}: no file {member}")
+    return files[member]
 
 
 def tar_rows(tarball: str, member: str) -> list[dict]:
@@ -482,14 +490,17 @@ def aa_summary(name: str) -> tuple[re.Match, dict[str, str]]:
     return clean, mde
 
 
+def wall_and_account(m: dict, rs: list[dict]) -> tuple[str, str]:
+    """A default suite's wall seconds (meta.json started -> finished) and
+    its account (suite_account)."""
+    return f"{seconds(m['finished']) - seconds(m['started']):.0f}", suite_account(rs)
+
+
 def suite_pair(folder: str, runs: tuple[str, str], compare: str) -> tuple[list, list, str]:
-    """Two default suites in FOLDER: each run's wall seconds (meta.json
-    started -> finished) and account, and their compare's verdict counts."""
-    walls, accounts = [], []
-    for run in runs:
-        m = meta(f"{folder}/{run}")
-        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
-        accounts.append(suite_account(rows(f"{folder}/{run}")))
+    """Two default suites in FOLDER: each run's wall seconds and account,
+    and their compare's verdict counts."""
+    walls, accounts = zip(*(wall_and_account(meta(f"{folder}/{run}"), rows(f"{folder}/{run}"))
+                            for run in runs))
     with open_recorded(folder, compare) as fh:
         verdicts = [r["verdict"] for r in csv.DictReader(fh)]
     count = lambda v: sum(x == v for x in verdicts)  # noqa: E731
@@ -520,11 +531,9 @@ def suite_final_rows() -> list[str]:
     processes on one board (tests/data/h200-r3/r3-final/suites: each run's
     meta.json and its results.csv trimmed to the status and phase columns)."""
     tarball = "h200-r3/r3-final/suites/runs.tar.xz"
-    walls, accounts = [], []
-    for run in ("suiteA", "suiteB"):
-        m = json.loads(tar_text(tarball, f"{run}/meta.json"))
-        walls.append(f"{seconds(m['finished']) - seconds(m['started']):.0f}")
-        accounts.append(suite_account(tar_rows(tarball, f"{run}-results-trimmed.csv")))
+    walls, accounts = zip(*(wall_and_account(json.loads(tar_text(tarball, f"{run}/meta.json")),
+                                             tar_rows(tarball, f"{run}-results-trimmed.csv"))
+                            for run in ("suiteA", "suiteB")))
     return [
         f"| the default suite on the final round-3 runner (674 points), two processes on one "
         f"board | {walls[0]} s · {walls[1]} s wall; {accounts[0]}; {accounts[1]} "
