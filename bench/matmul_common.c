@@ -282,8 +282,8 @@ cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
     }
     if (ctx->dev && ctx->dev->max_threads_per_sm > 0)
         info->occupancy = (double)li.blocks_per_sm * li.threads / ctx->dev->max_threads_per_sm;
-    snprintf(info->note, sizeof info->note, "%.127s; %d regs, %.1f KiB smem, %d blocks/SM%s",
-             li.desc, li.regs, li.smem_bytes / 1024.0, li.blocks_per_sm,
+    snprintf(info->note, sizeof info->note, "%s; %d regs, %.1f KiB smem, %d blocks/SM%s", li.desc,
+             li.regs, li.smem_bytes / 1024.0, li.blocks_per_sm,
              li.local_bytes ? "; SPILLS to local memory" : "");
     *state = st;
     return CB_OK;

@@ -95,8 +95,8 @@ static cb_status cb_tc_setup_state(cb_tc_state *ts, const cb_point *p, const cb_
     CB_CUDA(cudaDeviceSynchronize());
     if (ctx->dev->max_threads_per_sm > 0)
         info->occupancy = (double)li.blocks_per_sm * li.threads / ctx->dev->max_threads_per_sm;
-    snprintf(info->note, sizeof info->note, "%.127s; %d regs, %.1f KiB smem, %d blocks/SM%s",
-             li.desc, li.regs, li.smem_bytes / 1024.0, li.blocks_per_sm,
+    snprintf(info->note, sizeof info->note, "%s; %d regs, %.1f KiB smem, %d blocks/SM%s", li.desc,
+             li.regs, li.smem_bytes / 1024.0, li.blocks_per_sm,
              li.local_bytes ? "; SPILLS to local memory" : "");
     return CB_OK;
 }

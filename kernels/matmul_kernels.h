@@ -44,7 +44,7 @@ typedef struct cb_matmul_launch_info {
     int smem_bytes;    /* static shared memory per block                   */
     int local_bytes;   /* local memory per thread: non-zero means spills   */
     int blocks_per_sm; /* cudaOccupancyMaxActiveBlocksPerMultiprocessor    */
-    char desc[128];    /* "128x128x8 tile, 8x8/thread, vec4 path"           */
+    char desc[96];     /* "128x128x8 tile, 8x8/thread, vec4 path"           */
 } cb_matmul_launch_info;
 
 typedef cudaError_t (*cb_matmul_launch_fn)(const cb_matmul_args *args, int variant,

@@ -215,25 +215,6 @@ cudaError_t cb_tc_plan_buffers(cb_tc_plan *p)
 
 } // namespace
 
-cudaError_t cb_tc_plan_split(cb_tc_plan *p, int kt_count, bool may_split, char *note,
-                             size_t note_len)
-{
-    const long long tiles = (long long)p->tiles_m * p->tiles_n;
-    p->split = cb_tc_split_plan((int)tiles, kt_count, may_split ? (int)p->grid.x : 1);
-    p->split.grid = (int)p->grid.x;
-    note[0] = '\0';
-    if (p->split.sk_iters == 0) return cudaSuccess;
-    const size_t warps = (size_t)p->grid.x * 8;
-    cudaError_t err = cudaMalloc(&p->split_flags, warps * sizeof(unsigned));
-    if (err == cudaSuccess) err = cudaMemset(p->split_flags, 0, warps * sizeof(unsigned));
-    /* The zeros must be there before a launch on any stream, blocking or not. */
-    if (err == cudaSuccess) err = cudaDeviceSynchronize();
-    if (err != cudaSuccess) return err;
-    snprintf(note, note_len, ", stream-K tail: %d of %lld tiles",
-             p->split.tiles - p->split.dp_tiles, tiles);
-    return cudaSuccess;
-}
-
 extern "C" cudaError_t cb_tc_plan_create(const cb_tc_rung *rung, cb_tc_precision prec,
                                          const cb_tc_args *args, cb_tc_plan **out,
                                          cb_matmul_launch_info *info)
@@ -295,6 +276,5 @@ extern "C" void cb_tc_plan_destroy(cb_tc_plan *plan)
     cudaFree(plan->stage_a);
     cudaFree(plan->stage_b);
     cudaFree(plan->bt);
-    cudaFree(plan->split_flags);
     delete plan;
 }

@@ -144,8 +144,7 @@ bool cb_tc_supported(const cb_tc_rung *rung, cb_tc_precision prec, int m, int n,
 bool cb_tc_sm90a_built(void);
 
 /* Device memory a plan of a packed (m, n, k) product allocates besides its
- * inputs (staged copies, the TF32 B^T), so a caller can check it fits
- * (besides 32 bytes per SM of stream-K flags on rung 4). */
+ * inputs (staged copies, the TF32 B^T), so a caller can check it fits. */
 size_t cb_tc_workspace_bytes(const cb_tc_rung *rung, cb_tc_precision prec, int m, int n, int k);
 
 /* Plan one product: checks cb_tc_supported for the current device and

@@ -21,13 +21,6 @@
  *     column; matmul_tc_layout.h), so blocks running together share A rows
  *     and B columns in L2, no block pays a launch, and the producer fills
  *     the next tile's stages while the consumers store this tile's C.
- *   - Stream-K tail: where the tiles are not a whole number of waves (and
- *     k is whole slices), the last two waves' k-slices are shared evenly
- *     among the blocks instead
- *     (matmul_tc_layout.h, cb_tc_split), so no SM idles through a partial
- *     last wave; a tile split between two blocks is stored by both, the
- *     one holding its first slices adding into what the other stored
- *     (matmul_tc_sm90.h, "the stream-K fix-up").
  *
  * The pipeline state (stage index, phase) runs on across tiles: it counts
  * k-slices from the block's first tile. Each consumer warp releases a stage

@@ -18,7 +18,7 @@
  * A block computes 256 rows of C (wgmma's N) by 128 columns (two consumer
  * warpgroups of 64 n each): 4 stages of 48 KiB (A: 256 rows x 32 floats;
  * B: 4 boxes of 32 k x 32 n), the producer/consumer split, setmaxnreg and
- * the persistent grouped walk of rung 4 with its stream-K tail. Which n each fragment row holds
+ * the persistent grouped walk of rung 4. Which n each fragment row holds
  * is chosen so that the loads are conflict-free (matmul_tc_layout.h,
  * cb_tc_tf32_frag_n); the epilogue writes C[m][n], C[m][n + 1] pairs from
  * the accumulators of rows g and g + 8.
@@ -134,8 +134,7 @@ __device__ __forceinline__ void cb_t32_store(const cb_tc_args &g, const float (&
 
 /* One slice for a consumer: wait for it and for the wgmmas before it
  * (their fragments are about to be overwritten), release the slice before
- * it, load its fragments, issue. kt counts the slices of the unit (the
- * first starts the sums). */
+ * it, load its fragments, issue. */
 __device__ __forceinline__ void cb_t32_consume(const Ring &r, float (&acc)[128],
                                                uint32_t (&f)[4][4], uint32_t it, int kt, int cw)
 {
@@ -159,19 +158,21 @@ __device__ __forceinline__ void cb_t32_consume(const Ring &r, float (&acc)[128],
 __global__ void __launch_bounds__(kThreads, 1)
     cb_tc_ws_tf32_kernel(const __grid_constant__ CUtensorMap map_a,
                          const __grid_constant__ CUtensorMap map_b, cb_tc_args g, int tiles_m,
-                         int tiles_n, cb_tc_split split, unsigned *flags)
+                         int tiles_n)
 {
 #if CB_TC_SM90A_DEVICE
     extern __shared__ uint8_t smem_raw[];
     cb_tma_prefetch_maps(&map_a, &map_b);
     const Ring r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128;
+    const int kt_count = (g.k + kBK - 1) / kBK;
+    const int tiles = tiles_m * tiles_n;
     __syncthreads();
 
     if (wg == 0) {
         cb_setmaxnreg_dec<kProducerRegs>();
         if (tid == 0)
-            cb_wg_produce<kStages>(r, split, tiles_m, tiles_n, kGroupM,
+            cb_wg_produce<kStages>(r, tiles_m, tiles_n, kGroupM, kt_count,
                                    [&](uint32_t s, int tm, int tn, int kt) {
                                        cb_t32_load_stage(r.a(s), r.b(s), &r.full[s], &map_a, &map_b,
                                                          tm * kBM, tn * kBN, kt);
@@ -183,23 +184,15 @@ __global__ void __launch_bounds__(kThreads, 1)
         cb_wg_zero_acc(acc);
         uint32_t frag[4][4];
         uint32_t it = 0;
-        int t = -1, kb = 0, ke = 0; /* the unit: tile t's slices kb .. ke - 1 (cb_tc_split) */
-        while (cb_tc_split_unit(&split, blockIdx.x, &t, &kb, &ke)) {
-            for (int kt = kb; kt < ke; kt++)
-                cb_t32_consume(r, acc, frag, it++, kt - kb, cw);
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            int tm, tn;
+            cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
+            for (int kt = 0; kt < kt_count; kt++)
+                cb_t32_consume(r, acc, frag, it++, kt, cw);
             cb_wgmma_wait<0>();
             if (tid % 32 == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             cb_wgmma_fence_regs(acc);
-            /* A split tile: the holder of its first slices adds into what
-             * the other block stored (matmul_tc_sm90.h). */
-            const bool adds = kb == 0 && ke < split.kt_count;
-            if (adds) cb_tc_split_wait(flags, blockIdx.x + 1, tid / 32 - 4);
-            cb_tc_args gt = g;
-            gt.beta = adds ? 1.0f : g.beta;
-            int tm, tn;
-            cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
-            cb_t32_store(gt, acc, tm * kBM, tn * kBN + 64 * cw);
-            if (kb > 0) cb_tc_split_signal(flags, tid / 32 - 4);
+            cb_t32_store(g, acc, tm * kBM, tn * kBN + 64 * cw);
         }
     }
 #endif
@@ -232,17 +225,14 @@ cudaError_t cb_tc_ws_tf32_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     err = cudaFuncSetAttribute(cb_tc_ws_tf32_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                kSmem);
     if (err != cudaSuccess) return err;
-    char split[64], desc[192];
-    err = cb_tc_plan_split(p, cb_tc_cdiv(g.k, kBK), true, split, sizeof split);
-    if (err != cudaSuccess) return err;
-    snprintf(desc, sizeof desc,
-             "256x128x32, operands swapped (B^T in registers), 4 stages, persistent%s", split);
-    return cb_tc_fill_info(cb_tc_ws_tf32_kernel, p, desc, info);
+    return cb_tc_fill_info(cb_tc_ws_tf32_kernel, p,
+                           "256x128x32, operands swapped (B^T in registers), 4 stages, persistent",
+                           info);
 }
 
 cudaError_t cb_tc_ws_tf32_launch(const cb_tc_plan *p, cudaStream_t stream)
 {
-    cb_tc_ws_tf32_kernel<<<p->grid, p->block, p->smem_bytes, stream>>>(
-        p->map_a, p->map_b, p->args, p->tiles_m, p->tiles_n, p->split, p->split_flags);
+    cb_tc_ws_tf32_kernel<<<p->grid, p->block, p->smem_bytes, stream>>>(p->map_a, p->map_b, p->args,
+                                                                       p->tiles_m, p->tiles_n);
     return cudaGetLastError();
 }

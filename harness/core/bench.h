@@ -125,7 +125,7 @@ typedef struct cb_bench_ctx {
 /* What `setup` may report about a point besides its status. */
 typedef struct cb_point_info {
     double occupancy; /* theoretical occupancy 0..1 of the launch; < 0 if none */
-    char note[224];   /* one line for the results' `note` column, or ""       */
+    char note[160];   /* one line for the results' `note` column, or ""       */
     /* CUPTI memcpy kinds (CUpti_ActivityMemoryKind: 1 pageable, 2 pinned,
      * 3 device) that every copy of a run must show; 0 means not checked. */
     int memcpy_src_kind, memcpy_dst_kind;

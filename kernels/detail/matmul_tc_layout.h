@@ -32,7 +32,6 @@
 #ifndef CB_MATMUL_TC_LAYOUT_H
 #define CB_MATMUL_TC_LAYOUT_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -129,97 +128,6 @@ CB_TC_HD int cb_tc_pick_tile_n(int m, int n, int sms, int bm)
         if (w == 256 || cost < best_cost) best = w, best_cost = cost;
     }
     return best;
-}
-
-/* The stream-K tail of the persistent rungs. A grid of G blocks, one per
- * SM, walking T tiles whole takes ceil(T / G) tile times; when T is not a
- * multiple of G the last wave leaves SMs idle (4096^2 in 128 x 256 tiles:
- * 512 tiles on 132 SMs, 3.88 waves run as 4, 3 % of the time). So the
- * blocks walk all but the last two waves' tiles whole, as before, and
- * share the k-slices of the remaining G + T mod G tiles evenly: block b
- * takes slices [begin(b), begin(b + 1)) of those tiles laid end to end,
- * between one and two tiles' worth. A block's range may start inside a
- * tile (it computes that tile's last slices first, writes the partial sums
- * to a workspace and raises a flag) and may end inside one (it computes
- * that tile's first slices last, then adds the partial of the block after
- * it, whose flag is long up, and stores). Each range covers at least a
- * whole tile's slices, so a tile has at most two contributors and a block
- * writes at most one partial, before it ever waits.
- *
- * A block walks its units with cb_tc_split_unit: one loop, so a kernel's
- * main loop is compiled once.
- *
- * Below CB_TC_SPLIT_MIN_KT slices per tile the split is not taken: a split
- * tile costs a partial write and read, twice its C store, which a tile of
- * few slices does not amortise over the compute of the idle SMs it fills. */
-#define CB_TC_SPLIT_MIN_KT 16
-
-typedef struct cb_tc_split {
-    int tiles;    /* all tiles                                     */
-    int dp_tiles; /* tiles 0 .. dp_tiles - 1 walked whole          */
-    int kt_count; /* k-slices per tile                             */
-    int grid;     /* blocks                                        */
-    int sk_iters; /* k-slices of tiles dp_tiles .. tiles - 1, shared */
-} cb_tc_split;
-
-CB_TC_HD cb_tc_split cb_tc_split_plan(int tiles, int kt_count, int grid)
-{
-    cb_tc_split s = {tiles, tiles, kt_count, grid, 0};
-    if (grid < 2 || tiles <= grid || tiles % grid == 0 || kt_count < CB_TC_SPLIT_MIN_KT) return s;
-    const int dp_tiles = (tiles / grid - 1) * grid;
-    const long long iters = (long long)(tiles - dp_tiles) * kt_count;
-    if (iters > 0x7fffffffLL) return s; /* k beyond 100 million: whole tiles */
-    s.dp_tiles = dp_tiles;
-    s.sk_iters = (int)iters;
-    return s;
-}
-
-/* The first shared slice of block b (b = grid: the end of the last):
- * floor(sk_iters b / grid) in 32-bit arithmetic (rem b < grid^2). 32 bits
- * keep the walk's values in ptxas's uniform datapath: a branch on a value
- * it cannot prove uniform makes it serialise every wgmma (C7520). */
-CB_TC_HD int cb_tc_split_begin(const cb_tc_split *s, int b)
-{
-    const int q = s->sk_iters / s->grid, rem = s->sk_iters - q * s->grid;
-    return q * b + rem * b / s->grid;
-}
-
-/* Block b's shared slices as units of one tile each, in the order it
- * computes them: *tile (an index of the whole walk), slices [*kb, *ke).
- * Start with *x = cb_tc_split_begin(s, b); false when the range is done. */
-CB_TC_HD bool cb_tc_split_next(const cb_tc_split *s, int b, int *x, int *tile, int *kb, int *ke)
-{
-    const int end = cb_tc_split_begin(s, b + 1);
-    if (*x >= end) return false;
-    const int u = *x / s->kt_count, first = u * s->kt_count;
-    *tile = s->dp_tiles + u;
-    *kb = *x - first;
-    *ke = end - first < s->kt_count ? end - first : s->kt_count;
-    *x = first + *ke;
-    return true;
-}
-
-/* Block b's next unit of work after the one in *tile, *kb, *ke (*tile =
- * -1 before the first): tile *tile's slices [*kb, *ke). Its whole tiles b,
- * b + grid, ... below dp_tiles come first, then its shared slices. false
- * when the block is done. The walk's state is the unit itself, so a
- * kernel's consumers hold no more registers for it than the unit. */
-CB_TC_HD bool cb_tc_split_unit(const cb_tc_split *s, int b, int *tile, int *kb, int *ke)
-{
-    int x;                     /* the next shared slice */
-    if (*tile < s->dp_tiles) { /* none yet (-1), or a whole tile */
-        const int next = *tile < 0 ? b : *tile + s->grid;
-        if (next < s->dp_tiles) {
-            *tile = next;
-            *kb = 0;
-            *ke = s->kt_count;
-            return true;
-        }
-        x = cb_tc_split_begin(s, b);
-    } else {
-        x = (*tile - s->dp_tiles) * s->kt_count + *ke;
-    }
-    return cb_tc_split_next(s, b, &x, tile, kb, ke);
 }
 
 #endif

@@ -24,12 +24,10 @@ struct cb_tc_plan {
     const void *a, *b;            /* what the GEMM kernel's loads read: args.a / args.b,
                                    * or their staged copies, or B^T (TF32)          */
     dim3 grid, block;
-    int smem_bytes;        /* dynamic shared memory of the GEMM kernel */
-    int variant;           /* rung-specific: the edge path (rung 1), clusters that fit (rung 5) */
-    int tile_n;            /* persistent rungs: the tile width chosen for the shape */
-    int tiles_m, tiles_n;  /* persistent rungs (rung 5: tiles_m counts pairs of tile rows) */
-    cb_tc_split split;     /* rung 4: whole tiles, then the stream-K tail (cb_tc_split) */
-    unsigned *split_flags; /* rung 4: one per block and consumer warp, zero between launches */
+    int smem_bytes;       /* dynamic shared memory of the GEMM kernel */
+    int variant;          /* rung-specific: the edge path (rung 1), clusters that fit (rung 5) */
+    int tile_n;           /* persistent rungs: the tile width chosen for the shape */
+    int tiles_m, tiles_n; /* persistent rungs (rung 5: tiles_m counts pairs of tile rows) */
     CUtensorMap map_a, map_b; /* Hopper rungs: A and B (TF32: B^T or B as it lies) */
 };
 
@@ -77,7 +75,7 @@ static cudaError_t cb_tc_fill_info(Kernel kernel, const cb_tc_plan *p, const cha
                          : l.stage_a            ? "; staged A"
                          : l.stage_b            ? "; staged B"
                                                 : "";
-    snprintf(info->desc, sizeof info->desc, "%.112s%s", desc, staged);
+    snprintf(info->desc, sizeof info->desc, "%.80s%s", desc, staged);
     return cudaSuccess;
 }
 
@@ -109,13 +107,5 @@ cudaError_t cb_tc_stage_rows(const void *src, long long src_pitch, void *dst, lo
  * swapped (C^T = B^T A^T) so that B is read N-major as it lies. */
 cudaError_t cb_tc_ws_tf32_prepare(cb_tc_plan *p, cb_matmul_launch_info *info);
 cudaError_t cb_tc_ws_tf32_launch(const cb_tc_plan *p, cudaStream_t stream);
-
-/* Rung 4's stream-K tail for a planned grid (p->grid.x blocks over p->tiles_m
- * x p->tiles_n tiles of kt_count slices; matmul_tc.cu): p->split, and where
- * it shares slices the flags, zeroed (8 per block). `may_split` false keeps
- * every tile whole. A note for the row's description in `note` ("" when
- * every tile is walked whole). */
-cudaError_t cb_tc_plan_split(cb_tc_plan *p, int kt_count, bool may_split, char *note,
-                             size_t note_len);
 
 #endif

@@ -442,86 +442,27 @@ __device__ __forceinline__ void cb_wg_store(const cb_tc_args &g, const float (&a
 }
 
 /* The producer of a persistent warp-specialised kernel (one thread): it
- * walks the block's units (cb_tc_split_unit) with each tile in grouped
- * order (cb_tc_tile_coords) and, for each k-slice, waits until the slice's
- * stage of the ring r is empty, then calls load(s, tm, tn, kt) to issue
- * its TMA loads into stage s. The stage index and phase run on across
- * units (`it` counts the block's k-slices), as the consumers' do; parity 1
- * of a fresh `empty` barrier passes at once. */
+ * walks the block's tiles t = blockIdx.x, + gridDim.x, ... in grouped order
+ * (cb_tc_tile_coords) and, for each of a tile's kt_count k-slices, waits
+ * until the slice's stage of the ring r is empty, then calls load(s, tm,
+ * tn, kt) to issue its TMA loads into stage s. The stage index and phase
+ * run on across tiles (`it` counts the block's k-slices), as the
+ * consumers' do; parity 1 of a fresh `empty` barrier passes at once. */
 template <int STAGES, typename Ring, typename Load>
-__device__ __forceinline__ void cb_wg_produce(const Ring &r, const cb_tc_split &split, int tiles_m,
-                                              int tiles_n, int group_m, Load &&load)
+__device__ __forceinline__ void cb_wg_produce(const Ring &r, int tiles_m, int tiles_n, int group_m,
+                                              int kt_count, Load &&load)
 {
+    const int tiles = tiles_m * tiles_n;
     uint32_t it = 0;
-    int t = -1, kb = 0, ke = 0;
-    while (cb_tc_split_unit(&split, blockIdx.x, &t, &kb, &ke)) {
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
         int tm, tn;
         cb_tc_tile_coords(t, tiles_m, tiles_n, group_m, &tm, &tn);
-        for (int kt = kb; kt < ke; kt++, it++) {
+        for (int kt = 0; kt < kt_count; kt++, it++) {
             const uint32_t s = it % STAGES;
             cb_mbar_wait(&r.empty[s], ((it / STAGES) & 1) ^ 1);
             load(s, tm, tn, kt);
         }
     }
-}
-
-/* ---- the stream-K fix-up: a split tile's two halves meet in C ----
- * The block holding a split tile's last slices stores its sums into C as
- * any tile (C = alpha acc + beta C), then raises a flag per consumer warp;
- * the block holding the first slices waits for the flag of its own warp's
- * counterpart (the same rows and columns of the tile) and stores with beta
- * = 1, adding into what is there: alpha (acc1 + acc2) + beta C in the end,
- * with no workspace and no second epilogue (a second one, or accumulators
- * changed on a branch, made ptxas spill or serialise every wgmma). Flags
- * are one per block and consumer warp, zero between launches: the waiter
- * clears the one it waited for. */
-__device__ __forceinline__ void cb_tc_flag_release(unsigned *flag)
-{
-#if CB_TC_SM90A_DEVICE
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(1u) : "memory");
-#endif
-}
-
-__device__ __forceinline__ unsigned cb_tc_flag_acquire(const unsigned *flag)
-{
-    unsigned v = 1;
-#if CB_TC_SM90A_DEVICE
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-#endif
-    return v;
-}
-
-/* Consumer warp w (0..7) has stored its part of a tile whose first slices
- * another block holds: __syncwarp orders every lane's stores before lane
- * 0's fence and flag. */
-__device__ __forceinline__ void cb_tc_split_signal(unsigned *flags, int w)
-{
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) {
-        __threadfence();
-        cb_tc_flag_release(flags + blockIdx.x * 8 + w);
-    }
-}
-
-/* Wait for the flag of warp w of block `from` and clear it for the next
- * launch (lane 0; __syncwarp then orders the lanes' reads of C after it).
- * The wait ends in a trap after CB_TC_WAIT_LIMIT_NS, as the pipeline's do:
- * the other block stores its part before it waits for anything, so only a
- * bug holds it. */
-__device__ __forceinline__ void cb_tc_split_wait(unsigned *flags, int from, int w)
-{
-    unsigned *flag = flags + from * 8 + w;
-    if (threadIdx.x % 32 == 0) {
-        if (!cb_tc_flag_acquire(flag)) {
-            const uint64_t t0 = cb_tc_globaltimer();
-            while (!cb_tc_flag_acquire(flag)) {
-                __nanosleep(128);
-                if (cb_tc_globaltimer() - t0 > CB_TC_WAIT_LIMIT_NS) __trap();
-            }
-        }
-        *flag = 0;
-    }
-    __syncwarp();
 }
 
 /* A consumer warpgroup's k-slice in stage s of the ring r: wait for the

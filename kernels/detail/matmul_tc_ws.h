@@ -25,7 +25,7 @@ template <int BN> using ring = cb_wg_ring<kStages, kBM * 128, BN * 128>;
 template <cb_tc_precision P, int BN>
 __global__ void __launch_bounds__(kThreads, 1)
     kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-           cb_tc_args g, int tiles_m, int tiles_n, cb_tc_split split, unsigned *flags)
+           cb_tc_args g, int tiles_m, int tiles_n)
 {
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, BN> C;
@@ -33,17 +33,18 @@ __global__ void __launch_bounds__(kThreads, 1)
     cb_tma_prefetch_maps(&map_a, &map_b);
     const ring<BN> r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
-    const int kt_count = split.kt_count;
+    const int kt_count = (g.k + C::BK - 1) / C::BK;
     /* The last slice's k-steps that hold data: TMA zero-filled the rest,
      * whose wgmmas would only add zeros (1 of 4 at k = 200). */
     const int tail_steps = (g.k - (kt_count - 1) * C::BK + C::KSTEP - 1) / C::KSTEP;
+    const int tiles = tiles_m * tiles_n;
     __syncthreads();
 
     if (wg == 0) {
         cb_setmaxnreg_dec<kProducerRegs>();
         if (tid == 0)
             cb_wg_produce<kStages>(
-                r, split, tiles_m, tiles_n, kGroupM, [&](uint32_t s, int tm, int tn, int kt) {
+                r, tiles_m, tiles_n, kGroupM, kt_count, [&](uint32_t s, int tm, int tn, int kt) {
                     cb_wg_load_stage<P, kBM, BN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b,
                                                  tm * kBM, tn * BN, kt);
                 });
@@ -53,39 +54,30 @@ __global__ void __launch_bounds__(kThreads, 1)
         const int cw = wg - 1; /* rows 64 cw .. 64 cw + 63 of each tile */
         float acc[BN / 2];
         cb_wg_zero_acc(acc);
-        uint32_t it = 0;            /* k-slices consumed by this block so far */
-        int t = -1, kb = 0, ke = 0; /* the unit: tile t's slices kb .. ke - 1 */
-        while (cb_tc_split_unit(&split, blockIdx.x, &t, &kb, &ke)) {
-            int kt = kb;
-            for (; kt + 1 < ke; kt++, it++) {
+        uint32_t it = 0; /* k-slices consumed by this block so far */
+        for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+            int tm, tn;
+            cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
+            int kt = 0;
+            for (; kt + 1 < kt_count; kt++, it++) {
                 cb_wg_consume_slice<P, BN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
-                                           kt > kb);
-                if (kt > kb && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
+                                           kt > 0);
+                if (kt > 0 && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             }
             cb_wg_consume_last_slice<P, BN>(r, acc, it % kStages, (it / kStages) & 1, cw * 64 * 128,
-                                            kt > kb, tail_steps);
-            if (kt > kb && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
+                                            kt > 0, tail_steps);
+            if (kt > 0 && lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             it++;
             cb_wgmma_wait<0>();
             if (lane == 0) cb_mbar_arrive(&r.empty[(it - 1) % kStages]);
             cb_wgmma_fence_regs(acc);
-            /* A split tile (cb_tc_split): the holder of its first slices
-             * adds into what the other block stored. */
-            const bool adds = kb == 0 && ke < kt_count;
-            if (adds) cb_tc_split_wait(flags, blockIdx.x + 1, tid / 32 - 4);
-            cb_tc_args gt = g;
-            gt.beta = adds ? 1.0f : g.beta;
-            int tm, tn;
-            cb_tc_tile_coords(t, tiles_m, tiles_n, kGroupM, &tm, &tn);
-            cb_wg_store<BN>(gt, acc, tm * kBM + cw * 64, tn * BN, r.c_stage(tid / 32 - 4));
-            if (kb > 0) cb_tc_split_signal(flags, tid / 32 - 4);
+            cb_wg_store<BN>(g, acc, tm * kBM + cw * 64, tn * BN, r.c_stage(tid / 32 - 4));
         }
     }
 #endif
 }
 
-typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, cb_tc_args, int, int, cb_tc_split,
-                          unsigned *);
+typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, cb_tc_args, int, int);
 
 template <cb_tc_precision P> kernel_fn pick(int bn)
 {
@@ -100,8 +92,7 @@ inline int smem_for(int bn)
 }
 
 /* Plan the persistent launch of kernel<P, bn>: tile width for the shape,
- * tensor maps, grid of one block per SM (or per tile when fewer), and the
- * stream-K tail where the last wave is partial (cb_tc_plan_split). */
+ * tensor maps, grid of one block per SM (or per tile when fewer). */
 template <cb_tc_precision P>
 cudaError_t prepare(cb_tc_plan *p, cb_matmul_launch_info *info, const char *what)
 {
@@ -124,23 +115,16 @@ cudaError_t prepare(cb_tc_plan *p, cb_matmul_launch_info *info, const char *what
     const kernel_fn k = pick<P>(p->tile_n);
     err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, p->smem_bytes);
     if (err != cudaSuccess) return err;
-    const int bk = cb_wg_cfg<P, kBM, 256>::BK;
-    char split[64];
-    /* Every unit's last slice runs the tile's tail steps (kernel above: a
-     * per-unit count would put its wgmmas on a branch), so tiles are split
-     * only where k is whole slices. */
-    err = cb_tc_plan_split(p, cb_tc_cdiv(p->args.k, bk), p->args.k % bk == 0, split, sizeof split);
-    if (err != cudaSuccess) return err;
-    char desc[192];
-    snprintf(desc, sizeof desc, "128x%dx%d, producer + 2 consumer WGs, %d stages, persistent%s%s",
-             p->tile_n, bk, kStages, split, what);
+    char desc[96];
+    snprintf(desc, sizeof desc, "128x%dx%d, producer + 2 consumer WGs, %d stages, persistent%s",
+             p->tile_n, cb_wg_cfg<P, kBM, 256>::BK, kStages, what);
     return cb_tc_fill_info(k, p, desc, info);
 }
 
 template <cb_tc_precision P> cudaError_t launch(const cb_tc_plan *p, cudaStream_t stream)
 {
-    pick<P>(p->tile_n)<<<p->grid, p->block, p->smem_bytes, stream>>>(
-        p->map_a, p->map_b, p->args, p->tiles_m, p->tiles_n, p->split, p->split_flags);
+    pick<P>(p->tile_n)<<<p->grid, p->block, p->smem_bytes, stream>>>(p->map_a, p->map_b, p->args,
+                                                                     p->tiles_m, p->tiles_n);
     return cudaGetLastError();
 }
 

@@ -375,61 +375,6 @@ static void cb_check_tile_width(void)
     CB_CHECK_EQ_INT(cb_tc_pick_tile_n(8192, 8192, 0, 128), 256); /* no SM count: the default */
 }
 
-/* The stream-K tail (cb_tc_split_*): every slice of every tile computed
- * exactly once, by the whole-tile walk or by one block's range; a split
- * tile has two contributors, the one holding slice 0 (which finishes it)
- * and the next block, whose range starts inside it and runs to its end;
- * a block writes at most one partial, in its first unit. */
-static void cb_check_split_case(int tiles, int kt, int grid)
-{
-    const cb_tc_split s = cb_tc_split_plan(tiles, kt, grid);
-    char *seen = calloc((size_t)tiles * kt, 1);
-    int bad = 0, split_tiles = 0;
-    for (int b = 0; b < grid; b++) {
-        if (s.sk_iters > 0) /* a share of at least one tile */
-            bad += cb_tc_split_begin(&s, b + 1) - cb_tc_split_begin(&s, b) < kt;
-        int tile = -1, kb = 0, ke = 0, shared = 0;
-        while (cb_tc_split_unit(&s, b, &tile, &kb, &ke)) {
-            bad += tile < 0 || tile >= tiles || kb >= ke || ke > kt;
-            bad += tile < s.dp_tiles && (kb != 0 || ke != kt || tile % grid != b);
-            bad += kb > 0 && (shared > 0 || ke != kt); /* a partial: first, to the tile's end */
-            for (int k = kb; k < ke && tile >= 0 && tile < tiles; k++)
-                bad += seen[(size_t)tile * kt + k]++ != 0;
-            if (kb == 0 && ke < kt) { /* the finisher: block b + 1 holds the rest */
-                split_tiles++;
-                int y = cb_tc_split_begin(&s, b + 1);
-                int t2, kb2, ke2;
-                bad += !cb_tc_split_next(&s, b + 1, &y, &t2, &kb2, &ke2) || t2 != tile ||
-                       kb2 != ke || ke2 != kt;
-                bad += b + 2 < grid && cb_tc_split_begin(&s, b + 2) < (tile - s.dp_tiles + 1) * kt;
-            }
-            shared += tile >= s.dp_tiles;
-        }
-    }
-    for (size_t i = 0; i < (size_t)tiles * kt; i++)
-        bad += seen[i] != 1;
-    CB_CHECK_MSG(bad == 0, "tiles %d, %d slices, grid %d: %d faults", tiles, kt, grid, bad);
-    free(seen);
-    /* The split is taken exactly where a wave is partial and tiles are deep. */
-    const bool want = grid > 1 && tiles > grid && tiles % grid != 0 && kt >= CB_TC_SPLIT_MIN_KT;
-    CB_CHECK_MSG((s.sk_iters > 0) == want && (split_tiles > 0) <= want, "tiles %d kt %d grid %d",
-                 tiles, kt, grid);
-}
-
-static void cb_check_split(void)
-{
-    static const int cases[][3] = {
-        {512, 64, 132}, {2048, 128, 132}, {512, 128, 132}, {133, 16, 132}, {263, 17, 132},
-        {264, 64, 132}, {100, 64, 132},   {512, 4, 132},   {7, 16, 2},     {5, 16, 3},
-        {1000, 31, 97}, {4096, 16, 1},    {3, 1000, 2},    {2112, 64, 132}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        cb_check_split_case(cases[i][0], cases[i][1], cases[i][2]);
-    /* 4096^2 in 128 x 256 tiles on 132 SMs: 2 waves whole, then 248 tiles shared. */
-    const cb_tc_split s = cb_tc_split_plan(512, 64, 132);
-    CB_CHECK_EQ_INT(s.dp_tiles, 264);
-    CB_CHECK_EQ_INT(s.sk_iters, 248 * 64);
-}
-
 /* ---- what each rung accepts ---- */
 
 /* One question to cb_tc_supported: a rung, a precision, m x n x k on a
@@ -590,7 +535,6 @@ int main(void)
     cb_check_wgmma_operands();
     cb_check_tile_order();
     cb_check_tile_width();
-    cb_check_split();
     cb_check_supported();
     cb_check_layout();
     cb_check_layout_fp8();
