@@ -15,19 +15,32 @@
 #     wheel from .whl/ if one is there) and ninja (torch.utils.cpp_extension
 #     needs it for the torch_ext family). A failure is reported and the
 #     setup goes on: those families then skip with the reason.
-# Idempotent: each step is skipped when its result is already there.
+# Idempotent: each step is skipped when its result is already there. A
+# library counts as there when the build would find it (its header and
+# shared library under CMAKE_PREFIX_PATH or the system's folders, as
+# CMakeLists.txt looks), however it got there: a -dev package, one unpacked
+# with `dpkg -x`, a module or conda environment.
+#
+# Without network (a GPU cluster's node): put the libraries where the build
+# finds them (CMAKE_PREFIX_PATH), and the wheels of reports/requirements.txt
+# in a folder pip reads (PIP_FIND_LINKS=DIR PIP_NO_INDEX=1); the first
+# failed `apt-get update` is the last one tried, and what stays missing is
+# named. `scripts/setup.sh --check` only says what is missing (exit 1 if
+# anything is).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FRAMEWORKS=0
+CHECK=0
 for arg in "$@"; do
     case "$arg" in
     --frameworks) FRAMEWORKS=1 ;;
+    --check) CHECK=1 ;;
     -h | --help)
-        echo "usage: scripts/setup.sh [--frameworks]   (see the header of this file)"
+        echo "usage: scripts/setup.sh [--frameworks] [--check]   (see the header of this file)"
         exit 0
         ;;
     *)
-        echo "setup: unknown option '$arg' (usage: scripts/setup.sh [--frameworks])" >&2
+        echo "setup: unknown option '$arg' (usage: scripts/setup.sh [--frameworks] [--check])" >&2
         exit 2
         ;;
     esac
@@ -35,30 +48,68 @@ done
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
+APT_DOWN=0   # an `apt-get update` failed: no network, so no more tries
+WANTED=()    # --check: the packages that would be installed
 apt_install() {
     local missing=()
     for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
     [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$CHECK" = 1 ]; then
+        WANTED+=("${missing[@]}")
+        return 0
+    fi
     local sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     if ! command -v apt-get >/dev/null; then
         say "apt-get not found; please install: ${missing[*]}"
         return 1
     fi
+    [ "$APT_DOWN" = 1 ] && return 1
     say "installing ${missing[*]}"
-    $sudo apt-get update -qq
+    if ! $sudo apt-get update -qq; then
+        APT_DOWN=1
+        say "apt-get update failed (no network?): not trying the package manager again"
+        return 1
+    fi
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Does the build find library `lib` with header `header` (a path under
+# include/)? The folders CMake's find_path and find_library search here:
+# each CMAKE_PREFIX_PATH entry, then the system's (CUBENCH_SYSTEM_PREFIXES,
+# /usr/local:/usr unless set), with their multiarch subfolders.
+have_dev() {
+    local header=$1 lib=$2 d h l found_h="" found_l="" IFS=:
+    for d in ${CMAKE_PREFIX_PATH:-} ${CUBENCH_SYSTEM_PREFIXES-/usr/local:/usr}; do
+        [ -n "$d" ] || continue
+        if [ -z "$found_h" ]; then
+            for h in "$d/include/$header" "$d"/include/*-linux-gnu/"$header"; do
+                [ -f "$h" ] && found_h=1 && break
+            done
+        fi
+        if [ -z "$found_l" ]; then
+            for l in "$d"/lib/lib"$lib".so* "$d"/lib64/lib"$lib".so* "$d"/lib/*-linux-gnu/lib"$lib".so*; do
+                [ -e "$l" ] && found_l=1 && break
+            done
+        fi
+    done
+    [ -n "$found_h" ] && [ -n "$found_l" ]
 }
 
 command -v cmake >/dev/null || apt_install cmake
 command -v ninja >/dev/null || apt_install ninja-build
 command -v cc >/dev/null || apt_install gcc
-apt_install libjansson-dev pkgconf || { say "libjansson-dev is needed to build (cubench compare reads meta.json with it)"; exit 2; }
-apt_install libsqlite3-dev || { say "libsqlite3-dev is needed to build (the history database)"; exit 2; }
-apt_install libpq-dev postgresql || say "libpq-dev/postgresql unavailable: history databases will be SQLite only"
+have_dev jansson.h jansson || apt_install libjansson-dev ||
+    { say "libjansson-dev is needed to build (cubench compare reads meta.json with it)"; exit 2; }
+have_dev sqlite3.h sqlite3 || apt_install libsqlite3-dev ||
+    { say "libsqlite3-dev is needed to build (the history database)"; exit 2; }
+# libpq for the build, the server for the history tests (they start one).
+{ have_dev postgresql/libpq-fe.h pq && compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null; } ||
+    apt_install libpq-dev postgresql || say "libpq-dev/postgresql unavailable: history databases will be SQLite only"
 command -v gnuplot >/dev/null || apt_install gnuplot-nox || say "gnuplot unavailable: the gnuplot reports will be skipped"
 # An optimized CPU reference for matmul/host_cblas (the netlib BLAS is slower than the kernel it judges).
-apt_install libopenblas-dev || say "OpenBLAS unavailable: matmul/host_cblas uses any other BLAS CMake finds (see its note)"
+have_dev cblas.h openblas || apt_install libopenblas-dev ||
+    say "OpenBLAS unavailable: matmul/host_cblas uses any other BLAS CMake finds (see its note)"
 
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH=/usr/local/cuda/bin:$PATH
@@ -66,6 +117,16 @@ fi
 command -v nvcc >/dev/null || { say "nvcc not found: install the CUDA toolkit (12.x or 13.x) first"; exit 2; }
 
 PY=${PYTHON:-python3}
+if [ "$CHECK" = 1 ]; then
+    [ -x .venv/bin/python ] && .venv/bin/python -c 'import matplotlib, numpy, pytest' 2>/dev/null ||
+        WANTED+=("(.venv with reports/requirements.txt)")
+    if [ ${#WANTED[@]} -eq 0 ]; then
+        say "nothing missing"
+        exit 0
+    fi
+    say "missing: ${WANTED[*]}"
+    exit 1
+fi
 if [ ! -x .venv/bin/python ]; then
     say "creating .venv"
     "$PY" -m venv .venv 2>/dev/null || { apt_install python3-venv && "$PY" -m venv .venv; }
