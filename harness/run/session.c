@@ -48,6 +48,9 @@ typedef struct session {
     bool sink_open;
     cb_meta meta;
     cb_result *rows;
+    /* Host clock (cb_now_s) at the session's start, and around its points:
+     * where the time outside the points went. */
+    double t_begin, t_points_begin, t_points_end;
 } session;
 
 static void notice(const session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -290,6 +293,7 @@ static int session_passes(session *s)
     cb_run_totals *totals = &s->meta.totals;
     memset(totals, 0, sizeof *totals);
     int n_all = 0;
+    s->t_points_begin = cb_now_s();
     for (int d = 0; d < s->n_plans; d++) {
         if (s->devices.n > 0) s->cfg.dev = s->devices.ptr[d];
         if (s->devices.n > 1)
@@ -311,15 +315,18 @@ static int session_passes(session *s)
         if (t.interrupted || t.write_failed || t.context_lost) break;
     }
     s->cfg.dev = s->devices.n > 0 ? s->devices.ptr[0] : NULL; /* meta.json's "device" */
+    s->t_points_end = cb_now_s();
     return n_all;
 }
 
 /* Where the run's time went, by family and phase, from the rows' phase
  * columns (summed over rounds): the first thing to read when a suite is
- * slow. The last line sets the run's wall time against the points' phases
- * (the rest: plans, meta.json, CUPTI start-up, metric passes, writing
- * rows). A run of more families than the table holds counts the rest in
- * "all" only. */
+ * slow. The last line splits the session's wall time: start-up (devices,
+ * plans, telemetry, meta.json), the points' phases, the time between them
+ * (each round's L2 flush and hold, waits before a round for a throttled
+ * GPU, metric passes, CUPTI's flushes, writing rows) and the end (the
+ * per-run files). A run of more families than the table holds counts the
+ * rest in "all" only. */
 static void notice_where_time_went(const session *s, int n_rows)
 {
     enum { MAX_FAMILIES = 48, PHASES = 5 };
@@ -365,11 +372,14 @@ static void notice_where_time_went(const session *s, int n_rows)
                      "\n  %-12s %6d %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f", ft->name, ft->points,
                      ft->noisy, ft->t[0], ft->t[1], ft->t[2], ft->t[3], ft->t[4], ft->t[5]);
     }
-    const double wall = difftime(time(NULL), s->meta.started);
+    const double now = cb_now_s(), in_points = all->t[PHASES];
+    const double between = s->t_points_end - s->t_points_begin - in_points;
     snprintf(text + used, sizeof text - (size_t)used,
-             "\n  run %.0f s: %.0f s outside the points (plans, start-up, metric passes, rows); "
-             "waits for a throttled GPU %.1f s (in sampling, and before rounds)",
-             wall, wall > all->t[PHASES] ? wall - all->t[PHASES] : 0.0, throttle_s);
+             "\n  run %.1f s: start-up %.1f s, the points' phases %.1f s, between them %.1f s "
+             "(rounds' flushes and holds, metric passes, rows), end %.1f s; waits for a "
+             "throttled GPU %.1f s (in sampling, and before rounds)",
+             now - s->t_begin, s->t_points_begin - s->t_begin, in_points,
+             between > 0 ? between : 0.0, now - s->t_points_end, throttle_s);
     notice(s, "%s", text);
     char why_noisy[512];
     cb_noisy_account(s->rows, n_rows, why_noisy, sizeof why_noisy);
@@ -438,6 +448,7 @@ int cb_session_run(const cb_session_request *req, cb_session_result *result, cb_
     s->req = req;
     s->res = result;
     s->cfg = req->cfg;
+    s->t_begin = cb_now_s();
     /* A file-size limit (ulimit -f) must fail a write with EFBIG, so the
      * sink can cut the file back to its last whole row, rather than kill
      * the process mid-row. */

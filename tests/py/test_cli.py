@@ -165,6 +165,16 @@ def test_host_run_end_to_end(cubench, tmp_path):
     # hopeless rounds stop from half their budget on (docs/methodology.md)
     assert meta["settings"]["futile_share"] == 0.5 and meta["settings"]["futile_factor"] == 3
     assert not (out / ".meta.json.tmp").exists()
+    # The account at the end: the run's wall time split into start-up, the
+    # points' phases (the table's total), between them and the end.
+    m = re.search(r"run ([\d.]+) s: start-up ([\d.]+) s, the points' phases ([\d.]+) s, "
+                  r"between them ([\d.]+) s \(.*?\), end ([\d.]+) s", p.stderr)
+    assert m, p.stderr
+    wall, start, phases, between, end = map(float, m.groups())
+    table_total = float(re.search(r"\n  all +\d+ +\d+(?: +[\d.]+){5} +([\d.]+)", p.stderr).group(1))
+    assert phases == pytest.approx(table_total, abs=0.051)
+    assert wall == pytest.approx(start + phases + between + end, abs=0.21)
+    assert phases > 0 and phases >= 0.5 * wall  # host points: the phases are the run
 
 
 def test_full_budget_is_recorded(cubench, tmp_path):
