@@ -2,7 +2,7 @@
 # setup.sh - install what cubench needs on a fresh Debian/Ubuntu machine:
 #   - build tools (cmake >= 3.25, ninja, a C compiler) from the distribution,
 #     when missing; the CUDA toolkit itself must already be installed
-#   - libjansson-dev and pkgconf (cubench compare reads meta.json with jansson)
+#   - libjansson-dev (cubench compare reads meta.json with jansson)
 #   - libsqlite3-dev (the history database) and libpq-dev (its PostgreSQL
 #     store), and the PostgreSQL server the history tests start on a socket
 #   - gnuplot (reports without Python)
@@ -114,7 +114,10 @@ have_dev cblas.h openblas || apt_install libopenblas-dev ||
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH=/usr/local/cuda/bin:$PATH
 fi
-command -v nvcc >/dev/null || { say "nvcc not found: install the CUDA toolkit (12.x or 13.x) first"; exit 2; }
+if ! command -v nvcc >/dev/null; then
+    [ "$CHECK" = 1 ] && WANTED+=("(the CUDA toolkit: nvcc)") ||
+        { say "nvcc not found: install the CUDA toolkit (12.x or 13.x) first"; exit 2; }
+fi
 
 PY=${PYTHON:-python3}
 if [ "$CHECK" = 1 ]; then
