@@ -376,8 +376,8 @@ static void notice_where_time_went(const session *s, int n_rows)
     const double between = s->t_points_end - s->t_points_begin - in_points;
     snprintf(text + used, sizeof text - (size_t)used,
              "\n  run %.1f s: start-up %.1f s, the points' phases %.1f s, between them %.1f s "
-             "(rounds' flushes and holds, metric passes, rows), end %.1f s; waits for a "
-             "throttled GPU %.1f s (in sampling, and before rounds)",
+             "(waits before rounds, flushes and holds, metric passes, rows), end %.1f s; "
+             "waits for a throttled GPU %.1f s (in sampling, and before rounds)",
              now - s->t_begin, s->t_points_begin - s->t_begin, in_points,
              between > 0 ? between : 0.0, now - s->t_points_end, throttle_s);
     notice(s, "%s", text);
