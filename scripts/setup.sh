@@ -120,9 +120,14 @@ if ! command -v nvcc >/dev/null; then
 fi
 
 PY=${PYTHON:-python3}
+# .venv holds reports/requirements.txt as it is now (installed since its
+# last change).
+venv_ready() {
+    [ -x .venv/bin/python ] && .venv/bin/python -c 'import matplotlib, numpy, pytest' 2>/dev/null &&
+        ! [ reports/requirements.txt -nt .venv/.requirements-installed ]
+}
 if [ "$CHECK" = 1 ]; then
-    [ -x .venv/bin/python ] && .venv/bin/python -c 'import matplotlib, numpy, pytest' 2>/dev/null ||
-        WANTED+=("(.venv with reports/requirements.txt)")
+    venv_ready || WANTED+=("(.venv with reports/requirements.txt)")
     if [ ${#WANTED[@]} -eq 0 ]; then
         say "nothing missing"
         exit 0
@@ -134,8 +139,7 @@ if [ ! -x .venv/bin/python ]; then
     say "creating .venv"
     "$PY" -m venv .venv 2>/dev/null || { apt_install python3-venv && "$PY" -m venv .venv; }
 fi
-if ! .venv/bin/python -c 'import matplotlib, numpy, pytest' 2>/dev/null ||
-   [ reports/requirements.txt -nt .venv/.requirements-installed ]; then
+if ! venv_ready; then
     say "installing reports/requirements.txt into .venv"
     .venv/bin/python -m pip install -q --disable-pip-version-check -r reports/requirements.txt
     touch .venv/.requirements-installed
