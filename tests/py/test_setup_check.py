@@ -90,8 +90,8 @@ def test_nothing_missing(machine):
     missing = err.split("missing:", 1)[1] if "missing:" in err else ""
     assert "libjansson-dev" not in missing and "libopenblas-dev" not in missing, err
     assert ("postgresql" in missing) != has_server, err
-    venv_ready = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "python"), "-c", "import matplotlib, numpy, pytest"],
-        capture_output=True).returncode == 0 if (ROOT / ".venv" / "bin" / "python").exists() else False
+    venv = ROOT / ".venv" / "bin" / "python"
+    venv_ready = venv.exists() and subprocess.run(
+        [str(venv), "-c", "import matplotlib, numpy, pytest"], capture_output=True).returncode == 0
     if has_server and venv_ready:
         assert rc == 0 and "nothing missing" in err, err
