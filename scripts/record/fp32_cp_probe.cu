@@ -52,6 +52,16 @@ constexpr int BM = 256, BN = 128, BK = 8, THREADS = 256;
 #ifndef CP_ORDER
 #define CP_ORDER 0
 #endif
+#if CP_ORDER == 0 /* the identity permutation */
+#define P0 0
+#define P1 1
+#define P2 2
+#define P3 3
+#define P4 4
+#define P5 5
+#define P6 6
+#define P7 7
+#endif
 #ifndef CP_STAGES
 #define CP_STAGES 3
 #endif
@@ -134,19 +144,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                     bv[kk][4 * u + 2] = v.z, bv[kk][4 * u + 3] = v.w;
                 }
                 /* The k-quad's FMAs in the order CP_ORDER names (header). */
-#if CP_ORDER == 0
-#pragma unroll
-            for (int i = 0; i < TM; i++) {
-                const float ak[4] = {av[i].x, av[i].y, av[i].z, av[i].w};
-#pragma unroll
-                for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-                    for (int q = 0; q < TN; q++) {
-                        const int j = (i + kk) % 2 ? TN - 1 - q : q;
-                        acc[i][j] = fmaf(ak[kk], bv[kk][j], acc[i][j]);
-                    }
-            }
-#elif CP_ORDER == 4
+#if CP_ORDER == 0 || CP_ORDER == 4
             constexpr int kPerm[8] = {P0, P1, P2, P3, P4, P5, P6, P7};
 #pragma unroll
             for (int i = 0; i < TM; i++) {
