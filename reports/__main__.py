@@ -82,12 +82,27 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """A Ctrl-C, or an error raised because of one: an extension module
+    interrupted while it initialised raises ImportError("initialization
+    failed") from the KeyboardInterrupt."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def run(argv: list[str] | None = None) -> int:
     """main() with Ctrl-C as one line and exit status 130 (the report folder
     may then hold part of a report)."""
     try:
         return main(argv)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as exc:
+        if not _interrupted(exc):
+            raise
         print(f"{PROG}: interrupted (the output folder may hold part of a report)",
               file=sys.stderr)
         return 130

@@ -32,6 +32,11 @@ matplotlib.rcParams["text.parse_math"] = False
 matplotlib.rcParams["svg.fonttype"] = "none"
 
 import matplotlib.pyplot as plt  # noqa: E402
+# The Agg renderer's C extension, loaded now rather than at the first
+# figure: a Ctrl-C that lands while an extension module initialises comes
+# out as "ImportError: initialization failed", not as KeyboardInterrupt,
+# and the first figure is drawn after the report's folder exists.
+import matplotlib.backends.backend_agg  # noqa: E402,F401
 from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
 
 from . import style as style_module  # noqa: E402

@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO, reports_cli, write_synthetic_run
 
 
@@ -100,6 +102,34 @@ def test_ctrl_c_in_main_is_caught(tmp_path, monkeypatch, capsys):
     assert run([str(run_dir), "-o", str(tmp_path / "out")]) == 130
     assert capsys.readouterr().err.strip().splitlines() == [
         "python3 -m reports: interrupted (the output folder may hold part of a report)"]
+
+
+def test_ctrl_c_inside_an_import_is_caught(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C that lands while an extension module initialises surfaces as
+    ImportError("initialization failed") raised from the KeyboardInterrupt
+    (seen once while matplotlib loaded its Agg renderer): still one line and
+    130; an ImportError of its own is still raised."""
+    import reports.build
+    from reports.__main__ import run
+
+    def interrupted_import(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise ImportError("initialization failed") from exc
+
+    monkeypatch.setattr(reports.build, "load_run", interrupted_import)
+    run_dir = write_synthetic_run(tmp_path / "run", families=("vecadd",))
+    assert run([str(run_dir), "-o", str(tmp_path / "out")]) == 130
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "python3 -m reports: interrupted (the output folder may hold part of a report)"]
+
+    def broken_import(*args, **kwargs):
+        raise ImportError("a real bug")
+
+    monkeypatch.setattr(reports.build, "load_run", broken_import)
+    with pytest.raises(ImportError, match="a real bug"):
+        run([str(run_dir), "-o", str(tmp_path / "out2")])
 
 
 # --- the fleet page ----------------------------------------------------------------
