@@ -25,6 +25,7 @@ from pathlib import Path
 from . import _lib, provenance
 from ._version import __version__
 from .declare import REGISTRY
+from .interrupt import caused_by_interrupt
 from .loader import ModuleLoadError, load_families, load_module
 
 EXIT_USAGE = 2
@@ -172,7 +173,9 @@ def console() -> None:
     imported, the library loading), never a traceback."""
     try:
         rc = main()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as exc:
+        if not caused_by_interrupt(exc):  # Ctrl-C inside an import counts too
+            raise
         print("\ncubench: interrupted", file=sys.stderr)
         rc = EXIT_INTERRUPTED
     try:

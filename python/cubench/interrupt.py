@@ -36,6 +36,20 @@ GRACE_S = 5.0  # how long a run may take to stop after the first Ctrl-C
 message_fd = 2
 
 
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Is exc a KeyboardInterrupt, or raised because of one? A Ctrl-C that
+    lands while an extension module initialises (`import torch` takes
+    seconds) surfaces as ImportError("initialization failed") raised from
+    the KeyboardInterrupt; that is an interrupt, not a broken module."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 class Guard:
     """`with Guard(describe) as g:` around one run; `g.user()` around user
     code. `describe()` names what is running, for the watcher's line."""

@@ -17,6 +17,8 @@ import os
 import sys
 from pathlib import Path
 
+from .interrupt import caused_by_interrupt
+
 PACKAGE = "cubench.families"
 
 
@@ -61,6 +63,8 @@ def load_families(names: list[str] | None = None) -> list[str]:
         try:
             importlib.import_module(f"{PACKAGE}.{name}")
         except Exception as e:  # noqa: BLE001 - one broken family does not stop the others
+            if caused_by_interrupt(e):  # Ctrl-C while it imported its framework
+                raise KeyboardInterrupt from e
             warnings.append(f"family module {name} failed to import: {type(e).__name__}: {e}")
     return warnings
 
@@ -93,4 +97,6 @@ def load_module(spec: str):
     except BaseException as e:  # noqa: BLE001 - a user module may raise anything
         if isinstance(e, KeyboardInterrupt):
             raise
+        if caused_by_interrupt(e):
+            raise KeyboardInterrupt from e
         raise ModuleLoadError(f"--module {spec}: {type(e).__name__}: {e}") from e

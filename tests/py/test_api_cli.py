@@ -127,6 +127,26 @@ def test_one_ctrl_c_stops_a_run_that_blocks_in_python(lib, tmp_path, name, body)
     assert rows(out) == []  # the point in flight is abandoned, not a failure
 
 
+def test_a_ctrl_c_inside_a_modules_import_is_an_interrupt(lib, tmp_path):
+    """Ctrl-C while an extension module initialises surfaces as
+    ImportError("initialization failed") raised from the KeyboardInterrupt:
+    exit 130 and one line, not a module that failed to load (exit 2)."""
+    mod = write(tmp_path, "initfail.py", """
+try:
+    raise KeyboardInterrupt
+except KeyboardInterrupt as exc:
+    raise ImportError("initialization failed") from exc
+""")
+    r = cubench(lib, "run", "x/*", "--module", str(mod), "--no-frameworks", "--quiet",
+                "--out", str(tmp_path / "run"))
+    assert r.returncode == 130, r.stderr
+    assert r.stderr.strip().splitlines() == ["cubench: interrupted"], r.stderr
+    broken = write(tmp_path, "broken.py", 'raise ImportError("a real bug")\n')
+    r = cubench(lib, "run", "x/*", "--module", str(broken), "--no-frameworks", "--quiet",
+                "--out", str(tmp_path / "run2"))
+    assert r.returncode == 2 and "ImportError: a real bug" in r.stderr, r.stderr
+
+
 def test_a_negative_or_infinite_work_model_is_left_empty_with_a_warning(lib, tmp_path):
     mod = write(tmp_path, "work.py", """
         import cubench as cb

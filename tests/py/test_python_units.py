@@ -331,3 +331,52 @@ def test_a_missing_cuda_library_is_loaded_from_pypi_wheels(tmp_path, monkeypatch
         _lib._open(tmp_path / "libneeds.so")
     monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
     assert _lib._open(tmp_path / "libneeds.so").cb_needs() == 42
+
+
+def interrupted_import():
+    """What an extension module's initialisation raises when Ctrl-C lands
+    in it: ImportError("initialization failed") from the KeyboardInterrupt."""
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as ki:
+            raise ImportError("initialization failed") from ki
+    except ImportError as e:
+        return e
+
+
+def test_an_interrupt_is_found_through_causes_and_contexts():
+    from cubench.interrupt import caused_by_interrupt
+    assert caused_by_interrupt(KeyboardInterrupt())
+    assert caused_by_interrupt(interrupted_import())
+    try:  # implicit chaining: raised while handling the interrupt
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("while importing")
+    except RuntimeError as e:
+        assert caused_by_interrupt(e)
+    assert not caused_by_interrupt(raised(ImportError("a real bug")))
+    loop = RuntimeError("a")  # a cycle in the chain ends the walk
+    loop.__context__ = RuntimeError("b")
+    loop.__context__.__context__ = loop
+    assert not caused_by_interrupt(loop)
+
+
+def test_a_family_import_interrupted_stops_the_load(monkeypatch):
+    """A Ctrl-C during a family's framework import is not 'one broken
+    family' to warn about and skip: the load stops as interrupted."""
+    from cubench import loader
+
+    def import_module(name, *args):
+        raise interrupted_import()
+
+    monkeypatch.setattr(loader.importlib, "import_module", import_module)
+    with pytest.raises(KeyboardInterrupt):
+        loader.load_families(["torch_ops"])
+
+    def broken(name, *args):
+        raise ImportError("a real bug")
+
+    monkeypatch.setattr(loader.importlib, "import_module", broken)
+    assert "a real bug" in loader.load_families(["torch_ops"])[0]
