@@ -32,10 +32,11 @@ matplotlib.rcParams["text.parse_math"] = False
 matplotlib.rcParams["svg.fonttype"] = "none"
 
 import matplotlib.pyplot as plt  # noqa: E402
-# The Agg renderer's C extension, loaded now rather than at the first
-# figure: a Ctrl-C that lands while an extension module initialises comes
-# out as "ImportError: initialization failed", not as KeyboardInterrupt,
-# and the first figure is drawn after the report's folder exists.
+# The Agg renderer's C extension, loaded with this module rather than at
+# the first figure, which is drawn once the report's folder exists: a
+# Ctrl-C that lands while an extension module initialises comes out as
+# "ImportError: initialization failed" (reports/__main__.py still treats
+# it as the interrupt it is), and here it can land only before any output.
 import matplotlib.backends.backend_agg  # noqa: E402,F401
 from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
 
