@@ -17,11 +17,10 @@
  * every A read is a broadcast. B is read along n as in the rung.
  *
  * Variants at build time: CP_STAGES (3 or 4 shared-memory stages) and
- * CP_ORDER, the order of a k-quad's 512 FMAs per thread (0: row by row,
- * serpentine columns; 1: k-step, then rows; 2: k-step, then columns; 3:
- * the rung's column order; 4: row by row with the column permutation
- * P0..P7, e.g. -DP0=0 -DP1=1 -DP2=3 -DP3=6 -DP4=2 -DP5=5 -DP6=4 -DP7=7,
- * given as eight macros because nvcc splits -D values at commas). Each
+ * CP_ORDER, the order of a k-quad's 512 FMAs per thread, the three the
+ * record measured (0: row by row, serpentine columns; 1: k-step, then
+ * rows; 4: row by row with the column permutation P0..P7, e.g. -DP0=0 -DP1=1 -DP2=3 -DP3=6 -DP4=2
+ * -DP5=5 -DP6=4 -DP7=7, given as eight macros because nvcc splits -D values at commas). Each
  * accumulator adds its k terms in k order in every variant, so the
  * results are bit for bit those of the rung (and of cuBLAS where it does
  * not split k). Recorded on the H200: tests/data/h200-r3/fp32-cp-probe.
@@ -157,7 +156,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                         acc[i][j] = fmaf(ak[kk], bv[kk][j], acc[i][j]);
                     }
             }
-#elif CP_ORDER == 1
+#else /* 1 */
 #pragma unroll
             for (int kk = 0; kk < 4; kk++)
 #pragma unroll
@@ -166,31 +165,6 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
                     for (int q = 0; q < TN; q++) {
                         const int j = i % 2 ? TN - 1 - q : q;
-                        acc[i][j] = fmaf(ak[kk], bv[kk][j], acc[i][j]);
-                    }
-                }
-#elif CP_ORDER == 2
-#pragma unroll
-            for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-                for (int j = 0; j < TN; j++)
-#pragma unroll
-                    for (int p = 0; p < TM; p++) {
-                        const int i = j % 2 ? TM - 1 - p : p;
-                        const float ak[4] = {av[i].x, av[i].y, av[i].z, av[i].w};
-                        acc[i][j] = fmaf(ak[kk], bv[kk][j], acc[i][j]);
-                    }
-#else
-            constexpr int kCols[8] = {7, 6, 5, 4, 1, 0, 3, 2};
-#pragma unroll
-            for (int kk = 0; kk < 4; kk++)
-#pragma unroll
-                for (int q = 0; q < TN; q++) {
-                    const int j = kCols[q];
-#pragma unroll
-                    for (int p = 0; p < TM; p++) {
-                        const int i = q % 2 ? TM - 1 - p : p;
-                        const float ak[4] = {av[i].x, av[i].y, av[i].z, av[i].w};
                         acc[i][j] = fmaf(ak[kk], bv[kk][j], acc[i][j]);
                     }
                 }
