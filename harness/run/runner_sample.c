@@ -105,15 +105,17 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-void cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
+bool cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
 {
-    if (!throttle_aware(cfg, pr)) return;
+    if (!throttle_aware(cfg, pr)) return false;
     const double started = cb_now_s();
+    bool found = false;
     for (;;) {
         cb_telemetry_reading r;
         if (!cb_telemetry_read_now(cfg->telemetry, &r) ||
             !cb_telemetry_throttled(cfg->telemetry, &r, pr->throttle_why, sizeof pr->throttle_why))
             break;
+        found = true;
         double waited = pr->r->throttle_wait_s + (cb_now_s() - started);
         if (waited >= cfg->throttle_wait_max_s || cb_interrupted()) {
             pr->keep_throttled = true; /* from here on the row keeps them */
@@ -122,12 +124,14 @@ void cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
         sleep_s(0.010); /* an idle GPU leaves the power cap within 0.1-0.4 s */
     }
     pr->r->throttle_wait_s += cb_now_s() - started;
+    return found;
 }
 
 /* Is the sample just read to be set aside? The newest reading decides:
  * throttling lasts far longer than the 10 ms between readings. A GPU that
  * throttles again after the runner has once waited for it to recover
- * during this point's sampling is throttled by the point's own load (a
+ * for this point (before a round, from the point before, or during its
+ * sampling) is throttled by the point's own load (a
  * GEMM that brings an H200 back to its power cap within 0.1-0.2 s of
  * sampling): each further wait of 0.1-0.5 s would buy only the samples
  * taken before the cap bites again (2-3 per wait at 8192^3 on the H200,

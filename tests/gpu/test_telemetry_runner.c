@@ -143,6 +143,27 @@ int main(void)
     printf("fake NVML, self-throttling: %d set aside, %.3f s waited, note \"%s\"\n",
            r.throttled_samples, r.throttle_wait_s, r.note);
     cb_telemetry_close(t);
+    cb_test_remove_run(dir);
+
+    /* A point that starts at the cap the point before left (the heaviest
+     * GEMMs back to back): throttled for the first readings, the runner
+     * waits before sampling until it reads clean, then the GPU throttles
+     * again for good during the point's samples. That is the point's own
+     * load: it keeps what the GPU sustains at once (after the settle)
+     * rather than waiting out its 0.25 s budget a second time. */
+    snprintf(script, sizeof script, "devices=%s;sm_clock=1980*9,1755;reasons=4*3,0*6,4;temp=41",
+             dev.uuid);
+    setenv("CUBENCH_FAKE_NVML", script, 1);
+    t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
+    CB_CHECK(cb_telemetry_sampling(t));
+    memset(&r, 0, sizeof r);
+    CB_CHECK(run_point(&dev, t, dir, false, 2000, &r));
+    CB_CHECK_CONTAINS(r.note, "the point's own load throttled the GPU again after it recovered");
+    CB_CHECK(r.throttle_wait_s > 0.0 && r.throttle_wait_s < 0.2);
+    CB_CHECK(r.summary.n >= 2000);
+    printf("fake NVML, starting at the cap: %d set aside, %.3f s waited, note \"%s\"\n",
+           r.throttled_samples, r.throttle_wait_s, r.note);
+    cb_telemetry_close(t);
     unsetenv("CUBENCH_FAKE_NVML");
     cb_test_remove_run(dir);
 

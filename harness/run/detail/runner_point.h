@@ -137,7 +137,7 @@ typedef struct point_run {
     /* throttle-aware sampling */
     bool keep_throttled; /* set aside no more (the wait budget is spent) */
     bool self_throttled; /* ... because the point's own load throttles the GPU */
-    bool waited;         /* the runner has waited for a recovery in this point's sampling */
+    bool waited;         /* the runner has waited for a recovery for this point */
     /* Once the point's own load throttles the GPU again (self_throttled),
      * the clock takes a few tenths of a second to settle under the cap:
      * samples read before cap_settle_until are set aside, and when it
@@ -185,8 +185,9 @@ sampling_end cb_phase_sample(const cb_run_config *cfg, const cb_bench *b, void *
                              int *n_round, cb_msg *why);
 
 /* Before a round samples: while the GPU is throttled, wait (bounded by the
- * point's throttle budget) for it to recover; the wait goes to the row. */
-void cb_settle_throttle(const cb_run_config *cfg, point_run *pr);
+ * point's throttle budget) for it to recover; the wait goes to the row.
+ * True when it found the GPU throttled (and waited). */
+bool cb_settle_throttle(const cb_run_config *cfg, point_run *pr);
 
 /* The point's hardware-counter pass (--metrics), in its last round only,
  * after the samples (runner_counters.c). */
