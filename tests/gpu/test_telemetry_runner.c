@@ -39,6 +39,19 @@ static bool run_point(const cb_device_info *dev, cb_telemetry *tele, const char 
     return ok;
 }
 
+/* The point of run_point, throttle-aware with a minimum of 2000 samples,
+ * under the fake NVML playing `script` (opened and closed here). */
+static void run_scripted(const cb_device_info *dev, const cb_telemetry_options *o,
+                         const char *script, const char *dir, cb_result *r)
+{
+    setenv("CUBENCH_FAKE_NVML", script, 1);
+    cb_telemetry *t = cb_telemetry_open(o, (const char *[]){dev->uuid}, 1);
+    CB_CHECK(cb_telemetry_sampling(t));
+    memset(r, 0, sizeof *r);
+    CB_CHECK(run_point(dev, t, dir, false, 2000, r));
+    cb_telemetry_close(t);
+}
+
 /* samples.csv's telemetry columns: every sample has an SM clock and words. */
 static int samples_with_telemetry(const char *dir, int *rows)
 {
@@ -130,11 +143,7 @@ int main(void)
      * without the settle), and the 2000 of the row come after. */
     snprintf(script, sizeof script,
              "devices=%s;sm_clock=1980*5,1980*20,1755;reasons=0,4*4,0*20,4;temp=41", dev.uuid);
-    setenv("CUBENCH_FAKE_NVML", script, 1);
-    t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
-    CB_CHECK(cb_telemetry_sampling(t));
-    memset(&r, 0, sizeof r);
-    CB_CHECK(run_point(&dev, t, dir, false, 2000, &r));
+    run_scripted(&dev, &o, script, dir, &r);
     CB_CHECK_CONTAINS(r.note, "the point's own load throttled the GPU again after it recovered");
     CB_CHECK_CONTAINS(r.note, "set aside until the clock settled under the cap");
     CB_CHECK(r.throttled_samples > 100);
@@ -142,7 +151,6 @@ int main(void)
     CB_CHECK(r.throttle_wait_s < 0.2);
     printf("fake NVML, self-throttling: %d set aside, %.3f s waited, note \"%s\"\n",
            r.throttled_samples, r.throttle_wait_s, r.note);
-    cb_telemetry_close(t);
     cb_test_remove_run(dir);
 
     /* A point that starts at the cap the point before left (the heaviest
@@ -153,17 +161,12 @@ int main(void)
      * rather than waiting out its 0.25 s budget a second time. */
     snprintf(script, sizeof script, "devices=%s;sm_clock=1980*9,1755;reasons=4*3,0*6,4;temp=41",
              dev.uuid);
-    setenv("CUBENCH_FAKE_NVML", script, 1);
-    t = cb_telemetry_open(&o, (const char *[]){dev.uuid}, 1);
-    CB_CHECK(cb_telemetry_sampling(t));
-    memset(&r, 0, sizeof r);
-    CB_CHECK(run_point(&dev, t, dir, false, 2000, &r));
+    run_scripted(&dev, &o, script, dir, &r);
     CB_CHECK_CONTAINS(r.note, "the point's own load throttled the GPU again after it recovered");
     CB_CHECK(r.throttle_wait_s > 0.0 && r.throttle_wait_s < 0.2);
     CB_CHECK(r.summary.n >= 2000);
     printf("fake NVML, starting at the cap: %d set aside, %.3f s waited, note \"%s\"\n",
            r.throttled_samples, r.throttle_wait_s, r.note);
-    cb_telemetry_close(t);
     unsetenv("CUBENCH_FAKE_NVML");
     cb_test_remove_run(dir);
 
