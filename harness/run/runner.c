@@ -217,14 +217,15 @@ static bool phase_timed(const cb_run_config *cfg, const cb_bench *b, void *state
 {
     cb_msg why = {{0}};
     if (round == 0) pr->tele = telemetry_applies(cfg, b, pt);
-    /* A GPU the point before left at its power cap: once it has recovered,
-     * a throttle during this point's sampling is this point's own doing
-     * (runner_sample.c, set_aside), not worth a second wait: on the H200
+    /* A GPU the point before left at its power cap: the settle marks the
+     * point `waited`, so once the cap has lifted a throttle during this
+     * point's sampling is its own doing (runner_sample.c, set_aside), not
+     * worth a second wait: on the H200
      * cuBLAS BF16 at 8448^3 right after 8192^3 waited before its samples
      * and again inside them until its 1 s wait budget was gone, then kept
      * samples from both sides of the cap: noisy at +-3.0 and +-5.6% in
      * two suites (docs/methodology.md). */
-    if (cb_settle_throttle(cfg, pr)) pr->waited = true;
+    cb_settle_throttle(cfg, pr);
     double started = cb_now_s();
     uint64_t first_id = 0;
     int start = pr->samples.n, n = 0;

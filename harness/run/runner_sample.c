@@ -105,17 +105,16 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-bool cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
+void cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
 {
-    if (!throttle_aware(cfg, pr)) return false;
+    if (!throttle_aware(cfg, pr)) return;
     const double started = cb_now_s();
-    bool found = false;
     for (;;) {
         cb_telemetry_reading r;
         if (!cb_telemetry_read_now(cfg->telemetry, &r) ||
             !cb_telemetry_throttled(cfg->telemetry, &r, pr->throttle_why, sizeof pr->throttle_why))
             break;
-        found = true;
+        pr->waited = true; /* set_aside: a later throttle is the point's own */
         double waited = pr->r->throttle_wait_s + (cb_now_s() - started);
         if (waited >= cfg->throttle_wait_max_s || cb_interrupted()) {
             pr->keep_throttled = true; /* from here on the row keeps them */
@@ -124,7 +123,6 @@ bool cb_settle_throttle(const cb_run_config *cfg, point_run *pr)
         sleep_s(0.010); /* an idle GPU leaves the power cap within 0.1-0.4 s */
     }
     pr->r->throttle_wait_s += cb_now_s() - started;
-    return found;
 }
 
 /* Is the sample just read to be set aside? The newest reading decides:

@@ -186,8 +186,9 @@ sampling_end cb_phase_sample(const cb_run_config *cfg, const cb_bench *b, void *
 
 /* Before a round samples: while the GPU is throttled, wait (bounded by the
  * point's throttle budget) for it to recover; the wait goes to the row.
- * True when it found the GPU throttled (and waited). */
-bool cb_settle_throttle(const cb_run_config *cfg, point_run *pr);
+ * A wait marks the point `waited`: a cap the point before left, once
+ * lifted, counts as the point's one recovery (runner.c, phase_timed). */
+void cb_settle_throttle(const cb_run_config *cfg, point_run *pr);
 
 /* The point's hardware-counter pass (--metrics), in its last round only,
  * after the samples (runner_counters.c). */
