@@ -24,6 +24,7 @@
 #define CB_MATMUL_KERNELS_H
 
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,16 +36,20 @@ typedef struct cb_matmul_args {
     const float *a; /* m x k, row-major, leading dimension k */
     const float *b; /* k x n, row-major, leading dimension n */
     float *c;       /* m x n, row-major, leading dimension n */
+    /* Device memory of the query's workspace_bytes, or NULL where it asks
+     * for none (cb_matmul_plan_make allocates it). */
+    void *workspace;
 } cb_matmul_args;
 
 typedef struct cb_matmul_launch_info {
     int threads; /* per block                                        */
     int grid_x, grid_y;
-    int regs;          /* per thread (cudaFuncGetAttributes)               */
-    int smem_bytes;    /* static shared memory per block                   */
-    int local_bytes;   /* local memory per thread: non-zero means spills   */
-    int blocks_per_sm; /* cudaOccupancyMaxActiveBlocksPerMultiprocessor    */
-    char desc[96];     /* "128x128x8 tile, 8x8/thread, vec4 path"           */
+    int regs;               /* per thread (cudaFuncGetAttributes)               */
+    int smem_bytes;         /* static shared memory per block                   */
+    int local_bytes;        /* local memory per thread: non-zero means spills   */
+    int blocks_per_sm;      /* cudaOccupancyMaxActiveBlocksPerMultiprocessor    */
+    char desc[96];          /* "128x128x8 tile, 8x8/thread, vec4 path"           */
+    size_t workspace_bytes; /* device scratch the launch needs (stream-K)   */
 } cb_matmul_launch_info;
 
 typedef cudaError_t (*cb_matmul_launch_fn)(const cb_matmul_args *args, int variant,
@@ -55,25 +60,29 @@ typedef cudaError_t (*cb_matmul_query_fn)(const cb_matmul_args *args, int varian
 /* Tile configurations of the pipelined rung: block tile MxN, k-slice K.
  * CB_MATMUL_CONFIG_NAMES lists them in enum order (the `config` axis). */
 typedef enum cb_matmul_config {
-    CB_MATMUL_M128N128K8 = 0, /* 256 threads, 8x8 per thread (the default)   */
-    CB_MATMUL_M128N128K16,    /* 256 threads, 8x8, deeper k-slice            */
-    CB_MATMUL_M128N64K8,      /* 128 threads, 8x8: twice the blocks           */
-    CB_MATMUL_M64N128K8,      /* 128 threads, 8x8                            */
-    CB_MATMUL_M64N64K8,       /* 64 threads, 8x8: small matrices             */
-    CB_MATMUL_M128N256K8,     /* 256 threads, 16x8 per thread                */
-    CB_MATMUL_M256N128K8,     /* 256 threads, 16x8 per thread                */
-    CB_MATMUL_NARROW_N,       /* n <= 8: warp per row(s) of A, lanes over k  */
-    CB_MATMUL_SHORT_M,        /* m <= 8: lanes over B's columns, k split     */
+    CB_MATMUL_M128N128K8 = 0,     /* 256 threads, 8x8 per thread (the default)   */
+    CB_MATMUL_M128N128K16,        /* 256 threads, 8x8, deeper k-slice            */
+    CB_MATMUL_M128N64K8,          /* 128 threads, 8x8: twice the blocks           */
+    CB_MATMUL_M64N128K8,          /* 128 threads, 8x8                            */
+    CB_MATMUL_M64N64K8,           /* 64 threads, 8x8: small matrices             */
+    CB_MATMUL_M128N256K8,         /* 256 threads, 16x8 per thread                */
+    CB_MATMUL_M256N128K8,         /* 256 threads, 16x8 per thread                */
+    CB_MATMUL_M128N128K8_STREAMK, /* the default tile, the partial last wave
+                                   * stream-K (matmul_stream_k.h)             */
+    CB_MATMUL_NARROW_N,           /* n <= 8: warp per row(s) of A, lanes over k  */
+    CB_MATMUL_SHORT_M,            /* m <= 8: lanes over B's columns, k split     */
     CB_MATMUL_CONFIG_COUNT
 } cb_matmul_config;
 
 #define CB_MATMUL_CONFIG_NAMES                                                                     \
-    "m128n128k8,m128n128k16,m128n64k8,m64n128k8,m64n64k8,m128n256k8,m256n128k8,narrow_n,"          \
-    "short_m"
+    "m128n128k8,m128n128k16,m128n64k8,m64n128k8,m64n64k8,m128n256k8,m256n128k8,"                   \
+    "m128n128k8_streamk,narrow_n,short_m"
 
 /* The config `config=auto` picks: narrow_n for n <= 8 (n < m), short_m for
  * m <= 8; otherwise the largest of 128x128, 128x64 and 64x64 whose grid
- * still fills every SM once (small matrices get smaller tiles). */
+ * still fills every SM once (small matrices get smaller tiles), and for
+ * 128x128 over more than one wave with a last wave at most 85 % full, its
+ * stream-K tail. */
 cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count);
 
 /* One rung of the ladder: its code and how a point picks its instance. */
@@ -97,9 +106,14 @@ typedef struct cb_matmul_plan {
 } cb_matmul_plan;
 
 /* Plan `rung`'s instance `variant` for `args`: the query (a variant the
- * rung lacks is cudaErrorInvalidValue) fills `info`; nothing launches. */
+ * rung lacks is cudaErrorInvalidValue) fills `info`, and the workspace it
+ * asks for is allocated (args->workspace is not used); nothing launches.
+ * A plan made is released with cb_matmul_plan_release. */
 cudaError_t cb_matmul_plan_make(const cb_matmul_rung *rung, int variant, const cb_matmul_args *args,
                                 cb_matmul_plan *plan, cb_matmul_launch_info *info);
+
+/* Free the plan's workspace (none: nothing to do). */
+void cb_matmul_plan_release(cb_matmul_plan *plan);
 
 /* Enqueue the planned product on `stream`. */
 cudaError_t cb_matmul_plan_run(const cb_matmul_plan *plan, cudaStream_t stream);

@@ -7,6 +7,7 @@
  * (matmul_skinny.cu). */
 #include "matmul_skinny.h"
 #include "matmul_warptile.h"
+#include "matmul_warptile_sk.h"
 
 #include <string.h>
 
@@ -26,7 +27,9 @@ static const cb_matmul_instance cb_pipelined_instances[] = {
     {cfg, cb_wt_launch<wm, wn, sm, sn, bk, true>, cb_wt_query<wm, wn, sm, sn, bk, true>},
     CB_PIPELINED_CONFIGS(CB_X)
 #undef CB_X
-        {CB_MATMUL_NARROW_N, cb_skinny_narrow_n_launch, cb_skinny_narrow_n_query},
+        {CB_MATMUL_M128N128K8_STREAMK, cb_wt_sk_launch<4, 2, 2, 2, 8>,
+         cb_wt_sk_query<4, 2, 2, 2, 8>},
+    {CB_MATMUL_NARROW_N, cb_skinny_narrow_n_launch, cb_skinny_narrow_n_query},
     {CB_MATMUL_SHORT_M, cb_skinny_short_m_launch, cb_skinny_short_m_query},
 };
 
@@ -44,17 +47,40 @@ static const cb_matmul_instance cb_pipelined_instances[] = {
  * grows with it; where exactly they cross above 8 is for a measurement. */
 #define CB_MATMUL_SKINNY_MAX 8
 
+/* The 128 x 128 tile's resident blocks per SM (its launch bound): the
+ * slots a wave of its tiles fills. */
+static const int cb_m128n128k8_per_sm = cb_wt_shape<4, 2, 2, 2, 8>::MIN_BLOCKS;
+
 /* Skinny first: n <= 8 (and narrower than tall) is narrow_n, m <= 8 is
  * short_m; when both are, the shorter side picks (m = 8, n = 1: eight
  * rows of A dotted with one column, narrow_n). Otherwise a tile: fewer
  * blocks than SMs leaves SMs idle for the whole kernel, which costs more
- * than the lower data reuse of a smaller tile. */
+ * than the lower data reuse of a smaller tile.
+ *
+ * 128 x 128 tiles over at least one whole wave whose last wave is at most
+ * 85 % full take the stream-K tail (matmul_stream_k.h): on an H200 8192^2
+ * is 4096 tiles on 264 slots, 15.5 waves run as 16, and the tail spreads
+ * the last 136 tiles' work over all 264 (22.82 -> 22.22 ms). Its kernel
+ * runs ~10 % slower per k-slice than whole tiles (matmul_warptile_sk.h),
+ * so a fuller last wave gains nothing: 4096^2 (88 % full) measured the same
+ * either way, 3072 x 4096 (91 %) 0.6 % slower with it
+ * (tests/data/h200-r3/fp32-streamk). The threshold sits where that cost
+ * and the partial sums' round trip through L2 meet the idle share of the
+ * last wave. Only whole tiles in m and n: the stream-K kernel's edge paths
+ * pair ~300 of their 512 FFMAs in a register bank, against ~165 on whole
+ * tiles. */
 extern "C" cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count)
 {
     if (n <= CB_MATMUL_SKINNY_MAX && n < m) return CB_MATMUL_NARROW_N;
     if (m <= CB_MATMUL_SKINNY_MAX) return CB_MATMUL_SHORT_M;
     const long long need = sm_count > 0 ? sm_count : 1;
-    if ((long long)cb_cdiv(m, 128) * cb_cdiv(n, 128) >= need) return CB_MATMUL_M128N128K8;
+    const long long tiles = (long long)cb_cdiv(m, 128) * cb_cdiv(n, 128);
+    if (tiles >= need) {
+        const long long slots = need * cb_m128n128k8_per_sm, last = tiles % slots;
+        if (m % 128 == 0 && n % 128 == 0 && tiles >= slots && last != 0 && 20 * last <= 17 * slots)
+            return CB_MATMUL_M128N128K8_STREAMK;
+        return CB_MATMUL_M128N128K8;
+    }
     if ((long long)cb_cdiv(m, 128) * cb_cdiv(n, 64) >= need) return CB_MATMUL_M128N64K8;
     return CB_MATMUL_M64N64K8;
 }

@@ -37,6 +37,9 @@
 
 #include "matmul_cuda.h"
 
+/* The stream-K kernel's FMA column order (cb_wt_outer_fma, kOrder 1). */
+#define CB_WT_SK_COLS 0, 5, 7, 4, 6, 1, 2, 3
+
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK> struct cb_wt_shape {
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int TM = 4 * SUB_M, TN = 4 * SUB_N;   /* per thread */
@@ -80,15 +83,18 @@ template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK> struct cb_wt_s
  * serpentine rows. Both orders were found by searching orders against a
  * static count of the SASS: the choice is ptxas's and can change with its
  * version, so count again (scripts/record/ffma_banks.py; gemm.sh does). */
-template <int TM, int TN>
+template <int TM, int TN, int kOrder = 0>
 __device__ __forceinline__ void cb_wt_outer_fma(float (&acc)[TM][TN], const float (&a)[TM],
                                                 const float (&b)[TN])
 {
-    constexpr int kCols[8] = {7, 6, 5, 4, 1, 0, 3, 2};
+    /* kOrder 0: the whole-tile kernels; 1: the stream-K kernel
+     * (matmul_warptile_sk.h), whose walk around the k-loop leaves ptxas
+     * fewer registers to pair, so its order was searched for on its own. */
+    constexpr int kCols[2][8] = {{7, 6, 5, 4, 1, 0, 3, 2}, {CB_WT_SK_COLS}};
     if constexpr (TM == 8 && TN == 8) {
 #pragma unroll
         for (int q = 0; q < TN; q++) {
-            const int j = kCols[q % 8];
+            const int j = kCols[kOrder][q % 8];
 #pragma unroll
             for (int p = 0; p < TM; p++) {
                 const int i = q % 2 ? TM - 1 - p : p;
@@ -107,20 +113,34 @@ __device__ __forceinline__ void cb_wt_outer_fma(float (&acc)[TM][TN], const floa
     }
 }
 
-template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined, int kMode>
-__global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
-                                  cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
-    cb_matmul_warptile_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
-                              const float *__restrict__ b, float beta, float *__restrict__ c)
+/* The shared-memory stages of a block of the kernel below (A transposed). */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined>
+struct cb_wt_stages {
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    static constexpr int COUNT = kPipelined ? 2 : 1;
+    typedef float a_t[COUNT][BK][S::AS_LD];
+    typedef float b_t[COUNT][BK][S::BN];
+};
+
+/* The block's BM x BN tile at (m0, n0) summed over k-slices t_begin ..
+ * t_end - 1 into acc (zeroed first): the whole k range for a tile of its
+ * own, a part of it for a stream-K block (matmul_warptile_sk.h). The stages
+ * must be free: a block that runs this again waits for all its threads
+ * first. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined, int kMode,
+          int kOrder = 0>
+__device__ __forceinline__ void
+cb_wt_mainloop(typename cb_wt_stages<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined>::a_t &as,
+               typename cb_wt_stages<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined>::b_t &bs,
+               int m, int n, int k, const float *__restrict__ a, const float *__restrict__ b,
+               int m0, int n0, int t_begin, int t_end,
+               float (&acc)[cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::TM]
+                           [cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::TN])
 {
     using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
-    constexpr int THREADS = S::THREADS, BM = S::BM, BN = S::BN, TM = S::TM, TN = S::TN;
-    constexpr int STAGES = kPipelined ? 2 : 1;
-    __shared__ __align__(16) float as[STAGES][BK][S::AS_LD];
-    __shared__ __align__(16) float bs[STAGES][BK][BN];
+    constexpr int THREADS = S::THREADS, BN = S::BN, TM = S::TM, TN = S::TN;
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     /* First row / column of this lane's sub-tile 0 within the block tile. */
     const int tr = (warp / WARPS_N) * S::WM + (lane >> 3) * 4;
     const int tc = (warp % WARPS_N) * S::WN + (lane & 7) * 4;
@@ -221,7 +241,6 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
         }
     };
 
-    float acc[TM][TN];
     cb_matmul_zero_tile(acc);
     float fa[2][TM], fb[2][TN];
 
@@ -241,22 +260,24 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
         }
     };
 
-    auto outer_product = [&](int slot) { cb_wt_outer_fma(acc, fa[slot], fb[slot]); };
+    auto outer_product = [&](int slot) {
+        cb_wt_outer_fma<TM, TN, kOrder>(acc, fa[slot], fb[slot]);
+    };
 
-    /* Slice t is the last when t + 1 == slices: only then (and never in
-     * FULL) load_global checks k. */
+    /* Slice t is the product's last when t + 1 == slices: only then (and
+     * never in FULL) load_global checks k. */
     const int slices = (k + BK - 1) / BK;
     if (kPipelined) {
-        if (kMode != CB_EDGE_FULL && slices == 1)
-            load_global(0, true);
+        if (kMode != CB_EDGE_FULL && t_begin + 1 == slices)
+            load_global(t_begin * BK, true);
         else
-            load_global(0, false);
+            load_global(t_begin * BK, false);
         store_shared(0);
         __syncthreads();
         load_frag(0, 0, 0);
         int st = 0;
-        for (int t = 0; t < slices; t++) {
-            const bool more = t + 1 < slices;
+        for (int t = t_begin; t < t_end; t++) {
+            const bool more = t + 1 < t_end;
             if (more) { /* in flight during this slice */
                 if (kMode != CB_EDGE_FULL && t + 2 == slices)
                     load_global((t + 1) * BK, true);
@@ -277,7 +298,7 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
             st ^= 1;
         }
     } else {
-        for (int t = 0; t < slices; t++) {
+        for (int t = t_begin; t < t_end; t++) {
             if (kMode != CB_EDGE_FULL && t + 1 == slices)
                 load_global(t * BK, true);
             else
@@ -292,8 +313,20 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
             __syncthreads();
         }
     }
+}
 
-    /* Epilogue: each lane writes SUB_M x SUB_N sub-tiles, a float4 per row. */
+/* Epilogue: alpha acc + beta C into the tile at (m0, n0); each lane writes
+ * SUB_M x SUB_N sub-tiles, a float4 per row. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
+__device__ __forceinline__ void
+cb_wt_store_tile(float (&acc)[cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::TM]
+                             [cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::TN],
+                 int m, int n, float alpha, float beta, float *__restrict__ c, int m0, int n0)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int tr = (warp / WARPS_N) * S::WM + (lane >> 3) * 4;
+    const int tc = (warp % WARPS_N) * S::WN + (lane & 7) * 4;
 #pragma unroll
     for (int s = 0; s < SUB_M; s++) {
 #pragma unroll
@@ -319,6 +352,24 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
             }
         }
     }
+}
+
+/* One block per tile of C, the whole k range. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined, int kMode>
+__global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
+                                  cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
+    cb_matmul_warptile_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
+                              const float *__restrict__ b, float beta, float *__restrict__ c)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    using St = cb_wt_stages<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined>;
+    __shared__ __align__(16) typename St::a_t as;
+    __shared__ __align__(16) typename St::b_t bs;
+    const int m0 = blockIdx.y * S::BM, n0 = blockIdx.x * S::BN;
+    float acc[S::TM][S::TN];
+    cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined, kMode>(
+        as, bs, m, n, k, a, b, m0, n0, 0, (k + BK - 1) / BK, acc);
+    cb_wt_store_tile<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>(acc, m, n, alpha, beta, c, m0, n0);
 }
 
 /* Launch (or describe) one configuration, picking the edge mode from the

@@ -28,7 +28,8 @@ ranked four FMA orders of the pipelined rung as the H200 did):
     replaces the entry (kept only if it is marked `.reuse` itself);
   - a conflict: two or more of an instruction's bank reads in one bank
     (the same register read twice counts once).
-The main loop is the backward branch whose body holds the most FFMAs.
+The main loop is the backward branch whose body holds the most FFMAs, or
+the innermost loop in it that holds three quarters of them.
 """
 import argparse
 import re
@@ -75,9 +76,11 @@ def register(operand):
 
 def main_loop(code):
     """(first, last) indices of the backward branch's body with the most
-    FFMAs, or None."""
+    FFMAs, or None; a loop nested in it that holds at least three quarters
+    of its FFMAs is taken instead (the k-loop inside a stream-K block's
+    walk over its tiles, whose body adds the epilogue's few)."""
     index = {addr: i for i, (addr, _, _) in enumerate(code)}
-    best, best_ffma = None, 0
+    loops = []
     for i, (addr, opcode, operands) in enumerate(code):
         if not opcode.startswith("BRA") or not operands:
             continue
@@ -89,9 +92,17 @@ def main_loop(code):
             continue
         first = index[target]
         ffma = sum(1 for _, op, _ in code[first:i + 1] if op.startswith("FFMA"))
-        if ffma > best_ffma:
-            best, best_ffma = (first, i), ffma
-    return best
+        if ffma > 0:
+            loops.append((ffma, first, i))
+    if not loops:
+        return None
+    best = max(loops)
+    while True:
+        inner = [lp for lp in loops if lp != best and best[1] <= lp[1] and lp[2] <= best[2]
+                 and 4 * lp[0] >= 3 * best[0]]
+        if not inner:
+            return best[1], best[2]
+        best = max(inner)
 
 
 def count(code, first, last):

@@ -54,6 +54,19 @@ int main(void)
                     (int)CB_MATMUL_M64N64K8);
     CB_CHECK_EQ_INT(pipe->variant_of("auto", 8192, 8192, 132, why, sizeof why),
                     (int)cb_matmul_config_auto(8192, 8192, 132));
+    /* 128 x 128 tiles on 132 SMs x 2 blocks: a last wave at most 85 % full
+     * takes the stream-K tail; whole waves, a fuller last wave, less than
+     * one wave or edge tiles keep whole tiles. */
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(8192, 8192, 132), (int)CB_MATMUL_M128N128K8_STREAMK);
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(6144, 4096, 132),
+                    (int)CB_MATMUL_M128N128K8_STREAMK); /* 1536 tiles: last wave 82 % full */
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(4096, 4096, 132), (int)CB_MATMUL_M128N128K8); /* 88 % */
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(4093, 4093, 132), (int)CB_MATMUL_M128N128K8); /* edges */
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(4224, 4096, 132), (int)CB_MATMUL_M128N128K8); /* 4 */
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(3072, 4096, 132),
+                    (int)CB_MATMUL_M128N128K8); /* 768 tiles: 2.91 waves, last 91 % full */
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(2048, 2048, 132), (int)CB_MATMUL_M128N128K8);
+    CB_CHECK_EQ_INT(cb_matmul_config_auto(1000, 3000, 132), (int)CB_MATMUL_M128N128K8);
     CB_CHECK_EQ_INT(pipe->variant_of("auto", 256, 256, 132, why, sizeof why),
                     (int)CB_MATMUL_M64N64K8); /* 4 blocks of 128x128 would idle 128 SMs */
     /* Skinny shapes take the skinny kernels: n of 1-8 narrow_n (also when

@@ -144,6 +144,7 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
         {"pipelined/m64n64k8", &cb_matmul_rung_pipelined, CB_MATMUL_M64N64K8},
         {"pipelined/m128n256k8", &cb_matmul_rung_pipelined, CB_MATMUL_M128N256K8},
         {"pipelined/m256n128k8", &cb_matmul_rung_pipelined, CB_MATMUL_M256N128K8},
+        {"pipelined/m128n128k8_streamk", &cb_matmul_rung_pipelined, CB_MATMUL_M128N128K8_STREAMK},
         {"pipelined/narrow_n", &cb_matmul_rung_pipelined, CB_MATMUL_NARROW_N},
         {"pipelined/short_m", &cb_matmul_rung_pipelined, CB_MATMUL_SHORT_M},
         {"multistage/m128n128k16s3", &cb_matmul_rung_multistage, CB_MATMUL_MS_M128N128K16S3},
@@ -172,9 +173,13 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     const double scale = cb_matmul_error_scale(&p);
     for (int r = 0; r < CB_ARRAY_LEN(rungs); r++) {
         CB_CHECK(cudaMemcpy(dc, c0, nc * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
-        const cb_matmul_args args = {m, n, k, -0.75f, 0.5f, da, db, dc};
-        CB_CHECK_EQ_INT(rungs[r].rung->launch(&args, rungs[r].variant, s), cudaSuccess);
+        const cb_matmul_args args = {m, n, k, -0.75f, 0.5f, da, db, dc, NULL};
+        cb_matmul_plan plan; /* the plan holds the workspace a rung may need */
+        CB_CHECK_EQ_INT(cb_matmul_plan_make(rungs[r].rung, rungs[r].variant, &args, &plan, NULL),
+                        cudaSuccess);
+        CB_CHECK_EQ_INT(cb_matmul_plan_run(&plan, s), cudaSuccess);
         CB_CHECK_EQ_INT(cudaStreamSynchronize(s), cudaSuccess);
+        cb_matmul_plan_release(&plan);
         CB_CHECK(cudaMemcpy(c, dc, nc * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
         double err = -1.0;
         cb_msg why = {{0}};
@@ -183,8 +188,11 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
                cb_status_name(st), err, st == CB_OK ? "" : why.text);
         CB_CHECK_EQ_INT(st, CB_OK);
     }
-    /* A variant a rung does not have is refused, not launched. */
-    const cb_matmul_args args = {m, n, k, 1.0f, 0.0f, da, db, dc};
+    /* A variant a rung does not have is refused, not launched; so is the
+     * stream-K config without the workspace its query asks for. */
+    const cb_matmul_args args = {m, n, k, 1.0f, 0.0f, da, db, dc, NULL};
+    CB_CHECK_EQ_INT(cb_matmul_rung_pipelined.launch(&args, CB_MATMUL_M128N128K8_STREAMK, s),
+                    cudaErrorInvalidValue);
     CB_CHECK_EQ_INT(cb_matmul_rung_smem_tiled.launch(&args, 12, s), cudaErrorInvalidValue);
     CB_CHECK_EQ_INT(cb_matmul_rung_pipelined.launch(&args, CB_MATMUL_CONFIG_COUNT, s),
                     cudaErrorInvalidValue);
@@ -204,6 +212,52 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     free(c0);
     free(c);
     free(ref);
+}
+
+/* The stream-K config sums a shared tile's partials in block order, so two
+ * runs give the same bits whatever finished first: at 2048^3 (every tile
+ * shared by two blocks on an H200) and 4093^3 (a stream-K tail behind
+ * whole waves, scalar edges). Their values are checked by cb_verify_all. */
+static void cb_check_streamk_repeatable(cudaStream_t s, int size)
+{
+    const size_t nn = (size_t)size * size;
+    float *h = malloc(nn * sizeof(float)), *c1 = malloc(nn * sizeof(float)),
+          *c2 = malloc(nn * sizeof(float));
+    float *da, *db, *dc;
+    CB_CHECK(h && c1 && c2);
+    CB_CHECK(cudaMalloc((void **)&da, nn * sizeof(float)) == cudaSuccess);
+    CB_CHECK(cudaMalloc((void **)&db, nn * sizeof(float)) == cudaSuccess);
+    CB_CHECK(cudaMalloc((void **)&dc, nn * sizeof(float)) == cudaSuccess);
+    cb_matmul_fill_uniform(h, nn, 11);
+    CB_CHECK(cudaMemcpy(da, h, nn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    cb_matmul_fill_uniform(h, nn, 12);
+    CB_CHECK(cudaMemcpy(db, h, nn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    const cb_matmul_args args = {size, size, size, 1.0f, 0.0f, da, db, dc, NULL};
+    cb_matmul_plan plan;
+    cb_matmul_launch_info info;
+    CB_CHECK_EQ_INT(cb_matmul_plan_make(&cb_matmul_rung_pipelined, CB_MATMUL_M128N128K8_STREAMK,
+                                        &args, &plan, &info),
+                    cudaSuccess);
+    CB_CHECK(info.workspace_bytes > 0 && plan.args.workspace != NULL);
+    float *out[2] = {c1, c2};
+    for (int run = 0; run < 2; run++) {
+        CB_CHECK(cudaMemset(dc, 0xff, nn * sizeof(float)) == cudaSuccess); /* NaN poison */
+        CB_CHECK_EQ_INT(cb_matmul_plan_run(&plan, s), cudaSuccess);
+        CB_CHECK_EQ_INT(cudaStreamSynchronize(s), cudaSuccess);
+        CB_CHECK(cudaMemcpy(out[run], dc, nn * sizeof(float), cudaMemcpyDeviceToHost) ==
+                 cudaSuccess);
+    }
+    const bool same = memcmp(c1, c2, nn * sizeof(float)) == 0;
+    printf("  streamk %d^3 (%s): two runs %s\n", size, info.desc,
+           same ? "bit for bit the same" : "DIFFER");
+    CB_CHECK(same);
+    cb_matmul_plan_release(&plan);
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dc);
+    free(h);
+    free(c1);
+    free(c2);
 }
 
 /* The FP8 rungs at 2048^3, a large point (cuBLAS reference over every
@@ -269,6 +323,8 @@ int main(void)
     cb_check_beta(s, 260, 132, 100);
     cb_check_beta(s, 1000, 5, 332); /* the skinny paths: narrow_n, float4 A */
     cb_check_beta(s, 6, 1000, 333); /* short_m, float4 B, k tail */
+    cb_check_streamk_repeatable(s, 2048);
+    cb_check_streamk_repeatable(s, 4093);
     cb_check_skips(&dev, s);
     cb_check_fp8_large(&dev, s);
     cudaStreamDestroy(s);

@@ -1,0 +1,272 @@
+/* matmul_warptile_sk.h - the pipelined warp-tiled kernel with a stream-K
+ * tail (CUDA only; included by matmul_pipelined.cu). matmul_stream_k.h
+ * says how the tiles are split; this file runs the split as two launches:
+ *
+ *   1. the stream-K kernel, one block per slot at most: each walks its run
+ *      of (tile, k-slice) iterations over the last tiles;
+ *   2. the whole-tile kernel over the first dp_tiles tiles, whole waves,
+ *      one block per tile in row-major order (cb_matmul_warptile_tiles_kernel:
+ *      the rung's kernel with a linear tile index; its SASS is the same).
+ *
+ * Two kernels rather than one whose blocks do either: with the walk's loop
+ * around the k-loop, ptxas allocates the k-loop's registers differently,
+ * ~310 of its 512 FFMAs with a register-bank conflict against 118 in the
+ * whole-tile kernel (scripts/record/ffma_banks.py), which would have cost
+ * the whole tiles what the tail saves. The stream-K kernel walks the outer
+ * product in an FMA order of its own (CB_WT_SK_COLS, the best of ~250
+ * searched against that count: 165 on whole tiles, ~300 on the edge
+ * paths) and runs ~10 % slower per k-slice than whole tiles on an H200,
+ * which is why cb_matmul_config_auto takes it only where the last wave is
+ * far from full.
+ *
+ * The stream-K blocks are at most the slots, all resident at once when
+ * their launch begins (nothing of this product runs beside them), so a
+ * block that owns a shared tile can wait for the partial sums of blocks
+ * with higher indices: those run too, and the block holding the last
+ * iteration never waits.
+ *
+ * The workspace (query's workspace_bytes): one partial tile per stream-K
+ * block, kept as the threads hold it (float4 j of thread t at j * THREADS
+ * + t, so every access is coalesced), then one flag per block. A block
+ * writes at most one partial (for the tile whose first k-slice is not
+ * its own); the owner that reads it sets the flag back to 0, so every
+ * launch finds the flags as the first one did (zeroed at plan time). */
+#ifndef CB_MATMUL_WARPTILE_SK_H
+#define CB_MATMUL_WARPTILE_SK_H
+
+#include "matmul_stream_k.h"
+#include "matmul_warptile.h"
+
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
+static size_t cb_wt_sk_partial_floats()
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    return (size_t)S::THREADS * S::TM * S::TN;
+}
+
+/* The unit of a walk at iteration x (run ending at `end`): the tile, its
+ * first iteration, the k-slices t_begin .. t_end - 1 of it, its corner. */
+struct cb_sk_unit {
+    long long tile_first;
+    int t_begin, t_end, m0, n0;
+};
+
+static __device__ __forceinline__ cb_sk_unit cb_sk_unit_at(long long x, long long end, int slices,
+                                                           int tiles_x, int bm, int bn)
+{
+    cb_sk_unit u;
+    const int t = (int)(x / slices);
+    u.tile_first = (long long)t * slices;
+    const long long tile_end = u.tile_first + slices;
+    u.t_begin = (int)(x - u.tile_first);
+    u.t_end = (int)((end < tile_end ? end : tile_end) - u.tile_first);
+    u.m0 = t / tiles_x * bm;
+    u.n0 = t % tiles_x * bn;
+    return u;
+}
+
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
+__global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
+                                  cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
+    cb_matmul_warptile_sk_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
+                                 const float *__restrict__ b, float beta, float *__restrict__ c,
+                                 cb_sk_partition part, float4 *__restrict__ partials,
+                                 unsigned *__restrict__ flags)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    using St = cb_wt_stages<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true>;
+    constexpr int THREADS = S::THREADS, TM = S::TM, TN = S::TN, VECS = TM * TN / 4;
+    __shared__ __align__(16) typename St::a_t as;
+    __shared__ __align__(16) typename St::b_t bs;
+    const int tiles_x = (n + S::BN - 1) / S::BN, tid = threadIdx.x;
+    const int slices = part.iters_per_tile, g = blockIdx.x;
+    /* The block's run over the stream-K tiles' (tile, k-slice) iterations,
+     * numbered after the whole tiles'. */
+    const long long sk_first = (long long)part.dp_tiles * slices;
+    long long x = sk_first + cb_sk_begin(&part, g);
+    const long long end = sk_first + cb_sk_begin(&part, g + 1);
+    float acc[TM][TN];
+    for (bool first = true; x < end; first = false) {
+        const cb_sk_unit u = cb_sk_unit_at(x, end, slices, tiles_x, S::BM, S::BN);
+        if (!first) __syncthreads(); /* every thread is done with the stages */
+        cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode, 1>(
+            as, bs, m, n, k, a, b, u.m0, u.n0, u.t_begin, u.t_end, acc);
+        x = u.tile_first + u.t_end;
+        const int t_begin = u.t_begin, t_end = u.t_end, m0 = u.m0, n0 = u.n0;
+        const long long tile_end = u.tile_first + slices;
+        if (t_begin > 0) {
+            /* Not the tile's first k-slice (a stream-K block): a partial for
+             * the tile's owner. */
+            float4 *mine = partials + (size_t)g * VECS * THREADS;
+#pragma unroll
+            for (int j = 0; j < VECS; j++) {
+                const float *r = &acc[j / (TN / 4)][j % (TN / 4) * 4];
+                __stcg(mine + j * THREADS + tid, make_float4(r[0], r[1], r[2], r[3]));
+            }
+            __threadfence();
+            __syncthreads();
+            if (tid == 0) atomicExch(flags + g, 1u);
+            continue;
+        }
+        if (t_end < slices) {
+            /* The tile's owner: the partials of the blocks after it, in
+             * block order (the same sums whatever finished first). */
+            const int last = cb_sk_block_of(&part, tile_end - 1 - sk_first);
+            for (int p = g + 1; p <= last; p++) {
+                if (tid == 0) {
+                    while (atomicAdd(flags + p, 0u) == 0u)
+                        __nanosleep(256);
+                    flags[p] = 0u;
+                    __threadfence();
+                }
+                __syncthreads();
+                const float4 *theirs = partials + (size_t)p * VECS * THREADS;
+#pragma unroll
+                for (int j = 0; j < VECS; j++) {
+                    const float4 v = __ldcg(theirs + j * THREADS + tid);
+                    float *r = &acc[j / (TN / 4)][j % (TN / 4) * 4];
+                    r[0] += v.x, r[1] += v.y, r[2] += v.z, r[3] += v.w;
+                }
+            }
+        }
+        cb_wt_store_tile<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>(acc, m, n, alpha, beta, c, m0,
+                                                                    n0);
+    }
+}
+
+/* The rung's kernel (matmul_warptile.h) over tiles 0 .. gridDim.x - 1 in
+ * row-major order. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
+__global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
+                                  cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
+    cb_matmul_warptile_tiles_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
+                                    const float *__restrict__ b, float beta, float *__restrict__ c)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    using St = cb_wt_stages<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true>;
+    __shared__ __align__(16) typename St::a_t as;
+    __shared__ __align__(16) typename St::b_t bs;
+    const int tiles_x = (n + S::BN - 1) / S::BN, t = blockIdx.x;
+    const int m0 = t / tiles_x * S::BM, n0 = t % tiles_x * S::BN;
+    float acc[S::TM][S::TN];
+    cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode>(as, bs, m, n, k, a, b, m0, n0,
+                                                                    0, (k + BK - 1) / BK, acc);
+    cb_wt_store_tile<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>(acc, m, n, alpha, beta, c, m0, n0);
+}
+
+/* Resident blocks of the stream-K kernel on the current device, times its
+ * SMs: the slots the split is made for. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
+static cudaError_t cb_wt_sk_slots(int *slots)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm,
+            cb_matmul_warptile_sk_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_SCALAR>,
+            S::THREADS, 0);
+    *slots = sms * (per_sm > 0 ? per_sm : 1);
+    return err;
+}
+
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
+static cudaError_t cb_wt_sk_partition(const cb_matmul_args *g, cb_sk_partition *part)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    int slots = 0;
+    cudaError_t err = cb_wt_sk_slots<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>(&slots);
+    const int tiles = cb_cdiv(g->n, S::BN) * cb_cdiv(g->m, S::BM);
+    *part = cb_sk_partition_of(tiles, slots, cb_cdiv(g->k, BK));
+    return err;
+}
+
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
+static void cb_wt_sk_enqueue(const cb_matmul_args *g, const cb_sk_partition *part,
+                             cudaStream_t stream)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    if (part->sk_blocks > 0) {
+        float4 *partials = static_cast<float4 *>(g->workspace);
+        unsigned *flags = reinterpret_cast<unsigned *>(
+            partials + (size_t)part->sk_blocks *
+                           cb_wt_sk_partial_floats<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>() / 4);
+        cb_matmul_warptile_sk_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>
+            <<<part->sk_blocks, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
+                                                         g->beta, g->c, *part, partials, flags);
+    }
+    if (part->dp_tiles > 0)
+        cb_matmul_warptile_tiles_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>
+            <<<part->dp_tiles, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
+                                                        g->beta, g->c);
+}
+
+/* Launch: the split for this device, then the one kernel. Without the
+ * workspace its query asked for, the launch is refused. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
+static cudaError_t cb_wt_sk_launch(const cb_matmul_args *g, cudaStream_t stream)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    cb_sk_partition part;
+    cudaError_t err = cb_wt_sk_partition<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>(g, &part);
+    if (err != cudaSuccess) return err;
+    if (part.sk_blocks > 0 && !g->workspace) return cudaErrorInvalidValue;
+    switch (cb_edge_mode_for(g, S::BM, S::BN, BK)) {
+    case CB_EDGE_FULL:
+        cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_FULL>(g, &part, stream);
+        break;
+    case CB_EDGE_VEC4:
+        cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_VEC4>(g, &part, stream);
+        break;
+    default:
+        cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_SCALAR>(g, &part, stream);
+        break;
+    }
+    return cudaGetLastError();
+}
+
+/* Query: the kernel's facts, the split in the description, and the
+ * workspace the launch needs (the partials, then the flags). */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
+static cudaError_t cb_wt_sk_query(const cb_matmul_args *g, cb_matmul_launch_info *info)
+{
+    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    cb_sk_partition part;
+    cudaError_t err = cb_wt_sk_partition<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>(g, &part);
+    if (err != cudaSuccess) return err;
+    const int mode = cb_edge_mode_for(g, S::BM, S::BN, BK);
+    char desc[96];
+    snprintf(desc, sizeof desc, "%dx%dx%d tile, %s, stream-K: %d of %d tiles on %d blocks", S::BM,
+             S::BN, BK, cb_edge_mode_name(mode), part.sk_tiles, part.tiles, part.sk_blocks);
+    /* The facts of the stream-K kernel (registers, occupancy); the grid is
+     * both launches' blocks. */
+    const dim3 grid(part.sk_blocks + part.dp_tiles, 1);
+    switch (mode) {
+    case CB_EDGE_FULL:
+        err = cb_matmul_fill_info(
+            cb_matmul_warptile_sk_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_FULL>,
+            S::THREADS, grid, desc, info);
+        break;
+    case CB_EDGE_VEC4:
+        err = cb_matmul_fill_info(
+            cb_matmul_warptile_sk_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_VEC4>,
+            S::THREADS, grid, desc, info);
+        break;
+    default:
+        err = cb_matmul_fill_info(
+            cb_matmul_warptile_sk_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_SCALAR>,
+            S::THREADS, grid, desc, info);
+        break;
+    }
+    info->workspace_bytes =
+        part.sk_blocks > 0
+            ? (size_t)part.sk_blocks *
+                  (cb_wt_sk_partial_floats<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>() * sizeof(float) +
+                   sizeof(unsigned))
+            : 0;
+    return err;
+}
+
+#endif
