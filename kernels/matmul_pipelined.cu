@@ -60,15 +60,14 @@ static const int cb_m128n128k8_per_sm = cb_wt_shape<4, 2, 2, 2, 8>::MIN_BLOCKS;
  * 128 x 128 tiles over at least one whole wave whose last wave is at most
  * 85 % full take the stream-K tail (matmul_stream_k.h): on an H200 8192^2
  * is 4096 tiles on 264 slots, 15.5 waves run as 16, and the tail spreads
- * the last 136 tiles' work over all 264 (22.82 -> 22.22 ms). Its kernel
- * runs ~10 % slower per k-slice than whole tiles (matmul_warptile_sk.h),
- * so a fuller last wave gains nothing: 4096^2 (88 % full) measured the same
- * either way, 3072 x 4096 (91 %) 0.6 % slower with it
- * (tests/data/h200-r3/fp32-streamk). The threshold sits where that cost
- * and the partial sums' round trip through L2 meet the idle share of the
- * last wave. Only whole tiles in m and n: the stream-K kernel's edge paths
- * pair ~300 of their 512 FFMAs in a register bank, against ~165 on whole
- * tiles. */
+ * the last 136 tiles' work over all 264 (22.82 -> 22.24 ms). Beyond its
+ * share the tail costs about 0.1 ms at 4096^2 and 8192^2 alike (its
+ * kernel's slower k-slices, the partial sums' round trip through L2, a
+ * second launch): a half-idle last wave repays that, an 88 % full one
+ * (4096^2: 0.5 % slower with the tail) or a 91 % full one does not
+ * (tests/data/h200-r3/fp32-streamk). Only whole tiles in m and n: the
+ * stream-K kernel's edge paths pair ~300 of their 512 FFMAs in a register
+ * bank, against 131-171 on whole tiles (matmul_warptile_sk.h). */
 extern "C" cb_matmul_config cb_matmul_config_auto(int m, int n, int sm_count)
 {
     if (n <= CB_MATMUL_SKINNY_MAX && n < m) return CB_MATMUL_NARROW_N;

@@ -37,16 +37,18 @@ typedef struct cb_sk_partition {
 /* The split for `tiles` tiles of `iters_per_tile` k-slices on `slots`
  * resident blocks: whole waves stay whole tiles, the partial last wave (or
  * a grid under one wave) is stream-K over at most `slots` blocks, and no
- * block gets an empty range. A grid of whole waves has no stream-K part. */
+ * block gets an empty range. A grid of whole waves has no stream-K part,
+ * nor one whose stream-K iterations would pass 2^31 - 1. */
 CB_SK_HD cb_sk_partition cb_sk_partition_of(int tiles, int slots, int iters_per_tile)
 {
     cb_sk_partition p;
     p.tiles = tiles;
     p.iters_per_tile = iters_per_tile;
     p.sk_tiles = slots > 0 && tiles >= slots ? tiles % slots : tiles;
-    p.dp_tiles = tiles - p.sk_tiles;
     const long long iters = (long long)p.sk_tiles * iters_per_tile;
-    p.sk_blocks = iters < slots ? (int)iters : slots;
+    if (iters > 2147483647LL) p.sk_tiles = 0; /* the kernel walks in 32 bits */
+    p.dp_tiles = tiles - p.sk_tiles;
+    p.sk_blocks = p.sk_tiles == 0 ? 0 : iters < slots ? (int)iters : slots;
     return p;
 }
 

@@ -38,7 +38,7 @@
 #include "matmul_cuda.h"
 
 /* The stream-K kernel's FMA column order (cb_wt_outer_fma, kOrder 1). */
-#define CB_WT_SK_COLS 0, 5, 7, 4, 6, 1, 2, 3
+#define CB_WT_SK_COLS 6, 7, 3, 2, 0, 5, 4, 1
 
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK> struct cb_wt_shape {
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;

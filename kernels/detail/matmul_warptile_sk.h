@@ -8,16 +8,16 @@
  *      one block per tile in row-major order (cb_matmul_warptile_tiles_kernel:
  *      the rung's kernel with a linear tile index; its SASS is the same).
  *
- * Two kernels rather than one whose blocks do either: with the walk's loop
- * around the k-loop, ptxas allocates the k-loop's registers differently,
- * ~310 of its 512 FFMAs with a register-bank conflict against 118 in the
- * whole-tile kernel (scripts/record/ffma_banks.py), which would have cost
- * the whole tiles what the tail saves. The stream-K kernel walks the outer
- * product in an FMA order of its own (CB_WT_SK_COLS, the best of ~250
- * searched against that count: 165 on whole tiles, ~300 on the edge
- * paths) and runs ~10 % slower per k-slice than whole tiles on an H200,
- * which is why cb_matmul_config_auto takes it only where the last wave is
- * far from full.
+ * Two kernels rather than one whose blocks do either, and the stream-K
+ * block's two units written out rather than looped over: ptxas allocates
+ * the k-loop's registers differently when anything more surrounds it. Of
+ * the loop's 512 FFMAs, the whole-tile kernel pairs 118 in a register bank
+ * (scripts/record/ffma_banks.py); one kernel doing both, or a loop over
+ * units, ~310. The stream-K kernel walks the outer product in an FMA order
+ * of its own (CB_WT_SK_COLS, the best of ~400 searched against that
+ * count): 171 and 131 in its two k-loops on whole tiles, ~300 on the edge
+ * paths, which is why cb_matmul_config_auto takes it only for whole tiles
+ * and where the last wave is far from full.
  *
  * The stream-K blocks are at most the slots, all resident at once when
  * their launch begins (nothing of this product runs beside them), so a
@@ -44,27 +44,6 @@ static size_t cb_wt_sk_partial_floats()
     return (size_t)S::THREADS * S::TM * S::TN;
 }
 
-/* The unit of a walk at iteration x (run ending at `end`): the tile, its
- * first iteration, the k-slices t_begin .. t_end - 1 of it, its corner. */
-struct cb_sk_unit {
-    long long tile_first;
-    int t_begin, t_end, m0, n0;
-};
-
-static __device__ __forceinline__ cb_sk_unit cb_sk_unit_at(long long x, long long end, int slices,
-                                                           int tiles_x, int bm, int bn)
-{
-    cb_sk_unit u;
-    const int t = (int)(x / slices);
-    u.tile_first = (long long)t * slices;
-    const long long tile_end = u.tile_first + slices;
-    u.t_begin = (int)(x - u.tile_first);
-    u.t_end = (int)((end < tile_end ? end : tile_end) - u.tile_first);
-    u.m0 = t / tiles_x * bm;
-    u.n0 = t % tiles_x * bn;
-    return u;
-}
-
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
 __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
                                   cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
@@ -80,38 +59,21 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
     __shared__ __align__(16) typename St::b_t bs;
     const int tiles_x = (n + S::BN - 1) / S::BN, tid = threadIdx.x;
     const int slices = part.iters_per_tile, g = blockIdx.x;
-    /* The block's run over the stream-K tiles' (tile, k-slice) iterations,
-     * numbered after the whole tiles'. */
-    const long long sk_first = (long long)part.dp_tiles * slices;
-    long long x = sk_first + cb_sk_begin(&part, g);
-    const long long end = sk_first + cb_sk_begin(&part, g + 1);
+    /* The block's run over the stream-K tiles' iterations, in 32 bits (the
+     * split keeps them under 2^31). A run is shorter than a tile (at most
+     * as many blocks as slots, fewer stream-K tiles than slots; or one
+     * iteration a block), so it is at most two units: the end of one tile,
+     * then the start of the next. Written out as two k-loops rather than a
+     * loop around one: ptxas pairs far fewer FFMAs in a register bank so
+     * (header). */
+    int x = (int)cb_sk_begin(&part, g);
+    const int end = (int)cb_sk_begin(&part, g + 1);
     float acc[TM][TN];
-    for (bool first = true; x < end; first = false) {
-        const cb_sk_unit u = cb_sk_unit_at(x, end, slices, tiles_x, S::BM, S::BN);
-        if (!first) __syncthreads(); /* every thread is done with the stages */
-        cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode, 1>(
-            as, bs, m, n, k, a, b, u.m0, u.n0, u.t_begin, u.t_end, acc);
-        x = u.tile_first + u.t_end;
-        const int t_begin = u.t_begin, t_end = u.t_end, m0 = u.m0, n0 = u.n0;
-        const long long tile_end = u.tile_first + slices;
-        if (t_begin > 0) {
-            /* Not the tile's first k-slice (a stream-K block): a partial for
-             * the tile's owner. */
-            float4 *mine = partials + (size_t)g * VECS * THREADS;
-#pragma unroll
-            for (int j = 0; j < VECS; j++) {
-                const float *r = &acc[j / (TN / 4)][j % (TN / 4) * 4];
-                __stcg(mine + j * THREADS + tid, make_float4(r[0], r[1], r[2], r[3]));
-            }
-            __threadfence();
-            __syncthreads();
-            if (tid == 0) atomicExch(flags + g, 1u);
-            continue;
-        }
+    /* Owner of a tile whose k-slices end at t_end: the later blocks'
+     * partials, then the store. */
+    auto finish = [&](int tile_first, int t_end, int m0, int n0) {
         if (t_end < slices) {
-            /* The tile's owner: the partials of the blocks after it, in
-             * block order (the same sums whatever finished first). */
-            const int last = cb_sk_block_of(&part, tile_end - 1 - sk_first);
+            const int last = cb_sk_block_of(&part, tile_first + slices - 1);
             for (int p = g + 1; p <= last; p++) {
                 if (tid == 0) {
                     while (atomicAdd(flags + p, 0u) == 0u)
@@ -131,6 +93,39 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
         }
         cb_wt_store_tile<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>(acc, m, n, alpha, beta, c, m0,
                                                                     n0);
+    };
+    { /* the first unit: a tile's end (a partial for its owner), or a
+       * tile's start (the block owns it) */
+        const int tile = x / slices, tile_first = tile * slices;
+        const int t_begin = x - tile_first, t_end = min(end - tile_first, slices);
+        const int t = part.dp_tiles + tile;
+        const int m0 = t / tiles_x * S::BM, n0 = t % tiles_x * S::BN;
+        cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode, 1>(
+            as, bs, m, n, k, a, b, m0, n0, t_begin, t_end, acc);
+        x = tile_first + t_end;
+        if (t_begin > 0) {
+            float4 *mine = partials + (size_t)g * VECS * THREADS;
+#pragma unroll
+            for (int j = 0; j < VECS; j++) {
+                const float *r = &acc[j / (TN / 4)][j % (TN / 4) * 4];
+                __stcg(mine + j * THREADS + tid, make_float4(r[0], r[1], r[2], r[3]));
+            }
+            __threadfence();
+            __syncthreads();
+            if (tid == 0) atomicExch(flags + g, 1u);
+        } else {
+            finish(tile_first, t_end, m0, n0);
+        }
+    }
+    if (x < end) {       /* the second unit: the next tile's start */
+        __syncthreads(); /* every thread is done with the stages */
+        const int tile = x / slices, tile_first = tile * slices;
+        const int t_end = min(end - tile_first, slices);
+        const int t = part.dp_tiles + tile;
+        const int m0 = t / tiles_x * S::BM, n0 = t % tiles_x * S::BN;
+        cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode, 1>(as, bs, m, n, k, a, b,
+                                                                           m0, n0, 0, t_end, acc);
+        finish(tile_first, t_end, m0, n0);
     }
 }
 

@@ -444,8 +444,9 @@ def round3_late_rows() -> list[str]:
     simt = " · ".join(f"{tflops_of(gemm[s], 'matmul/pipelined', 'pct_ref'):.1f}"
                       for s in ("4096x1x4096", "8191x8193x4095", "4093", "4096", "8192"))
     clean, mde = aa_summary("h200-aa-r3")
-    # the stream-K tail's record: `auto` ran it at 8192^3, `m128n128k8` whole tiles
-    sk_runs = [tar_rows("h200-r3/fp32-streamk/record.tar.xz", f"sq{p}/results.csv") for p in (1, 2)]
+    # the stream-K tail's record: `auto` runs it at 8192^3, `m128n128k8` whole tiles
+    sk_runs = [tar_rows("h200-r3/fp32-streamk/final.tar.xz", f"sq{p}/results.csv")
+               for p in (1, 2, 3)]
 
     def streamk(config: str, column: str) -> str:
         """matmul/pipelined 8192^3 at `config`, `column` of each process."""
@@ -471,7 +472,7 @@ def round3_late_rows() -> list[str]:
         f"| h200-r3/gemm |",
         f"| FP32 SIMT, matmul/pipelined against cuBLAS FP32 in one run: 4096 x 1 x 4096 · "
         f"8191 x 8193 x 4095 · 4093³ · 4096³ · 8192³ | {simt} % | h200-r3/r3-final/gemm |",
-        f"| FP32 SIMT 8192³ with the stream-K tail, two processes: matmul/pipelined against "
+        f"| FP32 SIMT 8192³ with the stream-K tail, three processes: matmul/pipelined against "
         f"cuBLAS FP32 | {streamk('auto', 'tflops')} TFLOP/s = {streamk('auto', 'pct_ref')} % "
         f"(whole tiles {streamk('m128n128k8', 'pct_ref')} %) | h200-r3/fp32-streamk |",
         f"| FP8 8192³ in one run: cuBLASLt · torch._scaled_mm | {lt_fp8:.1f} · {torch_fp8:.1f} "

@@ -6,10 +6,10 @@
  *     `slots` blocks, none of them with an empty run;
  *   - the blocks' runs cover every iteration once, and cb_sk_block_of
  *     names the block whose run holds an iteration;
- *   - walking the runs as the kernel does (matmul_warptile_sk.h), every
- *     block writes at most one partial, an owner waits only for blocks
- *     after it, and owner plus partials cover each shared tile's k-slices
- *     exactly once.
+ *   - walking the runs as the kernel does (matmul_warptile_sk.h), a run
+ *     is at most two units (the second starting a tile), every block writes
+ *     at most one partial, an owner waits only for blocks after it, and
+ *     owner plus partials cover each shared tile's k-slices exactly once.
  * The GPU test checks the kernel's numbers. */
 /* test links: cubench_kernels */
 #include "cb_test.h"
@@ -71,6 +71,10 @@ static void check_split(int tiles, int slots, int iters_per_tile)
     for (int g = 0; g < p.sk_blocks; g++) {
         partial_of[g] = -1;
         const int n = walk(&p, g, u, p.sk_tiles + 2);
+        /* The kernel writes a run out as two units at most, the second
+         * starting a tile. */
+        CB_CHECK(n >= 1 && n <= 2);
+        if (n == 2) CB_CHECK_EQ_INT(u[1].t_begin, 0);
         for (int i = 0; i < n; i++)
             if (u[i].t_begin > 0) {
                 CB_CHECK_EQ_INT(partial_of[g], -1); /* at most one partial a block */
@@ -128,9 +132,17 @@ int main(void)
         for (size_t i = 0; i < sizeof iter_counts / sizeof *iter_counts; i++)
             for (size_t t = 0; t < sizeof tile_counts / sizeof *tile_counts; t++)
                 check_split(tile_counts[t], slot_counts[s], iter_counts[i]);
-    /* Iteration counts past 2^31 stay exact (64-bit products). */
+    /* The kernel walks in 32 bits: a stream-K part of 2^31 iterations or
+     * more is left as whole tiles; just under, the split's products (64
+     * bits) stay exact. */
     p = cb_sk_partition_of(263, 264, 1 << 28);
-    CB_CHECK(cb_sk_iters(&p) == 263LL << 28);
+    CB_CHECK_EQ_INT(p.sk_tiles, 0);
+    CB_CHECK_EQ_INT(p.sk_blocks, 0);
+    CB_CHECK_EQ_INT(p.dp_tiles, 263);
+    p = cb_sk_partition_of(7, 264, (1 << 28) + 5);
+    CB_CHECK(cb_sk_iters(&p) == 7LL * ((1 << 28) + 5) && cb_sk_iters(&p) < 2147483647LL);
+    CB_CHECK_EQ_INT(p.sk_blocks, 264);
     CB_CHECK_EQ_INT(cb_sk_block_of(&p, cb_sk_iters(&p) - 1), 263);
+    CB_CHECK(cb_sk_begin(&p, 263) < cb_sk_iters(&p));
     return cb_test_finish("test_matmul_stream_k");
 }
