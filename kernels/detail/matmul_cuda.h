@@ -23,11 +23,14 @@ static inline int cb_cdiv(int a, int b)
  *   VEC4   - k and n are multiples of 4 and the pointers 16-byte aligned:
  *            float4 loads (a float4 is either fully inside or fully
  *            outside);
- *   SCALAR - anything else: scalar loads.
+ *   SCALAR - anything else: scalar loads;
+ *   SCALAR_B - (the warp-tiled kernels only, cb_wt_edge_mode) SCALAR for
+ *            B and C, but A's rows are float4s (k a multiple of 4, A
+ *            16-byte aligned): n off a multiple of 4 alone.
  * How a kernel keeps VEC4 and SCALAR loads inside the matrices is its own
  * (the warp-tiled kernels clamp the addresses and check k only in the last
  * k-slice, matmul_warptile.h; the simpler rungs check every load). */
-enum cb_edge_mode { CB_EDGE_FULL = 0, CB_EDGE_VEC4 = 1, CB_EDGE_SCALAR = 2 };
+enum cb_edge_mode { CB_EDGE_FULL = 0, CB_EDGE_VEC4 = 1, CB_EDGE_SCALAR = 2, CB_EDGE_SCALAR_B = 3 };
 
 static inline bool cb_aligned16(const void *p)
 {
@@ -45,9 +48,10 @@ static inline int cb_edge_mode_for(const cb_matmul_args *g, int bm, int bn, int 
 
 static inline const char *cb_edge_mode_name(int mode)
 {
-    return mode == CB_EDGE_FULL   ? "full tiles"
-           : mode == CB_EDGE_VEC4 ? "vec4 edges"
-                                  : "scalar edges";
+    return mode == CB_EDGE_FULL       ? "full tiles"
+           : mode == CB_EDGE_VEC4     ? "vec4 edges"
+           : mode == CB_EDGE_SCALAR_B ? "scalar edges, float4 A"
+                                      : "scalar edges";
 }
 
 /* *out = v + beta * *out, where v already carries alpha; C is read only

@@ -25,6 +25,7 @@ static const char *const cb_shapes[][3] = {
     {"1", "4096", "4096"}, /* one row                                */
     {"127", "m", "m"},     /* scalar edges                           */
     {"129", "131", "67"},  /* scalar edges everywhere                */
+    {"131", "130", "132"}, /* float4 A, scalar B and C               */
     {"4096", "1", "4096"}, /* one column                             */
     {"64", "64", "1"},     /* k = 1                                  */
     {"4093", "m", "m"},    /* scalar edges, cuBLAS reference         */
@@ -321,8 +322,9 @@ int main(void)
     cb_check_beta(s, 129, 131, 67);
     cb_check_beta(s, 256, 256, 256);
     cb_check_beta(s, 260, 132, 100);
-    cb_check_beta(s, 1000, 5, 332); /* the skinny paths: narrow_n, float4 A */
-    cb_check_beta(s, 6, 1000, 333); /* short_m, float4 B, k tail */
+    cb_check_beta(s, 131, 130, 132); /* float4 A, scalar B and C */
+    cb_check_beta(s, 1000, 5, 332);  /* the skinny paths: narrow_n, float4 A */
+    cb_check_beta(s, 6, 1000, 333);  /* short_m, float4 B, k tail */
     cb_check_streamk_repeatable(s, 2048);
     cb_check_streamk_repeatable(s, 4093);
     cb_check_skips(&dev, s);
