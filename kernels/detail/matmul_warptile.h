@@ -355,8 +355,11 @@ cb_wt_store_tile(float (&acc)[cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::T
     }
 }
 
-/* One block per tile of C, the whole k range. */
-template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined, int kMode>
+/* One block per tile of C, the whole k range: the tile at (blockIdx.y,
+ * blockIdx.x), or with kLinear tile blockIdx.x of the row-major order (the
+ * whole tiles before a stream-K tail, matmul_warptile_sk.h). */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, bool kPipelined, int kMode,
+          bool kLinear = false>
 __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
                                   cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
     cb_matmul_warptile_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
@@ -366,7 +369,9 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
     using St = cb_wt_stages<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined>;
     __shared__ __align__(16) typename St::a_t as;
     __shared__ __align__(16) typename St::b_t bs;
-    const int m0 = blockIdx.y * S::BM, n0 = blockIdx.x * S::BN;
+    const int tiles_x = (n + S::BN - 1) / S::BN, t = blockIdx.x;
+    const int m0 = kLinear ? t / tiles_x * S::BM : blockIdx.y * S::BM;
+    const int n0 = kLinear ? t % tiles_x * S::BN : blockIdx.x * S::BN;
     float acc[S::TM][S::TN];
     cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kPipelined, kMode>(
         as, bs, m, n, k, a, b, m0, n0, 0, (k + BK - 1) / BK, acc);

@@ -4,9 +4,9 @@
  *
  *   1. the stream-K kernel, one block per slot at most: each walks its run
  *      of (tile, k-slice) iterations over the last tiles;
- *   2. the whole-tile kernel over the first dp_tiles tiles, whole waves,
- *      one block per tile in row-major order (cb_matmul_warptile_tiles_kernel:
- *      the rung's kernel with a linear tile index; its SASS is the same).
+ *   2. the rung's whole-tile kernel over the first dp_tiles tiles, whole
+ *      waves, one block per tile in row-major order (kLinear; its k-loop's
+ *      SASS is the 2-D grid's).
  *
  * Two kernels rather than one whose blocks do either, and the stream-K
  * block's two units written out rather than looped over: ptxas allocates
@@ -129,26 +129,6 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
     }
 }
 
-/* The rung's kernel (matmul_warptile.h) over tiles 0 .. gridDim.x - 1 in
- * row-major order. */
-template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
-__global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
-                                  cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
-    cb_matmul_warptile_tiles_kernel(int m, int n, int k, float alpha, const float *__restrict__ a,
-                                    const float *__restrict__ b, float beta, float *__restrict__ c)
-{
-    using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
-    using St = cb_wt_stages<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true>;
-    __shared__ __align__(16) typename St::a_t as;
-    __shared__ __align__(16) typename St::b_t bs;
-    const int tiles_x = (n + S::BN - 1) / S::BN, t = blockIdx.x;
-    const int m0 = t / tiles_x * S::BM, n0 = t % tiles_x * S::BN;
-    float acc[S::TM][S::TN];
-    cb_wt_mainloop<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode>(as, bs, m, n, k, a, b, m0, n0,
-                                                                    0, (k + BK - 1) / BK, acc);
-    cb_wt_store_tile<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>(acc, m, n, alpha, beta, c, m0, n0);
-}
-
 /* Resident blocks of the stream-K kernel on the current device, times its
  * SMs: the slots the split is made for. */
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
@@ -193,7 +173,7 @@ static void cb_wt_sk_enqueue(const cb_matmul_args *g, const cb_sk_partition *par
                                                          g->beta, g->c, *part, partials, flags);
     }
     if (part->dp_tiles > 0)
-        cb_matmul_warptile_tiles_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>
+        cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode, true>
             <<<part->dp_tiles, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
                                                         g->beta, g->c);
 }
