@@ -42,14 +42,14 @@ typedef struct cb_matmul_args {
 } cb_matmul_args;
 
 typedef struct cb_matmul_launch_info {
-    int threads; /* per block                                        */
+    int threads; /* per block */
     int grid_x, grid_y;
-    int regs;               /* per thread (cudaFuncGetAttributes)               */
-    int smem_bytes;         /* static shared memory per block                   */
-    int local_bytes;        /* local memory per thread: non-zero means spills   */
-    int blocks_per_sm;      /* cudaOccupancyMaxActiveBlocksPerMultiprocessor    */
-    char desc[96];          /* "128x128x8 tile, 8x8/thread, vec4 path"           */
-    size_t workspace_bytes; /* device scratch the launch needs (stream-K)   */
+    int regs;               /* per thread (cudaFuncGetAttributes) */
+    int smem_bytes;         /* static shared memory per block */
+    int local_bytes;        /* local memory per thread: non-zero means spills */
+    int blocks_per_sm;      /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
+    char desc[96];          /* "128x128x8 tile, 8x8/thread, vec4 edges" */
+    size_t workspace_bytes; /* device scratch the launch needs (stream-K) */
 } cb_matmul_launch_info;
 
 typedef cudaError_t (*cb_matmul_launch_fn)(const cb_matmul_args *args, int variant,
@@ -60,17 +60,16 @@ typedef cudaError_t (*cb_matmul_query_fn)(const cb_matmul_args *args, int varian
 /* Tile configurations of the pipelined rung: block tile MxN, k-slice K.
  * CB_MATMUL_CONFIG_NAMES lists them in enum order (the `config` axis). */
 typedef enum cb_matmul_config {
-    CB_MATMUL_M128N128K8 = 0,     /* 256 threads, 8x8 per thread (the default)   */
-    CB_MATMUL_M128N128K16,        /* 256 threads, 8x8, deeper k-slice            */
-    CB_MATMUL_M128N64K8,          /* 128 threads, 8x8: twice the blocks           */
-    CB_MATMUL_M64N128K8,          /* 128 threads, 8x8                            */
-    CB_MATMUL_M64N64K8,           /* 64 threads, 8x8: small matrices             */
-    CB_MATMUL_M128N256K8,         /* 256 threads, 16x8 per thread                */
-    CB_MATMUL_M256N128K8,         /* 256 threads, 16x8 per thread                */
-    CB_MATMUL_M128N128K8_STREAMK, /* the default tile, the partial last wave
-                                   * stream-K (matmul_stream_k.h)             */
-    CB_MATMUL_NARROW_N,           /* n <= 8: warp per row(s) of A, lanes over k  */
-    CB_MATMUL_SHORT_M,            /* m <= 8: lanes over B's columns, k split     */
+    CB_MATMUL_M128N128K8 = 0,     /* 256 threads, 8x8 per thread (the default) */
+    CB_MATMUL_M128N128K16,        /* 256 threads, 8x8, deeper k-slice */
+    CB_MATMUL_M128N64K8,          /* 128 threads, 8x8: twice the blocks */
+    CB_MATMUL_M64N128K8,          /* 128 threads, 8x8 */
+    CB_MATMUL_M64N64K8,           /* 64 threads, 8x8: small matrices */
+    CB_MATMUL_M128N256K8,         /* 256 threads, 16x8 per thread */
+    CB_MATMUL_M256N128K8,         /* 256 threads, 16x8 per thread */
+    CB_MATMUL_M128N128K8_STREAMK, /* the default tile, a stream-K last wave */
+    CB_MATMUL_NARROW_N,           /* n <= 8: warp per row(s) of A, lanes over k */
+    CB_MATMUL_SHORT_M,            /* m <= 8: lanes over B's columns, k split */
     CB_MATMUL_CONFIG_COUNT
 } cb_matmul_config;
 
