@@ -236,7 +236,7 @@ static cb_status cb_matmul_variant(const cb_matmul_rung *rung, const cb_point *p
 static cb_status cb_matmul_check_launch(const cb_matmul_rung *rung, int variant, int m, int n,
                                         int k, cb_msg *why)
 {
-    const cb_matmul_args shape = {m, n, k, 1.0f, 0.0f, NULL, NULL, NULL, NULL};
+    const cb_matmul_args shape = {m, n, k, 1.0f, 0.0f, NULL, NULL, NULL, NULL, 0};
     cb_matmul_launch_info li;
     memset(&li, 0, sizeof li);
     cudaError_t err = rung->query(&shape, variant, &li);
@@ -270,7 +270,7 @@ cb_status cb_matmul_kernel_setup(const cb_point *p, const cb_bench_ctx *ctx, voi
     if (s != CB_OK) return s;
     /* Planned with the real pointers: their alignment picks the
      * edge-handling path the note reports. */
-    const cb_matmul_args args = {m, n, k, st->alpha, st->beta, st->d_a, st->d_b, st->d_c, NULL};
+    const cb_matmul_args args = {m, n, k, st->alpha, st->beta, st->d_a, st->d_b, st->d_c, NULL, 0};
     cb_matmul_launch_info li;
     memset(&li, 0, sizeof li);
     cudaError_t err = cb_matmul_plan_make(rung, variant, &args, &st->plan, &li);

@@ -19,6 +19,7 @@ extern "C" cudaError_t cb_matmul_plan_make(const cb_matmul_rung *rung, int varia
     plan->variant = variant;
     plan->args = *args;
     plan->args.workspace = NULL;
+    plan->args.workspace_bytes = 0;
     if (info->workspace_bytes > 0) {
         /* Zeroed: the stream-K flags start lowered (matmul_warptile_sk.h). */
         err = cudaMalloc(&plan->args.workspace, info->workspace_bytes);
@@ -28,6 +29,7 @@ extern "C" cudaError_t cb_matmul_plan_make(const cb_matmul_rung *rung, int varia
             plan->args.workspace = NULL;
             return err;
         }
+        plan->args.workspace_bytes = info->workspace_bytes;
     }
     return cudaSuccess;
 }
@@ -37,6 +39,7 @@ extern "C" void cb_matmul_plan_release(cb_matmul_plan *plan)
     if (!plan) return;
     cudaFree(plan->args.workspace); /* after a failure too: nothing to report */
     plan->args.workspace = NULL;
+    plan->args.workspace_bytes = 0;
 }
 
 extern "C" cudaError_t cb_matmul_plan_run(const cb_matmul_plan *plan, cudaStream_t stream)

@@ -37,8 +37,9 @@ typedef struct cb_matmul_args {
     const float *b; /* k x n, row-major, leading dimension n */
     float *c;       /* m x n, row-major, leading dimension n */
     /* Device memory of the query's workspace_bytes, or NULL where it asks
-     * for none (cb_matmul_plan_make allocates it). */
+     * for none (cb_matmul_plan_make allocates it and sets both). */
     void *workspace;
+    size_t workspace_bytes;
 } cb_matmul_args;
 
 typedef struct cb_matmul_launch_info {

@@ -44,6 +44,15 @@ static size_t cb_wt_sk_partial_floats()
     return (size_t)S::THREADS * S::TM * S::TN;
 }
 
+/* The workspace a split needs: a partial tile, then a flag, per block. */
+template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
+static size_t cb_wt_sk_workspace_bytes(const cb_sk_partition *part)
+{
+    return (size_t)part->sk_blocks *
+           (cb_wt_sk_partial_floats<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>() * sizeof(float) +
+            sizeof(unsigned));
+}
+
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
 __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::THREADS,
                                   cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>::MIN_BLOCKS)
@@ -178,8 +187,9 @@ static void cb_wt_sk_enqueue(const cb_matmul_args *g, const cb_sk_partition *par
                                                         g->beta, g->c);
 }
 
-/* Launch: the split for this device, then the one kernel. Without the
- * workspace its query asked for, the launch is refused. */
+/* Launch: the split for this device, then its two kernels. Without a
+ * workspace as large as the split needs (the plan sized it from the query
+ * on the device current then), the launch is refused. */
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
 static cudaError_t cb_wt_sk_launch(const cb_matmul_args *g, cudaStream_t stream)
 {
@@ -187,7 +197,10 @@ static cudaError_t cb_wt_sk_launch(const cb_matmul_args *g, cudaStream_t stream)
     cb_sk_partition part;
     cudaError_t err = cb_wt_sk_partition<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>(g, &part);
     if (err != cudaSuccess) return err;
-    if (part.sk_blocks > 0 && !g->workspace) return cudaErrorInvalidValue;
+    if (part.sk_blocks > 0 &&
+        (!g->workspace ||
+         g->workspace_bytes < cb_wt_sk_workspace_bytes<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>(&part)))
+        return cudaErrorInvalidValue;
     switch (cb_edge_mode_for(g, S::BM, S::BN, BK)) {
     case CB_EDGE_FULL:
         cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_FULL>(g, &part, stream);
@@ -235,12 +248,7 @@ static cudaError_t cb_wt_sk_query(const cb_matmul_args *g, cb_matmul_launch_info
             S::THREADS, grid, desc, info);
         break;
     }
-    info->workspace_bytes =
-        part.sk_blocks > 0
-            ? (size_t)part.sk_blocks *
-                  (cb_wt_sk_partial_floats<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>() * sizeof(float) +
-                   sizeof(unsigned))
-            : 0;
+    info->workspace_bytes = cb_wt_sk_workspace_bytes<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>(&part);
     return err;
 }
 

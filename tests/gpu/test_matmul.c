@@ -174,7 +174,7 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
     const double scale = cb_matmul_error_scale(&p);
     for (int r = 0; r < CB_ARRAY_LEN(rungs); r++) {
         CB_CHECK(cudaMemcpy(dc, c0, nc * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
-        const cb_matmul_args args = {m, n, k, -0.75f, 0.5f, da, db, dc, NULL};
+        const cb_matmul_args args = {m, n, k, -0.75f, 0.5f, da, db, dc, NULL, 0};
         cb_matmul_plan plan; /* the plan holds the workspace a rung may need */
         CB_CHECK_EQ_INT(cb_matmul_plan_make(rungs[r].rung, rungs[r].variant, &args, &plan, NULL),
                         cudaSuccess);
@@ -190,10 +190,21 @@ static void cb_check_beta(cudaStream_t s, int m, int n, int k)
         CB_CHECK_EQ_INT(st, CB_OK);
     }
     /* A variant a rung does not have is refused, not launched; so is the
-     * stream-K config without the workspace its query asks for. */
-    const cb_matmul_args args = {m, n, k, 1.0f, 0.0f, da, db, dc, NULL};
+     * stream-K config without the workspace its query asks for, or with
+     * one a byte short of it. */
+    const cb_matmul_args args = {m, n, k, 1.0f, 0.0f, da, db, dc, NULL, 0};
     CB_CHECK_EQ_INT(cb_matmul_rung_pipelined.launch(&args, CB_MATMUL_M128N128K8_STREAMK, s),
                     cudaErrorInvalidValue);
+    cb_matmul_plan sk;
+    CB_CHECK_EQ_INT(cb_matmul_plan_make(&cb_matmul_rung_pipelined, CB_MATMUL_M128N128K8_STREAMK,
+                                        &args, &sk, NULL),
+                    cudaSuccess);
+    cb_matmul_args short_of_it = sk.args;
+    CB_CHECK(short_of_it.workspace_bytes > 0);
+    short_of_it.workspace_bytes--;
+    CB_CHECK_EQ_INT(cb_matmul_rung_pipelined.launch(&short_of_it, CB_MATMUL_M128N128K8_STREAMK, s),
+                    cudaErrorInvalidValue);
+    cb_matmul_plan_release(&sk);
     CB_CHECK_EQ_INT(cb_matmul_rung_smem_tiled.launch(&args, 12, s), cudaErrorInvalidValue);
     CB_CHECK_EQ_INT(cb_matmul_rung_pipelined.launch(&args, CB_MATMUL_CONFIG_COUNT, s),
                     cudaErrorInvalidValue);
@@ -233,7 +244,7 @@ static void cb_check_streamk_repeatable(cudaStream_t s, int size)
     CB_CHECK(cudaMemcpy(da, h, nn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
     cb_matmul_fill_uniform(h, nn, 12);
     CB_CHECK(cudaMemcpy(db, h, nn * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
-    const cb_matmul_args args = {size, size, size, 1.0f, 0.0f, da, db, dc, NULL};
+    const cb_matmul_args args = {size, size, size, 1.0f, 0.0f, da, db, dc, NULL, 0};
     cb_matmul_plan plan;
     cb_matmul_launch_info info;
     CB_CHECK_EQ_INT(cb_matmul_plan_make(&cb_matmul_rung_pipelined, CB_MATMUL_M128N128K8_STREAMK,
