@@ -19,7 +19,8 @@
  *   - the barriers must be initialised in both CTAs before the first
  *     remote write or arrival (a cluster barrier after init), and neither
  *     CTA may exit while the peer can still arrive on its barriers (a
- *     cluster barrier at the end, by every thread).
+ *     cluster barrier at the end, by every thread; the consumers arrive
+ *     at it before their last tile's stores and wait after them).
  * The cluster walks cluster tiles (2 x 128 rows by 256 or 192 columns) in
  * grouped order, one cluster per 2 SMs, persistently. The width is rung
  * 4's choice for the shape (cb_tc_pick_tile_n), 128 read as 192: where
@@ -128,6 +129,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         float acc[BN / 2];
         cb_wg_zero_acc(acc);
         uint32_t it = 0;
+        /* The exit barrier (neither CTA leaves while the peer may still
+         * arrive on its barriers) is arrived at before the last tile's
+         * stores and waited for after them: arriving after the stores made
+         * the arrive's release wait for them to drain, and each CTA wait
+         * for its peer's stores too. */
+        bool arrived = false;
         for (int t = cluster; t < ctiles; t += clusters) {
             int tm2, tn;
             cb_tc_tile_coords(t, cluster_rows, tiles_n, kGroupM, &tm2, &tn);
@@ -157,10 +164,16 @@ __global__ void __launch_bounds__(kThreads, 1)
                 cb_mbar_arrive_cluster(&r.empty[ps], peer);
             }
             cb_wgmma_fence_regs(acc);
+            if (t + clusters >= ctiles) { /* the CTA's last remote arrival is behind us */
+                __syncwarp();
+                cb_cluster_arrive();
+                arrived = true;
+            }
             cb_wg_store<BN>(g, acc, bm + cw * 64, bn, r.c_stage(tid / 32 - 4));
         }
         __syncwarp();
-        cb_cluster_sync();
+        if (!arrived) cb_cluster_arrive();
+        cb_cluster_wait();
     }
 #endif
 }

@@ -184,6 +184,25 @@ __device__ __forceinline__ void cb_cluster_sync()
 #endif
 }
 
+/* The two halves of cb_cluster_sync, for a thread with work between them.
+ * The arrive's release orders the thread's earlier memory operations
+ * (remote arrivals on the peer's barriers) before it, and waits for them:
+ * arriving before a tile's stores rather than after keeps the stores out
+ * of that wait. Each thread arrives once, then waits once. */
+__device__ __forceinline__ void cb_cluster_arrive()
+{
+#if CB_TC_SM90A_DEVICE
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void cb_cluster_wait()
+{
+#if CB_TC_SM90A_DEVICE
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
 /* Arrive on the barrier at the same shared-memory offset in CTA `cta` of
  * the cluster. Default (.release.cta) semantics, as the local arrive: what
  * the arrival publishes is that this warp's wgmmas finished reading the
