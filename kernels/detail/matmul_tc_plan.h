@@ -29,6 +29,9 @@ struct cb_tc_plan {
     int tile_n;           /* persistent rungs: the tile width chosen for the shape */
     int tiles_m, tiles_n; /* persistent rungs (rung 5: tiles_m counts pairs of tile rows) */
     CUtensorMap map_a, map_b; /* Hopper rungs: A and B (TF32: B^T or B as it lies) */
+    /* Rung 4 BF16: B's boxes for the last k-slice, only as many k-rows as
+     * hold data (rounded up to a k-step); map_b where that is all 64. */
+    CUtensorMap map_b_tail;
 };
 
 /* What a rung needs of the hardware, the same for every rung of a

@@ -154,12 +154,16 @@ __device__ __forceinline__ void cb_tma_load_2d(uint32_t dst, const CUtensorMap *
  * from 8.58-8.61 to 8.54 us in four processes each (CUPTI); rung 4's
  * stayed at 7.94-7.97 us, and 4096^3 and 8192^3 did not move. */
 __device__ __forceinline__ void cb_tma_prefetch_maps(const CUtensorMap *map_a,
-                                                     const CUtensorMap *map_b)
+                                                     const CUtensorMap *map_b,
+                                                     const CUtensorMap *map_c = nullptr)
 {
 #if CB_TC_SM90A_DEVICE
     if (threadIdx.x != 0) return; /* the thread that issues the loads */
     asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_a)) : "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_b)) : "memory");
+    if (map_c)
+        asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_c))
+                     : "memory");
 #endif
 }
 
@@ -329,6 +333,24 @@ __device__ __forceinline__ void cb_wg_load_stage(uint32_t sa, uint32_t sb, uint6
     } else {
         cb_tma_load_2d(sb, map_b, full, kt * C::BK, bn); /* B^T / FP8 B: box BK k x BN n */
     }
+}
+
+/* The last k-slice of a BF16 tile whose k ends inside the slice: A's box
+ * as cb_wg_load_stage's, B's boxes only `rows` k-rows deep (map_b_tail),
+ * so the stage fills with what the last k-steps read, not with zeros past
+ * k. Each box's rows land where a full box's first rows do, so the
+ * swizzle and the descriptors are the same. */
+template <int BM, int BN>
+__device__ __forceinline__ void
+cb_wg_load_last_bf16(uint32_t sa, uint32_t sb, uint64_t *full, const CUtensorMap *map_a,
+                     const CUtensorMap *map_b_tail, int bm, int bn, int kt, int rows)
+{
+    typedef cb_wg_cfg<CB_TC_BF16, BM, BN> C;
+    cb_mbar_expect_tx(full, C::STAGE_A + BN / 64 * rows * 128);
+    cb_tma_load_2d(sa, map_a, full, kt * C::BK, bm);
+#pragma unroll
+    for (int j = 0; j < BN / 64; j++)
+        cb_tma_load_2d(sb + j * C::BK * 128, map_b_tail, full, bn + j * 64, kt * C::BK);
 }
 
 /* One wgmma of the precision and width: D (64 x BN) += A B. */

@@ -25,12 +25,12 @@ template <int BN> using ring = cb_wg_ring<kStages, kBM * 128, BN * 128>;
 template <cb_tc_precision P, int BN>
 __global__ void __launch_bounds__(kThreads, 1)
     kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-           cb_tc_args g, int tiles_m, int tiles_n)
+           const __grid_constant__ CUtensorMap map_b_tail, cb_tc_args g, int tiles_m, int tiles_n)
 {
 #if CB_TC_SM90A_DEVICE
     typedef cb_wg_cfg<P, kBM, BN> C;
     extern __shared__ uint8_t smem_raw[];
-    cb_tma_prefetch_maps(&map_a, &map_b);
+    cb_tma_prefetch_maps(&map_a, &map_b, P == CB_TC_BF16 ? &map_b_tail : nullptr);
     const ring<BN> r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
@@ -45,8 +45,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (tid == 0)
             cb_wg_produce<kStages>(
                 r, tiles_m, tiles_n, kGroupM, kt_count, [&](uint32_t s, int tm, int tn, int kt) {
-                    cb_wg_load_stage<P, kBM, BN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b,
-                                                 tm * kBM, tn * BN, kt);
+                    if (P == CB_TC_BF16 && kt == kt_count - 1 && tail_steps < C::BK / C::KSTEP)
+                        cb_wg_load_last_bf16<kBM, BN>(r.a(s), r.b(s), &r.full[s], &map_a,
+                                                      &map_b_tail, tm * kBM, tn * BN, kt,
+                                                      tail_steps * C::KSTEP);
+                    else
+                        cb_wg_load_stage<P, kBM, BN>(r.a(s), r.b(s), &r.full[s], &map_a, &map_b,
+                                                     tm * kBM, tn * BN, kt);
                 });
     } else {
         cb_setmaxnreg_inc<kConsumerRegs>();
@@ -77,7 +82,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, cb_tc_args, int, int);
+typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap, cb_tc_args, int,
+                          int);
 
 template <cb_tc_precision P> kernel_fn pick(int bn)
 {
@@ -104,6 +110,18 @@ cudaError_t prepare(cb_tc_plan *p, cb_matmul_launch_info *info, const char *what
     p->tile_n = cb_tc_pick_tile_n(p->args.m, p->args.n, sms, kBM);
     err = cb_tc_wgmma_maps(p, kBM, p->tile_n);
     if (err != cudaSuccess) return err;
+    p->map_b_tail = p->map_b;
+    if constexpr (P == CB_TC_BF16) {
+        /* B's last k-slice in boxes of the k-rows that hold data (k = 200:
+         * 16 of 64), where that is fewer than the slice's. */
+        typedef cb_wg_cfg<P, kBM, 256> C;
+        const int last = p->args.k - (cb_tc_cdiv(p->args.k, C::BK) - 1) * C::BK;
+        const int rows = cb_tc_cdiv(last, C::KSTEP) * C::KSTEP;
+        if (rows < C::BK)
+            err = cb_tc_tensor_map_2d(&p->map_b_tail, p->b, P, p->args.k, p->args.n,
+                                      p->layout.ldb_read, rows, 64);
+        if (err != cudaSuccess) return err;
+    }
     p->tiles_m = cb_tc_cdiv(p->args.m, kBM);
     p->tiles_n = cb_tc_cdiv(p->args.n, p->tile_n);
     const long long tiles = (long long)p->tiles_m * p->tiles_n;
@@ -123,8 +141,8 @@ cudaError_t prepare(cb_tc_plan *p, cb_matmul_launch_info *info, const char *what
 
 template <cb_tc_precision P> cudaError_t launch(const cb_tc_plan *p, cudaStream_t stream)
 {
-    pick<P>(p->tile_n)<<<p->grid, p->block, p->smem_bytes, stream>>>(p->map_a, p->map_b, p->args,
-                                                                     p->tiles_m, p->tiles_n);
+    pick<P>(p->tile_n)<<<p->grid, p->block, p->smem_bytes, stream>>>(
+        p->map_a, p->map_b, p->map_b_tail, p->args, p->tiles_m, p->tiles_n);
     return cudaGetLastError();
 }
 
