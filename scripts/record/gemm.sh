@@ -5,7 +5,7 @@
 #      registers / spills of the tensor-core and multistage kernels
 #      (nvcc -Xptxas -v, beside the GPU steps)
 #   2. tests/gpu/test_matmul_tc: every tensor-core rung and the cuBLASLt FP8
-#      reference at 22 shapes (ragged, odd, one row / column, large), the
+#      reference at 23 shapes (ragged, odd, one row / column, large), the
 #      kernels' API with alpha/beta, leading dimensions, unaligned bases,
 #      and the planted faults
 #   3. the recorded run, telemetry on (the default): matmul_tc/* with the

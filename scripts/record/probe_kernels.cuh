@@ -1,6 +1,6 @@
 // probe_kernels.cuh - what the standalone probes (sample_order.cu,
 // placement_probe.cu, l2_flush_probe.cu, buffer_levels_probe.cu,
-// hold_order_probe.cu, pageable_probe.cu, fp32_cp_probe.cu) share: a checked CUDA (and
+// hold_order_probe.cu, pageable_probe.cu, fp32_cp_probe.cu, store_probe.cu) share: a checked CUDA (and
 // cuBLAS) call, the float4 vector add they time, random inputs, the L2
 // flush that opens a cold sample and the hold after it (the runner's device
 // code, harness/timing/detail/l2_flush_device.cuh; the probes choose how

@@ -1,6 +1,6 @@
 /* test_matmul_tc.c - every tensor-core rung (matmul_tc/<rung>_<precision>)
  * and the FP8 reference (matmul/cublaslt_fp8) through their descriptors
- * (setup, run, verify) at 22 shapes: full tiles, tails in m, n and k, odd
+ * (setup, run, verify) at 23 shapes: full tiles, tails in m, n and k, odd
  * k and n (row pitches TMA cannot take, so the top rungs stage them), one
  * row, one column, deep and shallow k, and large points verified against
  * cuBLAS; a shape outside a rung's constraint must be a skip with its
@@ -42,6 +42,7 @@ static const char *const cb_tc_shapes[][3] = {
     {"127", "131", "67"},     /* every dimension odd                             */
     {"72", "136", "200"},     /* tails of every tile shape, k tail of a slice    */
     {"520", "264", "136"},    /* more tile rows than columns, ragged             */
+    {"136", "200", "96"},     /* k ends mid-slice: B's last boxes 32 deep       */
     {"8", "8", "8"},          /* one small tile                                  */
     {"1", "1", "1"},          /* one element                                     */
     {"4093", "m", "m"},       /* large and odd: staged, cuBLAS reference         */
