@@ -29,7 +29,10 @@
  *
  * Any shape and leading dimension: the plan stages an operand whose rows
  * TMA cannot address (matmul_tc_stage.cu), TMA zero-fills past m, n and k,
- * and the epilogue checks every store outside whole tiles.
+ * and the epilogue checks every store outside whole tiles. Where k ends
+ * inside the last 64-wide slice, B's boxes for that slice hold only the
+ * k-rows its k-steps read (a second tensor map, map_b_tail): at 1024 x
+ * 4000 x 136 the kernel went from 8.51 to 8.26 us on the H200.
  *
  * TF32 runs a kernel of its own (matmul_tc_wgmma_ws_tf32_sm90a.cu): the
  * operands swapped so that B is read as it lies, with no transpose pass. */

@@ -144,8 +144,9 @@ __device__ __forceinline__ void cb_tma_load_2d(uint32_t dst, const CUtensorMap *
 #endif
 }
 
-/* Fetch both tensor maps (__grid_constant__ kernel parameters) into the TMA
- * unit's descriptor cache before the first load needs them. Every thread
+/* Fetch both tensor maps (__grid_constant__ kernel parameters), and a third
+ * where the loads use one (rung 4's last-slice B), into the TMA unit's
+ * descriptor cache before the first load needs them. Every thread
  * calls it first thing in the kernel; thread 0, the one that issues the
  * loads, fetches, so the fetch overlaps the barriers' set-up instead of
  * delaying the first k-slice.
@@ -155,14 +156,14 @@ __device__ __forceinline__ void cb_tma_load_2d(uint32_t dst, const CUtensorMap *
  * stayed at 7.94-7.97 us, and 4096^3 and 8192^3 did not move. */
 __device__ __forceinline__ void cb_tma_prefetch_maps(const CUtensorMap *map_a,
                                                      const CUtensorMap *map_b,
-                                                     const CUtensorMap *map_c = nullptr)
+                                                     const CUtensorMap *map_third = nullptr)
 {
 #if CB_TC_SM90A_DEVICE
     if (threadIdx.x != 0) return; /* the thread that issues the loads */
     asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_a)) : "memory");
     asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_b)) : "memory");
-    if (map_c)
-        asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_c))
+    if (map_third)
+        asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map_third))
                      : "memory");
 #endif
 }
