@@ -98,8 +98,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint32_t rank = cb_cluster_ctarank(), peer = rank ^ 1u;
     const int cluster = blockIdx.x / kCluster, clusters = gridDim.x / kCluster;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
-    /* k-steps of the last slice that hold data (rung 4's, matmul_tc_ws.h) */
-    const int tail_steps = (g.k - (kt_count - 1) * C::BK + C::KSTEP - 1) / C::KSTEP;
+    const int tail_steps = C::tail_steps(g.k);
     const int ctiles = cluster_rows * tiles_n;
 
     cb_cluster_sync(); /* both CTAs' barriers exist before any remote use */

@@ -179,21 +179,12 @@ __device__ __forceinline__ uint32_t cb_cluster_ctarank()
     return r;
 }
 
-/* Every thread of every CTA of the cluster arrives, then waits for all. */
-__device__ __forceinline__ void cb_cluster_sync()
-{
-#if CB_TC_SM90A_DEVICE
-    asm volatile("barrier.cluster.arrive.release.aligned;\n"
-                 "barrier.cluster.wait.acquire.aligned;" ::
-                     : "memory");
-#endif
-}
-
-/* The two halves of cb_cluster_sync, for a thread with work between them.
- * The arrive's release orders the thread's earlier memory operations
- * (remote arrivals on the peer's barriers) before it, and waits for them:
- * arriving before a tile's stores rather than after keeps the stores out
- * of that wait. Each thread arrives once, then waits once. */
+/* The cluster barrier in two halves, for a thread with work between them
+ * (cb_cluster_sync: none). The arrive's release orders the thread's
+ * earlier memory operations (remote arrivals on the peer's barriers)
+ * before it, and waits for them: arriving before a tile's stores rather
+ * than after keeps the stores out of that wait. Each thread arrives once,
+ * then waits once. */
 __device__ __forceinline__ void cb_cluster_arrive()
 {
 #if CB_TC_SM90A_DEVICE
@@ -206,6 +197,13 @@ __device__ __forceinline__ void cb_cluster_wait()
 #if CB_TC_SM90A_DEVICE
     asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
+}
+
+/* Every thread of every CTA of the cluster arrives, then waits for all. */
+__device__ __forceinline__ void cb_cluster_sync()
+{
+    cb_cluster_arrive();
+    cb_cluster_wait();
 }
 
 /* Arrive on the barrier at the same shared-memory offset in CTA `cta` of
@@ -313,6 +311,13 @@ template <cb_tc_precision P, int BM, int BN> struct cb_wg_cfg {
     static constexpr int STAGE_A = BM * 128, STAGE_B = BN * 128;
     static constexpr int STAGE = STAGE_A + STAGE_B;
     static_assert(BN % 64 == 0 && BN <= 256 && BM % 64 == 0, "wgmma tile shape");
+    /* The k-steps of the last k-slice that hold data (k = 200: 1 of 4):
+     * TMA zero-fills the rest, whose wgmmas would only add zeros. */
+    static __host__ __device__ int tail_steps(int k)
+    {
+        const int last = k - ((k + BK - 1) / BK - 1) * BK; /* k in the last slice */
+        return (last + KSTEP - 1) / KSTEP;
+    }
 };
 
 /* Issue the TMA loads of k-slice kt of the tile at (bm, bn) into the stage

@@ -34,9 +34,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const ring<BN> r(smem_raw, 8); /* empty: the 8 consumer warps */
     const int tid = threadIdx.x, wg = tid / 128, lane = tid % 32;
     const int kt_count = (g.k + C::BK - 1) / C::BK;
-    /* The last slice's k-steps that hold data: TMA zero-filled the rest,
-     * whose wgmmas would only add zeros (1 of 4 at k = 200). */
-    const int tail_steps = (g.k - (kt_count - 1) * C::BK + C::KSTEP - 1) / C::KSTEP;
+    const int tail_steps = C::tail_steps(g.k);
     const int tiles = tiles_m * tiles_n;
     __syncthreads();
 
@@ -115,8 +113,7 @@ cudaError_t prepare(cb_tc_plan *p, cb_matmul_launch_info *info, const char *what
         /* B's last k-slice in boxes of the k-rows that hold data (k = 200:
          * 16 of 64), where that is fewer than the slice's. */
         typedef cb_wg_cfg<P, kBM, 256> C;
-        const int last = p->args.k - (cb_tc_cdiv(p->args.k, C::BK) - 1) * C::BK;
-        const int rows = cb_tc_cdiv(last, C::KSTEP) * C::KSTEP;
+        const int rows = C::tail_steps(p->args.k) * C::KSTEP;
         if (rows < C::BK)
             err = cb_tc_tensor_map_2d(&p->map_b_tail, p->b, P, p->args.k, p->args.n,
                                       p->layout.ldb_read, rows, 64);
