@@ -143,7 +143,9 @@ def listing(path):
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     data = path.read_bytes()
-    if b"Function" in data[:1 << 20] and b"/*" in data[:1 << 20]:
+    # An object's bytes may hold both markers too: only text is a listing.
+    if (not data.startswith(b"\x7fELF") and b"\0" not in data[:1 << 20]
+            and b"Function" in data[:1 << 20] and b"/*" in data[:1 << 20]):
         return data.decode("utf-8", "replace")
     tool = shutil.which("cuobjdump")
     if not tool:

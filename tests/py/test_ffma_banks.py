@@ -94,3 +94,13 @@ def test_not_a_listing_without_cuobjdump(tmp_path, monkeypatch, text):
     monkeypatch.setenv("PATH", str(tmp_path))  # no cuobjdump here
     bad = subprocess.run([sys.executable, str(SCRIPT), str(f)], capture_output=True, text=True)
     assert bad.returncode == 2 and "cuobjdump" in bad.stderr
+
+
+def test_an_object_holding_the_markers_is_disassembled(tmp_path, monkeypatch):
+    # A relocatable object's string tables can hold "Function" and "/*" as
+    # well; it is still a binary for cuobjdump, not a listing to parse.
+    f = tmp_path / "kernel.o"
+    f.write_bytes(b"\x7fELF\x02\x01\x01\0" + b"Function : x /*0000*/ ;\0" * 4)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no cuobjdump here
+    bad = subprocess.run([sys.executable, str(SCRIPT), str(f)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "cuobjdump" in bad.stderr
