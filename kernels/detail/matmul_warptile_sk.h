@@ -19,11 +19,11 @@
  * paths, which is why cb_matmul_config_auto takes it only for whole tiles
  * and where the last wave is far from full.
  *
- * The stream-K blocks are at most the slots, all resident at once when
- * their launch begins (nothing of this product runs beside them), so a
- * block that owns a shared tile can wait for the partial sums of blocks
- * with higher indices: those run too, and the block holding the last
- * iteration never waits.
+ * The stream-K blocks are at most the slots and launched cooperatively, so
+ * all of them are resident at once (cb_wt_sk_enqueue), and a block that
+ * owns a shared tile can wait for the partial sums of blocks with higher
+ * indices: those run too, and the block holding the last iteration never
+ * waits.
  *
  * The workspace (query's workspace_bytes): one partial tile per stream-K
  * block, kept as the threads hold it (float4 j of thread t at j * THREADS
@@ -167,24 +167,51 @@ static cudaError_t cb_wt_sk_partition(const cb_matmul_args *g, cb_sk_partition *
     return err;
 }
 
+/* The stream-K blocks go out as a cooperative launch: the owners' waits
+ * need the blocks they wait for to run beside them, and a cooperative
+ * launch is the one the CUDA model promises that for (the driver starts it
+ * only with every block resident). The split is made for the whole
+ * device's slots; where this process has fewer (an MPS client's share of
+ * the SMs, a green context) the driver refuses it and every tile runs
+ * whole. Without the promise, such a launch still finished on an H200 in
+ * a green context of 8 SMs (tests/gpu/test_matmul_streamk_share), but only
+ * because blocks happen to start in index order, with waiting blocks
+ * holding slots the later ones need. */
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
-static void cb_wt_sk_enqueue(const cb_matmul_args *g, const cb_sk_partition *part,
-                             cudaStream_t stream)
+static cudaError_t cb_wt_sk_enqueue(const cb_matmul_args *g, const cb_sk_partition *part,
+                                    cudaStream_t stream)
 {
     using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
+    int whole_tiles = part->dp_tiles;
     if (part->sk_blocks > 0) {
         float4 *partials = static_cast<float4 *>(g->workspace);
         unsigned *flags = reinterpret_cast<unsigned *>(
             partials + (size_t)part->sk_blocks *
                            cb_wt_sk_partial_floats<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>() / 4);
-        cb_matmul_warptile_sk_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>
-            <<<part->sk_blocks, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
-                                                         g->beta, g->c, *part, partials, flags);
+        cudaLaunchAttribute together;
+        together.id = cudaLaunchAttributeCooperative;
+        together.val.cooperative = 1;
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(part->sk_blocks);
+        cfg.blockDim = dim3(S::THREADS);
+        cfg.stream = stream;
+        cfg.attrs = &together;
+        cfg.numAttrs = 1;
+        const cudaError_t err = cudaLaunchKernelEx(
+            &cfg, cb_matmul_warptile_sk_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, kMode>, g->m,
+            g->n, g->k, g->alpha, g->a, g->b, g->beta, g->c, *part, partials, flags);
+        if (err == cudaErrorCooperativeLaunchTooLarge) {
+            (void)cudaGetLastError(); /* refused, not failed: whole tiles instead */
+            whole_tiles = part->tiles;
+        } else if (err != cudaSuccess) {
+            return err;
+        }
     }
-    if (part->dp_tiles > 0)
+    if (whole_tiles > 0)
         cb_matmul_warptile_kernel<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, true, kMode, true>
-            <<<part->dp_tiles, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
-                                                        g->beta, g->c);
+            <<<whole_tiles, S::THREADS, 0, stream>>>(g->m, g->n, g->k, g->alpha, g->a, g->b,
+                                                     g->beta, g->c);
+    return cudaGetLastError();
 }
 
 /* Launch: the split for this device, then its two kernels. Without a
@@ -203,16 +230,13 @@ static cudaError_t cb_wt_sk_launch(const cb_matmul_args *g, cudaStream_t stream)
         return cudaErrorInvalidValue;
     switch (cb_edge_mode_for(g, S::BM, S::BN, BK)) {
     case CB_EDGE_FULL:
-        cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_FULL>(g, &part, stream);
-        break;
+        return cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_FULL>(g, &part, stream);
     case CB_EDGE_VEC4:
-        cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_VEC4>(g, &part, stream);
-        break;
+        return cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_VEC4>(g, &part, stream);
     default:
-        cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_SCALAR>(g, &part, stream);
-        break;
+        return cb_wt_sk_enqueue<WARPS_M, WARPS_N, SUB_M, SUB_N, BK, CB_EDGE_SCALAR>(g, &part,
+                                                                                    stream);
     }
-    return cudaGetLastError();
 }
 
 /* Query: the kernel's facts, the split in the description, and the
