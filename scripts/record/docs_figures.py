@@ -424,8 +424,10 @@ def round3_late_rows() -> list[str]:
     suite = rows("h200-r3/suiteD")
     m = meta("h200-r3/suiteD")
     wall = seconds(m["finished"]) - seconds(m["started"])
-    # the newest build's GEMM record (scripts/record/gemm.sh, one run per shape)
-    final_gemm = "h200-r3/gemm-r4/runs.tar.xz"
+    # the newest build's GEMM record (scripts/record/gemm.sh, one run per shape):
+    # every row below reads it and names it
+    gemm_dir = "h200-r3/gemm-r4"
+    final_gemm = f"{gemm_dir}/runs.tar.xz"
     gemm = {shape: tar_rows(final_gemm, f"run-{shape}/results.csv")
             for shape in ("8191x8193x4095", "1000x3000x200", "4096", "torch-fp8", "4096x1x4096",
                           "4093", "8192")}
@@ -439,7 +441,7 @@ def round3_late_rows() -> list[str]:
     lt_fp8 = tf(fp8, "matmul/cublaslt_fp8")
     tf32 = gemm["4096"]
     mhz = lambda bench: best(tf32, "tflops", at(bench))["sm_clock_median_mhz"]  # noqa: E731
-    per_cycle = tf32_per_cycle("h200-r3/gemm-r4/metrics-tf32", "m=4096")
+    per_cycle = tf32_per_cycle(f"{gemm_dir}/metrics-tf32", "m=4096")
     # a reference row that missed its precision is said beside the ratio
     small_ref = best(gemm["1000x3000x200"], "tflops", at("matmul/cublas_bf16"))
     small_ref_note = "; cuBLAS row noisy" if small_ref["status"] == "noisy" else ""
@@ -463,22 +465,22 @@ def round3_late_rows() -> list[str]:
         f"1000 x 3000 x 200 | {float(odd['tflops']):.1f} ({float(odd['pct_ref']):.0f} %, "
         f"{odd['benchmark'].split('/')[1]}) · {float(small['tflops']):.1f} "
         f"({float(small['pct_ref']):.1f} %, {small['benchmark'].split('/')[1]}{small_ref_note}) "
-        f"TFLOP/s | h200-r3/gemm-r4 |",
+        f"TFLOP/s | {gemm_dir} |",
         f"| TF32 4096³ in one run (SM clock median): cuBLAS TF32 · wgmma_ws_tf32 | "
         f"{tf(tf32, 'matmul/cublas_tf32'):.1f} ({mhz('matmul/cublas_tf32')} MHz) · "
         f"{tf(tf32, 'matmul_tc/wgmma_ws_tf32'):.1f} ({mhz('matmul_tc/wgmma_ws_tf32')} MHz) "
         f"TFLOP/s ({tflops_of(tf32, 'matmul_tc/wgmma_ws_tf32', 'pct_ref'):.1f} %) "
-        f"| h200-r3/gemm-r4 |",
+        f"| {gemm_dir} |",
         f"| TF32 4096³ per clock cycle (GPC cycles of one run each, "
         f"`--metrics`): wgmma_ws_tf32 against cuBLAS TF32 | {per_cycle:.1f} % "
-        f"| h200-r3/gemm-r4 |",
+        f"| {gemm_dir} |",
         f"| FP32 SIMT, matmul/pipelined against cuBLAS FP32 in one run: 4096 x 1 x 4096 · "
-        f"8191 x 8193 x 4095 · 4093³ · 4096³ · 8192³ | {simt} % | h200-r3/gemm-r4 |",
+        f"8191 x 8193 x 4095 · 4093³ · 4096³ · 8192³ | {simt} % | {gemm_dir} |",
         f"| FP32 SIMT 8192³ with the stream-K tail, three processes: matmul/pipelined against "
         f"cuBLAS FP32 | {streamk('auto', 'tflops')} TFLOP/s = {streamk('auto', 'pct_ref')} % "
         f"(whole tiles {streamk('m128n128k8', 'pct_ref')} %) | h200-r3/fp32-streamk |",
         f"| FP8 8192³ in one run: cuBLASLt · torch._scaled_mm | {lt_fp8:.1f} · {torch_fp8:.1f} "
-        f"TFLOP/s | h200-r3/gemm-r4 (run-torch-fp8) |",
+        f"TFLOP/s | {gemm_dir} (run-torch-fp8) |",
         f"| A/A over every kind (five pairs, three processes per side, 179 points a pair) | "
         f"{clean.group(1)} of {clean.group(2)} exit 0 with 0 slower and 0 faster; median MDE of "
         f"device kernels from one run per side {mde['<16us']} % (< 16.4 µs) · "
