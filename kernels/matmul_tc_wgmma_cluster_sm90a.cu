@@ -219,9 +219,8 @@ cudaLaunchConfig_t cb_mc_config(const cb_tc_plan *p, cudaLaunchAttribute *attr, 
 static cudaError_t cb_tc_wgmma_cluster_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
-    int dev = 0, sms = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0;
+    cudaError_t err = cb_context_sm_count(&sms);
     if (err != cudaSuccess) return err;
     p->tile_n = cb_mc_tile_n(p->args.m, p->args.n, sms);
     /* TF32 and FP8 (K-major B): each CTA multicasts half of the tile's rows. */

@@ -209,9 +209,8 @@ cudaError_t cb_tc_ws_tf32_prepare(cb_tc_plan *p, cb_matmul_launch_info *info)
     if (err == cudaSuccess)
         err =
             cb_tc_tensor_map_2d(&p->map_b, p->b, CB_TC_TF32, g.k, g.n, p->layout.ldb_read, kBK, 32);
-    int dev = 0, sms = 0;
-    if (err == cudaSuccess) err = cudaGetDevice(&dev);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0;
+    if (err == cudaSuccess) err = cb_context_sm_count(&sms);
     if (err != cudaSuccess) return err;
     p->tile_n = kBN;
     p->tiles_m = cb_tc_cdiv(g.m, kBM);

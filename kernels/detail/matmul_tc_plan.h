@@ -10,6 +10,7 @@
 #ifndef CB_MATMUL_TC_PLAN_H
 #define CB_MATMUL_TC_PLAN_H
 
+#include "common_kernels.h"
 #include "matmul_tc_cuda.h"
 
 #include <stdio.h>

@@ -101,9 +101,8 @@ template <cb_tc_precision P>
 cudaError_t prepare(cb_tc_plan *p, cb_matmul_launch_info *info, const char *what)
 {
     if (!cb_tc_sm90a_built()) return cudaErrorInvalidValue;
-    int dev = 0, sms = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0;
+    cudaError_t err = cb_context_sm_count(&sms);
     if (err != cudaSuccess) return err;
     p->tile_n = cb_tc_pick_tile_n(p->args.m, p->args.n, sms, kBM);
     err = cb_tc_wgmma_maps(p, kBM, p->tile_n);

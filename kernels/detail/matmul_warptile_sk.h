@@ -34,6 +34,7 @@
 #ifndef CB_MATMUL_WARPTILE_SK_H
 #define CB_MATMUL_WARPTILE_SK_H
 
+#include "common_kernels.h"
 #include "matmul_stream_k.h"
 #include "matmul_warptile.h"
 
@@ -138,15 +139,14 @@ __global__ void __launch_bounds__(cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK
     }
 }
 
-/* Resident blocks of the stream-K kernel on the current device, times its
- * SMs: the slots the split is made for. */
+/* Resident blocks of the stream-K kernel per SM, times the SMs the current
+ * context may use: the slots the split is made for. */
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK>
 static cudaError_t cb_wt_sk_slots(int *slots)
 {
     using S = cb_wt_shape<WARPS_M, WARPS_N, SUB_M, SUB_N, BK>;
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int sms = 0, per_sm = 0;
+    cudaError_t err = cb_context_sm_count(&sms);
     if (err == cudaSuccess)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm,
@@ -170,13 +170,15 @@ static cudaError_t cb_wt_sk_partition(const cb_matmul_args *g, cb_sk_partition *
 /* The stream-K blocks go out as a cooperative launch: the owners' waits
  * need the blocks they wait for to run beside them, and a cooperative
  * launch is the one the CUDA model promises that for (the driver starts it
- * only with every block resident). The split is made for the whole
- * device's slots; where this process has fewer (an MPS client's share of
- * the SMs, a green context) the driver refuses it and every tile runs
- * whole. Without the promise, such a launch still finished on an H200 in
- * a green context of 8 SMs (tests/gpu/test_matmul_streamk_share), but only
- * because blocks happen to start in index order, with waiting blocks
- * holding slots the later ones need. */
+ * only with every block resident). The split is made for the slots of the
+ * SMs the current context may use (cb_context_sm_count: a green context's
+ * share, not the device's); where the process has fewer still than the
+ * driver names (an MPS client's share, if its count says the device's)
+ * the driver refuses the launch and every tile runs whole. Without the
+ * promise, a split for the whole device still finished on an H200 in a
+ * green context of 8 SMs, but only because blocks happen to start in
+ * index order, with waiting blocks holding slots the later ones need
+ * (tests/gpu/test_matmul_streamk_share runs the split in such a share). */
 template <int WARPS_M, int WARPS_N, int SUB_M, int SUB_N, int BK, int kMode>
 static cudaError_t cb_wt_sk_enqueue(const cb_matmul_args *g, const cb_sk_partition *part,
                                     cudaStream_t stream)
