@@ -10,7 +10,7 @@
  *   machine  a name: `--machine NAME`, else "<host>/<GPU name>" (a CI
  *            runner's label names one machine across GPU swaps);
  *   run      its identity (meta.json: git SHA, build, start time, host, GPU
- *            UUID) and a digest of its content: adding it again adds
+ *            UUID, command line) and a digest of its content: adding it again adds
  *            nothing, adding another run under the same identity is refused;
  *            its conditions (GPU, driver, runtime, clocks, settings);
  *   point    benchmark + axes + device (the row's device ordinal in a run of

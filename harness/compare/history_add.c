@@ -21,9 +21,16 @@ void cb_history_machine_name(const char *host, const char *gpu, char *out, size_
              gpu && *gpu ? gpu : "no GPU");
 }
 
-/* What identifies a run and where it ran, from its meta.json. */
+/* What identifies a run and where it ran, from its meta.json. The identity
+ * names the build, the start second, host and GPU, and a hash of the host,
+ * start time and command line (compare's run identity, compare_meta.h):
+ * two runs of one build begun in the same second by different commands
+ * are two runs. Databases written before the hash was part of it hold the
+ * identity without it (`legacy`): a run stored under that one is found
+ * as stored. */
 typedef struct run_facts {
-    char identity[640];
+    char identity[672];
+    char legacy[640];
     char digest[24];
     char machine[160];
     const char *git_sha, *started, *host, *gpu_name, *gpu_uuid;
@@ -63,8 +70,13 @@ static bool read_facts(const cb_cmp_run *run, const char *dir, const cb_hist_add
     f->complete = m->complete == 1;
     snprintf(f->build, sizeof f->build, "%s;%s", condition(m, "build.type"),
              condition(m, "build.cuda_architectures"));
-    snprintf(f->identity, sizeof f->identity, "git=%s|build=%s|started=%s|host=%s|gpu=%s",
-             f->git_sha, f->build, f->started, f->host, f->gpu_uuid);
+    snprintf(f->legacy, sizeof f->legacy, "git=%s|build=%s|started=%s|host=%s|gpu=%s", f->git_sha,
+             f->build, f->started, f->host, f->gpu_uuid);
+    if (m->identity)
+        snprintf(f->identity, sizeof f->identity, "%s|run=%016llx", f->legacy,
+                 (unsigned long long)m->identity);
+    else
+        snprintf(f->identity, sizeof f->identity, "%s", f->legacy);
     if (o->machine && *o->machine)
         snprintf(f->machine, sizeof f->machine, "%s", o->machine);
     else
@@ -193,7 +205,9 @@ static long fault_kill_after(void)
 }
 
 /* Is the run stored already? *run_id >= 0 when it is; a stored run of the
- * same identity with other content is an error. */
+ * same identity with other content is an error. Under the legacy identity
+ * only the same content counts: another run there may be one begun in the
+ * same second by another command, which the legacy identity cannot tell. */
 static bool find_stored(cb_hdb *db, const char *dir, const run_facts *f, long long *run_id,
                         cb_msg *err)
 {
@@ -207,11 +221,19 @@ static bool find_stored(cb_hdb *db, const char *dir, const run_facts *f, long lo
                             "SELECT id, digest, path FROM cubench_run WHERE identity = $1", 1,
                             params, 3, cols, lens, &found, err))
         return false;
+    if (!found && strcmp(f->legacy, f->identity) != 0) {
+        params[0] = f->legacy;
+        if (!cb_hdb_query_texts(db, CB_STMT_RUN_BY_IDENTITY,
+                                "SELECT id, digest, path FROM cubench_run WHERE identity = $1", 1,
+                                params, 3, cols, lens, &found, err))
+            return false;
+        if (found && strcmp(digest, f->digest) != 0) found = false;
+    }
     if (!found) return true;
     if (strcmp(digest, f->digest) != 0) {
         cb_msg_set(err,
                    "%s: another run with the same identity (git SHA, build, start time, host, "
-                   "GPU) is stored as run %s (from %s); refusing to mix them",
+                   "GPU, command line) is stored as run %s (from %s); refusing to mix them",
                    dir, id, path);
         return false;
     }

@@ -32,6 +32,7 @@ typedef struct hist_run_spec {
     const char *driver;   /* telemetry.driver_version, NULL: none */
     const char *uuid;     /* device.uuid, NULL: GPU-a */
     const char *throttle; /* the throttle cell of every point, NULL: none */
+    const char *command;  /* meta.json's command_line: cubench run COMMAND; NULL: none */
 } hist_run_spec;
 
 static char hist_tmp[256];
@@ -72,17 +73,20 @@ static bool hist_write_run(const char *dir, const hist_run_spec *s)
     bool ok = cb_test_write_text(path, res);
     snprintf(path, sizeof path, "%s/samples.csv", dir);
     ok = ok && cb_test_write_text(path, smp);
-    char telemetry[128] = "";
+    char telemetry[128] = "", command[128] = "";
     if (s->driver)
         snprintf(telemetry, sizeof telemetry, ",\"telemetry\":{\"driver_version\":\"%s\"}",
                  s->driver);
+    if (s->command)
+        snprintf(command, sizeof command, ",\"command_line\":[\"cubench\",\"run\",\"%s\"]",
+                 s->command);
     snprintf(res, cap,
              "{\"schema_version\":2,\"git_sha\":\"%s\",\"started\":\"2027-01-01T10:%02d:00Z\","
              "\"complete\":true,\"build\":{\"type\":\"Release\",\"cuda_architectures\":\"90\"},"
              "\"host\":{\"hostname\":\"testhost\"},\"cuda\":{\"runtime_version\":\"13.0\","
              "\"driver_api_version\":\"13.0\"},\"device\":{\"name\":\"NVIDIA H200\","
-             "\"uuid\":\"%s\"}%s}\n",
-             s->sha, s->minute, s->uuid ? s->uuid : "GPU-a", telemetry);
+             "\"uuid\":\"%s\"}%s%s}\n",
+             s->sha, s->minute, s->uuid ? s->uuid : "GPU-a", telemetry, command);
     snprintf(path, sizeof path, "%s/meta.json", dir);
     ok = ok && cb_test_write_text(path, res);
     free(res), free(smp);
@@ -147,7 +151,7 @@ static bool hist_add(const char *url, const char *dir, cb_hist_added *out, cb_ms
 static void case_add_idempotent(const char *url)
 {
     char a[512], b[512], bad[512], same_id[512];
-    hist_run_spec s = {4, 1, "aaa111", 1.0, NULL, NULL, NULL};
+    hist_run_spec s = {4, 1, "aaa111", 1.0, NULL, NULL, NULL, NULL};
     hist_run("idem-a", &s, a, sizeof a);
     s.minute = 2, s.sha = "bbb222";
     hist_run("idem-b", &s, b, sizeof b);
@@ -188,7 +192,7 @@ static void case_add_idempotent(const char *url)
 static void case_contents(const char *url)
 {
     char a[512];
-    hist_run_spec s = {3, 3, "ccc333", 1.0, "580.159.04", NULL, NULL};
+    hist_run_spec s = {3, 3, "ccc333", 1.0, "580.159.04", NULL, NULL, NULL};
     hist_run("contents", &s, a, sizeof a);
     cb_history *h = hist_open(url, true, 10.0);
     cb_hist_add_opts o = {"ci-runner-1", true};
@@ -236,7 +240,7 @@ static void case_contents(const char *url)
 static void case_killed_add(const char *url)
 {
     char a[512];
-    hist_run_spec s = {6, 5, "eee555", 1.0, NULL, NULL, NULL};
+    hist_run_spec s = {6, 5, "eee555", 1.0, NULL, NULL, NULL, NULL};
     hist_run("killed", &s, a, sizeof a);
     int before_values = 0, before = hist_count_runs(url, &before_values);
     fflush(NULL);
@@ -267,7 +271,7 @@ static void case_concurrent(const char *url)
         char name[32], sha[16];
         snprintf(name, sizeof name, "conc-%d", i);
         snprintf(sha, sizeof sha, "f%05d", i);
-        hist_run_spec s = {5, 20 + i, sha, 1.0, NULL, NULL, NULL};
+        hist_run_spec s = {5, 20 + i, sha, 1.0, NULL, NULL, NULL, NULL};
         hist_run(name, &s, dirs[i], sizeof dirs[i]);
     }
     int before_values = 0, before = hist_count_runs(url, &before_values);
@@ -305,7 +309,7 @@ static void case_concurrent(const char *url)
 static void case_locked(const char *url)
 {
     char a[512];
-    hist_run_spec s = {2, 30, "ggg777", 1.0, NULL, NULL, NULL};
+    hist_run_spec s = {2, 30, "ggg777", 1.0, NULL, NULL, NULL, NULL};
     hist_run("locked", &s, a, sizeof a);
     cb_history *holder = hist_open(url, true, 5.0);
     cb_msg err = {{0}};
@@ -438,7 +442,7 @@ static void case_migrate_from_v1(const char *fresh)
     cb_hist_data_free(&d);
     /* and it takes new runs */
     char a[512];
-    hist_run_spec s = {2, 40, "hhh888", 1.0, NULL, NULL, NULL};
+    hist_run_spec s = {2, 40, "hhh888", 1.0, NULL, NULL, NULL, NULL};
     hist_run("after-migration", &s, a, sizeof a);
     cb_hist_add_opts ao = {NULL, false};
     cb_hist_added out;
@@ -458,7 +462,8 @@ static void case_check(const char *url)
         /* a deterministic +-1% wobble; +10% from run 10 on; driver change at run 5 with +8% */
         double wobble = 1.0 + 0.01 * ((r * 7) % 5 - 2) / 2.0;
         double factor = wobble * (r >= 5 ? 1.08 : 1.0) * (r >= 10 ? 1.10 : 1.0);
-        hist_run_spec s = {3, 50 + r, sha, factor, r >= 5 ? "580.200" : "580.159", NULL, NULL};
+        hist_run_spec s = {3,    50 + r, sha, factor, r >= 5 ? "580.200" : "580.159",
+                           NULL, NULL,   NULL};
         hist_run(name, &s, dir, sizeof dir);
         cb_history *h = hist_open(url, true, 10.0);
         cb_hist_add_opts o = {"check-machine", false};
@@ -509,6 +514,44 @@ static void case_check(const char *url)
     cb_history_close(h);
 }
 
+/* Two runs of one build begun in the same second by different commands
+ * are two runs; the same command with other numbers is still refused; and
+ * a run stored under the identity without the command line (what earlier
+ * versions wrote) is found as stored when it is added again. */
+static void case_same_second(const char *url)
+{
+    char one[512], two[512], again[512], legacy[512];
+    int before = 0, values = 0, after = 0;
+    before = hist_count_runs(url, &values);
+    hist_run_spec s = {3, 9, "kkk000", 1.0, NULL, NULL, NULL, "vecadd/*"};
+    hist_run("second-1", &s, one, sizeof one);
+    s.command = "transfers/*", s.factor = 1.3;
+    hist_run("second-2", &s, two, sizeof two);
+    cb_hist_added out;
+    cb_msg err = {{0}};
+    CB_CHECK_MSG(hist_add(url, one, &out, &err) && !out.already, "%s", err.text);
+    const long long first_id = out.run_id;
+    CB_CHECK_MSG(hist_add(url, two, &out, &err) && !out.already, "%s", err.text);
+    CB_CHECK(out.run_id != first_id);
+    after = hist_count_runs(url, &values);
+    CB_CHECK_MSG(after == before + 2, "%d runs after, %d before", after, before);
+    CB_CHECK(hist_add(url, two, &out, &err) && out.already);
+    s.factor = 1.6; /* the second command's run changed after it was added */
+    hist_run("second-2-other", &s, again, sizeof again);
+    CB_CHECK(!hist_add(url, again, &out, &err));
+    CB_CHECK_CONTAINS(err.text, "same identity");
+    /* stored without a command line, then found with one */
+    hist_run_spec l = {2, 8, "lll000", 1.0, NULL, NULL, NULL, NULL};
+    hist_run("legacy", &l, legacy, sizeof legacy);
+    CB_CHECK_MSG(hist_add(url, legacy, &out, &err) && !out.already, "%s", err.text);
+    const long long legacy_id = out.run_id;
+    l.command = "vecadd/*";
+    hist_run("legacy", &l, legacy, sizeof legacy);
+    CB_CHECK_MSG(hist_add(url, legacy, &out, &err), "%s", err.text);
+    CB_CHECK(out.already && out.run_id == legacy_id);
+    CB_CHECK(hist_count_runs(url, &values) == before + 3);
+}
+
 /* Every case against one database, `fresh` an empty second one. */
 static void hist_run_cases(const char *url, const char *fresh)
 {
@@ -520,6 +563,7 @@ static void hist_run_cases(const char *url, const char *fresh)
     case_newer_schema(url);
     case_migrate_from_v1(fresh);
     case_check(url);
+    case_same_second(url);
 }
 
 #endif
