@@ -192,8 +192,12 @@ static int parse_args(int argc, char **argv, cli_args *a)
     return -1;
 }
 
+/* Load dirs into run (which may hold runs already: the two halves of
+ * --calibrate's list); warn of the duplicates this call found. */
 static bool load_side(cb_cmp_run *run, const char *side, const char *const *dirs, int n)
 {
+    const int known_duplicates = run->n_duplicates;
+    const long known_orphans = run->orphan_samples;
     for (int i = 0; i < n; i++) {
         cb_msg err = {{0}};
         if (!cb_cmp_run_load(run, dirs[i], &err)) {
@@ -201,14 +205,14 @@ static bool load_side(cb_cmp_run *run, const char *side, const char *const *dirs
             return false;
         }
     }
-    for (int i = 0; i < run->n_duplicates; i++)
+    for (int i = known_duplicates; i < run->n_duplicates; i++)
         fprintf(stderr, "cubench compare: warning: %s: %s left out: %s\n", side,
                 run->duplicates[i].path, run->duplicates[i].why);
-    if (run->orphan_samples > 0)
+    if (run->orphan_samples > known_orphans)
         fprintf(stderr,
                 "cubench compare: %s: ignored %ld samples of points missing from results.csv "
                 "(an interrupted run?)\n",
-                side, run->orphan_samples);
+                side, run->orphan_samples - known_orphans);
     return true;
 }
 

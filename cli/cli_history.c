@@ -274,8 +274,9 @@ static int cmd_show(int argc, char **argv)
                 a.machine ? " on " : "", a.machine ? a.machine : "");
         cb_hist_data_free(&d);
     } else {
-        rc =
-            cb_history_write_series(stdout, &d) && fflush(stdout) == 0 ? CB_EXIT_OK : CB_EXIT_USAGE;
+        rc = cb_cli_close_out("history show", stdout, "-", cb_history_write_series(stdout, &d))
+                 ? CB_EXIT_OK
+                 : CB_EXIT_USAGE;
         cb_hist_data_free(&d);
     }
     cb_history_close(h);

@@ -27,6 +27,10 @@ void cb_msg_set(cb_msg *m, const char *fmt, ...)
     vsnprintf(m->text, sizeof m->text, fmt, ap);
     va_end(ap);
     cb_utf8_trim_tail(m->text);
+    /* A message is one line: a control character quoted from an input (a
+     * CSV cell with a newline in it) must not start another. */
+    for (char *c = m->text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
 }
 
 void cb_utf8_trim_tail(char *s)

@@ -38,7 +38,8 @@ typedef struct cb_msg {
     char text[CB_MSG_LEN];
 } cb_msg;
 
-/* printf into a message; a NULL message is allowed and ignored. */
+/* printf into a message, control characters shown as '?' (a message is one
+ * line); a NULL message is allowed and ignored. */
 void cb_msg_set(cb_msg *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Cut a UTF-8 character that a size-limited write left unfinished at the

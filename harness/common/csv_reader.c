@@ -8,12 +8,15 @@
  */
 #include "csv_reader.h"
 
+#include "open_file.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct cb_csv {
     char *name;
@@ -362,9 +365,13 @@ fail:
 
 cb_csv *cb_csv_read_file(const char *path, cb_msg *err)
 {
-    FILE *f = fopen(path, "rb");
+    bool not_regular;
+    const int fd = cb_open_regular(path, &not_regular);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        cb_msg_set(err, "%s: cannot open: %s", path, strerror(errno));
+        cb_msg_set(err, "%s: cannot open: %s", path,
+                   not_regular ? CB_NOT_REGULAR_TEXT : strerror(errno));
+        if (fd >= 0) close(fd);
         return NULL;
     }
     char *buf = NULL;

@@ -233,14 +233,24 @@ static bool row_key_figure(const cb_csv *csv, int r, const results_cols *c, cb_c
     return p->key_figure != NULL;
 }
 
+/* Every fact is a count, a size, a clock, a power, a temperature or a
+ * time: finite and not negative; the median and its interval, times of a
+ * run, above 0 (a history stores them as the point's figures). */
 static bool row_facts(const cb_csv *csv, int r, const results_cols *c, cb_cmp_facts *f, cb_msg *err)
 {
     for (int i = 0; i < N_FACTS; i++) {
         double *dst = (double *)((char *)f + fact_columns[i].offset);
         *dst = NAN;
-        if (c->facts[i] >= 0 && *cb_csv_get(csv, r, c->facts[i]) &&
-            !cb_csv_get_double(csv, r, c->facts[i], dst, err))
-            return false;
+        if (c->facts[i] < 0 || !*cb_csv_get(csv, r, c->facts[i])) continue;
+        if (!cb_csv_get_double(csv, r, c->facts[i], dst, err)) return false;
+        const bool is_time = fact_columns[i].offset == offsetof(cb_cmp_facts, median_s) ||
+                             fact_columns[i].offset == offsetof(cb_cmp_facts, ci_lo_s) ||
+                             fact_columns[i].offset == offsetof(cb_cmp_facts, ci_hi_s);
+        if (isfinite(*dst) && (is_time ? *dst > 0.0 : *dst >= 0.0)) continue;
+        cb_msg_set(err, "%s:%ld: %s '%.40s' is not a%s finite number", cb_csv_name(csv),
+                   cb_csv_line(csv, r), fact_columns[i].name, cb_csv_get(csv, r, c->facts[i]),
+                   is_time ? " positive" : " non-negative");
+        return false;
     }
     return true;
 }
@@ -332,8 +342,37 @@ static bool parse_time(const cb_csv *csv, int r, int col, double *t, cb_msg *err
 
 typedef struct samples_cols {
     int need[3]; /* benchmark, axes, time_s */
-    int replicate, device, throttle, clock;
+    int sample, replicate, device, throttle, clock;
 } samples_cols;
+
+/* A point's samples in one directory come round by round, each round's in
+ * sample order (the runner writes them so): a (round, sample) pair that
+ * does not follow the one before is a row listed twice or moved, and
+ * counting it would narrow the point's interval. */
+static bool check_sequence(const cb_csv *csv, int r, const samples_cols *c, int dir, int rep,
+                           cb_cmp_point *p, cb_msg *err)
+{
+    long long sample = -1;
+    const char *text = optional(csv, r, c->sample);
+    if (*text && !cb_parse_int(text, 0, LLONG_MAX, &sample, NULL)) {
+        cb_msg_set(err, "%s:%ld: sample '%.40s' is not a whole number", cb_csv_name(csv),
+                   cb_csv_line(csv, r), text);
+        return false;
+    }
+    if (p->seq_dir == dir &&
+        (rep < p->seq_rep || (rep == p->seq_rep && sample >= 0 && sample <= p->seq_sample))) {
+        cb_msg_set(err,
+                   "%s:%ld: sample %lld of round %d of point %.60s [%.80s] comes after sample "
+                   "%lld of round %d: listed twice or out of order",
+                   cb_csv_name(csv), cb_csv_line(csv, r), sample, rep, p->benchmark, p->axes,
+                   p->seq_sample, p->seq_rep);
+        return false;
+    }
+    p->seq_dir = dir;
+    p->seq_rep = rep;
+    p->seq_sample = sample;
+    return true;
+}
 
 /* The kept sample's own SM clock widens the point's range. */
 static bool note_clock(cb_cmp_point *p, const cb_csv *csv, int r, int col, cb_msg *err)
@@ -390,6 +429,7 @@ static bool load_sample(cb_cmp_run *run, const cb_csv *csv, int r, const samples
     }
     *last = p;
     if (!p->last_timed) return true;
+    if (!check_sequence(csv, r, c, run->n_dirs - 1, rep, p, err)) return false;
     if (rep + 1 > d->rounds) d->rounds = rep + 1;
     return note_sample_state(d, p, csv, r, c, err) && cb_cmp_point_add_time(p, t, rep, err);
 }
@@ -399,6 +439,7 @@ static bool load_samples(cb_cmp_run *run, const cb_csv *csv, cb_msg *err)
     static const char *const need[] = {"benchmark", "axes", "time_s"};
     samples_cols c;
     if (!cb_csv_require(csv, need, 3, c.need, err)) return false;
+    c.sample = cb_csv_col(csv, "sample");
     c.replicate = cb_csv_col(csv, "replicate");
     c.device = cb_csv_col(csv, "device");
     c.throttle = cb_csv_col(csv, "throttle");

@@ -79,9 +79,12 @@ typedef struct cb_cmp_point {
     double *times;
     int *dir, *replicate;
     int n, cap;
-    int last_dir;    /* loader bookkeeping: last directory that listed it */
-    bool last_timed; /* ... and whether that directory timed it           */
-    bool described;  /* ... and whether a timed row gave timer and facts  */
+    int last_dir;         /* loader bookkeeping: last directory that listed it */
+    bool last_timed;      /* ... and whether that directory timed it           */
+    bool described;       /* ... and whether a timed row gave timer and facts  */
+    int seq_dir;          /* ... the directory of the last sample row read (-1: none), */
+    int seq_rep;          /*     its replicate                                         */
+    long long seq_sample; /* and its `sample` index (-1: no such column) */
 } cb_cmp_point;
 
 /* What one directory of a side was. */

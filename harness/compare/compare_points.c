@@ -206,6 +206,7 @@ cb_cmp_point *cb_cmp_run_add_device_point(cb_cmp_run *run, const char *benchmark
     snprintf(p->status, sizeof p->status, "%s", status);
     p->kind = CB_CMP_KIND_DEVICE;
     p->clock_lo = p->clock_hi = NAN;
+    p->seq_dir = -1;
     p->facts = (cb_cmp_facts){NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN,
                               NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     fold_status(p, timed, "", run->n_dirs - 1);

@@ -6,6 +6,7 @@
 #include "fleet_util.h"
 
 #include "csv_reader.h"
+#include "open_file.h"
 #include "parse_number.h"
 
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* More array tasks than any Slurm allows (MaxArraySize is at most 4000001). */
 #define TASKS_MAX 4000000
@@ -44,8 +46,15 @@ static bool read_expected(cb_fleet *f, const char *fleet_dir, cb_msg *err)
 {
     char path[PATH_MAX];
     if (!cb_fleet_join(path, sizeof path, fleet_dir, "expected", err)) return false;
-    FILE *fp = fopen(path, "r");
-    if (!fp) return errno == ENOENT || (cb_msg_set(err, "%s: %s", path, strerror(errno)), false);
+    bool not_regular;
+    const int fd = cb_open_regular(path, &not_regular);
+    FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!fp) {
+        if (fd >= 0) close(fd);
+        if (!not_regular && errno == ENOENT) return true;
+        cb_msg_set(err, "%s: %s", path, not_regular ? CB_NOT_REGULAR_TEXT : strerror(errno));
+        return false;
+    }
     char text[64] = "";
     bool got = fgets(text, sizeof text, fp) != NULL;
     fclose(fp);

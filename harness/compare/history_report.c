@@ -1,6 +1,7 @@
 /* history_report.c - what `cubench history show` and `history check` print:
  * markdown tables, times in the unit that suits them, changes as percent. */
 #include "history_impl.h"
+#include "report_text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,11 +36,19 @@ static const char *short_sha(const char *sha, char buf[16])
     return buf;
 }
 
+/* Names and words from the runs go through cb_md_cell_text: a stored
+ * benchmark, axes or machine name may hold a '|' or a newline. */
 static void series_heading(FILE *f, const cb_hist_series *s)
 {
-    fprintf(f, "## %s [%s]%s%s on %s (%s)\n\n", s->benchmark, s->axes,
-            s->device[0] ? " device " : "", s->device, s->machine,
-            s->kind[0] ? s->kind : "kind unknown");
+    fputs("## ", f);
+    cb_md_cell_text(f, s->benchmark);
+    fputs(" [", f);
+    cb_md_cell_text(f, s->axes);
+    fputs("]", f);
+    if (s->device[0]) fputs(" device ", f), cb_md_cell_text(f, s->device);
+    fputs(" on ", f);
+    cb_md_cell_text(f, s->machine);
+    fprintf(f, " (%s)\n\n", s->kind[0] ? s->kind : "kind unknown");
 }
 
 static void series_row(FILE *f, const cb_hist_data *d, const cb_hist_value *v, double first)
@@ -47,10 +56,16 @@ static void series_row(FILE *f, const cb_hist_data *d, const cb_hist_value *v, d
     const cb_hist_run *r = &d->runs[v->run];
     char a[32], b[32], c[32], p[32], sha[16], clock[32] = "-";
     if (isfinite(v->sm_clock_mhz)) snprintf(clock, sizeof clock, "%.0f MHz", v->sm_clock_mhz);
-    fprintf(f, "| %lld | %s | %s | %s | %s | %s to %s | %s | %s | %s |\n", r->id, r->started,
-            short_sha(r->git_sha, sha), v->status, fmt_time(v->median_s, a),
-            fmt_time(v->ci_lo_s, b), fmt_time(v->ci_hi_s, c), fmt_pct(v->median_s / first, p),
-            clock, v->throttle ? v->throttle : "");
+    fprintf(f, "| %lld | ", r->id);
+    cb_md_cell_text(f, r->started);
+    fputs(" | ", f);
+    cb_md_cell_text(f, short_sha(r->git_sha, sha));
+    fputs(" | ", f);
+    cb_md_cell_text(f, v->status);
+    fprintf(f, " | %s | %s to %s | %s | %s | ", fmt_time(v->median_s, a), fmt_time(v->ci_lo_s, b),
+            fmt_time(v->ci_hi_s, c), fmt_pct(v->median_s / first, p), clock);
+    cb_md_cell_text(f, v->throttle ? v->throttle : "");
+    fputs(" |\n", f);
 }
 
 bool cb_history_write_series(FILE *f, const cb_hist_data *d)
@@ -78,13 +93,22 @@ static void change_row(FILE *f, const cb_hist_data *d, const cb_hist_change *c)
     const cb_hist_series *s = &d->series[c->series];
     const cb_hist_run *good = &d->runs[s->v[c->before].run], *bad = &d->runs[s->v[c->after].run];
     char r[32], lo[32], hi[32], g[16], b[16];
-    fprintf(
-        f,
-        "| %s [%s] | %s | %s | %s to %s | %d / %d | %lld (%s) | %lld (%s) | %s..%s | %d | %s |\n",
-        s->benchmark, s->axes, s->machine, fmt_pct(c->ratio, r), fmt_pct(c->ci_lo, lo),
-        fmt_pct(c->ci_hi, hi), c->n_before, c->n_after, good->id, good->started, bad->id,
-        bad->started, short_sha(good->git_sha, g), short_sha(bad->git_sha, b), c->throttled_near,
-        cb_hist_cause_name(c->cause));
+    fputs("| ", f);
+    cb_md_cell_text(f, s->benchmark);
+    fputs(" [", f);
+    cb_md_cell_text(f, s->axes);
+    fputs("] | ", f);
+    cb_md_cell_text(f, s->machine);
+    fprintf(f, " | %s | %s to %s | %d / %d | %lld (", fmt_pct(c->ratio, r), fmt_pct(c->ci_lo, lo),
+            fmt_pct(c->ci_hi, hi), c->n_before, c->n_after, good->id);
+    cb_md_cell_text(f, good->started);
+    fprintf(f, ") | %lld (", bad->id);
+    cb_md_cell_text(f, bad->started);
+    fputs(") | ", f);
+    cb_md_cell_text(f, short_sha(good->git_sha, g));
+    fputs("..", f);
+    cb_md_cell_text(f, short_sha(bad->git_sha, b));
+    fprintf(f, " | %d | %s |\n", c->throttled_near, cb_hist_cause_name(c->cause));
 }
 
 static void change_table(FILE *f, const cb_hist_data *d, const cb_hist_change *v, int n,
@@ -150,8 +174,13 @@ bool cb_history_write_check(FILE *f, const cb_hist_data *d, const cb_hist_check 
                    "|---|---|---|---|\n");
         for (int i = 0; i < c->n_events; i++) {
             const cb_hist_run *r = &d->runs[c->events[i].run];
-            fprintf(f, "| %s | %lld | %s | %s |\n", r->machine, r->id, r->started,
-                    c->events[i].what);
+            fputs("| ", f);
+            cb_md_cell_text(f, r->machine);
+            fprintf(f, " | %lld | ", r->id);
+            cb_md_cell_text(f, r->started);
+            fputs(" | ", f);
+            cb_md_cell_text(f, c->events[i].what);
+            fputs(" |\n", f);
         }
         fprintf(f, "\n");
     }

@@ -2,6 +2,8 @@
  * liblzma: run_files.h). */
 #include "run_files.h"
 
+#include "open_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -57,10 +59,11 @@ static char *read_fd(int fd, size_t max, size_t *len, bool *too_big)
 char *cb_run_file_text(const char *path, size_t max, size_t *len, bool *missing, cb_msg *err)
 {
     *missing = false;
-    int fd = open(path, O_RDONLY);
+    bool not_regular;
+    int fd = cb_open_regular(path, &not_regular);
     if (fd < 0) {
-        *missing = errno == ENOENT;
-        cb_msg_set(err, "%s: %s", path, strerror(errno));
+        *missing = !not_regular && errno == ENOENT;
+        cb_msg_set(err, "%s: %s", path, not_regular ? CB_NOT_REGULAR_TEXT : strerror(errno));
         return NULL;
     }
     bool too_big;
@@ -73,24 +76,28 @@ char *cb_run_file_text(const char *path, size_t max, size_t *len, bool *missing,
     return text;
 }
 
-/* The output of `xz -dc -- PATH`. */
-static char *unpack_xz(const char *path, size_t *len, cb_msg *err)
+/* The output of `xz -dc` over the file `in` (opened by the caller, so that
+ * a file that cannot be read says why, not that xz failed). */
+static char *unpack_xz(const char *path, int in, size_t *len, cb_msg *err)
 {
     int pipe_fd[2];
     if (pipe(pipe_fd) != 0) {
         cb_msg_set(err, "%s: pipe: %s", path, strerror(errno));
+        close(in);
         return NULL;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&fa, pipe_fd[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&fa, pipe_fd[0]);
     posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {(char *)"xz", (char *)"-dc", (char *)"--", (char *)path, NULL};
+    char *argv[] = {(char *)"xz", (char *)"-dc", NULL};
     pid_t pid;
     int rc = posix_spawnp(&pid, "xz", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(pipe_fd[1]);
+    close(in);
     if (rc != 0) {
         close(pipe_fd[0]);
         cb_msg_set(err,
@@ -138,9 +145,14 @@ cb_csv *cb_run_csv_read(const char *dir, const char *name, uint64_t *hash, bool 
     char *text = cb_run_file_text(path, CB_RUN_FILE_MAX_BYTES, &len, missing, err);
     if (!text && *missing) {
         strcat(path, ".xz"); /* room kept above */
-        if (access(path, F_OK) == 0) {
+        bool not_regular;
+        const int in = cb_open_regular(path, &not_regular);
+        if (in >= 0) {
             *missing = false;
-            text = unpack_xz(path, &len, err);
+            text = unpack_xz(path, in, &len, err);
+        } else if (not_regular || errno != ENOENT) {
+            *missing = false;
+            cb_msg_set(err, "%s: %s", path, not_regular ? CB_NOT_REGULAR_TEXT : strerror(errno));
         } else {
             path[n] = '\0';
             cb_msg_set(err, "%s: no such file (nor %s.xz)", path, name);

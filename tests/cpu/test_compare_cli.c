@@ -404,6 +404,17 @@ static void test_input_errors(void)
         {"badrep", "samples.csv", "benchmark,axes,time_s,replicate\nsim/even,i=0,1e-3,x\n"},
         {"twice", "results.csv",
          "schema_version,benchmark,axes,status\n2,sim/even,i=0,ok\n2,sim/even,i=0,ok\n"},
+        /* a sample row listed twice, and a round after a later one: either
+         * would narrow the point's interval */
+        {"dupsample", "samples.csv",
+         "benchmark,axes,sample,time_s,replicate\nsim/even,i=0,0,1e-3,0\nsim/even,i=0,1,1e-3,0\n"
+         "sim/even,i=0,0,1e-3,0\n"},
+        {"roundback", "samples.csv",
+         "benchmark,axes,sample,time_s,replicate\nsim/even,i=0,0,1e-3,1\nsim/even,i=0,0,1e-3,0\n"},
+        {"negmedian", "results.csv",
+         "schema_version,benchmark,axes,status,median_s\n2,sim/even,i=0,ok,-5\n"},
+        {"nanclock", "results.csv",
+         "schema_version,benchmark,axes,status,sm_clock_median_mhz\n2,sim/even,i=0,ok,nan\n"},
         {"badjson", "meta.json", "{\"git_sha\": \"abc\",}"},
         {"array", "meta.json", "[1, 2]"},
     };
@@ -420,6 +431,18 @@ static void test_input_errors(void)
     CB_CHECK(run_cli(good, dir, "--markdown", md, NULL) == 2);
     CB_CHECK(cb_cmp_json_depth(deep, strlen(deep), 1000) == 100);
     CB_CHECK(cb_cmp_json_depth("{\"a\": \"[[[\"}", 12, 1000) == 1); /* brackets in strings */
+    /* files that are no regular files: refused at once, not read until a
+     * writer comes (a FIFO) or for ever (a device); a calibration too */
+    static const char *const fifo_files[] = {"results.csv", "meta.json", "samples.csv"};
+    for (int i = 0; i < CB_ARRAY_LEN(fifo_files); i++) {
+        char name[32], path[512];
+        snprintf(name, sizeof name, "fifo-%d", i);
+        broken_run(name, "README", "", dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/%s", dir, fifo_files[i]);
+        CB_CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0);
+        CB_CHECK_MSG(run_cli(good, dir, "--markdown", md, NULL) == 2, "%s", fifo_files[i]);
+    }
+    CB_CHECK(run_cli(good, good, "--calibration", "/dev/zero", "--markdown", md, NULL) == 2);
     /* a calibration that is not one */
     tmp_path(cal, sizeof cal, "badcal.csv");
     static const char cal_head[] =

@@ -1,7 +1,8 @@
 /* test_utf8_trim.c - a size-limited write that stops inside a UTF-8
  * character leaves no half of it behind: the notes and messages cubench
  * writes into fixed buffers reach CSV files that must stay valid UTF-8
- * (a compare note cut after the first byte of "±" broke a reader). */
+ * (a compare note cut after the first byte of "±" broke a reader); and a
+ * message stays one line whatever it quotes. */
 /* test links: cubench_common */
 #include "cb_common.h"
 #include "cb_test.h"
@@ -53,5 +54,9 @@ int main(void)
     longer[sizeof longer - 1] = '\0';
     cb_msg_set(&m, "%s", longer);
     CB_CHECK_EQ_INT((int)strlen(m.text), (int)sizeof m.text - 2);
+    /* ... and keeps a message on one line: a quoted cell's newline, tab or
+     * escape byte is shown as '?', UTF-8 untouched. */
+    cb_msg_set(&m, "point '%s' listed twice", "x\ny\r\tz\x1b\x7f \xC2\xB1");
+    CB_CHECK_STR(m.text, "point 'x?y??z?? \xC2\xB1' listed twice");
     return cb_test_finish("test_utf8_trim");
 }
