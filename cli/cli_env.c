@@ -93,11 +93,14 @@ static void print_build(void)
 
 static void print_cpu_baselines(const cb_host_info *h)
 {
-    char isa[96], blas[160];
+    char isa[96], blas[160], why[256] = "";
     cb_cpu_isa_features(isa, sizeof isa);
+    /* the BLAS the build found, loaded as matmul/host_cblas loads it */
+    const bool loaded = cb_blas_load(why, sizeof why);
     cb_blas_info b;
     cb_blas_info_read(&b);
     cb_blas_describe(&b, blas, sizeof blas);
+    if (!loaded && why[0]) snprintf(blas, sizeof blas, "%.158s", why);
     printf("CPU baselines: %d cores, %s code (CPU has: %s)\n", h->cores, cb_cpu_isa_dispatched(),
            isa[0] ? isa : "unknown");
     printf("BLAS (matmul/host_cblas): %s%s%s%s\n", blas, b.library[0] ? ", " : "", b.library,

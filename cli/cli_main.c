@@ -5,6 +5,7 @@
 #include "build_info.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,12 +35,20 @@ static void usage(FILE *f)
             CB_VERSION);
 }
 
-int cb_cli_main(int argc, char **argv)
+/* A command's exit code, made a failure when what it printed did not reach
+ * stdout (a full disk, a closed pipe): `cubench list --names > names.txt`
+ * must not leave an empty file and success. */
+static int stdout_checked(int rc)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return CB_EXIT_USAGE;
-    }
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    fprintf(stderr, "cubench: error writing standard output: %s\n",
+            errno ? strerror(errno) : "write failed");
+    return rc == CB_EXIT_OK ? CB_EXIT_FAILURES : rc;
+}
+
+static int dispatch(int argc, char **argv)
+{
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0) return cb_cli_run(argc - 1, argv + 1, argc, argv);
     if (strcmp(cmd, "list") == 0) return cb_cli_list(argc - 1, argv + 1);
@@ -48,14 +57,41 @@ int cb_cli_main(int argc, char **argv)
     if (strcmp(cmd, "fleet") == 0) return cb_cli_fleet(argc - 1, argv + 1);
     if (strcmp(cmd, "history") == 0) return cb_cli_history(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        usage(stdout);
-        return CB_EXIT_OK;
+        if (argc == 2) {
+            usage(stdout);
+            return CB_EXIT_OK;
+        }
+        /* `cubench help run`: the command's own help */
+        static const char *const commands[] = {"run", "list", "env", "compare", "fleet", "history"};
+        for (size_t i = 0; argc == 3 && i < sizeof commands / sizeof *commands; i++)
+            if (strcmp(argv[2], commands[i]) == 0) {
+                char *sub[] = {argv[0], argv[2], (char *)"--help", NULL};
+                return dispatch(3, sub);
+            }
+        fprintf(stderr,
+                "cubench help: '%.60s' is not a command (run, list, env, compare, fleet, "
+                "history)\n",
+                argv[2]);
+        return CB_EXIT_USAGE;
     }
     if (strcmp(cmd, "--version") == 0) {
+        if (argc > 2) {
+            fprintf(stderr, "cubench --version: unexpected argument '%.60s'\n", argv[2]);
+            return CB_EXIT_USAGE;
+        }
         printf("cubench %s (%s)\n", CB_VERSION, CB_GIT_SHA);
         return CB_EXIT_OK;
     }
-    fprintf(stderr, "cubench: unknown command '%s'\n\n", cmd);
+    fprintf(stderr, "cubench: unknown command '%.60s'\n\n", cmd);
     usage(stderr);
     return CB_EXIT_USAGE;
+}
+
+int cb_cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CB_EXIT_USAGE;
+    }
+    return stdout_checked(dispatch(argc, argv));
 }

@@ -134,8 +134,9 @@ static const cb_option run_options[] = {
                    "(docs/methodology.md)"),
     CB_OPTION_NUMBER(CB_OPT_INT, "seed", "N", OFF(seed), 0, 4611686018427387904.0,
                      "seed of the random inputs"),
-    CB_OPTION_NUMBER_DEFAULT_IN_HELP(CB_OPT_INT, "threads", "N", OFF(threads), 1, 256,
-                                     "threads for host benchmarks (default: all cores)"),
+    CB_OPTION_NUMBER_DEFAULT_IN_HELP(
+        CB_OPT_INT, "threads", "N", OFF(threads), 1, 256,
+        "threads for host benchmarks, OpenBLAS's included\n(default: all cores)"),
     CB_OPTION_CHOICE("timer", "event|cupti", "event,cupti", OFF(timer),
                      "what the statistics use (CUPTI times are recorded next to events\n"
                      "whenever CUPTI is on)"),
@@ -173,7 +174,6 @@ static const cb_env_var run_env[] = {
     CB_ENV_VAR_NVML_LIBRARY,
     {"CUDA_VISIBLE_DEVICES", "which GPUs the CUDA runtime shows (and so --device numbers)"},
     {"NVTX_INJECTION64_PATH", "an NVTX tool to load instead of CUPTI's (nsys, ncu set it)"},
-    {"OPENBLAS_NUM_THREADS", "OpenBLAS threads of the CPU baselines (default: --threads)"},
 };
 
 static const cb_command run_command = {

@@ -368,6 +368,7 @@ static bool push_word(const cb_axis_def *def, const char *item, cb_axis_values *
 /* Cut START:STOP[:STEP] at its colons, in place; the number of parts. */
 static int split_range(const cb_axis_def *def, char *item, char *parts[3], cb_msg *err)
 {
+    const clipped whole = clip(item); /* before the cuts below */
     parts[0] = item;
     parts[1] = parts[2] = NULL;
     int n_parts = 1;
@@ -375,7 +376,7 @@ static int split_range(const cb_axis_def *def, char *item, char *parts[3], cb_ms
         if (*c != ':') continue;
         if (n_parts == 3) {
             cb_msg_set(err, "axis '%s': '%s' has too many ':' (START:STOP[:STEP])", def->name,
-                       clip(item).text);
+                       whole.text);
             return 0;
         }
         *c = '\0';

@@ -121,33 +121,41 @@ static bool create_file(cb_sink_file *f, const char *dir, const char *name, row_
 }
 
 /* mkdir -p */
-static bool make_dirs(const char *path, cb_msg *err)
+/* mkdir -p; *top_len: the length of the topmost directory of `path` it
+ * made (0: it made none), so that a discarded run takes them all back. */
+static bool make_dirs(const char *path, size_t *top_len, cb_msg *err)
 {
     char tmp[PATH_MAX];
+    *top_len = 0;
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
         cb_msg_set(err, "output path too long: %s", path);
         return false;
     }
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/') continue;
+    for (char *p = tmp + 1;; p++) {
+        const bool last = *p == '\0';
+        if (!last && *p != '/') continue;
         *p = '\0';
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) {
+        if (mkdir(tmp, 0777) == 0) {
+            if (*top_len == 0) *top_len = strlen(tmp);
+        } else if (errno != EEXIST) {
             cb_msg_set(err, "cannot create directory '%s': %s", tmp, strerror(errno));
             return false;
         }
+        if (last) return true;
         *p = '/';
     }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST) {
-        cb_msg_set(err, "cannot create directory '%s': %s", tmp, strerror(errno));
-        return false;
-    }
-    return true;
 }
 
-static bool dir_is_empty(const char *path)
+/* Whether `path` holds nothing; false with *unreadable set (errno kept)
+ * when it cannot be listed. */
+static bool dir_is_empty(const char *path, bool *unreadable)
 {
+    *unreadable = false;
     DIR *d = opendir(path);
-    if (!d) return false;
+    if (!d) {
+        *unreadable = true;
+        return false;
+    }
     struct dirent *e;
     bool empty = true;
     while ((e = readdir(d)) != NULL)
@@ -195,7 +203,13 @@ bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err)
                 cb_msg_set(err, "--out '%s' exists and is not a directory", dir);
                 return false;
             }
-            if (!dir_is_empty(dir)) {
+            bool unreadable;
+            const bool empty = dir_is_empty(dir, &unreadable);
+            if (unreadable) {
+                cb_msg_set(err, "--out '%s': cannot list it: %s", dir, strerror(errno));
+                return false;
+            }
+            if (!empty) {
                 cb_msg_set(err,
                            "--out '%s' already holds files; cubench never overwrites a run "
                            "(choose a new directory)",
@@ -206,11 +220,8 @@ bool cb_sink_open(cb_sink *s, const char *dir, cb_msg *err)
     } else if (!pick_default_dir(s->dir, sizeof s->dir, err)) {
         return false;
     }
-    struct stat before;
-    bool created = stat(s->dir, &before) != 0;
-    if (!make_dirs(s->dir, err)) return false;
+    if (!make_dirs(s->dir, &s->created_top_len, err)) return false;
 
-    s->created_dir = created;
     cb_sink_file *files[2] = {&s->results, &s->samples};
     const char *names[2] = {"results.csv", "samples.csv"};
     row_formatter headers[2] = {format_results_header, format_samples_header};
@@ -371,5 +382,13 @@ void cb_sink_discard(cb_sink *s)
     unlink(tmp);
     snprintf(tmp, sizeof tmp, "%s/meta.json", s->dir);
     unlink(tmp);
-    if (s->created_dir) rmdir(s->dir); /* only when empty, and only ours */
+    /* the directories this run made, deepest first; rmdir takes only the
+     * empty ones */
+    if (s->created_top_len == 0) return;
+    snprintf(tmp, sizeof tmp, "%s", s->dir);
+    while (strlen(tmp) >= s->created_top_len && rmdir(tmp) == 0) {
+        char *slash = strrchr(tmp, '/');
+        if (!slash || slash == tmp) break;
+        *slash = '\0';
+    }
 }

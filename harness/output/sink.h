@@ -21,8 +21,9 @@ typedef struct cb_sink_file {
 
 typedef struct cb_sink {
     char dir[PATH_MAX];
-    bool created_dir; /* cb_sink_open made the directory (discard removes it) */
-    bool failed;      /* a write failed: the run must stop                    */
+    size_t created_top_len; /* length of the topmost directory of `dir` cb_sink_open made
+                             * (0: none): discard removes it and those below */
+    bool failed;            /* a write failed: the run must stop                    */
     cb_sink_file results, samples;
     cb_sink_file metrics; /* metrics.csv, opened with the first point that has counters */
 } cb_sink;

@@ -12,7 +12,7 @@ bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err)
     memset(out, 0, sizeof *out);
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || eq[1] == '\0') {
-        cb_msg_set(err, "'%s': expected [GLOB:]NAME=VALUES, e.g. --axis n=2^20:2^28:x4", arg);
+        cb_msg_set(err, "'%.60s': expected [GLOB:]NAME=VALUES, e.g. --axis n=2^20:2^28:x4", arg);
         return false;
     }
     /* The scope ends at the last ':' before '=' (values may hold ':'). */
@@ -22,15 +22,15 @@ bool cb_axis_override_parse(const char *arg, cb_axis_override *out, cb_msg *err)
     size_t scope_len = name > arg ? (size_t)(name - arg - 1) : 0;
     size_t len = (size_t)(eq - name);
     if (name > arg && scope_len == 0) {
-        cb_msg_set(err, "'%s': empty benchmark glob before ':'", arg);
+        cb_msg_set(err, "'%.60s': empty benchmark glob before ':'", arg);
         return false;
     }
     if (len == 0) {
-        cb_msg_set(err, "'%s': expected [GLOB:]NAME=VALUES (no axis name)", arg);
+        cb_msg_set(err, "'%.60s': expected [GLOB:]NAME=VALUES (no axis name)", arg);
         return false;
     }
     if (len >= sizeof out->name || scope_len >= sizeof out->scope) {
-        cb_msg_set(err, "'%s': %s too long", arg,
+        cb_msg_set(err, "'%.60s...': %s too long", arg,
                    len >= sizeof out->name ? "axis name" : "benchmark glob");
         return false;
     }
@@ -163,7 +163,7 @@ static bool globs_match(const cb_plan_request *req, cb_msg *err)
         for (int i = 0; i < cb_registry_count() && !any; i++)
             any = cb_registry_matches(req->globs[g], cb_registry_get(i)->name);
         if (!any) {
-            cb_msg_set(err, "no benchmark matches '%s' (see `cubench list`)", req->globs[g]);
+            cb_msg_set(err, "no benchmark matches '%.60s' (see `cubench list`)", req->globs[g]);
             return false;
         }
     }

@@ -400,13 +400,17 @@ static bool write_point(sweep *w, int i)
     bool ok = cb_sink_write_point(w->sink, r, pr->samples.time_s, pr->samples.cupti_s,
                                   pr->samples.n, &extras, &werr);
     pr->written = true;
-    w->plan_index[w->written] = i;
-    w->rows[w->written++] = *r;
+    /* A row the sink could not write is not on disk (it keeps whole rows
+     * only): the totals and meta.json count what the files hold. */
+    if (ok) {
+        w->plan_index[w->written] = i;
+        w->rows[w->written++] = *r;
+        w->rows[w->written - 1].counters.values = NULL;
+        count_status(w->totals, r->status);
+        cb_progress_done(&w->prog, w->written - 1, r);
+    }
     free(r->counters.values); /* written: metrics.csv holds them */
     r->counters.values = NULL;
-    w->rows[w->written - 1].counters.values = NULL;
-    count_status(w->totals, r->status);
-    cb_progress_done(&w->prog, w->written - 1, r);
     cb_point_samples_free(&pr->samples);
     cb_point_telemetry_free(pr);
     if (!ok) {

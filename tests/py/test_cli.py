@@ -6,6 +6,7 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,6 +53,10 @@ def documented_columns(section):
         (("run", "vecadd/host", "--device", "0,0"), "listed twice"),
         (("run", "vecadd/host", "--device", "1,"), "ends with a comma"),
         (("run", "vecadd/host", "--device", "gpu0"), "is not all or a list of ordinals"),
+        (("run", "vecadd/host", "--axis", "n=1:2:3:4"), "'1:2:3:4' has too many ':'"),
+        (("run", "vecadd/host", "--axis", "a" * 300 + "=1"), "axis name too long"),
+        (("help", "bogus"), "'bogus' is not a command"),
+        (("--version", "extra"), "unexpected argument 'extra'"),
     ],
 )
 def test_bad_input_exits_2_with_a_message(cubench, args, message, tmp_path):
@@ -67,6 +72,43 @@ def test_help_on_every_subcommand(cubench):
         assert p.returncode == 0, sub
         assert f"cubench {sub}" in p.stdout
     assert "exit codes" in run(cubench, "help").stdout
+
+
+def test_help_of_a_command(cubench):
+    p = run(cubench, "help", "run")
+    assert p.returncode == 0 and "usage: cubench run" in p.stdout
+
+
+@pytest.mark.skipif(not os.access("/dev/full", os.W_OK), reason="no /dev/full")
+@pytest.mark.parametrize("args", [("list",), ("list", "--names"), ("help",), ("--version",),
+                                  ("run", "vecadd/host", "--axis", "n=1024", "--dry-run")])
+def test_output_that_cannot_be_written_fails(cubench, args):
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([cubench, *args], stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=60)
+    assert p.returncode == 1, (args, p.returncode)
+    assert "error writing standard output: No space left on device" in p.stderr
+
+
+def test_env_names_the_blas_it_would_use(cubench, has_gpu):
+    # the BLAS matmul/host_cblas loads: env loads it the same way
+    env = run(cubench, "env", "--no-cupti").stdout
+    line = next(l for l in env.splitlines() if l.startswith("BLAS (matmul/host_cblas)"))
+    note = read_host_cblas_note(cubench)
+    if note is None:
+        pytest.skip("matmul/host_cblas does not run in this build")
+    vendor = note.split("cblas_sgemm of ", 1)[1].split()[0]  # OpenBLAS, Intel, BLIS, netlib
+    assert vendor in line, (line, note)
+
+
+def read_host_cblas_note(cubench):
+    with tempfile.TemporaryDirectory() as tmp:
+        p = run(cubench, "run", "matmul/host_cblas", "--axis", "m=64", "--quick", "--quiet",
+                "--out", os.path.join(tmp, "r"))
+        if p.returncode != 0:
+            return None
+        rows = read_csv(os.path.join(tmp, "r", "results.csv"))
+        return rows[0]["note"] if rows and rows[0]["status"] != "skip" else None
 
 
 def test_list_shows_axes_and_defaults(cubench):
