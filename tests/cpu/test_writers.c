@@ -287,16 +287,27 @@ static void test_sink_discard(void)
     if (f) fclose(f);
     cb_sink_discard(&s);
     struct stat st;
-    CB_CHECK(stat(dir, &st) != 0); /* made by the sink, so removed */
+    char parent[512];
+    tmp_path(parent, sizeof parent, "discard");
+    CB_CHECK(stat(dir, &st) != 0);    /* made by the sink, so removed, */
+    CB_CHECK(stat(parent, &st) != 0); /* and so is the parent it made */
     CB_CHECK(cb_sink_open(&s, dir, &err));
     cb_sink_discard(&s);
     /* A directory the user made stays, empty. */
-    CB_CHECK(mkdir(dir, 0777) == 0);
+    CB_CHECK(mkdir(parent, 0777) == 0 && mkdir(dir, 0777) == 0);
     CB_CHECK(cb_sink_open(&s, dir, &err));
     cb_sink_discard(&s);
     CB_CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
     CB_CHECK(cb_sink_open(&s, dir, &err));
     cb_sink_close(&s);
+    /* Under a directory the user made, only what the sink made goes. */
+    char deep[600];
+    snprintf(deep, sizeof deep, "%s/a/b", parent);
+    CB_CHECK(cb_sink_open(&s, deep, &err));
+    cb_sink_discard(&s);
+    CB_CHECK(stat(parent, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(deep, sizeof deep, "%s/a", parent);
+    CB_CHECK(stat(deep, &st) != 0);
 }
 
 int main(void)
