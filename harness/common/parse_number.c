@@ -22,8 +22,10 @@ bool cb_parse_double(const char *text, double lo, double hi, double *out, cb_msg
 {
     char *end = NULL;
     errno = 0;
-    double v = starts_like_number(text) ? strtod(text, &end) : NAN;
-    if (!starts_like_number(text) || errno || *end || !isfinite(v) || v < lo || v > hi) {
+    /* decimal only: strtod also reads hexadecimal ("0x10", "0x1p3") */
+    const bool shaped = starts_like_number(text) && text[strspn(text, "+-0123456789.eE")] == '\0';
+    double v = shaped ? strtod(text, &end) : NAN;
+    if (!shaped || errno || *end || !isfinite(v) || v < lo || v > hi) {
         cb_msg_set(why, "'%.60s' is not a number in [%g, %g]", text ? text : "", lo, hi);
         return false;
     }

@@ -45,6 +45,7 @@ def documented_columns(section):
         (("run", "--cache", "warm"), "--cache: 'warm' is not cold or hot"),
         (("run", "--max-time-per-point", "-1"), "--max-time-per-point"),
         (("run", "--min-samples", "ten"), "--min-samples: 'ten' is not an integer"),
+        (("run", "--max-time-per-point", "0x10"), "--max-time-per-point"),
         (("run", "--timer", "cupti", "--no-cupti"), "contradict"),
         (("run", "--bogus"), "usage: cubench run"),
         (("list", "nosuch"), "no benchmark matches"),
