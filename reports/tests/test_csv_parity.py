@@ -101,7 +101,8 @@ def c_reader(tmp_path_factory):
     common = REPO / "harness" / "common"
     subprocess.run([cc, "-std=c11", "-O1", "-shared", "-fPIC", "-D_POSIX_C_SOURCE=200809L",
                     "-I", str(common), str(common / "csv_reader.c"),
-                    str(common / "cb_common.c"), "-o", str(lib)], check=True)
+                    str(common / "cb_common.c"), str(common / "open_file.c"), "-o", str(lib)],
+                   check=True)
     return CReader(ctypes.CDLL(str(lib)))
 
 
