@@ -27,7 +27,7 @@ fi
 mkdir -p build-fuzz
 for t in "${targets[@]}"; do
     case $t in
-    csv_reader) srcs=(harness/common/cb_common.c harness/common/csv_reader.c) ;;
+    csv_reader) srcs=(harness/common/cb_common.c harness/common/csv_reader.c harness/common/open_file.c) ;;
     axis) srcs=(harness/common/cb_common.c harness/core/axis.c) ;;
     *) echo "fuzz: unknown target '$t' (csv_reader, axis)" >&2; exit 2 ;;
     esac
